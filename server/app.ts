@@ -1,0 +1,81 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { ulid } from 'ulidx';
+import { createGuard } from './auth/authenticate.ts';
+import { apiKeyRoutes } from './auth/routes.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/schema.ts';
+import { docsRoutes } from './docs/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+import { errorHandler, routeNotFound } from './http/errors.ts';
+import type { RouteDeps } from './http/route-deps.ts';
+import { idempotency } from './idempotency/middleware.ts';
+import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
+import { incidentRoutes } from './incidents/routes.ts';
+import { createRateLimiter } from './rate-limit/limiter.ts';
+import type { RateLimitStore } from './rate-limit/store.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  rateLimitStore: RateLimitStore;
+  dispatcher?: Dispatcher;
+}
+
+export const API_BASE = '/v1/external';
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The Express app, not listening: `main.ts` listens, tests use it on port 0. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : ulid();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Only what helps to trace a request: never headers (keys), never bodies (personal data).
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
+
+  const limiter = createRateLimiter(deps.rateLimitStore, deps.clock);
+  const routeDeps: RouteDeps = {
+    config: deps.config,
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    dispatcher: deps.dispatcher ?? noDispatcher,
+    guard: createGuard({ db: deps.db, clock: deps.clock, limiter }),
+    idempotent: idempotency(deps),
+  };
+
+  const api = express.Router();
+  api.use(healthRoutes(deps));
+  api.use(docsRoutes());
+  api.use(incidentRoutes(routeDeps));
+  api.use(apiKeyRoutes(routeDeps));
+
+  // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
+  app.use(`${API_BASE}/api/v1`, api);
+  app.use(API_BASE, api);
+  app.use(routeNotFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

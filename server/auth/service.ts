@@ -1,0 +1,50 @@
+import type { ApiKey, Scope } from '../../shared/schemas/api-keys.ts';
+import type { Environment } from '../../shared/schemas/common.ts';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type Executor } from '../db/schema.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { rowToApiKey } from './api-key.ts';
+import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
+import { findApiKey, insertApiKey, markKeyRevoked, type KeyScope } from './store.ts';
+
+export interface CreatedKey {
+  api_key: ApiKey;
+  secret: string;
+}
+
+export interface NewApiKey {
+  organizationId: string;
+  environment: Environment;
+  name: string;
+  scopes: Scope[];
+}
+
+export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey): Promise<CreatedKey> {
+  const secret = newKeySecret(input.environment);
+  const row = {
+    key_id: newId('key', clock.now()),
+    organization_id: input.organizationId,
+    environment: input.environment,
+    name: input.name,
+    scopes: JSON.stringify([...new Set(input.scopes)]),
+    secret_hash: hashSecret(secret),
+    secret_hint: secretHint(secret),
+    created_at: clock.now().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await insertApiKey(db, row);
+  return { api_key: rowToApiKey(row), secret };
+}
+
+/** Revokes a key of the caller's organization and environment; another's is a 404. */
+export async function revokeApiKey(db: Executor, clock: Clock, scope: KeyScope, keyId: string): Promise<ApiKey> {
+  return inTransaction(db, async (trx) => {
+    const row = await findApiKey(trx, scope, keyId);
+    if (!row) throw notFound('API key');
+    if (row.revoked_at) throw conflict('API key is already revoked');
+    await markKeyRevoked(trx, keyId, clock.now().toISOString());
+    return rowToApiKey((await findApiKey(trx, scope, keyId))!);
+  });
+}

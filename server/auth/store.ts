@@ -1,0 +1,87 @@
+import type { ApiKeyRow, Executor, OrganizationRow } from '../db/schema.ts';
+
+export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+export interface KeyWithOrganization {
+  key: ApiKeyRow;
+  organization: OrganizationRow;
+}
+
+export async function findKeyBySecretHash(db: Executor, secretHash: string): Promise<KeyWithOrganization | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('organizations', 'organizations.organization_id', 'api_keys.organization_id')
+    .selectAll('api_keys')
+    .select([
+      'organizations.name as org_name',
+      'organizations.plan as org_plan',
+      'organizations.subscription_status as org_subscription_status',
+      'organizations.code_prefix as org_code_prefix',
+      'organizations.rate_limit_per_minute as org_rate_limit_per_minute',
+      'organizations.created_at as org_created_at',
+      'organizations.updated_at as org_updated_at',
+    ])
+    .where('api_keys.secret_hash', '=', secretHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { org_name, org_plan, org_subscription_status, org_code_prefix, org_rate_limit_per_minute, org_created_at, org_updated_at, ...key } = row;
+  return {
+    key,
+    organization: {
+      organization_id: key.organization_id,
+      name: org_name,
+      plan: org_plan,
+      subscription_status: org_subscription_status,
+      code_prefix: org_code_prefix,
+      rate_limit_per_minute: org_rate_limit_per_minute,
+      created_at: org_created_at,
+      updated_at: org_updated_at,
+    },
+  };
+}
+
+export interface KeyScope {
+  organizationId: string;
+  environment: string;
+}
+
+export async function findApiKey(db: Executor, scope: KeyScope, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+}
+
+/** Finds a key by id alone: the operator's CLI, which stands above organizations. */
+export async function findApiKeyById(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+}
+
+export async function listApiKeys(
+  db: Executor,
+  scope: KeyScope,
+  page: { offset: number; limit: number },
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const base = db
+    .selectFrom('api_keys')
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('key_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function markKeyRevoked(db: Executor, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
+}
+
+export async function touchKeyLastUsed(db: Executor, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('key_id', '=', keyId).execute();
+}

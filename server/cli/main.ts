@@ -1,0 +1,158 @@
+import { Command, CommanderError, Option } from 'commander';
+import { SCOPES, type Scope } from '../../shared/schemas/api-keys.ts';
+import { changeOrganization, createOrganization, OrganizationInputError } from '../organizations/service.ts';
+import { PLANS, type Plan } from '../organizations/organization.ts';
+import { createApiKey } from '../auth/service.ts';
+import { rowToApiKey } from '../auth/api-key.ts';
+import { findApiKeyById, markKeyRevoked } from '../auth/store.ts';
+import { findOrganization } from '../organizations/store.ts';
+import { systemClock } from '../clock.ts';
+import { loadConfig } from '../config.ts';
+import { migrateToLatest, openDatabase } from '../db/database.ts';
+import type { Db } from '../db/schema.ts';
+import { CliError, createOutput, type Output } from './output.ts';
+
+/**
+ * `npx tsaro ...`: what the API cannot do for itself, run on the server host against the same
+ * DATABASE_URL. Every command takes --json and then prints exactly one JSON object.
+ */
+export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>, json: boolean) => Promise<void>): Command {
+  const program = new Command('tsaro').description('Tsaro operator tool').showHelpAfterError().exitOverride();
+  const clock = systemClock;
+  const jsonOption = () => new Option('--json', 'print one JSON object');
+
+  const org = program.command('org').description('organizations');
+  org
+    .command('create')
+    .description('create an organization and print its first live and sandbox admin keys (shown once)')
+    .requiredOption('--name <name>', 'organization name')
+    .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('starter'))
+    .option('--prefix <ABC>', 'access code prefix, 2 to 6 capital letters (default: from the name)')
+    .addOption(jsonOption())
+    .action((opts: { name: string; plan: Plan; prefix?: string; json?: boolean }) =>
+      run(async (db, out) => {
+        const created = await createOrganization(db, clock, { name: opts.name, plan: opts.plan, codePrefix: opts.prefix });
+        out.result(
+          { organization: created.organization, keys: { live: created.keys.live.secret, sandbox: created.keys.sandbox.secret } },
+          [
+            `Created ${created.organization.name} (${created.organization.organization_id}), plan ${created.organization.plan}, code prefix ${created.organization.code_prefix}.`,
+            'Admin keys, shown once:',
+            `  live:    ${created.keys.live.secret}`,
+            `  sandbox: ${created.keys.sandbox.secret}`,
+          ].join('\n'),
+        );
+      }, Boolean(opts.json)),
+    );
+
+  org
+    .command('update')
+    .description("change an organization's plan, suspend or resume it, or set its per-minute limit")
+    .argument('<orgId>')
+    .addOption(new Option('--plan <plan>', 'plan').choices(PLANS))
+    .addOption(new Option('--suspend', 'suspend the subscription (every key answers 402)').conflicts('resume'))
+    .option('--resume', 'make the subscription active again')
+    .option('--rate-limit <n>', 'requests per minute per key, or "plan" for the plan default')
+    .addOption(jsonOption())
+    .action((orgId: string, opts: { plan?: Plan; suspend?: boolean; resume?: boolean; rateLimit?: string; json?: boolean }) =>
+      run(async (db, out) => {
+        const organization = await changeOrganization(db, clock, orgId, {
+          plan: opts.plan,
+          suspended: opts.suspend ? true : opts.resume ? false : undefined,
+          rateLimitPerMinute: parseRateLimit(opts.rateLimit),
+        });
+        if (!organization) throw new CliError(`organization ${orgId} not found`);
+        out.result(
+          { organization },
+          `${organization.organization_id}: plan ${organization.plan}, ${organization.subscription_status}, ${organization.rate_limit_per_minute} requests per minute per key`,
+        );
+      }, Boolean(opts.json)),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('create an API key (the secret is printed once)')
+    .requiredOption('--org <orgId>', 'organization id')
+    .addOption(new Option('--env <env>', 'environment').choices(['live', 'sandbox']).makeOptionMandatory())
+    .requiredOption('--scopes <a,b>', `comma-separated: ${SCOPES.join(', ')}`)
+    .option('--name <name>', 'what the key is for', 'CLI key')
+    .addOption(jsonOption())
+    .action((opts: { org: string; env: 'live' | 'sandbox'; scopes: string; name: string; json?: boolean }) =>
+      run(async (db, out) => {
+        if (!(await findOrganization(db, opts.org))) throw new CliError(`organization ${opts.org} not found`);
+        const created = await createApiKey(db, clock, {
+          organizationId: opts.org,
+          environment: opts.env,
+          name: opts.name,
+          scopes: parseScopes(opts.scopes),
+        });
+        out.result(created, `Created ${created.api_key.key_id} (${created.api_key.environment}, ${created.api_key.scopes.join(' ')}).\nSecret, shown once: ${created.secret}`);
+      }, Boolean(opts.json)),
+    );
+  key
+    .command('revoke')
+    .description('revoke an API key; it answers 401 from then on')
+    .argument('<keyId>')
+    .addOption(jsonOption())
+    .action((keyId: string, opts: { json?: boolean }) =>
+      run(async (db, out) => {
+        const row = await findApiKeyById(db, keyId);
+        if (!row) throw new CliError(`API key ${keyId} not found`);
+        await markKeyRevoked(db, keyId, clock.now().toISOString());
+        const api_key = rowToApiKey((await findApiKeyById(db, keyId))!);
+        out.result({ api_key }, `Revoked ${keyId} at ${api_key.revoked_at}`);
+      }, Boolean(opts.json)),
+    );
+  return program;
+}
+
+function parseScopes(list: string): Scope[] {
+  const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown !== undefined || scopes.length === 0) {
+    throw new CliError(`--scopes: ${unknown ?? '(empty)'} is not a scope; choose from ${SCOPES.join(', ')}`);
+  }
+  return scopes as Scope[];
+}
+
+function parseRateLimit(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'plan') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new CliError('--rate-limit: a whole number from 1 to 1000000, or "plan"');
+  return n;
+}
+
+async function main(argv: string[]) {
+  const json = argv.includes('--json');
+  const fail = (message: string, code: number) => {
+    if (json) process.stdout.write(`${JSON.stringify({ error: { message } })}\n`);
+    else process.stderr.write(`tsaro: ${message}\n`);
+    process.exitCode = code;
+  };
+  const run = async (work: (db: Db, out: Output) => Promise<void>, jsonOut: boolean) => {
+    const database = openDatabase(loadConfig().DATABASE_URL, { poolSize: 2 });
+    try {
+      await migrateToLatest(database.db);
+      await work(database.db, createOutput(jsonOut));
+    } finally {
+      await database.close();
+    }
+  };
+  const program = buildProgram(run);
+  if (json) program.configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stderr.write(text) });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return;
+      fail(err.message.replace(/^error: /, ''), 2);
+    } else if (err instanceof CliError || err instanceof OrganizationInputError) {
+      fail(err.message, 1);
+    } else {
+      fail(err instanceof Error ? err.message : String(err), 1);
+    }
+  }
+}
+
+await main(process.argv);

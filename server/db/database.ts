@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import { isPostgresUrl } from '../config.ts';
+import { migrations as allMigrations } from './migrations/index.ts';
+import type { Database, Db } from './schema.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Db;
+  engine: Engine;
+  /** A short, password-free description for logs: `sqlite:./data/tsaro.db` or `postgres://host:5432/db`. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens SQLite (WAL, synchronous=FULL so an acknowledged write survives power loss) or a
+ * PostgreSQL pool, chosen by the URL.
+ */
+export function openDatabase(url: string, options: { poolSize?: number } = {}): OpenedDatabase {
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const parsed = new URL(url);
+    return {
+      db,
+      engine: 'postgres',
+      describe: `postgres://${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+      close: () => db.destroy(),
+    };
+  }
+  const path = sqlitePath(url);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new SqliteDatabase(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, engine: 'sqlite', describe: `sqlite:${path}`, close: () => db.destroy() };
+}
+
+function sqlitePath(url: string): string {
+  if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length);
+  if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length);
+  if (url.startsWith('file:')) return url.slice('file:'.length);
+  return url;
+}
+
+/** Brings the schema up to date; safe when several hosts start at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Db, migrations: Record<string, Migration> = allMigrations): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './0001-foundation.ts';
+
+/** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};

@@ -1,0 +1,112 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/**
+ * Table types, as stored. Timestamps are ISO 8601 UTC strings with milliseconds on both engines
+ * (fixed width, so they sort and compare as text); booleans are 0/1 integers; JSON is text.
+ */
+export interface Database {
+  organizations: OrganizationRow;
+  api_keys: ApiKeyRow;
+  incidents: IncidentRow;
+  incident_timeline: TimelineRow;
+  events: EventRow;
+  idempotency_requests: IdempotencyRow;
+}
+
+export interface OrganizationRow {
+  organization_id: string;
+  name: string;
+  plan: string;
+  subscription_status: string;
+  code_prefix: string;
+  rate_limit_per_minute: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRow {
+  key_id: string;
+  organization_id: string;
+  environment: string;
+  name: string;
+  scopes: string;
+  secret_hash: string;
+  secret_hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface IncidentRow {
+  incident_id: string;
+  organization_id: string;
+  environment: string;
+  idempotency_key: string | null;
+  category: string;
+  severity: string;
+  status: string;
+  title: string;
+  description: string | null;
+  is_drill: number;
+  subject_name: string;
+  subject_phone: string | null;
+  subject_email: string | null;
+  subject_reference: string | null;
+  subject_metadata: string;
+  longitude: number;
+  latitude: number;
+  address: string | null;
+  landmark: string | null;
+  version: number;
+  dispatch_deadline: string;
+  escalation_deadline: string;
+  assigned_at: string | null;
+  on_scene_at: string | null;
+  resolution_outcome: string | null;
+  resolution_notes: string | null;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  cancelled_at: string | null;
+}
+
+export interface TimelineRow {
+  incident_id: string;
+  seq: number;
+  status: string;
+  event: string;
+  message: string;
+  timestamp: string;
+}
+
+export interface EventRow {
+  event_id: string;
+  organization_id: string;
+  environment: string;
+  type: string;
+  resource_id: string;
+  data: string;
+  created_at: string;
+}
+
+export interface IdempotencyRow {
+  organization_id: string;
+  environment: string;
+  idempotency_key: string;
+  fingerprint: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  locked_at: string;
+  created_at: string;
+}
+
+/** What stores take as their first argument: the database or a transaction on it. */
+export type Db = Kysely<Database>;
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Runs `work` in a transaction, or in the caller's if `db` already is one. */
+export async function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Transaction<Database>);
+  return db.transaction().execute(work);
+}

@@ -1,0 +1,40 @@
+import { createDocument } from 'zod-openapi';
+import { apiKeyPaths } from '../auth/openapi.ts';
+import { healthPaths } from '../health/routes.ts';
+import { incidentPaths } from '../incidents/openapi.ts';
+
+const DESCRIPTION = `
+Emergency incidents dispatched to the service's own responder network, visitor access codes
+and logs, and threat intelligence for Nigeria and Sub-Saharan Africa.
+
+**Authentication**: \`Authorization: Bearer svc_live_...\` (live) or \`svc_test_...\` (sandbox).
+Data never crosses organizations or environments: another organization's resource is a 404.
+Checks run in this order: 401 (key) → 402 (plan, subscription) → 403 (scope) → 429 (rate).
+
+**Errors** are always \`{code, message}\` with \`code\` equal to the HTTP status.
+
+**Rate limits**: per key, sliding one minute, by plan (starter 60, growth 300, enterprise 1,000).
+
+**Idempotency**: every POST, PATCH and DELETE takes an \`Idempotency-Key\` header (Stripe's semantics).
+
+**Timestamps** are ISO 8601 UTC with milliseconds. **Ids** are a prefix and a sortable ULID.
+
+The same routes also answer under \`/v1/external/api/v1/...\`; the paths below are canonical.
+`.trim();
+
+/** The OpenAPI 3.1 document, generated from the zod schemas the routes validate with. */
+export function buildOpenApiDocument(serverUrl = '/v1/external') {
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Tsaro partner API', version: 'v1', description: DESCRIPTION },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: 'Health' }, { name: 'Incidents' }, { name: 'API keys', description: 'Scope `admin`' }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
+      },
+    },
+    paths: { ...healthPaths, ...incidentPaths, ...apiKeyPaths },
+  });
+}

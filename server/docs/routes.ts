@@ -1,0 +1,42 @@
+import express, { Router } from 'express';
+import swaggerUi from 'swagger-ui-dist';
+import { buildOpenApiDocument } from './openapi.ts';
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Tsaro partner API reference</title>
+  <link rel="stylesheet" href="docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="docs/assets/swagger-ui-bundle.js"></script>
+  <script src="docs/assets/reference.js"></script>
+</body>
+</html>`;
+
+const BOOT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true, tryItOutEnabled: false });`;
+
+/**
+ * `/openapi.json` and the human-readable `/docs`, both without a key. Swagger UI is served from
+ * the installed package: kiosks and test machines have no internet, so no CDN.
+ */
+export function docsRoutes(): Router {
+  const router = Router();
+  const document = JSON.stringify(buildOpenApiDocument());
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(document);
+  });
+  router.get('/docs', (req, res, next) => {
+    // Relative asset URLs resolve against /v1/external/ only without a trailing slash.
+    if (req.path.endsWith('/')) return next();
+    res.type('html').send(PAGE);
+  });
+  router.get('/docs/assets/reference.js', (_req, res) => {
+    res.type('application/javascript').send(BOOT);
+  });
+  router.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, maxAge: '1h' }));
+  return router;
+}

@@ -1,0 +1,59 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+/** An error the client caused or may act on; the handler answers `{code, message}` with its status. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+export const conflict = (message: string) => new ApiError(409, message);
+
+export const routeNotFound: RequestHandler = (req) => {
+  throw new ApiError(404, `No route for ${req.method} ${req.path}`);
+};
+
+/** body-parser's errors carry `type`; each becomes a plain 4xx instead of a stack trace. */
+const BODY_PARSER_ERRORS: Record<string, [number, string]> = {
+  'entity.parse.failed': [400, 'Malformed JSON in request body'],
+  'entity.too.large': [413, 'Request body is too large'],
+  'entity.verify.failed': [400, 'Request body could not be verified'],
+  'encoding.unsupported': [415, 'Unsupported content encoding'],
+  'charset.unsupported': [415, 'Unsupported charset'],
+  'request.aborted': [400, 'Request aborted'],
+  'request.size.invalid': [400, 'Request size did not match Content-Length'],
+  'stream.encoding.set': [500, 'Internal server error'],
+  'parameters.too.many': [413, 'Too many parameters'],
+};
+
+/** The one error handler, mounted last: every error leaves as `{code, message}`, never a stack. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    let status = 500;
+    let message = 'Internal server error';
+    if (err instanceof ApiError) {
+      status = err.status;
+      message = err.message;
+      res.set(err.headers);
+    } else if (isBodyParserError(err) && BODY_PARSER_ERRORS[err.type]) {
+      [status, message] = BODY_PARSER_ERRORS[err.type]!;
+    } else if (err instanceof URIError) {
+      status = 400;
+      message = 'Malformed percent-encoding in URL';
+    }
+    if (status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    if (res.headersSent) return;
+    res.status(status).json({ code: status, message });
+  };
+}
+
+function isBodyParserError(err: unknown): err is { type: string } {
+  return typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string';
+}

@@ -1,0 +1,20 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Scope } from '../../shared/schemas/api-keys.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/schema.ts';
+import type { Dispatcher } from '../incidents/dispatcher.ts';
+
+/** What every feature router is built from. */
+export interface RouteDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
+  guard(scope: Scope): RequestHandler;
+  /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
+  idempotent: RequestHandler;
+}

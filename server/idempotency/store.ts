@@ -1,0 +1,83 @@
+import type { Executor, IdempotencyRow } from '../db/schema.ts';
+
+export interface IdempotencyScope {
+  organizationId: string;
+  environment: string;
+  key: string;
+}
+
+const where = (scope: IdempotencyScope) => (db: Executor) =>
+  db
+    .selectFrom('idempotency_requests')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('idempotency_key', '=', scope.key);
+
+/** Inserts an in-flight claim; answers the row already there when the key was seen before. */
+export async function insertClaim(
+  db: Executor,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  at: string,
+): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRow }> {
+  const result = await db
+    .insertInto('idempotency_requests')
+    .values({
+      organization_id: scope.organizationId,
+      environment: scope.environment,
+      idempotency_key: scope.key,
+      fingerprint,
+      state: 'in_flight',
+      response_status: null,
+      response_body: null,
+      locked_at: at,
+      created_at: at,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).doNothing())
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 1) return { inserted: true };
+  const existing = await where(scope)(db).executeTakeFirst();
+  // Purged between the two statements: treat as seen-nothing and let the caller try again.
+  if (!existing) return insertClaim(db, scope, fingerprint, at);
+  return { inserted: false, existing };
+}
+
+/** Takes over a claim whose holder died (lease ran out); only one taker wins. */
+export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, staleLockedAt: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_requests')
+    .set({ locked_at: at })
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('idempotency_key', '=', scope.key)
+    .where('state', '=', 'in_flight')
+    .where('locked_at', '=', staleLockedAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function completeClaim(db: Executor, scope: IdempotencyScope, status: number, body: string): Promise<void> {
+  await db
+    .updateTable('idempotency_requests')
+    .set({ state: 'complete', response_status: status, response_body: body })
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('idempotency_key', '=', scope.key)
+    .execute();
+}
+
+export async function releaseClaim(db: Executor, scope: IdempotencyScope): Promise<void> {
+  await db
+    .deleteFrom('idempotency_requests')
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('idempotency_key', '=', scope.key)
+    .where('state', '=', 'in_flight')
+    .execute();
+}
+
+export async function purgeIdempotencyRecords(db: Executor, createdBefore: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_requests').where('created_at', '<', createdBefore).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

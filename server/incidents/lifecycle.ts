@@ -1,0 +1,120 @@
+import type { IncidentStatus, TimelineEventName } from '../../shared/schemas/incidents.ts';
+import type { Clock } from '../clock.ts';
+import type { Executor, IncidentRow } from '../db/schema.ts';
+import { appendEvent, type EventType } from '../events/store.ts';
+import { conflict } from '../http/errors.ts';
+import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
+
+/**
+ * The reference's state table, and the only place that changes an incident's status.
+ * A responder may still accept an escalated or unresponsive incident (contract: late help beats
+ * none). Any active status may be cancelled; terminal statuses go nowhere.
+ */
+export const INCIDENT_TRANSITIONS: Record<IncidentStatus, readonly IncidentStatus[]> = {
+  created: ['dispatching', 'cancelled'],
+  dispatching: ['assigned', 'escalated', 'cancelled'],
+  assigned: ['responding', 'cancelled'],
+  responding: ['on_scene', 'cancelled'],
+  on_scene: ['resolved', 'cancelled'],
+  escalated: ['assigned', 'unresponsive', 'cancelled'],
+  unresponsive: ['assigned', 'cancelled'],
+  resolved: [],
+  cancelled: [],
+};
+
+/** Timeline event written when an incident enters each status. */
+const TIMELINE_EVENT: Record<IncidentStatus, TimelineEventName> = {
+  created: 'created',
+  dispatching: 'dispatched',
+  assigned: 'assigned',
+  responding: 'responding',
+  on_scene: 'on_scene',
+  escalated: 'escalated',
+  unresponsive: 'unresponsive',
+  resolved: 'resolved',
+  cancelled: 'cancelled',
+};
+
+/** Webhook event type for entering each status (reference, "Events"). */
+const WEBHOOK_EVENT: Partial<Record<IncidentStatus, EventType>> = {
+  dispatching: 'incident.updated',
+  assigned: 'incident.updated',
+  responding: 'incident.updated',
+  on_scene: 'incident.updated',
+  escalated: 'incident.escalated',
+  unresponsive: 'incident.unresponsive',
+  resolved: 'incident.resolved',
+  cancelled: 'incident.cancelled',
+};
+
+/** Timestamp columns set on entering a status. */
+const STAMPS: Partial<Record<IncidentStatus, keyof IncidentRow>> = {
+  assigned: 'assigned_at',
+  on_scene: 'on_scene_at',
+  resolved: 'resolved_at',
+  cancelled: 'cancelled_at',
+};
+
+export function canTransition(from: IncidentStatus, to: IncidentStatus): boolean {
+  return INCIDENT_TRANSITIONS[from].includes(to);
+}
+
+/** Someone changed the incident between our read and our write; read again and retry. */
+export class StaleIncidentError extends Error {}
+
+export interface TransitionOptions {
+  message: string;
+  /** Extra columns written with the change (resolution outcome, notes...). */
+  changes?: Partial<IncidentRow>;
+  /** Write the webhook event for this status; false where a wider event reports it (create). */
+  emitEvent?: boolean;
+  /** Builds the event's `data` (the REST incident) inside the same transaction. */
+  represent: (trx: Executor, incidentId: string) => Promise<unknown>;
+}
+
+/**
+ * Moves an incident to `to`: refuses what the table does not allow (409 naming the current
+ * status), bumps `version`, appends the timeline entry and writes the event, all with the
+ * caller's transaction.
+ */
+export async function transitionIncident(
+  trx: Executor,
+  clock: Clock,
+  incident: IncidentRow,
+  to: IncidentStatus,
+  options: TransitionOptions,
+): Promise<void> {
+  const from = incident.status as IncidentStatus;
+  if (!canTransition(from, to)) {
+    throw INCIDENT_TRANSITIONS[from].length === 0
+      ? conflict(`Incident is already ${from}`)
+      : conflict(`Incident cannot go from ${from} to ${to}`);
+  }
+  const at = clock.now().toISOString();
+  const stamp = STAMPS[to];
+  const changed = await updateIncidentAtVersion(trx, incident.incident_id, Number(incident.version), {
+    ...options.changes,
+    ...(stamp && { [stamp]: at }),
+    status: to,
+    version: Number(incident.version) + 1,
+    updated_at: at,
+  });
+  if (!changed) throw new StaleIncidentError();
+  await appendTimelineRow(trx, {
+    incident_id: incident.incident_id,
+    status: to,
+    event: TIMELINE_EVENT[to],
+    message: options.message,
+    timestamp: at,
+  });
+  const type = WEBHOOK_EVENT[to];
+  if (type && options.emitEvent !== false) {
+    await appendEvent(trx, clock, {
+      organizationId: incident.organization_id,
+      environment: incident.environment,
+      type,
+      resourceId: incident.incident_id,
+      data: await options.represent(trx, incident.incident_id),
+    });
+  }
+}

@@ -1,0 +1,233 @@
+import type { Page } from '../../shared/schemas/common.ts';
+import {
+  defaultIncidentTitle,
+  type CreateIncidentRequest,
+  type Incident,
+  type IncidentCategory,
+  type IncidentSeverity,
+  type IncidentStatus,
+} from '../../shared/schemas/incidents.ts';
+import { addSeconds, type Clock } from '../clock.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
+import { appendEvent } from '../events/store.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import { rowToIncident } from './incident.ts';
+import { StaleIncidentError, transitionIncident } from './lifecycle.ts';
+import {
+  appendTimelineRow,
+  findIncident,
+  findIncidentByIdempotencyKey,
+  insertIncident,
+  listIncidentRows,
+  timelinesOf,
+  updateIncidentAtVersion,
+  type Tenant,
+} from './store.ts';
+
+export interface IncidentWindows {
+  dispatchWindowS: number;
+  escalationWindowS: number;
+}
+
+export interface IncidentDeps {
+  clock: Clock;
+  windows: IncidentWindows;
+}
+
+export async function loadIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident | undefined> {
+  const row = await findIncident(db, tenant, incidentId);
+  if (!row) return undefined;
+  const timelines = await timelinesOf(db, [incidentId]);
+  return rowToIncident(row, timelines.get(incidentId) ?? []);
+}
+
+export async function getIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident> {
+  const incident = await loadIncident(db, tenant, incidentId);
+  if (!incident) throw notFound('Incident');
+  return incident;
+}
+
+/**
+ * Reports an incident: stored as `created`, then handed to dispatch (`dispatching`) in the
+ * same transaction, with one `incident.created` event. A known `idempotency_key` answers the
+ * first incident instead (`created: false`), whatever the body says (reference rule 2).
+ */
+export async function createIncident(
+  db: Executor,
+  deps: IncidentDeps,
+  tenant: Tenant,
+  input: CreateIncidentRequest,
+): Promise<{ incident: Incident; created: boolean }> {
+  if (input.idempotency_key !== undefined) {
+    const existing = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
+    if (existing) return { incident: await getIncident(db, tenant, existing.incident_id), created: false };
+  }
+  try {
+    const incident = await inTransaction(db, async (trx) => {
+      const now = deps.clock.now();
+      const at = now.toISOString();
+      const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
+      const row: IncidentRow = {
+        incident_id: newId('inc', now),
+        organization_id: tenant.organizationId,
+        environment: tenant.environment,
+        idempotency_key: input.idempotency_key ?? null,
+        category: input.category,
+        severity: input.severity,
+        status: 'created',
+        title: input.title ?? defaultIncidentTitle(input.category, input.severity),
+        description: input.description ?? null,
+        is_drill: input.is_drill ? 1 : 0,
+        subject_name: input.subject.name,
+        subject_phone: input.subject.phone ?? null,
+        subject_email: input.subject.email ?? null,
+        subject_reference: input.subject.reference ?? null,
+        subject_metadata: JSON.stringify(input.subject.metadata ?? {}),
+        longitude: input.location.coordinates[0],
+        latitude: input.location.coordinates[1],
+        address: input.location.address ?? null,
+        landmark: input.location.landmark ?? null,
+        version: 1,
+        dispatch_deadline: dispatchDeadline.toISOString(),
+        escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
+        assigned_at: null,
+        on_scene_at: null,
+        resolution_outcome: null,
+        resolution_notes: null,
+        created_at: at,
+        updated_at: at,
+        resolved_at: null,
+        cancelled_at: null,
+      };
+      await insertIncident(trx, row);
+      await appendTimelineRow(trx, {
+        incident_id: row.incident_id,
+        status: 'created',
+        event: 'created',
+        message: input.is_drill ? 'Drill incident reported' : 'Incident reported',
+        timestamp: at,
+      });
+      await transitionIncident(trx, deps.clock, row, 'dispatching', {
+        message: dispatchMessage(tenant.environment, input.is_drill),
+        emitEvent: false,
+        represent: (executor, id) => getIncident(executor, tenant, id),
+      });
+      const incident = await getIncident(trx, tenant, row.incident_id);
+      await appendEvent(trx, deps.clock, {
+        ...tenant,
+        type: 'incident.created',
+        resourceId: row.incident_id,
+        data: incident,
+      });
+      return incident;
+    });
+    return { incident, created: true };
+  } catch (err) {
+    // Two creates with one idempotency_key raced: the loser answers the winner's incident.
+    if (input.idempotency_key !== undefined && isUniqueViolation(err)) {
+      const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
+      if (winner) return { incident: await getIncident(db, tenant, winner.incident_id), created: false };
+    }
+    throw err;
+  }
+}
+
+function dispatchMessage(environment: string, isDrill: boolean): string {
+  if (environment === 'sandbox') return 'Dispatching to the simulated responder network (sandbox)';
+  if (isDrill) return 'Dispatching to the simulated responder network (drill)';
+  return 'Dispatching to the nearest available responders';
+}
+
+export interface IncidentListQuery {
+  page: number;
+  limit: number;
+  status?: IncidentStatus;
+  category?: IncidentCategory;
+  severity?: IncidentSeverity;
+  from_date?: string;
+  to_date?: string;
+}
+
+export async function listIncidents(db: Executor, tenant: Tenant, query: IncidentListQuery): Promise<Page<Incident>> {
+  const { rows, total } = await listIncidentRows(
+    db,
+    tenant,
+    {
+      status: query.status,
+      category: query.category,
+      severity: query.severity,
+      createdFrom: query.from_date && new Date(query.from_date).toISOString(),
+      createdBefore: query.to_date && new Date(query.to_date).toISOString(),
+    },
+    pageWindow(query),
+  );
+  const timelines = await timelinesOf(
+    db,
+    rows.map((row) => row.incident_id),
+  );
+  return toPage(
+    rows.map((row) => rowToIncident(row, timelines.get(row.incident_id) ?? [])),
+    total,
+    query,
+  );
+}
+
+/** Retries a read-decide-write step when another writer bumped the version in between. */
+async function withFreshIncident<T>(
+  db: Executor,
+  tenant: Tenant,
+  incidentId: string,
+  step: (trx: Executor, row: IncidentRow) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(db, async (trx) => {
+        const row = await findIncident(trx, tenant, incidentId);
+        if (!row) throw notFound('Incident');
+        return step(trx, row);
+      });
+    } catch (err) {
+      if (!(err instanceof StaleIncidentError) || attempt >= 4) throw err;
+    }
+  }
+}
+
+export async function cancelIncident(
+  db: Executor,
+  deps: IncidentDeps,
+  tenant: Tenant,
+  incidentId: string,
+  reason: string | undefined,
+): Promise<Incident> {
+  return withFreshIncident(db, tenant, incidentId, async (trx, row) => {
+    await transitionIncident(trx, deps.clock, row, 'cancelled', {
+      message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
+      represent: (executor, id) => getIncident(executor, tenant, id),
+    });
+    return getIncident(trx, tenant, incidentId);
+  });
+}
+
+/** A note on an active incident: a timeline entry at the current status. Terminal: 409. */
+export async function addIncidentNote(
+  db: Executor,
+  deps: IncidentDeps,
+  tenant: Tenant,
+  incidentId: string,
+  message: string,
+): Promise<Incident> {
+  return withFreshIncident(db, tenant, incidentId, async (trx, row) => {
+    if (row.status === 'resolved' || row.status === 'cancelled') throw conflict(`Incident is already ${row.status}`);
+    const at = deps.clock.now().toISOString();
+    const changed = await updateIncidentAtVersion(trx, incidentId, Number(row.version), {
+      version: Number(row.version) + 1,
+      updated_at: at,
+    });
+    if (!changed) throw new StaleIncidentError();
+    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
+    return getIncident(trx, tenant, incidentId);
+  });
+}

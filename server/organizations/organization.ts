@@ -1,0 +1,34 @@
+import type { OrganizationRow } from '../db/schema.ts';
+
+export const PLANS = ['none', 'starter', 'growth', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+export const SUBSCRIPTION_STATUSES = ['active', 'suspended'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** Requests per minute per key, by plan (reference, "Limits"). `none` has no API access at all. */
+export const PLAN_RATE_LIMITS: Record<Plan, number> = { none: 0, starter: 60, growth: 300, enterprise: 1000 };
+
+export interface Organization {
+  organization_id: string;
+  name: string;
+  plan: Plan;
+  subscription_status: SubscriptionStatus;
+  code_prefix: string;
+  rate_limit_per_minute: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function rowToOrganization(row: OrganizationRow): Organization {
+  const plan = row.plan as Plan;
+  return {
+    organization_id: row.organization_id,
+    name: row.name,
+    plan,
+    subscription_status: row.subscription_status as SubscriptionStatus,
+    code_prefix: row.code_prefix,
+    rate_limit_per_minute: row.rate_limit_per_minute ?? PLAN_RATE_LIMITS[plan],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,93 @@
+import type { Clock } from '../clock.ts';
+import { inTransaction, type Executor } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { SCOPES } from '../../shared/schemas/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../auth/service.ts';
+import { rowToOrganization, type Organization, type Plan } from './organization.ts';
+import { codePrefixTaken, findOrganization, insertOrganization, updateOrganization } from './store.ts';
+
+export class OrganizationInputError extends Error {}
+
+export interface NewOrganization {
+  name: string;
+  plan: Plan;
+  codePrefix?: string;
+}
+
+export interface CreatedOrganization {
+  organization: Organization;
+  keys: { live: CreatedKey; sandbox: CreatedKey };
+}
+
+const PREFIX_PATTERN = /^[A-Z]{2,6}$/;
+
+/**
+ * Creates an organization with its two owner keys (live and sandbox, every scope, `admin`
+ * included). The secrets exist only in the answer: only their hashes are stored.
+ */
+export async function createOrganization(db: Executor, clock: Clock, input: NewOrganization): Promise<CreatedOrganization> {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new OrganizationInputError('name must be 1 to 200 characters');
+  return inTransaction(db, async (trx) => {
+    const codePrefix = await choosePrefix(trx, name, input.codePrefix);
+    const now = clock.now().toISOString();
+    const organizationId = newId('org', clock.now());
+    await insertOrganization(trx, {
+      organization_id: organizationId,
+      name,
+      plan: input.plan,
+      subscription_status: 'active',
+      code_prefix: codePrefix,
+      rate_limit_per_minute: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const owner = { organizationId, scopes: [...SCOPES] };
+    const live = await createApiKey(trx, clock, { ...owner, environment: 'live', name: 'Owner key (live)' });
+    const sandbox = await createApiKey(trx, clock, { ...owner, environment: 'sandbox', name: 'Owner key (sandbox)' });
+    const row = await findOrganization(trx, organizationId);
+    return { organization: rowToOrganization(row!), keys: { live, sandbox } };
+  });
+}
+
+async function choosePrefix(db: Executor, name: string, requested: string | undefined): Promise<string> {
+  if (requested !== undefined) {
+    if (!PREFIX_PATTERN.test(requested)) throw new OrganizationInputError('prefix must be 2 to 6 capital letters (A-Z)');
+    if (await codePrefixTaken(db, requested)) throw new OrganizationInputError(`prefix ${requested} is taken`);
+    return requested;
+  }
+  const letters = name.toUpperCase().replace(/[^A-Z]/g, '');
+  const base = (letters.length >= 2 ? letters : `${letters}ORG`).slice(0, 4);
+  if (!(await codePrefixTaken(db, base))) return base;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  for (const a of alphabet) {
+    if (!(await codePrefixTaken(db, `${base}${a}`))) return `${base}${a}`;
+    for (const b of alphabet) if (!(await codePrefixTaken(db, `${base}${a}${b}`))) return `${base}${a}${b}`;
+  }
+  throw new OrganizationInputError('no free code prefix; pass one with --prefix');
+}
+
+export interface OrganizationChanges {
+  plan?: Plan;
+  suspended?: boolean;
+  /** A custom per-minute limit for every key of the organization; null goes back to the plan's. */
+  rateLimitPerMinute?: number | null;
+}
+
+export async function changeOrganization(
+  db: Executor,
+  clock: Clock,
+  organizationId: string,
+  changes: OrganizationChanges,
+): Promise<Organization | undefined> {
+  return inTransaction(db, async (trx) => {
+    if (!(await findOrganization(trx, organizationId))) return undefined;
+    await updateOrganization(trx, organizationId, {
+      ...(changes.plan !== undefined && { plan: changes.plan }),
+      ...(changes.suspended !== undefined && { subscription_status: changes.suspended ? 'suspended' : 'active' }),
+      ...(changes.rateLimitPerMinute !== undefined && { rate_limit_per_minute: changes.rateLimitPerMinute }),
+      updated_at: clock.now().toISOString(),
+    });
+    return rowToOrganization((await findOrganization(trx, organizationId))!);
+  });
+}

@@ -1,0 +1,27 @@
+import type { Executor, OrganizationRow } from '../db/schema.ts';
+
+export async function insertOrganization(db: Executor, row: OrganizationRow): Promise<void> {
+  await db.insertInto('organizations').values(row).execute();
+}
+
+export async function findOrganization(db: Executor, organizationId: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+}
+
+export async function codePrefixTaken(db: Executor, prefix: string): Promise<boolean> {
+  const row = await db.selectFrom('organizations').select('organization_id').where('code_prefix', '=', prefix).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function countOrganizations(db: Executor): Promise<number> {
+  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateOrganization(
+  db: Executor,
+  organizationId: string,
+  changes: Partial<Pick<OrganizationRow, 'plan' | 'subscription_status' | 'rate_limit_per_minute' | 'updated_at'>>,
+): Promise<void> {
+  await db.updateTable('organizations').set(changes).where('organization_id', '=', organizationId).execute();
+}

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
+import { ensureDemoOrganization, demoBanner } from './demo.ts';
+import { IDEMPOTENCY_RETENTION_MS } from './idempotency/middleware.ts';
+import { purgeIdempotencyRecords } from './idempotency/store.ts';
+import type { Dispatcher } from './incidents/dispatcher.ts';
+import { createLogger } from './logger.ts';
+import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
+import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
+
+export interface RunningServer {
+  /** `http://HOST:PORT/v1/external` */
+  baseUrl: string;
+  port: number;
+  database: OpenedDatabase;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  dispatcher?: Dispatcher;
+  /** Where the demo banner goes (stdout by default); never the log. */
+  print?: (text: string) => void;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** config → database → migrations → app → listen. `stop()` closes everything, in reverse. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const database = openDatabase(config.DATABASE_URL);
+  try {
+    await migrateToLatest(database.db);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const rateLimitStore = config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
+  const app = createApp({ config, db: database.db, clock, logger, rateLimitStore, dispatcher: options.dispatcher });
+
+  const server = app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const baseUrl = `http://${host}:${port}/v1/external`;
+  logger.info({ baseUrl, database: database.describe, rateLimits: config.REDIS_URL ? 'redis' : 'memory' }, 'listening');
+
+  if (config.DEMO) {
+    const demo = await ensureDemoOrganization(database.db, clock);
+    if (demo) (options.print ?? ((text) => process.stdout.write(text)))(demoBanner(demo, baseUrl));
+  }
+
+  const purge = setInterval(() => {
+    const before = new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+    purgeIdempotencyRecords(database.db, before).catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed'));
+  }, HOUR_MS);
+  purge.unref();
+
+  return {
+    baseUrl,
+    port,
+    database,
+    logger,
+    async stop() {
+      clearInterval(purge);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await rateLimitStore.close();
+      await database.close();
+    },
+  };
+}

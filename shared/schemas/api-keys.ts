@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { Environment, PageQuery, Timestamp, paginated } from './common.ts';
+
+/** The reference's seven scopes plus `admin`, which manages the organization's own keys and webhook endpoints. */
+export const SCOPES = [
+  'incidents:read',
+  'incidents:write',
+  'access_codes:read',
+  'access_codes:write',
+  'access_codes:validate',
+  'logs:read',
+  'analytics:read',
+  'admin',
+] as const;
+export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
+export type Scope = z.infer<typeof Scope>;
+
+export const ApiKey = z
+  .object({
+    key_id: z.string().meta({ example: 'key_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    name: z.string(),
+    scopes: z.array(Scope),
+    environment: Environment,
+    secret_hint: z
+      .string()
+      .meta({ description: 'Prefix and last four characters, to recognise a key; the secret itself is never shown again' }),
+    created_at: Timestamp,
+    last_used_at: Timestamp.nullable().meta({ description: 'Updated at most once a minute' }),
+    revoked_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const CreateApiKeyRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    scopes: z
+      .array(Scope)
+      .min(1)
+      .max(SCOPES.length)
+      .meta({ description: 'Only scopes the calling key holds itself can be granted' }),
+  })
+  .meta({
+    id: 'CreateApiKeyRequest',
+    description: "The new key is in the calling key's environment (a sandbox key makes sandbox keys)",
+  });
+
+export const CreatedApiKey = z
+  .object({
+    api_key: ApiKey,
+    secret: z.string().meta({ description: 'Shown once, now. Only its hash is stored.' }),
+  })
+  .meta({ id: 'CreatedApiKey' });
+
+export const ApiKeyEnvelope = z.object({ api_key: ApiKey }).meta({ id: 'ApiKeyResponse' });
+export const ApiKeyPage = paginated(ApiKey, 'ApiKeyPage');
+export const ListApiKeysQuery = PageQuery;
+export const ApiKeyIdParams = z.object({ keyId: z.string() });

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { DateRangeQuery, Environment, PageQuery, Timestamp, paginated } from './common.ts';
+
+export const INCIDENT_CATEGORIES = ['sos', 'vehicle', 'location_threat', 'medical'] as const;
+export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const ACTIVE_INCIDENT_STATUSES = [
+  'created',
+  'dispatching',
+  'assigned',
+  'responding',
+  'on_scene',
+  'escalated',
+  'unresponsive',
+] as const;
+export const TERMINAL_INCIDENT_STATUSES = ['resolved', 'cancelled'] as const;
+export const INCIDENT_STATUSES = [...ACTIVE_INCIDENT_STATUSES, ...TERMINAL_INCIDENT_STATUSES] as const;
+export const TIMELINE_EVENTS = [
+  'created',
+  'dispatched',
+  'assigned',
+  'responding',
+  'on_scene',
+  'resolved',
+  'escalated',
+  'unresponsive',
+  'cancelled',
+  'note',
+] as const;
+export const RESOLUTION_OUTCOMES = [
+  'assisted',
+  'false_alarm',
+  'no_action_required',
+  'referred_to_authorities',
+  'medical_transport',
+  'unable_to_locate',
+] as const;
+
+export const IncidentCategory = z.enum(INCIDENT_CATEGORIES).meta({ id: 'IncidentCategory' });
+export const IncidentSeverity = z.enum(INCIDENT_SEVERITIES).meta({ id: 'IncidentSeverity' });
+export const IncidentStatus = z.enum(INCIDENT_STATUSES).meta({
+  id: 'IncidentStatus',
+  description:
+    'Active: created, dispatching, assigned, responding, on_scene, escalated, unresponsive. Terminal: resolved, cancelled.',
+});
+export const TimelineEventName = z.enum(TIMELINE_EVENTS);
+export const ResolutionOutcome = z.enum(RESOLUTION_OUTCOMES).meta({ id: 'ResolutionOutcome' });
+
+export type IncidentCategory = z.infer<typeof IncidentCategory>;
+export type IncidentSeverity = z.infer<typeof IncidentSeverity>;
+export type IncidentStatus = z.infer<typeof IncidentStatus>;
+export type TimelineEventName = z.infer<typeof TimelineEventName>;
+export type ResolutionOutcome = z.infer<typeof ResolutionOutcome>;
+
+const Longitude = z.number().min(-180).max(180);
+const Latitude = z.number().min(-90).max(90);
+
+export const Coordinates = z
+  .tuple([Longitude, Latitude])
+  .meta({ description: '[longitude, latitude], GeoJSON order', example: [3.3792, 6.5244] });
+
+export const Subject = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).meta({ description: 'Full name' }),
+    phone: z.string().trim().min(1).max(32).optional(),
+    email: z.email().max(254).optional(),
+    reference: z
+      .string()
+      .max(128)
+      .optional()
+      .meta({ description: "Partner's own id for this person; echoed in every response and webhook" }),
+    metadata: z
+      .record(z.string().min(1).max(40), z.string().max(500))
+      .refine((value) => Object.keys(value).length <= 20, { message: 'at most 20 keys' })
+      .optional()
+      .meta({ description: 'Up to 20 string pairs; keys up to 40 characters, values up to 500' }),
+  })
+  .meta({ id: 'Subject', description: "The partner's end user; needs no account with the service" });
+
+export const IncidentLocationInput = z
+  .strictObject({
+    coordinates: Coordinates,
+    address: z.string().max(500).optional(),
+    landmark: z.string().max(500).optional(),
+  })
+  .meta({ id: 'IncidentLocationInput' });
+
+export const CreateIncidentRequest = z
+  .strictObject({
+    category: IncidentCategory,
+    severity: IncidentSeverity,
+    subject: Subject,
+    location: IncidentLocationInput,
+    title: z.string().trim().min(1).max(200).optional().meta({ description: 'Auto-generated when omitted' }),
+    description: z.string().max(2000).optional(),
+    idempotency_key: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: 'A second create with the same key returns the first incident (200, idempotent: true)' }),
+    is_drill: z.boolean().default(false).meta({ description: 'Drills are never offered to real responders' }),
+  })
+  .meta({ id: 'CreateIncidentRequest' });
+export type CreateIncidentRequest = z.infer<typeof CreateIncidentRequest>;
+
+export const CancelIncidentRequest = z
+  .strictObject({ reason: z.string().trim().min(1).max(2000).optional() })
+  .meta({ id: 'CancelIncidentRequest' });
+
+export const AddNoteRequest = z
+  .strictObject({ message: z.string().trim().min(1).max(2000) })
+  .meta({ id: 'AddNoteRequest' });
+
+export const ListIncidentsQuery = PageQuery.extend({
+  status: IncidentStatus.optional(),
+  category: IncidentCategory.optional(),
+  severity: IncidentSeverity.optional(),
+}).extend(DateRangeQuery.shape);
+
+export const IncidentIdParams = z.object({
+  incidentId: z.string().meta({ description: 'The incident_id (inc_...)', example: 'inc_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+});
+
+export const TimelineEntry = z
+  .object({
+    status: IncidentStatus,
+    event: TimelineEventName,
+    message: z.string(),
+    timestamp: Timestamp,
+  })
+  .meta({ id: 'IncidentTimelineEvent' });
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+export const GeoPoint = z.object({ latitude: z.number(), longitude: z.number() }).meta({ id: 'GeoPoint' });
+
+export const ResponderAssignment = z
+  .object({
+    responder_id: z.string(),
+    name: z.string(),
+    phone: z.string(),
+    location: GeoPoint.nullable(),
+    eta_minutes: z.int().nullable(),
+    assigned_at: Timestamp,
+  })
+  .meta({ id: 'ResponderAssignment' });
+
+export const Sla = z
+  .object({
+    dispatch_deadline: Timestamp.meta({ description: 'A responder must accept by then or the incident escalates' }),
+    escalation_deadline: Timestamp.meta({ description: 'After this an unassigned escalated incident is unresponsive' }),
+    seconds_to_assign: z.int().nullable().meta({ description: 'From creation to assignment; null until assigned' }),
+    seconds_to_arrive: z.int().nullable().meta({ description: 'From creation to on_scene; null until then' }),
+  })
+  .meta({ id: 'SLA' });
+
+export const Incident = z
+  .object({
+    incident_id: z.string().meta({ example: 'inc_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    idempotency_key: z.string().nullable(),
+    category: IncidentCategory,
+    severity: IncidentSeverity,
+    status: IncidentStatus,
+    subject: z.object({
+      name: z.string(),
+      phone: z.string().nullable(),
+      email: z.string().nullable(),
+      reference: z.string().nullable(),
+      metadata: z.record(z.string(), z.string()),
+    }),
+    location: z
+      .object({
+        coordinates: Coordinates,
+        address: z.string().nullable(),
+        landmark: z.string().nullable(),
+      })
+      .meta({ id: 'IncidentLocation' }),
+    title: z.string(),
+    description: z.string().nullable(),
+    is_drill: z.boolean(),
+    environment: Environment,
+    version: z.int().meta({ description: 'Bumped by every change; webhooks carry it so stale events can be dropped' }),
+    responder: ResponderAssignment.nullable(),
+    sla: Sla,
+    timeline: z.array(TimelineEntry).meta({ description: 'Oldest first' }),
+    resolution_outcome: ResolutionOutcome.nullable(),
+    resolution_notes: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    resolved_at: Timestamp.nullable(),
+    cancelled_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Incident' });
+export type Incident = z.infer<typeof Incident>;
+
+export const IncidentEnvelope = z.object({ incident: Incident }).meta({ id: 'IncidentResponse' });
+export const IdempotentIncidentEnvelope = z
+  .object({ incident: Incident, idempotent: z.literal(true) })
+  .meta({ id: 'IdempotentIncidentResponse' });
+export const IncidentPage = paginated(Incident, 'IncidentPage');
+
+const CATEGORY_LABELS: Record<IncidentCategory, string> = {
+  sos: 'SOS',
+  vehicle: 'Vehicle',
+  location_threat: 'Location Threat',
+  medical: 'Medical',
+};
+
+/** `[CRITICAL] SOS Emergency`: the title an incident gets when the partner sends none. */
+export function defaultIncidentTitle(category: IncidentCategory, severity: IncidentSeverity): string {
+  return `[${severity.toUpperCase()}] ${CATEGORY_LABELS[category]} Emergency`;
+}
+
+export function isActiveIncidentStatus(status: IncidentStatus): boolean {
+  return (ACTIVE_INCIDENT_STATUSES as readonly string[]).includes(status);
+}
