@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+describe('health, reference document and unknown routes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  it('health answers ok with the api version and a millisecond UTC timestamp, without a key', async () => {
+    const res = await server.client().get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', api_version: 'v1', timestamp: '2026-11-22T10:00:00.000Z' });
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('health answers 503 degraded when the database does not answer', async () => {
+    const other = await startTestServer();
+    await other.running.database.close();
+    const res = await other.client().get('/health');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('degraded');
+    await other.database.drop();
+  });
+
+  it('the same routes answer under the /api/v1 alias', async () => {
+    const res = await server.client().get('/api/v1/health');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+  });
+
+  it('an unknown route is a 404 in the error shape', async () => {
+    const res = await server.client().get('/no-such-thing');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 404, message: expect.stringContaining('/no-such-thing') });
+  });
+
+  it('every response carries a request id, and a sane incoming one is kept', async () => {
+    const fresh = await server.client().get('/health');
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9A-Z]{26}$/);
+    const kept = await server.client().get('/health', { headers: { 'x-request-id': 'gate-3.req-17' } });
+    expect(kept.headers.get('x-request-id')).toBe('gate-3.req-17');
+    const replaced = await server.client().get('/health', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).not.toBe('bad id with spaces');
+  });
+
+  it('serves the OpenAPI 3.1 document and the reference page from installed packages', async () => {
+    const doc = await server.client().get('/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/health', '/incidents', '/incidents/{incidentId}', '/incidents/{incidentId}/cancel', '/incidents/{incidentId}/notes', '/api-keys', '/api-keys/{keyId}']),
+    );
+    expect(doc.body.components.schemas.Incident.properties.status).toBeDefined();
+    const page = await server.client().get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('swagger-ui-bundle.js');
+    const asset = await fetch(`${server.baseUrl}/docs/assets/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect((await asset.text()).length).toBeGreaterThan(100_000);
+  });
+});

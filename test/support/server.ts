@@ -1,0 +1,137 @@
+import { pino } from 'pino';
+import type { Scope } from '../../shared/schemas/api-keys.ts';
+import { createApiKey } from '../../server/auth/service.ts';
+import type { Config } from '../../server/config.ts';
+import { loadConfig } from '../../server/config.ts';
+import type { Dispatcher } from '../../server/incidents/dispatcher.ts';
+import { createOrganization } from '../../server/organizations/service.ts';
+import type { Plan } from '../../server/organizations/organization.ts';
+import { startServer, type RunningServer } from '../../server/server.ts';
+import { ManualClock } from './clock.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, for malformed bodies. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** A partner's HTTP client for one key, over real HTTP. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string | undefined,
+  ) {}
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.key !== undefined) headers.authorization ??= `Bearer ${this.key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(this.baseUrl + path, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: left as text for the assertion to show
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options: RequestOptions = {}) {
+    return this.request<T>('DELETE', path, options);
+  }
+}
+
+export interface TestOrganization {
+  organizationId: string;
+  live: ApiClient;
+  sandbox: ApiClient;
+  keys: { live: string; sandbox: string };
+  /** A key of this organization with only these scopes. */
+  keyWith(scopes: Scope[], environment?: 'live' | 'sandbox'): Promise<ApiClient>;
+}
+
+export interface TestServer {
+  baseUrl: string;
+  clock: ManualClock;
+  running: RunningServer;
+  database: TestDatabase;
+  client(key?: string): ApiClient;
+  createOrganization(options?: { plan?: Plan; name?: string }): Promise<TestOrganization>;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  config?: Partial<Record<keyof Config, string>>;
+  clock?: ManualClock;
+  /** Share a database with another server (several hosts); otherwise a fresh one is made and dropped. */
+  database?: TestDatabase;
+  dispatcher?: Dispatcher;
+}
+
+/** The real server on port 0 over a database of its own, with a hand-moved clock. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? new ManualClock();
+  const config = loadConfig({ PORT: '0', DEMO: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.config });
+  const running = await startServer(config, { clock, logger: pino({ level: 'silent' }), dispatcher: options.dispatcher });
+  const client = (key?: string) => new ApiClient(running.baseUrl, key);
+  return {
+    baseUrl: running.baseUrl,
+    clock,
+    running,
+    database,
+    client,
+    async createOrganization(org = {}) {
+      const created = await createOrganization(running.database.db, clock, {
+        name: org.name ?? 'Test Estate',
+        plan: org.plan ?? 'enterprise',
+      });
+      const organizationId = created.organization.organization_id;
+      return {
+        organizationId,
+        keys: { live: created.keys.live.secret, sandbox: created.keys.sandbox.secret },
+        live: client(created.keys.live.secret),
+        sandbox: client(created.keys.sandbox.secret),
+        async keyWith(scopes, environment = 'live') {
+          const key = await createApiKey(running.database.db, clock, { organizationId, environment, name: 'test', scopes });
+          return client(key.secret);
+        },
+      };
+    },
+    async stop() {
+      await running.stop();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** A valid create-incident body; override what the test is about. */
+export function incidentBody(overrides: Record<string, unknown> = {}) {
+  return {
+    category: 'sos',
+    severity: 'critical',
+    subject: { name: 'Ada Obi', phone: '+2348012345678', reference: 'user-42' },
+    location: { coordinates: [3.3792, 6.5244], address: '12 Admiralty Way, Lekki' },
+    ...overrides,
+  };
+}

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import pg from 'pg';
+
+/** Where the real services are expected; override with TEST_POSTGRES_URL / TEST_REDIS_URL / CHROMIUM_PATH. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface ServiceProbe {
+  name: 'PostgreSQL' | 'Redis' | 'Chromium';
+  available: boolean;
+  /** Why it is not available, in words a newcomer can act on. */
+  reason?: string;
+}
+
+async function probePostgres(): Promise<ServiceProbe> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return { name: 'PostgreSQL', available: true };
+  } catch (err) {
+    return { name: 'PostgreSQL', available: false, reason: `no server at ${redact(POSTGRES_ADMIN_URL)} (${(err as Error).message})` };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function probeRedis(): Promise<ServiceProbe> {
+  const url = new URL(REDIS_URL);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: url.hostname, port: Number(url.port || 6379) });
+    const done = (probe: ServiceProbe) => {
+      socket.destroy();
+      resolve(probe);
+    };
+    socket.setTimeout(2000, () => done({ name: 'Redis', available: false, reason: `no answer from ${REDIS_URL}` }));
+    socket.once('error', (err) => done({ name: 'Redis', available: false, reason: `no server at ${REDIS_URL} (${err.message})` }));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) =>
+      done(
+        data.toString().startsWith('+PONG')
+          ? { name: 'Redis', available: true }
+          : { name: 'Redis', available: false, reason: `${REDIS_URL} did not answer PING` },
+      ),
+    );
+  });
+}
+
+function probeChromium(): ServiceProbe {
+  return existsSync(CHROMIUM_PATH)
+    ? { name: 'Chromium', available: true }
+    : { name: 'Chromium', available: false, reason: `${CHROMIUM_PATH} not found (apt-get install -y chromium)` };
+}
+
+export async function probeServices(): Promise<ServiceProbe[]> {
+  return [await probePostgres(), await probeRedis(), probeChromium()];
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//');
+}
