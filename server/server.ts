@@ -35,7 +35,9 @@ const HOUR_MS = 60 * 60 * 1000;
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
-  const database = openDatabase(config.DATABASE_URL);
+  const database = openDatabase(config.DATABASE_URL, {
+    onConnectionError: (err) => logger.warn({ err }, 'database connection lost; it will be replaced'),
+  });
   try {
     await migrateToLatest(database.db);
   } catch (err) {

@@ -21,9 +21,15 @@ export interface OpenedDatabase {
  * Opens SQLite (WAL, synchronous=FULL so an acknowledged write survives power loss) or a
  * PostgreSQL pool, chosen by the URL.
  */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): OpenedDatabase {
+export function openDatabase(
+  url: string,
+  options: { poolSize?: number; onConnectionError?: (err: Error) => void } = {},
+): OpenedDatabase {
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle connection dropped by the server (restart, failover) is replaced on next use; without
+    // a listener pg rethrows it and the whole process dies.
+    pool.on('error', options.onConnectionError ?? (() => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const parsed = new URL(url);
     return {

@@ -9,10 +9,19 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   }, '');
 }
 
-export function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const part of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
+export function describeIssue(issue: z.core.$ZodIssue, where: string, input: unknown): string {
   const path = fieldPath(issue.path);
   const field = path || where;
-  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `${field} is required`;
+  if (path && issue.code !== 'unrecognized_keys' && valueAt(input, issue.path) === undefined) return `${field} is required`;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => fieldPath([...issue.path, key]));
     return `${keys.join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`;
@@ -26,5 +35,5 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new ApiError(400, describeIssue(issue, where));
+  throw new ApiError(400, describeIssue(issue, where, input));
 }

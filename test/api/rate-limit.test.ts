@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeOrganization } from '../../server/organizations/service.ts';
+import { ManualClock } from '../support/clock.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+describe('rate limits (in-process store)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  it('a starter key gets 60 requests in a sliding minute, then 429 with Retry-After', async () => {
+    const org = await server.createOrganization({ plan: 'starter' });
+    const start = server.clock.now().getTime();
+    for (let i = 0; i < 60; i++) {
+      const res = await org.live.get('/incidents?limit=1');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(59 - i));
+      expect(res.headers.get('x-ratelimit-reset')).toBe(new Date(start + 60_000).toISOString());
+      if (i === 29) server.clock.advance(30_000);
+    }
+    const refused = await org.live.get('/incidents?limit=1');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ code: 429, message: expect.stringContaining('60 requests per minute') });
+    expect(refused.headers.get('retry-after')).toBe('30');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+
+    // The first 30 leave the window at start + 60 s: 30 slots free again, not 60.
+    server.clock.set(new Date(start + 60_000).toISOString());
+    const after = await org.live.get('/incidents?limit=1');
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-ratelimit-remaining')).toBe('29');
+    server.clock.set('2026-11-22T10:00:00.000Z');
+  });
+
+  it('limits are per key, and the plan sets them (growth 300, enterprise 1000)', async () => {
+    const growth = await server.createOrganization({ plan: 'growth' });
+    const enterprise = await server.createOrganization({ plan: 'enterprise' });
+    expect((await growth.live.get('/incidents')).headers.get('x-ratelimit-limit')).toBe('300');
+    expect((await enterprise.live.get('/incidents')).headers.get('x-ratelimit-limit')).toBe('1000');
+    const starter = await server.createOrganization({ plan: 'starter' });
+    for (let i = 0; i < 60; i++) await starter.live.get('/incidents?limit=1');
+    expect((await starter.live.get('/incidents')).status).toBe(429);
+    expect((await starter.sandbox.get('/incidents')).status).toBe(200);
+  });
+
+  it('a custom per-organization limit overrides the plan', async () => {
+    const org = await server.createOrganization({ plan: 'starter' });
+    await changeOrganization(server.running.database.db, server.clock, org.organizationId, { rateLimitPerMinute: 3 });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await org.live.get('/incidents')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('health, the OpenAPI document and docs are not rate limited', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await server.client().get('/health');
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+});
+
+describe.skipIf(!process.env.TSARO_TEST_REDIS_URL)('rate limits shared through Redis', () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    const clock = new ManualClock(`2026-11-22T10:${String(Math.floor(Math.random() * 60)).padStart(2, '0')}:00.000Z`);
+    const config = { REDIS_URL: process.env.TSARO_TEST_REDIS_URL! };
+    a = await startTestServer({ config, clock });
+    b = await startTestServer({ config, clock, database: a.database });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  it('two app instances on one Redis and one database enforce one shared limit', async () => {
+    const org = await a.createOrganization({ plan: 'starter' });
+    const onA = a.client(org.keys.live);
+    const onB = b.client(org.keys.live);
+    const answers = [];
+    for (let i = 0; i < 70; i++) answers.push(await (i % 2 ? onB : onA).get('/incidents?limit=1'));
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(60);
+    expect(answers.filter((res) => res.status === 429)).toHaveLength(10);
+    expect(answers[59]!.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(answers[69]!.headers.get('retry-after')).toBe('60');
+  });
+
+  it('concurrent requests across both instances never exceed the limit', async () => {
+    const org = await a.createOrganization({ plan: 'starter' });
+    const clients = [a.client(org.keys.live), b.client(org.keys.live)];
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => clients[i % 2]!.get('/incidents?limit=1')));
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(60);
+  });
+});
