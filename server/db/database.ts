@@ -1,11 +1,28 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, type DialectAdapter, type Migration } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import { migrations as allMigrations } from './migrations/index.ts';
 import type { Database, Db } from './schema.ts';
+
+/**
+ * SQLite runs DDL in transactions, but Kysely's adapter says it does not, so its migrator would
+ * leave a migration half-applied on failure. Declaring it lets each migration run and record
+ * itself in one transaction, as on PostgreSQL.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TsaroSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -46,7 +63,7 @@ export function openDatabase(
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new TsaroSqliteDialect({ database: sqlite }) });
   return { db, engine: 'sqlite', describe: `sqlite:${path}`, close: () => db.destroy() };
 }
 
@@ -65,7 +82,20 @@ export async function migrateToLatest(db: Db, migrations: Record<string, Migrati
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Another process (the CLI, a second server) is migrating the same SQLite file: its
+    // transaction wins, ours rolled back whole; wait and look again.
+    if (isSqliteBusy(error) && attempt < 50) {
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function isSqliteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
 }

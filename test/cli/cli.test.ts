@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/tsaro.js', import.meta.url).pathname;
+
+describe('npx tsaro (operator CLI)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  async function tsaro(...args: string[]): Promise<{ json: any; code: number; stdout: string }> {
+    try {
+      const { stdout } = await run(process.execPath, [BIN, ...args], {
+        env: { ...process.env, DATABASE_URL: server.database.url },
+      });
+      return { json: JSON.parse(stdout), code: 0, stdout };
+    } catch (err) {
+      const failed = err as { stdout: string; code: number };
+      return { json: failed.stdout ? JSON.parse(failed.stdout) : undefined, code: failed.code, stdout: failed.stdout };
+    }
+  }
+
+  it('org create prints exactly one JSON object with the organization and its two owner keys, which work', async () => {
+    const { json, stdout, code } = await tsaro('org', 'create', '--name', 'Lekki Gardens', '--plan', 'growth', '--prefix', 'LKG', '--json');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(json.organization).toMatchObject({ name: 'Lekki Gardens', plan: 'growth', subscription_status: 'active', code_prefix: 'LKG' });
+    expect(json.organization.organization_id).toMatch(/^org_/);
+    expect(json.keys.live).toMatch(/^svc_live_/);
+    expect(json.keys.sandbox).toMatch(/^svc_test_/);
+    const live = await server.client(json.keys.live).get('/api-keys');
+    expect(live.status).toBe(200);
+    expect(live.body.results[0].scopes).toContain('admin');
+    expect((await server.client(json.keys.sandbox).get('/incidents')).status).toBe(200);
+  });
+
+  it('org update suspends (402), resumes, changes plan and sets a custom limit', async () => {
+    const { json: created } = await tsaro('org', 'create', '--name', 'Ikoyi Towers', '--json');
+    const id = created.organization.organization_id;
+    const client = server.client(created.keys.live);
+    expect((await tsaro('org', 'update', id, '--suspend', '--json')).json.organization.subscription_status).toBe('suspended');
+    expect((await client.get('/incidents')).status).toBe(402);
+    expect((await tsaro('org', 'update', id, '--resume', '--json')).json.organization.subscription_status).toBe('active');
+    expect((await client.get('/incidents')).status).toBe(200);
+    const updated = await tsaro('org', 'update', id, '--plan', 'enterprise', '--rate-limit', '5', '--json');
+    expect(updated.json.organization).toMatchObject({ plan: 'enterprise', rate_limit_per_minute: 5 });
+    expect((await client.get('/incidents')).headers.get('x-ratelimit-limit')).toBe('5');
+    expect((await tsaro('org', 'update', id, '--rate-limit', 'plan', '--json')).json.organization.rate_limit_per_minute).toBe(1000);
+    expect((await tsaro('org', 'update', id, '--plan', 'none', '--json')).json.organization.plan).toBe('none');
+    expect((await client.get('/incidents')).status).toBe(402);
+  });
+
+  it('key create prints {api_key, secret}; key revoke prints {api_key} and the key stops working', async () => {
+    const { json: org } = await tsaro('org', 'create', '--name', 'Gate Test', '--json');
+    const created = await tsaro('key', 'create', '--org', org.organization.organization_id, '--env', 'sandbox', '--scopes', 'incidents:read,logs:read', '--name', 'Gate 2', '--json');
+    expect(created.code).toBe(0);
+    expect(created.json.api_key).toMatchObject({ name: 'Gate 2', environment: 'sandbox', scopes: ['incidents:read', 'logs:read'] });
+    expect(created.json.secret).toMatch(/^svc_test_/);
+    expect((await server.client(created.json.secret).get('/incidents')).status).toBe(200);
+    const revoked = await tsaro('key', 'revoke', created.json.api_key.key_id, '--json');
+    expect(revoked.json.api_key.revoked_at).toEqual(expect.any(String));
+    expect((await server.client(created.json.secret).get('/incidents')).status).toBe(401);
+  });
+
+  it.each([
+    [['org', 'create', '--name', 'X', '--prefix', 'abc', '--json'], 'prefix'],
+    [['org', 'update', 'org_missing', '--plan', 'growth', '--json'], 'not found'],
+    [['key', 'create', '--org', 'org_missing', '--env', 'live', '--scopes', 'admin', '--json'], 'not found'],
+    [['org', 'create', '--name', 'X', '--plan', 'gold', '--json'], 'gold'],
+  ])('a bad command %j answers one JSON error object and a non-zero exit', async (args, text) => {
+    const result = await tsaro(...args);
+    expect(result.code).not.toBe(0);
+    expect(result.json.error.message).toContain(text);
+  });
+
+  it('rejects an unknown scope naming it', async () => {
+    const { json: org } = await tsaro('org', 'create', '--name', 'Scope Test', '--json');
+    const result = await tsaro('key', 'create', '--org', org.organization.organization_id, '--env', 'live', '--scopes', 'incidents:read,root', '--json');
+    expect(result.code).toBe(1);
+    expect(result.json.error.message).toContain('root');
+  });
+});

@@ -1,0 +1,73 @@
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrateToLatest, openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
+import { migrations } from '../../server/db/migrations/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+describe('migrations', () => {
+  let opened: OpenedDatabase | undefined;
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await opened?.close();
+    await database?.drop();
+    opened = undefined;
+    database = undefined;
+  });
+
+  async function fresh() {
+    database = await createTestDatabase();
+    opened = openDatabase(database.url);
+    return opened.db;
+  }
+
+  it('run in order on an empty database and record each one', async () => {
+    const db = await fresh();
+    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
+    const applied = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(db);
+    expect(applied.rows.map((row) => row.name)).toEqual(Object.keys(migrations));
+  });
+
+  it('running again changes nothing', async () => {
+    const db = await fresh();
+    await migrateToLatest(db);
+    expect(await migrateToLatest(db)).toEqual([]);
+  });
+
+  it('several hosts migrating at once apply each migration once', async () => {
+    const db = await fresh();
+    const second = openDatabase(database!.url);
+    try {
+      const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(second.db)]);
+      expect([...a, ...b].sort()).toEqual(Object.keys(migrations));
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('0001-foundation makes the tables the API stores its data in, with the idempotency_key uniqueness', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, { '0001-foundation': migrations['0001-foundation']! });
+    const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
+    expect(tables).toEqual(
+      expect.arrayContaining(['api_keys', 'events', 'idempotency_requests', 'incident_timeline', 'incidents', 'organizations']),
+    );
+    const now = '2026-11-22T10:00:00.000Z';
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: 'org_1', name: 'A', plan: 'starter', subscription_status: 'active', code_prefix: 'AB', rate_limit_per_minute: null, created_at: now, updated_at: now })
+      .execute();
+    const incident = (id: string, key: string | null) => ({
+      incident_id: id, organization_id: 'org_1', environment: 'live', idempotency_key: key, category: 'sos', severity: 'low',
+      status: 'created', title: 't', description: null, is_drill: 0, subject_name: 'n', subject_phone: null, subject_email: null,
+      subject_reference: null, subject_metadata: '{}', longitude: 3.1, latitude: 6.2, address: null, landmark: null, version: 1,
+      dispatch_deadline: now, escalation_deadline: now, assigned_at: null, on_scene_at: null, resolution_outcome: null,
+      resolution_notes: null, created_at: now, updated_at: now, resolved_at: null, cancelled_at: null,
+    });
+    await db.insertInto('incidents').values(incident('inc_1', 'same')).execute();
+    await db.insertInto('incidents').values(incident('inc_2', null)).execute();
+    await db.insertInto('incidents').values(incident('inc_3', null)).execute();
+    await expect(db.insertInto('incidents').values(incident('inc_4', 'same')).execute()).rejects.toThrow();
+    const stored = await db.selectFrom('incidents').select(['longitude', 'latitude']).where('incident_id', '=', 'inc_1').executeTakeFirstOrThrow();
+    expect([Number(stored.longitude), Number(stored.latitude)]).toEqual([3.1, 6.2]);
+  });
+});
