@@ -10,6 +10,7 @@ import type { Db } from './db/schema.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
+import { inputGuard } from './http/input-guard.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
+  app.use(inputGuard);
 
   const limiter = createRateLimiter(deps.rateLimitStore, deps.clock);
   const routeDeps: RouteDeps = {

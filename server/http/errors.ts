@@ -47,11 +47,20 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (err instanceof URIError) {
       status = 400;
       message = 'Malformed percent-encoding in URL';
+    } else if (isClientHttpError(err)) {
+      // Other body-parser failures (a body that does not match its Content-Encoding, say) carry a 4xx.
+      status = err.status;
+      message = `Request body could not be read: ${err.expose ? err.message : 'invalid'}`;
     }
     if (status >= 500) (req.log ?? logger).error({ err }, 'request failed');
     if (res.headersSent) return;
     res.status(status).json({ code: status, message });
   };
+}
+
+function isClientHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 function isBodyParserError(err: unknown): err is { type: string } {

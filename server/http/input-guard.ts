@@ -1,0 +1,29 @@
+import type { RequestHandler } from 'express';
+import { badRequest } from './errors.ts';
+import { fieldPath } from './parse.ts';
+
+/** Deeper than any request the API defines; deeper still would overflow the stack downstream. */
+const MAX_DEPTH = 32;
+
+/**
+ * What no route accepts, refused before any route sees it: NUL characters (PostgreSQL text
+ * cannot hold them) in the URL or anywhere in the body, and bodies nested deeper than 32
+ * levels. Walks the body without recursion, so a hostile body cannot overflow the stack here.
+ */
+export const inputGuard: RequestHandler = (req, _res, next) => {
+  if (/%00/.test(req.originalUrl)) throw badRequest('The URL must not contain NUL (%00) characters');
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: req.body, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) throw badRequest(`${fieldPath(path) || 'body'}: must not contain NUL characters`);
+    } else if (typeof value === 'object' && value !== null) {
+      if (path.length >= MAX_DEPTH) throw badRequest(`${fieldPath(path)}: nested deeper than ${MAX_DEPTH} levels`);
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) throw badRequest(`${fieldPath(path) || 'body'}: a key contains a NUL character`);
+        stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  next();
+};
