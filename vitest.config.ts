@@ -31,10 +31,10 @@ export default defineConfig(async () => {
       testTimeout: 20_000,
       hookTimeout: 30_000,
       projects: [
-        { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
-        { extends: true, test: { name: 'sqlite', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
+        { extends: true as const, test: { name: 'sqlite', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         ...(has('PostgreSQL')
-          ? [{ extends: true, test: { name: 'postgres', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
+          ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
           : []),
       ],
     },

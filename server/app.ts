@@ -2,6 +2,8 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { ulid } from 'ulidx';
+import { accessCodeRoutes } from './access-codes/routes.ts';
+import { accessLogRoutes } from './access-logs/routes.ts';
 import { createGuard } from './auth/authenticate.ts';
 import { apiKeyRoutes } from './auth/routes.ts';
 import type { Clock } from './clock.ts';
@@ -15,6 +17,7 @@ import type { RouteDeps } from './http/route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
 import { incidentRoutes } from './incidents/routes.ts';
+import { organizationRoutes } from './organizations/routes.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 
@@ -64,6 +67,7 @@ export function createApp(deps: AppDeps): Express {
     clock: deps.clock,
     logger: deps.logger,
     dispatcher: deps.dispatcher ?? noDispatcher,
+    rateLimitStore: deps.rateLimitStore,
     guard: createGuard({ db: deps.db, clock: deps.clock, limiter }),
     idempotent: idempotency(deps),
   };
@@ -73,6 +77,9 @@ export function createApp(deps: AppDeps): Express {
   api.use(docsRoutes());
   api.use(incidentRoutes(routeDeps));
   api.use(apiKeyRoutes(routeDeps));
+  api.use(accessCodeRoutes(routeDeps));
+  api.use(accessLogRoutes(routeDeps));
+  api.use(organizationRoutes(routeDeps));
 
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
   app.use(`${API_BASE}/api/v1`, api);

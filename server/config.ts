@@ -34,6 +34,8 @@ export const ConfigSchema = z.object({
   SANDBOX_SPEED: z.coerce.number().min(0.1).max(10_000).default(1),
   /** Create the demo organization on an empty database and print its keys. Default on for SQLite, off for PostgreSQL. */
   DEMO: flag(undefined),
+  /** Seconds between sweeps: code expiry, auto-checkout, retention erasure, idempotency purge. */
+  SWEEP_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(15),
   /** Largest request body accepted, in kilobytes; larger is 413. */
   BODY_LIMIT_KB: z.coerce.number().int().min(1).max(10_240).default(256),
 });

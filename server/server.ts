@@ -5,12 +5,11 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
 import { ensureDemoOrganization, demoBanner } from './demo.ts';
-import { IDEMPOTENCY_RETENTION_MS } from './idempotency/middleware.ts';
-import { purgeIdempotencyRecords } from './idempotency/store.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import { createLogger } from './logger.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
+import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
@@ -18,6 +17,8 @@ export interface RunningServer {
   port: number;
   database: OpenedDatabase;
   logger: Logger;
+  /** Runs the time-driven sweeps now (tests call it after moving the clock). */
+  runSweeps(): Promise<SweepReport>;
   stop(): Promise<void>;
 }
 
@@ -28,8 +29,6 @@ export interface StartOptions {
   /** Where the demo banner goes (stdout by default); never the log. */
   print?: (text: string) => void;
 }
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /** config → database → migrations → app → listen. `stop()` closes everything, in reverse. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -62,19 +61,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (demo) (options.print ?? ((text) => process.stdout.write(text)))(demoBanner(demo, baseUrl));
   }
 
-  const purge = setInterval(() => {
-    const before = new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
-    purgeIdempotencyRecords(database.db, before).catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed'));
-  }, HOUR_MS);
-  purge.unref();
+  const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
 
   return {
     baseUrl,
     port,
     database,
     logger,
+    runSweeps: () => runSweeps(database.db, clock),
     async stop() {
-      clearInterval(purge);
+      await stopSweeps();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

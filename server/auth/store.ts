@@ -20,13 +20,26 @@ export async function findKeyBySecretHash(db: Executor, secretHash: string): Pro
       'organizations.subscription_status as org_subscription_status',
       'organizations.code_prefix as org_code_prefix',
       'organizations.rate_limit_per_minute as org_rate_limit_per_minute',
+      'organizations.auto_checkout_hours as org_auto_checkout_hours',
+      'organizations.retention_days as org_retention_days',
       'organizations.created_at as org_created_at',
       'organizations.updated_at as org_updated_at',
     ])
     .where('api_keys.secret_hash', '=', secretHash)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { org_name, org_plan, org_subscription_status, org_code_prefix, org_rate_limit_per_minute, org_created_at, org_updated_at, ...key } = row;
+  const {
+    org_name,
+    org_plan,
+    org_subscription_status,
+    org_code_prefix,
+    org_rate_limit_per_minute,
+    org_auto_checkout_hours,
+    org_retention_days,
+    org_created_at,
+    org_updated_at,
+    ...key
+  } = row;
   return {
     key,
     organization: {
@@ -36,6 +49,8 @@ export async function findKeyBySecretHash(db: Executor, secretHash: string): Pro
       subscription_status: org_subscription_status,
       code_prefix: org_code_prefix,
       rate_limit_per_minute: org_rate_limit_per_minute,
+      auto_checkout_hours: org_auto_checkout_hours,
+      retention_days: org_retention_days,
       created_at: org_created_at,
       updated_at: org_updated_at,
     },

@@ -52,18 +52,22 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
     .addOption(new Option('--suspend', 'suspend the subscription (every key answers 402)').conflicts('resume'))
     .option('--resume', 'make the subscription active again')
     .option('--rate-limit <n>', 'requests per minute per key, or "plan" for the plan default')
+    .option('--auto-checkout-hours <n>', 'check out visitors still in after n hours (1-720), or "off"')
+    .option('--retention-days <n>', 'erase visitor names and phones of closed visits after n days (1-3650), or "off"')
     .addOption(jsonOption())
-    .action((orgId: string, opts: { plan?: Plan; suspend?: boolean; resume?: boolean; rateLimit?: string; json?: boolean }) =>
+    .action((orgId: string, opts: OrgUpdateOptions) =>
       run(async (db, out) => {
         const organization = await changeOrganization(db, clock, orgId, {
           plan: opts.plan,
           suspended: opts.suspend ? true : opts.resume ? false : undefined,
           rateLimitPerMinute: parseRateLimit(opts.rateLimit),
+          autoCheckoutHours: parsePolicy(opts.autoCheckoutHours, '--auto-checkout-hours', 720),
+          retentionDays: parsePolicy(opts.retentionDays, '--retention-days', 3650),
         });
         if (!organization) throw new CliError(`organization ${orgId} not found`);
         out.result(
           { organization },
-          `${organization.organization_id}: plan ${organization.plan}, ${organization.subscription_status}, ${organization.rate_limit_per_minute} requests per minute per key`,
+          `${organization.organization_id}: plan ${organization.plan}, ${organization.subscription_status}, ${organization.rate_limit_per_minute} requests per minute per key, auto-checkout ${organization.auto_checkout_hours ?? 'off'} h, retention ${organization.retention_days ?? 'off'} days`,
         );
       }, Boolean(opts.json)),
     );
@@ -113,6 +117,24 @@ function parseScopes(list: string): Scope[] {
     throw new CliError(`--scopes: ${unknown ?? '(empty)'} is not a scope; choose from ${SCOPES.join(', ')}`);
   }
   return scopes as Scope[];
+}
+
+interface OrgUpdateOptions {
+  plan?: Plan;
+  suspend?: boolean;
+  resume?: boolean;
+  rateLimit?: string;
+  autoCheckoutHours?: string;
+  retentionDays?: string;
+  json?: boolean;
+}
+
+function parsePolicy(value: string | undefined, flag: string, max: number): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'off') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError(`${flag}: a whole number from 1 to ${max}, or "off"`);
+  return n;
 }
 
 function parseRateLimit(value: string | undefined): number | null | undefined {

@@ -11,6 +11,10 @@ export interface Database {
   incident_timeline: TimelineRow;
   events: EventRow;
   idempotency_requests: IdempotencyRow;
+  access_codes: AccessCodeRow;
+  access_logs: AccessLogRow;
+  pass_keys: PassKeyRow;
+  feed_counters: FeedCounterRow;
 }
 
 export interface OrganizationRow {
@@ -20,6 +24,8 @@ export interface OrganizationRow {
   subscription_status: string;
   code_prefix: string;
   rate_limit_per_minute: number | null;
+  auto_checkout_hours: number | null;
+  retention_days: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -99,6 +105,74 @@ export interface IdempotencyRow {
   response_body: string | null;
   locked_at: string;
   created_at: string;
+}
+
+export interface AccessCodeRow {
+  code_id: string;
+  organization_id: string;
+  environment: string;
+  code: string;
+  visitor_name: string | null;
+  visitor_phone: string | null;
+  visitor_email: string | null;
+  purpose: string | null;
+  entry_point: string | null;
+  host_user_id: string | null;
+  status: string;
+  valid_from: string;
+  valid_until: string;
+  max_uses: number;
+  use_count: number;
+  qr_payload: string;
+  change_seq: number;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+  revoke_reason: string | null;
+  erased_at: string | null;
+}
+
+export interface AccessLogRow {
+  log_id: string;
+  organization_id: string;
+  environment: string;
+  code_id: string | null;
+  method: string;
+  visitor_name: string | null;
+  visitor_phone: string | null;
+  entry_point: string | null;
+  host_user_id: string | null;
+  notes: string | null;
+  status: string;
+  checked_in_at: string;
+  checked_out_at: string | null;
+  checkout_notes: string | null;
+  recorded_by: string | null;
+  auto_checked_out: number;
+  created_at: string;
+  updated_at: string;
+  erased_at: string | null;
+}
+
+export interface PassKeyRow {
+  kid: string;
+  organization_id: string;
+  environment: string;
+  public_key: string;
+  private_key: string;
+  created_at: string;
+}
+
+export interface FeedCounterRow {
+  organization_id: string;
+  environment: string;
+  last_seq: number;
+}
+
+/** The partition every tenant query is filtered by: organization AND environment. */
+export interface Tenant {
+  organizationId: string;
+  environment: string;
 }
 
 /** What stores take as their first argument: the database or a transaction on it. */

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
+import type { RateLimitStore } from '../rate-limit/store.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -13,6 +14,8 @@ export interface RouteDeps {
   clock: Clock;
   logger: Logger;
   dispatcher: Dispatcher;
+  /** Sliding windows beyond the per-key limit (unknown access codes per key). */
+  rateLimitStore: RateLimitStore;
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
   guard(scope: Scope): RequestHandler;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */

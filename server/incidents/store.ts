@@ -1,9 +1,6 @@
-import type { Executor, IncidentRow, TimelineRow } from '../db/schema.ts';
+import type { Executor, IncidentRow, Tenant, TimelineRow } from '../db/schema.ts';
 
-export interface Tenant {
-  organizationId: string;
-  environment: string;
-}
+export type { Tenant };
 
 export async function insertIncident(db: Executor, row: IncidentRow): Promise<void> {
   await db.insertInto('incidents').values(row).execute();

@@ -15,6 +15,9 @@ export interface Organization {
   subscription_status: SubscriptionStatus;
   code_prefix: string;
   rate_limit_per_minute: number;
+  /** Visitor policies: null is off. */
+  auto_checkout_hours: number | null;
+  retention_days: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -28,6 +31,8 @@ export function rowToOrganization(row: OrganizationRow): Organization {
     subscription_status: row.subscription_status as SubscriptionStatus,
     code_prefix: row.code_prefix,
     rate_limit_per_minute: row.rate_limit_per_minute ?? PLAN_RATE_LIMITS[plan],
+    auto_checkout_hours: row.auto_checkout_hours,
+    retention_days: row.retention_days,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -39,6 +39,8 @@ export async function createOrganization(db: Executor, clock: Clock, input: NewO
       subscription_status: 'active',
       code_prefix: codePrefix,
       rate_limit_per_minute: null,
+      auto_checkout_hours: null,
+      retention_days: null,
       created_at: now,
       updated_at: now,
     });
@@ -72,6 +74,9 @@ export interface OrganizationChanges {
   suspended?: boolean;
   /** A custom per-minute limit for every key of the organization; null goes back to the plan's. */
   rateLimitPerMinute?: number | null;
+  /** Visitor policies; null turns one off. */
+  autoCheckoutHours?: number | null;
+  retentionDays?: number | null;
 }
 
 export async function changeOrganization(
@@ -86,6 +91,8 @@ export async function changeOrganization(
       ...(changes.plan !== undefined && { plan: changes.plan }),
       ...(changes.suspended !== undefined && { subscription_status: changes.suspended ? 'suspended' : 'active' }),
       ...(changes.rateLimitPerMinute !== undefined && { rate_limit_per_minute: changes.rateLimitPerMinute }),
+      ...(changes.autoCheckoutHours !== undefined && { auto_checkout_hours: changes.autoCheckoutHours }),
+      ...(changes.retentionDays !== undefined && { retention_days: changes.retentionDays }),
       updated_at: clock.now().toISOString(),
     });
     return rowToOrganization((await findOrganization(trx, organizationId))!);

@@ -21,7 +21,18 @@ export async function countOrganizations(db: Executor): Promise<number> {
 export async function updateOrganization(
   db: Executor,
   organizationId: string,
-  changes: Partial<Pick<OrganizationRow, 'plan' | 'subscription_status' | 'rate_limit_per_minute' | 'updated_at'>>,
+  changes: Partial<
+    Pick<OrganizationRow, 'plan' | 'subscription_status' | 'rate_limit_per_minute' | 'auto_checkout_hours' | 'retention_days' | 'updated_at'>
+  >,
 ): Promise<void> {
   await db.updateTable('organizations').set(changes).where('organization_id', '=', organizationId).execute();
+}
+
+/** Organizations with an auto-checkout or retention policy, for the sweeps that enforce them. */
+export async function organizationsWithVisitorPolicies(db: Executor): Promise<OrganizationRow[]> {
+  return db
+    .selectFrom('organizations')
+    .selectAll()
+    .where((eb) => eb.or([eb('auto_checkout_hours', 'is not', null), eb('retention_days', 'is not', null)]))
+    .execute();
 }

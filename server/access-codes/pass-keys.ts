@@ -1,0 +1,66 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { assemblePass, base32Encode, parsePass, passSigningText, type PassClaims } from '../../shared/pass.ts';
+import type { Clock } from '../clock.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
+import { randomBytes } from 'node:crypto';
+
+/** Raw 32-byte Ed25519 public keys are the DER SPKI minus this fixed 12-byte prefix. */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
+  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+}
+
+async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKeyRow | undefined> {
+  return db
+    .selectFrom('pass_keys')
+    .selectAll()
+    .where('organization_id', '=', tenant.organizationId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirst();
+}
+
+/** The tenant's signing key, made on first use (one per organization and environment). */
+export async function passKeyOf(db: Executor, clock: Clock, tenant: Tenant): Promise<PassKeyRow> {
+  const existing = await findPassKey(db, tenant);
+  if (existing) return existing;
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length);
+  const row: PassKeyRow = {
+    kid: base32Encode(randomBytes(5)),
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    public_key: raw.toString('base64url'),
+    private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    created_at: clock.now().toISOString(),
+  };
+  try {
+    await db.insertInto('pass_keys').values(row).execute();
+    return row;
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return (await findPassKey(db, tenant))!;
+  }
+}
+
+export async function publicPassKeys(db: Executor, tenant: Tenant): Promise<PassKeyRow[]> {
+  const row = await findPassKey(db, tenant);
+  return row ? [row] : [];
+}
+
+export function signPass(key: PassKeyRow, claims: PassClaims): string {
+  const text = passSigningText(key.kid, claims);
+  const privateKey = createPrivateKey({ key: Buffer.from(key.private_key, 'base64'), format: 'der', type: 'pkcs8' });
+  return assemblePass(text, sign(null, Buffer.from(text), privateKey));
+}
+
+/** The claims of a pass signed with this tenant's key; undefined when forged, altered or foreign. */
+export function verifyPass(text: string, key: PassKeyRow | undefined): PassClaims | undefined {
+  const parsed = parsePass(text);
+  if (!parsed || !key || parsed.kid !== key.kid) return undefined;
+  const raw = Buffer.from(key.public_key, 'base64url');
+  if (raw.length !== 32) return undefined;
+  const ok = verify(null, Buffer.from(parsed.signedText), publicKeyFromRaw(raw), parsed.signature);
+  return ok ? parsed.claims : undefined;
+}

@@ -1,0 +1,335 @@
+import { randomInt } from 'node:crypto';
+import {
+  CODE_ALPHABET,
+  type AccessCode,
+  type BulkCreateAccessCodesRequest,
+  type CreateAccessCodeRequest,
+  type ValidationReason,
+  type ValidationResult,
+} from '../../shared/schemas/access.ts';
+import type { Page } from '../../shared/schemas/common.ts';
+import { looksLikePass, normalizeCode } from '../../shared/pass.ts';
+import { happenedAt } from '../access-logs/replay-window.ts';
+import { recordCheckIn } from '../access-logs/service.ts';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
+import { appendEvent } from '../events/store.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import { rowToAccessCode } from './access-code.ts';
+import { passKeyOf, publicPassKeys, signPass, verifyPass } from './pass-keys.ts';
+import {
+  activeCodesDue,
+  changeCodeStatus,
+  codeStats,
+  codesChangedAfter,
+  consumeUse,
+  findAccessCode,
+  findAccessCodeByCode,
+  insertAccessCode,
+  listAccessCodeRows,
+  nextChangeSeq,
+} from './store.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface CodeIssuer {
+  clock: Clock;
+  /** The organization's `code_prefix`: codes read `<PREFIX>-XXXX`. */
+  codePrefix: string;
+}
+
+interface NewCode {
+  visitor_name: string;
+  visitor_phone: string;
+  visitor_email?: string;
+  purpose?: string;
+  entry_point?: string;
+  host_user_id?: string;
+  max_uses: number;
+}
+
+function validityWindow(clock: Clock, validFrom?: string, validUntil?: string): { from: Date; until: Date } {
+  const from = validFrom ? new Date(validFrom) : clock.now();
+  const until = validUntil ? new Date(validUntil) : new Date(from.getTime() + DAY_MS);
+  if (until.getTime() <= from.getTime()) throw badRequest('valid_until: must be after valid_from');
+  if (until.getTime() <= clock.now().getTime()) throw badRequest('valid_until: must be in the future');
+  return { from, until };
+}
+
+/** One code in the caller's transaction, which holds the tenant's feed counter (so codes of a tenant are made one at a time). */
+async function issueCode(
+  trx: Executor,
+  issuer: CodeIssuer,
+  tenant: Tenant,
+  input: NewCode,
+  window: { from: Date; until: Date },
+): Promise<AccessCode> {
+  const seq = await nextChangeSeq(trx, tenant);
+  const key = await passKeyOf(trx, issuer.clock, tenant);
+  const code = await unusedCode(trx, tenant, issuer.codePrefix);
+  const now = issuer.clock.now();
+  const codeId = newId('code', now);
+  const row: AccessCodeRow = {
+    code_id: codeId,
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    code,
+    visitor_name: input.visitor_name,
+    visitor_phone: input.visitor_phone,
+    visitor_email: input.visitor_email ?? null,
+    purpose: input.purpose ?? null,
+    entry_point: input.entry_point ?? null,
+    host_user_id: input.host_user_id ?? null,
+    status: 'active',
+    valid_from: window.from.toISOString(),
+    valid_until: window.until.toISOString(),
+    max_uses: input.max_uses,
+    use_count: 0,
+    qr_payload: signPass(key, {
+      code,
+      codeId,
+      validFrom: window.from.getTime(),
+      validUntil: window.until.getTime(),
+      maxUses: input.max_uses,
+    }),
+    change_seq: seq,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    revoked_at: null,
+    revoke_reason: null,
+    erased_at: null,
+  };
+  await insertAccessCode(trx, row);
+  const accessCode = rowToAccessCode(row);
+  await appendEvent(trx, issuer.clock, { ...tenant, type: 'access_code.created', resourceId: codeId, data: accessCode });
+  return accessCode;
+}
+
+/**
+ * A `<PREFIX>-XXXX` no live code of the tenant holds. Safe without retrying on a unique
+ * violation (which would abort a PostgreSQL transaction) because the caller holds the tenant's
+ * feed counter lock: no other transaction can make a code for this tenant meanwhile.
+ */
+async function unusedCode(trx: Executor, tenant: Tenant, prefix: string): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    let suffix = '';
+    for (let i = 0; i < 4; i++) suffix += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+    const code = `${prefix}-${suffix}`;
+    const clash = await findAccessCodeByCode(trx, tenant, code);
+    if (!clash || clash.status !== 'active') return code;
+  }
+  throw new Error(`no free access code found for prefix ${prefix}: too many live codes`);
+}
+
+export async function createAccessCode(
+  db: Executor,
+  issuer: CodeIssuer,
+  tenant: Tenant,
+  input: CreateAccessCodeRequest,
+): Promise<AccessCode> {
+  const window = validityWindow(issuer.clock, input.valid_from, input.valid_until);
+  return inTransaction(db, (trx) => issueCode(trx, issuer, tenant, input, window));
+}
+
+/** All or nothing: the schema already refused a bad visitor naming `visitors[i].field`. */
+export async function createAccessCodesInBulk(
+  db: Executor,
+  issuer: CodeIssuer,
+  tenant: Tenant,
+  input: BulkCreateAccessCodesRequest,
+): Promise<AccessCode[]> {
+  const window = validityWindow(issuer.clock, input.valid_from, input.valid_until);
+  return inTransaction(db, async (trx) => {
+    const codes: AccessCode[] = [];
+    for (const visitor of input.visitors) {
+      codes.push(await issueCode(trx, issuer, tenant, { ...visitor, purpose: input.purpose, max_uses: visitor.max_uses ?? 1 }, window));
+    }
+    return codes;
+  });
+}
+
+export async function getAccessCode(db: Executor, tenant: Tenant, codeId: string): Promise<AccessCode> {
+  const row = await findAccessCode(db, tenant, codeId);
+  if (!row) throw notFound('Access code');
+  return rowToAccessCode(row);
+}
+
+export interface CodeListQuery extends PageRequest {
+  status?: string;
+  visitor_phone?: string;
+  search?: string;
+  from_date?: string;
+  to_date?: string;
+}
+
+const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+
+export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeListQuery): Promise<Page<AccessCode>> {
+  const { rows, total } = await listAccessCodeRows(
+    db,
+    tenant,
+    {
+      status: query.status,
+      visitorPhone: query.visitor_phone,
+      search: query.search,
+      createdFrom: iso(query.from_date),
+      createdBefore: iso(query.to_date),
+    },
+    pageWindow(query),
+  );
+  return toPage(rows.map(rowToAccessCode), total, query);
+}
+
+export async function accessCodeStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
+  return codeStats(db, tenant, iso(window.from_date), iso(window.to_date));
+}
+
+/** Revokes an active code; a code that is not active is a 409 naming its status. */
+export async function revokeAccessCode(
+  db: Executor,
+  clock: Clock,
+  tenant: Tenant,
+  codeId: string,
+  reason: string | undefined,
+): Promise<AccessCode> {
+  return inTransaction(db, async (trx) => {
+    const seq = await nextChangeSeq(trx, tenant);
+    const row = await findAccessCode(trx, tenant, codeId);
+    if (!row) throw notFound('Access code');
+    const at = clock.now().toISOString();
+    const revoked =
+      row.status === 'active' &&
+      (await changeCodeStatus(trx, codeId, 'active', {
+        status: 'revoked',
+        revoked_at: at,
+        revoke_reason: reason ?? null,
+        change_seq: seq,
+        updated_at: at,
+      }));
+    if (!revoked) throw conflict(`Access code is already ${row.status}`);
+    const code = rowToAccessCode((await findAccessCode(trx, tenant, codeId))!);
+    await appendEvent(trx, clock, { ...tenant, type: 'access_code.revoked', resourceId: codeId, data: code });
+    return code;
+  });
+}
+
+/** Why a code does not admit at `at`, in the contract's order; undefined when it does. */
+export function refusalReason(row: AccessCodeRow, at: Date): ValidationReason | undefined {
+  if (row.status === 'revoked') return 'Code has been revoked';
+  if (Number(row.use_count) >= Number(row.max_uses)) return 'Maximum uses reached';
+  if (at.toISOString() < row.valid_from) return 'Code not yet active';
+  if (at.toISOString() >= row.valid_until) return 'Code has expired';
+  return undefined;
+}
+
+export interface Validation {
+  code: string;
+  validated_by?: string;
+  entry_point?: string;
+  scanned_at?: string;
+}
+
+/**
+ * Decides a typed code or a signed pass. A valid one consumes a use and checks the visitor in
+ * (both with their events) in one transaction; validity is judged when it was scanned, so an
+ * offline kiosk's replay is decided as it would have been then.
+ */
+export async function validateAccessCode(db: Executor, clock: Clock, tenant: Tenant, input: Validation): Promise<ValidationResult> {
+  const at = happenedAt(clock, input.scanned_at, 'scanned_at');
+  const found = await codeNamedBy(db, tenant, input.code);
+  if (!found) return { valid: false, reason: 'Code not found' };
+  const early = refusalReason(found, at);
+  if (early) return { valid: false, reason: early };
+
+  return inTransaction(db, async (trx): Promise<ValidationResult> => {
+    // Holding the tenant's counter, no other validation of this tenant runs until we commit:
+    // what we read now is what we change.
+    const seq = await nextChangeSeq(trx, tenant);
+    const row = (await findAccessCode(trx, tenant, found.code_id))!;
+    const reason = refusalReason(row, at);
+    if (reason) return { valid: false, reason };
+    const spent = Number(row.use_count) + 1 >= Number(row.max_uses);
+    const consumed = await consumeUse(trx, row, {
+      status: spent && row.status === 'active' ? 'used' : row.status,
+      change_seq: seq,
+      updated_at: clock.now().toISOString(),
+    });
+    // Another process on the same SQLite file got there first.
+    if (!consumed) return { valid: false, reason: 'Maximum uses reached' };
+    const code = rowToAccessCode((await findAccessCode(trx, tenant, found.code_id))!);
+    const log = await recordCheckIn(trx, clock, tenant, {
+      codeId: code.code_id,
+      method: 'code',
+      visitorName: code.visitor_name,
+      visitorPhone: code.visitor_phone,
+      entryPoint: input.entry_point ?? code.entry_point,
+      hostUserId: code.host_user_id,
+      recordedBy: input.validated_by,
+      checkedInAt: at,
+    });
+    await appendEvent(trx, clock, { ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code });
+    return {
+      valid: true,
+      code_id: code.code_id,
+      visitor: { name: code.visitor_name, phone: code.visitor_phone },
+      purpose: code.purpose,
+      host_user_id: code.host_user_id,
+      uses_remaining: code.uses_remaining,
+      valid_until: code.valid_until,
+      log_id: log.log_id,
+    };
+  });
+}
+
+/** The code a guard presented: a signed pass (verified against this tenant's key) or a typed code. */
+async function codeNamedBy(db: Executor, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
+  const text = presented.trim();
+  if (looksLikePass(text)) {
+    const [key] = await publicPassKeys(db, tenant);
+    const claims = verifyPass(text, key);
+    if (!claims) return undefined;
+    const row = await findAccessCode(db, tenant, claims.codeId);
+    return row && row.code === claims.code ? row : undefined;
+  }
+  return findAccessCodeByCode(db, tenant, normalizeCode(text));
+}
+
+export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: number, limit: number) {
+  const rows = await codesChangedAfter(db, tenant, cursor, limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    codes: page.map(rowToAccessCode),
+    next_cursor: page.length ? Number(page.at(-1)!.change_seq) : cursor,
+    has_more: rows.length > limit,
+  };
+}
+
+export async function passKeysOf(db: Executor, tenant: Tenant) {
+  const keys = await publicPassKeys(db, tenant);
+  return {
+    keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519' as const, public_key: key.public_key, created_at: key.created_at })),
+  };
+}
+
+/**
+ * Marks active codes past `valid_until` as `expired`, each once (the status change is a
+ * compare-and-set, so two hosts sweeping together expire a code once), with its event.
+ */
+export async function expireDueAccessCodes(db: Executor, clock: Clock, batch = 500): Promise<number> {
+  const due = await activeCodesDue(db, clock.now().toISOString(), batch);
+  let expired = 0;
+  for (const candidate of due) {
+    const tenant = { organizationId: candidate.organization_id, environment: candidate.environment };
+    await inTransaction(db, async (trx) => {
+      const seq = await nextChangeSeq(trx, tenant);
+      const at = clock.now().toISOString();
+      if (!(await changeCodeStatus(trx, candidate.code_id, 'active', { status: 'expired', change_seq: seq, updated_at: at }))) return;
+      const code = rowToAccessCode((await findAccessCode(trx, tenant, candidate.code_id))!);
+      await appendEvent(trx, clock, { ...tenant, type: 'access_code.expired', resourceId: code.code_id, data: code });
+      expired++;
+    });
+  }
+  return expired;
+}

@@ -1,0 +1,141 @@
+import type { AccessCodeRow, Executor, Tenant } from '../db/schema.ts';
+import { containsText } from '../db/search.ts';
+
+const scoped = (db: Executor, tenant: Tenant) =>
+  db
+    .selectFrom('access_codes')
+    .where('organization_id', '=', tenant.organizationId)
+    .where('environment', '=', tenant.environment);
+
+/**
+ * The tenant's next change number. The counter row stays locked until the transaction commits,
+ * so numbers are handed out in commit order: a kiosk reading `change_seq > cursor` never misses
+ * a change that committed after one it has seen. Take it first in a transaction that changes codes.
+ */
+export async function nextChangeSeq(trx: Executor, tenant: Tenant): Promise<number> {
+  await trx
+    .insertInto('feed_counters')
+    .values({ organization_id: tenant.organizationId, environment: tenant.environment, last_seq: 0 })
+    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doNothing())
+    .execute();
+  const row = await trx
+    .updateTable('feed_counters')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
+    .where('organization_id', '=', tenant.organizationId)
+    .where('environment', '=', tenant.environment)
+    .returning('last_seq')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_seq);
+}
+
+export async function insertAccessCode(db: Executor, row: AccessCodeRow): Promise<void> {
+  await db.insertInto('access_codes').values(row).execute();
+}
+
+export async function findAccessCode(db: Executor, tenant: Tenant, codeId: string): Promise<AccessCodeRow | undefined> {
+  return scoped(db, tenant).selectAll().where('code_id', '=', codeId).executeTakeFirst();
+}
+
+/** The code a guard typed: the live one if there is one, else the most recent with that string. */
+export async function findAccessCodeByCode(db: Executor, tenant: Tenant, code: string): Promise<AccessCodeRow | undefined> {
+  const rows = await scoped(db, tenant).selectAll().where('code', '=', code).orderBy('created_at', 'desc').limit(20).execute();
+  return rows.find((row) => row.status === 'active') ?? rows[0];
+}
+
+export interface CodeFilter {
+  status?: string;
+  visitorPhone?: string;
+  search?: string;
+  createdFrom?: string;
+  createdBefore?: string;
+}
+
+export async function listAccessCodeRows(
+  db: Executor,
+  tenant: Tenant,
+  filter: CodeFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: AccessCodeRow[]; total: number }> {
+  let base = scoped(db, tenant);
+  if (filter.status) base = base.where('status', '=', filter.status);
+  if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
+  if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
+  if (filter.search) {
+    const text = filter.search;
+    base = base.where((eb) =>
+      eb.or([containsText('code', text), containsText('visitor_name', text), containsText('visitor_phone', text)]),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('code_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/**
+ * Consumes one use if, at this instant in the database, the code still has one and is not
+ * revoked: the compare-and-set that makes N concurrent validations of a code with M uses give
+ * exactly min(N, M) admissions.
+ */
+export async function consumeUse(db: Executor, row: AccessCodeRow, changes: Partial<AccessCodeRow>): Promise<boolean> {
+  const result = await db
+    .updateTable('access_codes')
+    .set((eb) => ({ ...changes, use_count: eb('use_count', '+', 1) }))
+    .where('code_id', '=', row.code_id)
+    .where('use_count', '=', Number(row.use_count))
+    .where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Moves a code out of `from`; false when it was no longer in `from` (someone else moved it). */
+export async function changeCodeStatus(
+  db: Executor,
+  codeId: string,
+  from: string,
+  changes: Partial<AccessCodeRow>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('access_codes')
+    .set(changes)
+    .where('code_id', '=', codeId)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: string, createdBefore?: string) {
+  let base = scoped(db, tenant);
+  if (createdFrom) base = base.where('created_at', '>=', createdFrom);
+  if (createdBefore) base = base.where('created_at', '<', createdBefore);
+  const rows = await base
+    .select(['status', (eb) => eb.fn.countAll().as('n')])
+    .select((eb) => eb.fn.sum(eb.case().when('use_count', '>', 0).then(1).else(0).end()).as('used'))
+    .groupBy('status')
+    .execute();
+  const byStatus = new Map(rows.map((row) => [row.status, Number(row.n)]));
+  return {
+    total_generated: rows.reduce((sum, row) => sum + Number(row.n), 0),
+    total_used: rows.reduce((sum, row) => sum + Number(row.used ?? 0), 0),
+    total_expired: byStatus.get('expired') ?? 0,
+    total_revoked: byStatus.get('revoked') ?? 0,
+    total_active: byStatus.get('active') ?? 0,
+  };
+}
+
+export async function codesChangedAfter(db: Executor, tenant: Tenant, cursor: number, limit: number): Promise<AccessCodeRow[]> {
+  return scoped(db, tenant).selectAll().where('change_seq', '>', cursor).orderBy('change_seq').limit(limit).execute();
+}
+
+export async function activeCodesDue(db: Executor, before: string, limit: number): Promise<AccessCodeRow[]> {
+  return db
+    .selectFrom('access_codes')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('valid_until', '<=', before)
+    .orderBy('valid_until')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,79 @@
+import type { Clock } from '../clock.ts';
+import { inTransaction, type Executor } from '../db/schema.ts';
+import { appendEvent } from '../events/store.ts';
+import { organizationsWithVisitorPolicies } from '../organizations/store.ts';
+import { nextChangeSeq } from '../access-codes/store.ts';
+import { rowToAccessLog } from './access-log.ts';
+import { closeVisit, eraseClosedVisits, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const ENVIRONMENTS = ['live', 'sandbox'] as const;
+
+/**
+ * Auto-checkout: anyone still checked in N hours after arriving is checked out at
+ * arrival + N hours, marked `auto_checked_out`, with a `visitor.departed` event. Each visit
+ * once: closing is a compare-and-set on its status.
+ */
+export async function autoCheckOutOverdueVisitors(db: Executor, clock: Clock, batch = 500): Promise<number> {
+  let closed = 0;
+  for (const org of await organizationsWithVisitorPolicies(db)) {
+    const hours = org.auto_checkout_hours;
+    if (hours === null) continue;
+    const cutoff = new Date(clock.now().getTime() - hours * HOUR_MS).toISOString();
+    for (const environment of ENVIRONMENTS) {
+      const tenant = { organizationId: org.organization_id, environment };
+      for (const visit of await openVisitsCheckedInBefore(db, tenant, cutoff, batch)) {
+        await inTransaction(db, async (trx) => {
+          const closedAt = new Date(Date.parse(visit.checked_in_at) + hours * HOUR_MS).toISOString();
+          const done = await closeVisit(trx, visit.log_id, {
+            checked_out_at: closedAt,
+            checkout_notes: `Checked out automatically after ${hours} h on premises`,
+            auto_checked_out: 1,
+            updated_at: clock.now().toISOString(),
+          });
+          if (!done) return;
+          const log = rowToAccessLog((await findAccessLog(trx, tenant, visit.log_id))!, clock.now());
+          await appendEvent(trx, clock, { ...tenant, type: 'visitor.departed', resourceId: visit.log_id, data: log });
+          closed++;
+        });
+      }
+    }
+  }
+  return closed;
+}
+
+/**
+ * Retention: names and phones of visits closed more than N days ago, and of final codes
+ * (used, expired, revoked) last changed more than N days ago, are erased. Counts and times
+ * stay, so stats do not change. Erased codes reach kiosks through the change feed.
+ */
+export async function eraseExpiredVisitorData(db: Executor, clock: Clock): Promise<{ logs: number; codes: number }> {
+  let logs = 0;
+  let codes = 0;
+  const at = clock.now().toISOString();
+  for (const org of await organizationsWithVisitorPolicies(db)) {
+    if (org.retention_days === null) continue;
+    const cutoff = new Date(clock.now().getTime() - org.retention_days * 24 * HOUR_MS).toISOString();
+    logs += await eraseClosedVisits(db, org.organization_id, cutoff, at);
+    const stale = await db
+      .selectFrom('access_codes')
+      .select(['code_id', 'environment'])
+      .where('organization_id', '=', org.organization_id)
+      .where('status', 'in', ['used', 'expired', 'revoked'])
+      .where('updated_at', '<', cutoff)
+      .where('erased_at', 'is', null)
+      .execute();
+    for (const code of stale) {
+      await inTransaction(db, async (trx) => {
+        const seq = await nextChangeSeq(trx, { organizationId: org.organization_id, environment: code.environment });
+        await trx
+          .updateTable('access_codes')
+          .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at, change_seq: seq })
+          .where('code_id', '=', code.code_id)
+          .execute();
+      });
+      codes++;
+    }
+  }
+  return { logs, codes };
+}

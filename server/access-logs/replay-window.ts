@@ -1,0 +1,17 @@
+import type { Clock } from '../clock.ts';
+import { badRequest } from '../http/errors.ts';
+
+/** How old an offline kiosk's scan, walk-in or checkout may be when it reaches the server. */
+export const REPLAY_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+/** Kiosk clocks drift; a minute ahead of the server is still "now". */
+const CLOCK_SKEW_MS = 60_000;
+
+/** When something happened: now, or the time an offline kiosk says, if within the replay window. */
+export function happenedAt(clock: Clock, claimed: string | undefined, field: string): Date {
+  const now = clock.now();
+  if (claimed === undefined) return now;
+  const at = new Date(claimed);
+  if (at.getTime() > now.getTime() + CLOCK_SKEW_MS) throw badRequest(`${field}: must not be in the future`);
+  if (at.getTime() < now.getTime() - REPLAY_WINDOW_MS) throw badRequest(`${field}: must be at most 7 days old`);
+  return at.getTime() > now.getTime() ? now : at;
+}

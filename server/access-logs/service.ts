@@ -1,0 +1,199 @@
+import type { AccessLog } from '../../shared/schemas/access.ts';
+import type { Page } from '../../shared/schemas/common.ts';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
+import { appendEvent } from '../events/store.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import { durationMinutes, rowToAccessLog } from './access-log.ts';
+import { happenedAt } from './replay-window.ts';
+import {
+  closeVisit,
+  countOpenVisits,
+  findAccessLog,
+  insertAccessLog,
+  listAccessLogRows,
+  openVisitRows,
+  visitRowsCheckedInBetween,
+} from './store.ts';
+
+export interface NewVisit {
+  codeId: string | null;
+  method: 'code' | 'walk_in';
+  visitorName: string | null;
+  visitorPhone: string | null;
+  entryPoint?: string | null;
+  hostUserId?: string | null;
+  notes?: string | null;
+  recordedBy?: string | null;
+  checkedInAt: Date;
+}
+
+/** Checks a visitor in, with its `visitor.arrived` event, in the caller's transaction. */
+export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant, visit: NewVisit): Promise<AccessLog> {
+  const now = clock.now().toISOString();
+  const row: AccessLogRow = {
+    log_id: newId('log', clock.now()),
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    code_id: visit.codeId,
+    method: visit.method,
+    visitor_name: visit.visitorName,
+    visitor_phone: visit.visitorPhone,
+    entry_point: visit.entryPoint ?? null,
+    host_user_id: visit.hostUserId ?? null,
+    notes: visit.notes ?? null,
+    status: 'checked_in',
+    checked_in_at: visit.checkedInAt.toISOString(),
+    checked_out_at: null,
+    checkout_notes: null,
+    recorded_by: visit.recordedBy ?? null,
+    auto_checked_out: 0,
+    created_at: now,
+    updated_at: now,
+    erased_at: null,
+  };
+  await insertAccessLog(trx, row);
+  const log = rowToAccessLog(row, clock.now());
+  await appendEvent(trx, clock, { ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log });
+  return log;
+}
+
+export interface WalkIn {
+  visitor_name: string;
+  visitor_phone: string;
+  entry_point?: string;
+  host_user_id?: string;
+  notes?: string;
+  recorded_by?: string;
+  checked_in_at?: string;
+}
+
+export async function checkInWalkIn(db: Executor, clock: Clock, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
+  const checkedInAt = happenedAt(clock, input.checked_in_at, 'checked_in_at');
+  return inTransaction(db, (trx) =>
+    recordCheckIn(trx, clock, tenant, {
+      codeId: null,
+      method: 'walk_in',
+      visitorName: input.visitor_name,
+      visitorPhone: input.visitor_phone,
+      entryPoint: input.entry_point,
+      hostUserId: input.host_user_id,
+      notes: input.notes,
+      recordedBy: input.recorded_by,
+      checkedInAt,
+    }),
+  );
+}
+
+export interface Checkout {
+  checkout_notes?: string;
+  recorded_by?: string;
+  checked_out_at?: string;
+}
+
+/** Closes a visit, with its `visitor.departed` event. Already checked out: 409. */
+export async function checkOutVisitor(db: Executor, clock: Clock, tenant: Tenant, logId: string, input: Checkout): Promise<AccessLog> {
+  const claimed = happenedAt(clock, input.checked_out_at, 'checked_out_at');
+  return inTransaction(db, async (trx) => {
+    const row = await findAccessLog(trx, tenant, logId);
+    if (!row) throw notFound('Access log');
+    if (row.status === 'checked_out') throw conflict(`Visitor already checked out at ${row.checked_out_at}`);
+    // An offline checkout can not be earlier than the check-in it closes.
+    const checkedOutAt = claimed.getTime() < Date.parse(row.checked_in_at) ? new Date(row.checked_in_at) : claimed;
+    const closed = await closeVisit(trx, logId, {
+      checked_out_at: checkedOutAt.toISOString(),
+      checkout_notes: input.checkout_notes ?? null,
+      recorded_by: input.recorded_by ?? row.recorded_by,
+      updated_at: clock.now().toISOString(),
+    });
+    if (!closed) throw conflict('Visitor already checked out');
+    const log = rowToAccessLog((await findAccessLog(trx, tenant, logId))!, clock.now());
+    await appendEvent(trx, clock, { ...tenant, type: 'visitor.departed', resourceId: logId, data: log });
+    return log;
+  });
+}
+
+export async function getAccessLog(db: Executor, clock: Clock, tenant: Tenant, logId: string): Promise<AccessLog> {
+  const row = await findAccessLog(db, tenant, logId);
+  if (!row) throw notFound('Access log');
+  return rowToAccessLog(row, clock.now());
+}
+
+export interface LogListQuery extends PageRequest {
+  status?: string;
+  visitor_phone?: string;
+  entry_point?: string;
+  search?: string;
+  from_date?: string;
+  to_date?: string;
+}
+
+const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+
+/** Visits, newest check-in first. The window filters on check-in time, a visit's creation. */
+export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant, query: LogListQuery): Promise<Page<AccessLog>> {
+  const { rows, total } = await listAccessLogRows(
+    db,
+    tenant,
+    {
+      status: query.status,
+      visitorPhone: query.visitor_phone,
+      entryPoint: query.entry_point,
+      search: query.search,
+      checkedInFrom: iso(query.from_date),
+      checkedInBefore: iso(query.to_date),
+    },
+    pageWindow(query),
+  );
+  const now = clock.now();
+  return toPage(
+    rows.map((row) => rowToAccessLog(row, now)),
+    total,
+    query,
+  );
+}
+
+export async function currentVisitors(
+  db: Executor,
+  clock: Clock,
+  tenant: Tenant,
+  filter: { entry_point?: string; search?: string },
+) {
+  const rows = await openVisitRows(db, tenant, { entryPoint: filter.entry_point, search: filter.search });
+  const now = clock.now();
+  const visitors = rows.map((row) => ({
+    log_id: row.log_id,
+    code_id: row.code_id,
+    visitor_name: row.visitor_name,
+    visitor_phone: row.visitor_phone,
+    entry_point: row.entry_point,
+    host_user_id: row.host_user_id,
+    checked_in_at: row.checked_in_at,
+    duration_minutes: durationMinutes(row.checked_in_at, now),
+  }));
+  return { visitors, count: visitors.length };
+}
+
+export async function accessLogStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
+  const [rows, onPremises] = await Promise.all([
+    visitRowsCheckedInBetween(db, tenant, iso(window.from_date), iso(window.to_date)),
+    countOpenVisits(db, tenant),
+  ]);
+  const completed = rows.filter((row) => row.checked_out_at !== null);
+  const byEntryPoint = new Map<string | null, number>();
+  for (const row of rows) byEntryPoint.set(row.entry_point, (byEntryPoint.get(row.entry_point) ?? 0) + 1);
+  const totalMinutes = completed.reduce((sum, row) => sum + durationMinutes(row.checked_in_at, row.checked_out_at!), 0);
+  return {
+    total_check_ins: rows.length,
+    total_check_outs: completed.length,
+    currently_on_premises: onPremises,
+    walk_ins: rows.filter((row) => row.method === 'walk_in').length,
+    code_entries: rows.filter((row) => row.method === 'code').length,
+    average_duration_minutes: completed.length ? Math.round((totalMinutes / completed.length) * 10) / 10 : null,
+    by_entry_point: [...byEntryPoint]
+      .map(([entry_point, check_ins]) => ({ entry_point, check_ins }))
+      .sort((a, b) => b.check_ins - a.check_ins || String(a.entry_point).localeCompare(String(b.entry_point))),
+  };
+}

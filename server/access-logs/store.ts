@@ -1,0 +1,106 @@
+import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
+import { containsText } from '../db/search.ts';
+
+const scoped = (db: Executor, tenant: Tenant) =>
+  db
+    .selectFrom('access_logs')
+    .where('organization_id', '=', tenant.organizationId)
+    .where('environment', '=', tenant.environment);
+
+export async function insertAccessLog(db: Executor, row: AccessLogRow): Promise<void> {
+  await db.insertInto('access_logs').values(row).execute();
+}
+
+export async function findAccessLog(db: Executor, tenant: Tenant, logId: string): Promise<AccessLogRow | undefined> {
+  return scoped(db, tenant).selectAll().where('log_id', '=', logId).executeTakeFirst();
+}
+
+/** Closes an open visit; false when it was already closed (by another gate, or the auto-checkout). */
+export async function closeVisit(db: Executor, logId: string, changes: Partial<AccessLogRow>): Promise<boolean> {
+  const result = await db
+    .updateTable('access_logs')
+    .set({ ...changes, status: 'checked_out' })
+    .where('log_id', '=', logId)
+    .where('status', '=', 'checked_in')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface LogFilter {
+  status?: string;
+  visitorPhone?: string;
+  entryPoint?: string;
+  search?: string;
+  checkedInFrom?: string;
+  checkedInBefore?: string;
+}
+
+function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
+  let base = scoped(db, tenant);
+  if (filter.status) base = base.where('status', '=', filter.status);
+  if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
+  if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
+  if (filter.checkedInFrom) base = base.where('checked_in_at', '>=', filter.checkedInFrom);
+  if (filter.checkedInBefore) base = base.where('checked_in_at', '<', filter.checkedInBefore);
+  if (filter.search) {
+    const text = filter.search;
+    base = base.where((eb) => eb.or([containsText('visitor_name', text), containsText('visitor_phone', text)]));
+  }
+  return base;
+}
+
+export async function listAccessLogRows(
+  db: Executor,
+  tenant: Tenant,
+  filter: LogFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: AccessLogRow[]; total: number }> {
+  const base = filtered(db, tenant, filter);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('checked_in_at', 'desc').orderBy('log_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<LogFilter, 'entryPoint' | 'search'>): Promise<AccessLogRow[]> {
+  return filtered(db, tenant, { ...filter, status: 'checked_in' }).selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
+}
+
+export async function visitRowsCheckedInBetween(db: Executor, tenant: Tenant, from?: string, before?: string) {
+  return filtered(db, tenant, { checkedInFrom: from, checkedInBefore: before })
+    .select(['method', 'status', 'entry_point', 'checked_in_at', 'checked_out_at'])
+    .execute();
+}
+
+export async function countOpenVisits(db: Executor, tenant: Tenant): Promise<number> {
+  const row = await scoped(db, tenant)
+    .where('status', '=', 'checked_in')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Open visits of one tenant that checked in at or before `before` (for the auto-checkout policy). */
+export async function openVisitsCheckedInBefore(db: Executor, tenant: Tenant, before: string, limit: number): Promise<AccessLogRow[]> {
+  return scoped(db, tenant)
+    .selectAll()
+    .where('status', '=', 'checked_in')
+    .where('checked_in_at', '<=', before)
+    .orderBy('checked_in_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Erases names and phones of visits closed before `closedBefore`; counts stay. */
+export async function eraseClosedVisits(db: Executor, organizationId: string, closedBefore: string, at: string): Promise<number> {
+  const result = await db
+    .updateTable('access_logs')
+    .set({ visitor_name: null, visitor_phone: null, erased_at: at, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('status', '=', 'checked_out')
+    .where('checked_out_at', '<', closedBefore)
+    .where('erased_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

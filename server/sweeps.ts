@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import { expireDueAccessCodes } from './access-codes/service.ts';
+import { autoCheckOutOverdueVisitors, eraseExpiredVisitorData } from './access-logs/policies.ts';
+import type { Clock } from './clock.ts';
+import type { Db } from './db/schema.ts';
+import { IDEMPOTENCY_RETENTION_MS } from './idempotency/middleware.ts';
+import { purgeIdempotencyRecords } from './idempotency/store.ts';
+
+export interface SweepReport {
+  expiredCodes: number;
+  autoCheckedOut: number;
+  erasedLogs: number;
+  erasedCodes: number;
+  purgedIdempotencyRecords: number;
+}
+
+/**
+ * The time-driven work: codes past their validity expire, overdue visitors are checked out,
+ * personal data past retention is erased, old idempotency records go. Every step is a
+ * compare-and-set per row, so hosts sweeping together do each thing once, and a sweep missed
+ * while the server was down is done by the next one.
+ */
+export async function runSweeps(db: Db, clock: Clock): Promise<SweepReport> {
+  const expiredCodes = await expireDueAccessCodes(db, clock);
+  const autoCheckedOut = await autoCheckOutOverdueVisitors(db, clock);
+  const erased = await eraseExpiredVisitorData(db, clock);
+  const before = new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+  const purgedIdempotencyRecords = await purgeIdempotencyRecords(db, before);
+  return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords };
+}
+
+/** Runs the sweeps every `intervalMs`, one at a time; returns a stop function. */
+export function scheduleSweeps(db: Db, clock: Clock, logger: Logger, intervalMs: number): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() =>
+      runSweeps(db, clock).then(
+        (report) => {
+          if (Object.values(report).some((n) => n > 0)) logger.info({ sweep: report }, 'sweep');
+        },
+        (err: unknown) => logger.warn({ err }, 'sweep failed; the next one will retry'),
+      ),
+    );
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import { DateRangeQuery, PageQuery, Timestamp, TimestampInput, paginated } from './common.ts';
+
+export const ACCESS_CODE_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
+export const AccessCodeStatus = z.enum(ACCESS_CODE_STATUSES).meta({
+  id: 'AccessCodeStatus',
+  description: '`used`: use_count reached max_uses. `expired`: past valid_until. `revoked`: revoked by the partner. Only `active` codes admit.',
+});
+export type AccessCodeStatus = z.infer<typeof AccessCodeStatus>;
+
+/** The alphabet of the 4 characters after the prefix: no 0/O, 1/I, so a guard can read them aloud. */
+export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+export const VALIDATION_REASONS = [
+  'Code not found',
+  'Code has been revoked',
+  'Maximum uses reached',
+  'Code not yet active',
+  'Code has expired',
+] as const;
+export type ValidationReason = (typeof VALIDATION_REASONS)[number];
+
+const VisitorName = z.string().trim().min(1).max(200);
+const VisitorPhone = z.string().trim().min(3).max(32);
+const ShortText = z.string().trim().min(1).max(200);
+
+const VisitorFields = {
+  visitor_name: VisitorName,
+  visitor_phone: VisitorPhone,
+  visitor_email: z.email().max(254).optional(),
+  purpose: z.string().trim().max(500).optional(),
+  entry_point: ShortText.optional().meta({ description: 'Gate or entrance the visitor is expected at' }),
+  host_user_id: ShortText.optional().meta({ description: 'The staff member or resident being visited' }),
+};
+
+const Validity = {
+  valid_from: TimestampInput.optional().meta({ description: 'Defaults to now' }),
+  valid_until: TimestampInput.optional().meta({ description: 'Defaults to valid_from + 24 h; must be after valid_from' }),
+};
+
+export const CreateAccessCodeRequest = z
+  .strictObject({
+    ...VisitorFields,
+    ...Validity,
+    max_uses: z.int().min(1).max(1000).default(1),
+  })
+  .meta({ id: 'CreateAccessCodeRequest' });
+export type CreateAccessCodeRequest = z.infer<typeof CreateAccessCodeRequest>;
+
+export const BulkVisitor = z.strictObject({
+  visitor_name: VisitorName,
+  visitor_phone: VisitorPhone,
+  visitor_email: VisitorFields.visitor_email,
+  entry_point: VisitorFields.entry_point,
+  host_user_id: VisitorFields.host_user_id,
+  max_uses: z.int().min(1).max(1000).optional(),
+});
+
+export const BulkCreateAccessCodesRequest = z
+  .strictObject({
+    visitors: z.array(BulkVisitor).min(1).max(50),
+    purpose: VisitorFields.purpose,
+    ...Validity,
+  })
+  .meta({ id: 'BulkCreateAccessCodesRequest', description: 'All-or-nothing: one bad visitor is a 400 naming visitors[i].field' });
+export type BulkCreateAccessCodesRequest = z.infer<typeof BulkCreateAccessCodesRequest>;
+
+export const AccessCode = z
+  .object({
+    code_id: z.string().meta({ example: 'code_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    code: z.string().meta({ example: 'DEMO-7K2P' }),
+    visitor_name: z.string().nullable().meta({ description: 'null once erased by the retention policy' }),
+    visitor_phone: z.string().nullable(),
+    visitor_email: z.string().nullable(),
+    purpose: z.string().nullable(),
+    entry_point: z.string().nullable(),
+    host_user_id: z.string().nullable(),
+    status: AccessCodeStatus,
+    valid_from: Timestamp,
+    valid_until: Timestamp,
+    max_uses: z.int(),
+    use_count: z.int(),
+    uses_remaining: z.int(),
+    qr_payload: z
+      .string()
+      .meta({ description: 'The signed pass: what the QR image encodes. A kiosk with the public pass keys decides it offline.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    revoked_at: Timestamp.nullable(),
+    revoke_reason: z.string().nullable(),
+  })
+  .meta({ id: 'AccessCode' });
+export type AccessCode = z.infer<typeof AccessCode>;
+
+export const AccessCodeEnvelope = z.object({ access_code: AccessCode }).meta({ id: 'AccessCodeResponse' });
+export const BulkAccessCodes = z
+  .object({ access_codes: z.array(AccessCode), count: z.int() })
+  .meta({ id: 'BulkAccessCodesResponse' });
+export const AccessCodePage = paginated(AccessCode, 'AccessCodePage');
+
+export const ListAccessCodesQuery = PageQuery.extend({
+  status: AccessCodeStatus.optional(),
+  visitor_phone: z.string().max(32).optional().meta({ description: 'Exact phone number' }),
+  search: z.string().max(200).optional().meta({ description: 'Part of the code, visitor name or phone, any case' }),
+}).extend(DateRangeQuery.shape);
+
+export const CodeIdParams = z.object({ codeId: z.string() });
+export const RevokeAccessCodeRequest = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
+export const QrQuery = z.object({ format: z.enum(['svg', 'png']).default('svg') });
+
+export const ValidateAccessCodeRequest = z
+  .strictObject({
+    code: z.string().trim().min(1).max(2000).meta({ description: 'The code as typed (any case, spaces ignored) or the whole signed pass' }),
+    validated_by: ShortText.optional().meta({ description: 'Name or id of the guard' }),
+    entry_point: ShortText.optional().meta({ description: 'Where the visitor is entering; recorded in the access log' }),
+    scanned_at: TimestampInput.optional().meta({
+      description: 'When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future.',
+    }),
+  })
+  .meta({ id: 'ValidateAccessCodeRequest' });
+
+export const ValidationResult = z
+  .union([
+    z.object({
+      valid: z.literal(true),
+      code_id: z.string(),
+      visitor: z.object({ name: z.string().nullable(), phone: z.string().nullable() }),
+      purpose: z.string().nullable(),
+      host_user_id: z.string().nullable(),
+      uses_remaining: z.int(),
+      valid_until: Timestamp,
+      log_id: z.string().meta({ description: 'The access log of this check-in' }),
+    }),
+    z.object({ valid: z.literal(false), reason: z.enum(VALIDATION_REASONS) }),
+  ])
+  .meta({ id: 'ValidationResult', description: 'An invalid code is not an error: 200 with valid false and the reason' });
+export type ValidationResult = z.infer<typeof ValidationResult>;
+
+export const AccessCodeStats = z
+  .object({
+    total_generated: z.int(),
+    total_used: z.int().meta({ description: 'Codes used at least once' }),
+    total_expired: z.int(),
+    total_revoked: z.int(),
+    total_active: z.int(),
+  })
+  .meta({ id: 'AccessCodeStats', description: 'Counts of codes created in the window' });
+export const StatsQuery = DateRangeQuery;
+
+export const CodeFeedQuery = z.object({
+  cursor: z.coerce.number().int().min(0).default(0).meta({ description: '`next_cursor` of the previous page; 0 for everything' }),
+  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+});
+export const CodeFeed = z
+  .object({
+    codes: z.array(AccessCode).meta({ description: 'Codes changed after the cursor, in their current state, in change order' }),
+    next_cursor: z.int(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'AccessCodeFeed' });
+
+export const PassKey = z
+  .object({
+    kid: z.string(),
+    algorithm: z.literal('Ed25519'),
+    public_key: z.string().meta({ description: 'Raw 32-byte Ed25519 public key, base64url' }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'PassKey' });
+export const PassKeys = z.object({ keys: z.array(PassKey) }).meta({ id: 'PassKeys' });
+
+// Access logs
+
+export const ACCESS_LOG_STATUSES = ['checked_in', 'checked_out'] as const;
+export const AccessLogStatus = z.enum(ACCESS_LOG_STATUSES).meta({ id: 'AccessLogStatus' });
+
+export const AccessLog = z
+  .object({
+    log_id: z.string().meta({ example: 'log_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    code_id: z.string().nullable().meta({ description: 'null for walk-ins' }),
+    method: z.enum(['code', 'walk_in']),
+    visitor_name: z.string().nullable().meta({ description: 'null once erased by the retention policy' }),
+    visitor_phone: z.string().nullable(),
+    entry_point: z.string().nullable(),
+    host_user_id: z.string().nullable(),
+    notes: z.string().nullable(),
+    status: AccessLogStatus,
+    checked_in_at: Timestamp,
+    checked_out_at: Timestamp.nullable(),
+    checkout_notes: z.string().nullable(),
+    recorded_by: z.string().nullable(),
+    auto_checked_out: z.boolean().meta({ description: 'Checked out by the auto-checkout policy' }),
+    duration_minutes: z.int().meta({ description: 'Time on premises, to now while checked in' }),
+  })
+  .meta({ id: 'AccessLog' });
+export type AccessLog = z.infer<typeof AccessLog>;
+
+export const CreateAccessLogRequest = z
+  .strictObject({
+    visitor_name: VisitorName,
+    visitor_phone: VisitorPhone,
+    entry_point: ShortText.optional(),
+    host_user_id: ShortText.optional(),
+    notes: z.string().trim().max(2000).optional(),
+    recorded_by: ShortText.optional().meta({ description: 'The guard who let the visitor in' }),
+    checked_in_at: TimestampInput.optional().meta({ description: 'An offline kiosk replaying a walk-in: at most 7 days old, not in the future' }),
+  })
+  .meta({ id: 'CreateAccessLogRequest' });
+
+export const CheckoutRequest = z
+  .strictObject({
+    checkout_notes: z.string().trim().max(2000).optional(),
+    recorded_by: ShortText.optional(),
+    checked_out_at: TimestampInput.optional().meta({ description: 'An offline kiosk replaying a checkout: not before check-in, not in the future' }),
+  })
+  .meta({ id: 'CheckoutRequest' });
+
+export const AccessLogEnvelope = z.object({ access_log: AccessLog }).meta({ id: 'AccessLogResponse' });
+export const AccessLogPage = paginated(AccessLog, 'AccessLogPage');
+export const LogIdParams = z.object({ logId: z.string() });
+
+export const ListAccessLogsQuery = PageQuery.extend({
+  status: AccessLogStatus.optional(),
+  visitor_phone: z.string().max(32).optional(),
+  entry_point: z.string().max(200).optional(),
+  search: z.string().max(200).optional().meta({ description: 'Part of the visitor name or phone, any case' }),
+}).extend(DateRangeQuery.shape);
+
+export const CurrentVisitor = z
+  .object({
+    log_id: z.string(),
+    code_id: z.string().nullable(),
+    visitor_name: z.string().nullable(),
+    visitor_phone: z.string().nullable(),
+    entry_point: z.string().nullable(),
+    host_user_id: z.string().nullable(),
+    checked_in_at: Timestamp,
+    duration_minutes: z.int(),
+  })
+  .meta({ id: 'CurrentVisitor' });
+export const CurrentVisitors = z
+  .object({ visitors: z.array(CurrentVisitor), count: z.int() })
+  .meta({ id: 'CurrentVisitors', description: 'Everyone checked in and not out, longest on premises first' });
+export const CurrentVisitorsQuery = z.object({
+  entry_point: z.string().max(200).optional(),
+  search: z.string().max(200).optional(),
+});
+
+export const AccessLogStats = z
+  .object({
+    total_check_ins: z.int(),
+    total_check_outs: z.int(),
+    currently_on_premises: z.int(),
+    walk_ins: z.int(),
+    code_entries: z.int(),
+    average_duration_minutes: z.number().nullable().meta({ description: 'Of completed visits in the window; null when none' }),
+    by_entry_point: z.array(z.object({ entry_point: z.string().nullable(), check_ins: z.int() })),
+  })
+  .meta({ id: 'AccessLogStats', description: 'Visits checked in within the window' });
+
+export const VisitorPolicies = z
+  .object({
+    auto_checkout_hours: z.int().min(1).max(720).nullable().meta({ description: 'Check out anyone still in after this many hours; null: never' }),
+    retention_days: z
+      .int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .meta({ description: 'Erase visitor names and phones of closed visits and final codes after this many days; null: keep' }),
+  })
+  .meta({ id: 'VisitorPolicies' });
+export const UpdateVisitorPolicies = VisitorPolicies.partial().strict().meta({ id: 'UpdateVisitorPolicies' });
