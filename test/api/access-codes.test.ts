@@ -412,7 +412,7 @@ describe('access codes', () => {
       expect((await tenant.live.delete(`/access-codes/${ids.bayo}`)).body).toEqual({ code: 409, message: 'Access code is already revoked' });
       expect((await tenant.live.delete(`/access-codes/${ids.ada}`)).body).toEqual({ code: 409, message: 'Access code is already used' });
       expect((await org.live.delete(`/access-codes/${ids.chika}`)).status).toBe(404);
-      const types = (await events(ids.bayo)).map((e) => e.type);
+      const types = (await events(ids.bayo!)).map((e) => e.type);
       expect(types).toEqual(['access_code.created', 'access_code.revoked']);
     });
 
