@@ -7,7 +7,7 @@ import {
   CreatedApiKey,
   ListApiKeysQuery,
 } from '../../shared/schemas/api-keys.ts';
-import { errors, idempotencyHeader, ok } from '../docs/responses.ts';
+import { errors, idempotencyHeader, json, ok } from '../docs/responses.ts';
 
 export const apiKeyPaths: ZodOpenApiPathsObject = {
   '/api-keys': {
@@ -18,7 +18,7 @@ export const apiKeyPaths: ZodOpenApiPathsObject = {
       description:
         "Scope `admin`. The key is made in the caller's environment with only scopes the caller holds (403 otherwise). The secret is in this answer and never again.",
       parameters: [idempotencyHeader],
-      requestBody: { content: { 'application/json': { schema: CreateApiKeyRequest } } },
+      requestBody: json(CreateApiKeyRequest),
       responses: { ...ok(201, 'Created; keep the secret now', CreatedApiKey), ...errors() },
     },
     get: {

@@ -1,4 +1,6 @@
 import { createDocument } from 'zod-openapi';
+import { accessCodePaths } from '../access-codes/openapi.ts';
+import { accessLogPaths } from '../access-logs/openapi.ts';
 import { apiKeyPaths } from '../auth/openapi.ts';
 import { healthPaths } from '../health/routes.ts';
 import { incidentPaths } from '../incidents/openapi.ts';
@@ -29,12 +31,20 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
     info: { title: 'Tsaro partner API', version: 'v1', description: DESCRIPTION },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'Health' }, { name: 'Incidents' }, { name: 'API keys', description: 'Scope `admin`' }],
+    tags: [
+      { name: 'Health' },
+      { name: 'Incidents' },
+      { name: 'Access codes' },
+      { name: 'Access logs' },
+      { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed and the pass keys' },
+      { name: 'API keys', description: 'Scope `admin`' },
+      { name: 'Organization', description: 'Scope `admin`' },
+    ],
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
       },
     },
-    paths: { ...healthPaths, ...incidentPaths, ...apiKeyPaths },
+    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...apiKeyPaths },
   });
 }

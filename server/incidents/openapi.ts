@@ -9,9 +9,7 @@ import {
   IncidentPage,
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
-import { errors, idempotencyHeader, ok } from '../docs/responses.ts';
-
-const json = (schema: Parameters<typeof ok>[2]) => ({ content: { 'application/json': { schema } } });
+import { errors, idempotencyHeader, json, ok } from '../docs/responses.ts';
 
 export const incidentPaths: ZodOpenApiPathsObject = {
   '/incidents': {

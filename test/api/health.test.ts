@@ -50,9 +50,35 @@ describe('health, reference document and unknown routes', () => {
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/health', '/incidents', '/incidents/{incidentId}', '/incidents/{incidentId}/cancel', '/incidents/{incidentId}/notes', '/api-keys', '/api-keys/{keyId}']),
+      expect.arrayContaining([
+        '/health',
+        '/incidents',
+        '/incidents/{incidentId}',
+        '/incidents/{incidentId}/cancel',
+        '/incidents/{incidentId}/notes',
+        '/access-codes',
+        '/access-codes/bulk',
+        '/access-codes/validate',
+        '/access-codes/stats',
+        '/access-codes/changes',
+        '/access-codes/pass-keys',
+        '/access-codes/{codeId}',
+        '/access-codes/{codeId}/qr',
+        '/access-logs',
+        '/access-logs/current-visitors',
+        '/access-logs/stats',
+        '/access-logs/{logId}',
+        '/access-logs/{logId}/checkout',
+        '/visitor-policies',
+        '/api-keys',
+        '/api-keys/{keyId}',
+      ]),
     );
     expect(doc.body.components.schemas.Incident.properties.status).toBeDefined();
+    expect(doc.body.paths['/access-codes/validate'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ValidateAccessCodeRequest',
+    );
+    expect(doc.body.components.schemas.AccessCode.properties.qr_payload).toBeDefined();
     const page = await server.client().get('/docs');
     expect(page.status).toBe(200);
     expect(page.body).toContain('swagger-ui-bundle.js');
