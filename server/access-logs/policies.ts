@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor } from '../db/schema.ts';
-import { appendEvent } from '../events/store.ts';
+import { appendEvent, scrubVisitorDataFromEvents } from '../events/store.ts';
 import { organizationsWithVisitorPolicies } from '../organizations/store.ts';
 import { nextChangeSeq } from '../access-codes/store.ts';
 import { rowToAccessLog } from './access-log.ts';
-import { closeVisit, eraseClosedVisits, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
+import { closeVisit, closedVisitsToErase, eraseVisit, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const ENVIRONMENTS = ['live', 'sandbox'] as const;
@@ -44,17 +44,24 @@ export async function autoCheckOutOverdueVisitors(db: Executor, clock: Clock, ba
 
 /**
  * Retention: names and phones of visits closed more than N days ago, and of final codes
- * (used, expired, revoked) last changed more than N days ago, are erased. Counts and times
- * stay, so stats do not change. Erased codes reach kiosks through the change feed.
+ * (used, expired, revoked) last changed more than N days ago, are erased, in the rows and in
+ * the event log's copies of them. Counts and times stay, so stats do not change. Erased codes
+ * reach kiosks through the change feed.
  */
-export async function eraseExpiredVisitorData(db: Executor, clock: Clock): Promise<{ logs: number; codes: number }> {
+export async function eraseExpiredVisitorData(db: Executor, clock: Clock, batch = 1000): Promise<{ logs: number; codes: number }> {
   let logs = 0;
   let codes = 0;
   const at = clock.now().toISOString();
   for (const org of await organizationsWithVisitorPolicies(db)) {
     if (org.retention_days === null) continue;
     const cutoff = new Date(clock.now().getTime() - org.retention_days * 24 * HOUR_MS).toISOString();
-    logs += await eraseClosedVisits(db, org.organization_id, cutoff, at);
+    for (const logId of await closedVisitsToErase(db, org.organization_id, cutoff, batch)) {
+      await inTransaction(db, async (trx) => {
+        await eraseVisit(trx, logId, at);
+        await scrubVisitorDataFromEvents(trx, logId);
+      });
+      logs++;
+    }
     const stale = await db
       .selectFrom('access_codes')
       .select(['code_id', 'environment'])
@@ -62,6 +69,7 @@ export async function eraseExpiredVisitorData(db: Executor, clock: Clock): Promi
       .where('status', 'in', ['used', 'expired', 'revoked'])
       .where('updated_at', '<', cutoff)
       .where('erased_at', 'is', null)
+      .limit(batch)
       .execute();
     for (const code of stale) {
       await inTransaction(db, async (trx) => {
@@ -71,6 +79,7 @@ export async function eraseExpiredVisitorData(db: Executor, clock: Clock): Promi
           .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at, change_seq: seq })
           .where('code_id', '=', code.code_id)
           .execute();
+        await scrubVisitorDataFromEvents(trx, code.code_id);
       });
       codes++;
     }

@@ -92,15 +92,24 @@ export async function openVisitsCheckedInBefore(db: Executor, tenant: Tenant, be
     .execute();
 }
 
-/** Erases names and phones of visits closed before `closedBefore`; counts stay. */
-export async function eraseClosedVisits(db: Executor, organizationId: string, closedBefore: string, at: string): Promise<number> {
-  const result = await db
-    .updateTable('access_logs')
-    .set({ visitor_name: null, visitor_phone: null, erased_at: at, updated_at: at })
+/** Visits of an organization closed before `closedBefore` whose visitor data is still there. */
+export async function closedVisitsToErase(db: Executor, organizationId: string, closedBefore: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('access_logs')
+    .select('log_id')
     .where('organization_id', '=', organizationId)
     .where('status', '=', 'checked_out')
     .where('checked_out_at', '<', closedBefore)
     .where('erased_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.log_id);
+}
+
+export async function eraseVisit(db: Executor, logId: string, at: string): Promise<void> {
+  await db
+    .updateTable('access_logs')
+    .set({ visitor_name: null, visitor_phone: null, erased_at: at, updated_at: at })
+    .where('log_id', '=', logId)
+    .execute();
 }

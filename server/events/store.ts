@@ -48,3 +48,20 @@ export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent):
     .execute();
   return eventId;
 }
+
+/** Fields of event payloads that name or reach a visitor. */
+const VISITOR_FIELDS = ['visitor_name', 'visitor_phone', 'visitor_email'] as const;
+
+/**
+ * Blanks the visitor's name, phone and email in every event about `resourceId`, so erasing a
+ * visit or code under a retention policy leaves no copy in the event log.
+ */
+export async function scrubVisitorDataFromEvents(trx: Executor, resourceId: string): Promise<void> {
+  const rows = await trx.selectFrom('events').select(['event_id', 'data']).where('resource_id', '=', resourceId).execute();
+  for (const row of rows) {
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    if (typeof data !== 'object' || data === null) continue;
+    for (const field of VISITOR_FIELDS) if (field in data) data[field] = null;
+    await trx.updateTable('events').set({ data: JSON.stringify(data) }).where('event_id', '=', row.event_id).execute();
+  }
+}

@@ -733,6 +733,34 @@ describe('access logs', () => {
         expect((await org.live.get('/access-logs')).body.totalResults).toBe(3);
       });
 
+      it('erasure reaches the event log too: no event of an erased visit or code still names the visitor', async () => {
+        const org = await server.createOrganization();
+        await org.live.patch('/visitor-policies', { retention_days: 1 });
+        const code = (await org.live.post('/access-codes', { visitor_name: 'Secret Name', visitor_phone: '+2348019999999', visitor_email: 's@example.ng' }))
+          .body.access_code;
+        const entry = await org.live.post('/access-codes/validate', { code: code.code });
+        server.clock.advance(HOUR);
+        await checkout(org.live, entry.body.log_id);
+        server.clock.advance(3 * DAY);
+        const report = await server.running.runSweeps();
+        expect(report.erasedLogs).toBe(1);
+        expect(report.erasedCodes).toBe(1);
+        const rows = await server.running.database.db
+          .selectFrom('events')
+          .select(['type', 'data'])
+          .where('resource_id', 'in', [code.code_id, entry.body.log_id])
+          .execute();
+        expect(rows.map((row) => row.type).sort()).toEqual(['access_code.created', 'access_code.used', 'visitor.arrived', 'visitor.departed']);
+        for (const row of rows) {
+          expect(row.data).not.toContain('Secret Name');
+          expect(row.data).not.toContain('+2348019999999');
+          expect(row.data).not.toContain('s@example.ng');
+          expect(JSON.parse(row.data).visitor_name).toBeNull();
+        }
+        const erasedCode = (await org.live.get(`/access-codes/${code.code_id}`)).body.access_code;
+        expect(erasedCode).toMatchObject({ visitor_name: null, visitor_phone: null, visitor_email: null, status: 'used' });
+      });
+
       it('an organization without retention keeps every name', async () => {
         const org = await server.createOrganization();
         const log = await walkIn(org.live, { visitor_name: 'Kept Forever' });
