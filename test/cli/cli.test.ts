@@ -55,6 +55,20 @@ describe('npx tsaro (operator CLI)', () => {
     expect((await client.get('/incidents')).status).toBe(402);
   });
 
+  it('org update sets and clears the visitor policies, which the admin API then reports', async () => {
+    const { json: created } = await tsaro('org', 'create', '--name', 'Policy Estate', '--json');
+    const id = created.organization.organization_id;
+    const set = await tsaro('org', 'update', id, '--auto-checkout-hours', '12', '--retention-days', '90', '--json');
+    expect(set.json.organization).toMatchObject({ auto_checkout_hours: 12, retention_days: 90 });
+    const admin = server.client(created.keys.live);
+    expect((await admin.get('/visitor-policies')).body).toEqual({ auto_checkout_hours: 12, retention_days: 90 });
+    const off = await tsaro('org', 'update', id, '--auto-checkout-hours', 'off', '--json');
+    expect(off.json.organization).toMatchObject({ auto_checkout_hours: null, retention_days: 90 });
+    const bad = await tsaro('org', 'update', id, '--retention-days', '0', '--json');
+    expect(bad.code).toBe(1);
+    expect(bad.json.error.message).toContain('--retention-days');
+  });
+
   it('key create prints {api_key, secret}; key revoke prints {api_key} and the key stops working', async () => {
     const { json: org } = await tsaro('org', 'create', '--name', 'Gate Test', '--json');
     const created = await tsaro('key', 'create', '--org', org.organization.organization_id, '--env', 'sandbox', '--scopes', 'incidents:read,logs:read', '--name', 'Gate 2', '--json');
