@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { registerCleanup } from './cleanup.ts';
+
+/** Where a fresh PostgreSQL database is created; override with BENCH_POSTGRES_ADMIN_URL (loopback only). */
+export const DEFAULT_POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchDatabase {
+  engine: 'sqlite' | 'postgres';
+  url: string;
+  /** Removes the file or drops the database; safe to call twice (also run by `runCleanups` on an interrupted run). */
+  drop(): Promise<void>;
+}
+
+/** A SQLite file in a temporary directory of its own, removed by `drop`. */
+export function createSqliteDatabase(): BenchDatabase {
+  const dir = mkdtempSync(join(tmpdir(), 'tsaro-bench-'));
+  const drop = registerCleanup(`remove ${dir}`, async () => rmSync(dir, { recursive: true, force: true }));
+  return { engine: 'sqlite', url: join(dir, 'tsaro.db'), drop };
+}
+
+export function postgresAdminUrl(): string {
+  const url = process.env.BENCH_POSTGRES_ADMIN_URL || DEFAULT_POSTGRES_ADMIN_URL;
+  const host = new URL(url).hostname;
+  if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host)) {
+    throw new Error(`BENCH_POSTGRES_ADMIN_URL must point at loopback, not ${host}`);
+  }
+  return url;
+}
+
+/** Password-free form for printing. */
+export function describePostgres(url: string): string {
+  const parsed = new URL(url);
+  return `postgres://${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why PostgreSQL cannot be used, or undefined when it answers. */
+export async function postgresUnavailable(adminUrl: string): Promise<string | undefined> {
+  try {
+    await withAdmin(adminUrl, (client) => client.query('SELECT 1'));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message || err.constructor.name : String(err);
+  }
+}
+
+/** `CREATE DATABASE t_<random>`, dropped (WITH FORCE) by `drop`. */
+export async function createPostgresDatabase(adminUrl: string): Promise<BenchDatabase> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const drop = registerCleanup(`drop database ${name}`, async () => {
+    await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  });
+  return { engine: 'postgres', url: url.toString(), drop };
+}

@@ -1,0 +1,46 @@
+import type { SectionResult } from './section.ts';
+
+function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (rightAligned[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** The printed form of one section: results table, aims with met/not met, notes. */
+export function formatSection(result: SectionResult): string {
+  const out: string[] = [`== ${result.name} ==`, ''];
+  out.push(
+    table(
+      ['target', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'x bare'],
+      result.rows.map((row) => {
+        const m = row.measurement;
+        return [
+          row.target,
+          row.engine,
+          fmt(m.requestsPerSecond),
+          fmt(m.latencyMs.p50, 2),
+          fmt(m.latencyMs.p99, 2),
+          String(m.errors),
+          String(m.non2xx),
+          row.ratioToBare === undefined ? '1.00 (base)' : row.ratioToBare.toFixed(2),
+        ];
+      }),
+      [false, false, true, true, true, true, true, true],
+    ),
+  );
+  if (result.aims.length) {
+    out.push('', 'Aims:');
+    out.push(
+      table(
+        ['aim', 'engine', 'actual', 'result'],
+        result.aims.map((a) => [a.aim, a.engine, a.actual, a.met ? 'met' : 'NOT MET']),
+        [false, false, true, false],
+      ),
+    );
+  }
+  if (result.notes.length) out.push('', 'Notes:', ...result.notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
