@@ -96,7 +96,9 @@ export function parsePass(text: string): ParsedPass | undefined {
   if (!KID.test(kid!) || !CODE.test(code!) || !ULID.test(ulid!)) return undefined;
   if (!MILLIS.test(from!) || !MILLIS.test(until!) || !/^\d{1,4}$/.test(maxUses!)) return undefined;
   const signature = base32Decode(signaturePart!);
-  if (!signature || signature.length !== 64 || signaturePart!.length !== 103) return undefined;
+  // Canonical only: 103 characters carry 515 bits for 512, and a pass whose spare bits differ
+  // must not count as the same pass.
+  if (!signature || signature.length !== 64 || base32Encode(signature) !== signaturePart) return undefined;
   return {
     kid: kid!,
     claims: { code: code!, codeId: `${CODE_ID_PREFIX}${ulid}`, validFrom: Number(from), validUntil: Number(until), maxUses: Number(maxUses) },
