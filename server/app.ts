@@ -1,7 +1,5 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { ulid } from 'ulidx';
 import { accessCodeRoutes } from './access-codes/routes.ts';
 import { accessLogRoutes } from './access-logs/routes.ts';
 import { createGuard } from './auth/authenticate.ts';
@@ -13,6 +11,7 @@ import { docsRoutes } from './docs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
+import { requestLog } from './http/request-log.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
@@ -31,7 +30,6 @@ export interface AppDeps {
 }
 
 export const API_BASE = '/v1/external';
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** The Express app, not listening: `main.ts` listens, tests use it on port 0. */
 export function createApp(deps: AppDeps): Express {
@@ -40,23 +38,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : ulid();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Only what helps to trace a request: never headers (keys), never bodies (personal data).
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  app.use(requestLog(deps.logger));
   app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
   app.use(inputGuard);
 

@@ -63,8 +63,35 @@ export function openDatabase(
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new TsaroSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new TsaroSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: 'sqlite', describe: `sqlite:${path}`, close: () => db.destroy() };
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement anew (about 20 µs under load, an eighth of
+ * a simple GET). The same SQL text gets the same prepared statement; better-sqlite3 runs
+ * statements synchronously, so one is never used by two queries at once.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = sqlite.prepare(source);
+      if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property === 'prepare') return prepare;
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function sqlitePath(url: string): string {

@@ -52,7 +52,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       status = err.status;
       message = `Request body could not be read: ${err.expose ? err.message : 'invalid'}`;
     }
-    if (status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    if (status >= 500) logger.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) return;
     res.status(status).json({ code: status, message });
   };

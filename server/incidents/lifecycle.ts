@@ -1,6 +1,6 @@
 import type { IncidentStatus, TimelineEventName } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
-import type { Executor, IncidentRow } from '../db/schema.ts';
+import type { Executor, IncidentRow, TimelineRow } from '../db/schema.ts';
 import { appendEvent, type EventType } from '../events/store.ts';
 import { conflict } from '../http/errors.ts';
 import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
@@ -57,6 +57,27 @@ const STAMPS: Partial<Record<IncidentStatus, keyof IncidentRow>> = {
 
 export function canTransition(from: IncidentStatus, to: IncidentStatus): boolean {
   return INCIDENT_TRANSITIONS[from].includes(to);
+}
+
+/**
+ * A reported incident is created and handed to dispatch at once (reference: "created, then
+ * dispatching"): the status and version it is stored with, and its first two timeline entries.
+ * Written with the insert itself, so reporting an incident is one short transaction.
+ */
+export function openIncident(
+  incidentId: string,
+  at: string,
+  messages: { created: string; dispatched: string },
+): { status: IncidentStatus; version: number; timeline: TimelineRow[] } {
+  if (!canTransition('created', 'dispatching')) throw new Error('state table no longer opens incidents into dispatch');
+  return {
+    status: 'dispatching',
+    version: 2,
+    timeline: [
+      { incident_id: incidentId, seq: 1, status: 'created', event: TIMELINE_EVENT.created, message: messages.created, timestamp: at },
+      { incident_id: incidentId, seq: 2, status: 'dispatching', event: TIMELINE_EVENT.dispatching, message: messages.dispatched, timestamp: at },
+    ],
+  };
 }
 
 /** Someone changed the incident between our read and our write; read again and retry. */

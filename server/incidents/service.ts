@@ -15,12 +15,13 @@ import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToIncident } from './incident.ts';
-import { StaleIncidentError, transitionIncident } from './lifecycle.ts';
+import { StaleIncidentError, openIncident, transitionIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
   findIncident,
   findIncidentByIdempotencyKey,
   insertIncident,
+  insertTimelineRows,
   listIncidentRows,
   timelinesOf,
   updateIncidentAtVersion,
@@ -51,8 +52,8 @@ export async function getIncident(db: Executor, tenant: Tenant, incidentId: stri
 }
 
 /**
- * Reports an incident: stored as `created`, then handed to dispatch (`dispatching`) in the
- * same transaction, with one `incident.created` event. A known `idempotency_key` answers the
+ * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction of
+ * five statements, with one `incident.created` event. A known `idempotency_key` answers the
  * first incident instead (`created: false`), whatever the body says (reference rule 2).
  */
 export async function createIncident(
@@ -69,15 +70,20 @@ export async function createIncident(
     const incident = await inTransaction(db, async (trx) => {
       const now = deps.clock.now();
       const at = now.toISOString();
+      const incidentId = newId('inc', now);
       const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
+      const opening = openIncident(incidentId, at, {
+        created: input.is_drill ? 'Drill incident reported' : 'Incident reported',
+        dispatched: dispatchMessage(tenant.environment, input.is_drill),
+      });
       const row: IncidentRow = {
-        incident_id: newId('inc', now),
+        incident_id: incidentId,
         organization_id: tenant.organizationId,
         environment: tenant.environment,
         idempotency_key: input.idempotency_key ?? null,
         category: input.category,
         severity: input.severity,
-        status: 'created',
+        status: opening.status,
         title: input.title ?? defaultIncidentTitle(input.category, input.severity),
         description: input.description ?? null,
         is_drill: input.is_drill ? 1 : 0,
@@ -90,7 +96,7 @@ export async function createIncident(
         latitude: input.location.coordinates[1],
         address: input.location.address ?? null,
         landmark: input.location.landmark ?? null,
-        version: 1,
+        version: opening.version,
         dispatch_deadline: dispatchDeadline.toISOString(),
         escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
         assigned_at: null,
@@ -103,25 +109,9 @@ export async function createIncident(
         cancelled_at: null,
       };
       await insertIncident(trx, row);
-      await appendTimelineRow(trx, {
-        incident_id: row.incident_id,
-        status: 'created',
-        event: 'created',
-        message: input.is_drill ? 'Drill incident reported' : 'Incident reported',
-        timestamp: at,
-      });
-      await transitionIncident(trx, deps.clock, row, 'dispatching', {
-        message: dispatchMessage(tenant.environment, input.is_drill),
-        emitEvent: false,
-        represent: (executor, id) => getIncident(executor, tenant, id),
-      });
-      const incident = await getIncident(trx, tenant, row.incident_id);
-      await appendEvent(trx, deps.clock, {
-        ...tenant,
-        type: 'incident.created',
-        resourceId: row.incident_id,
-        data: incident,
-      });
+      await insertTimelineRows(trx, opening.timeline);
+      const incident = rowToIncident(row, opening.timeline);
+      await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
       return incident;
     });
     return { incident, created: true };

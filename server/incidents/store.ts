@@ -72,6 +72,10 @@ export async function updateIncidentAtVersion(
   return Number(result.numUpdatedRows) === 1;
 }
 
+export async function insertTimelineRows(db: Executor, rows: TimelineRow[]): Promise<void> {
+  await db.insertInto('incident_timeline').values(rows).execute();
+}
+
 export async function appendTimelineRow(db: Executor, entry: Omit<TimelineRow, 'seq'>): Promise<void> {
   const last = await db
     .selectFrom('incident_timeline')

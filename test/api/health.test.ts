@@ -38,7 +38,7 @@ describe('health, reference document and unknown routes', () => {
 
   it('every response carries a request id, and a sane incoming one is kept', async () => {
     const fresh = await server.client().get('/health');
-    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9A-Z]{26}$/);
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const kept = await server.client().get('/health', { headers: { 'x-request-id': 'gate-3.req-17' } });
     expect(kept.headers.get('x-request-id')).toBe('gate-3.req-17');
     const replaced = await server.client().get('/health', { headers: { 'x-request-id': 'bad id with spaces' } });

@@ -67,7 +67,21 @@ function expectedCreate(text: string | undefined): 'created' | 400 | 413 {
     }
     if (value === null || typeof value !== 'object') return 400;
   }
+  // The server refuses bodies nested deeper than 32 levels before any schema sees them.
+  if (depthOf(value) > 32) return 400;
   return CreateIncidentRequest.safeParse(value).success ? 'created' : 400;
+}
+
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 async function postIncidentRaw(text: string | undefined, client: ApiClient = org.live): Promise<ApiResponse> {
