@@ -1,12 +1,12 @@
 import type { ApiKey, Scope } from '../../shared/schemas/api-keys.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type Executor } from '../db/schema.ts';
+import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { rowToApiKey } from './api-key.ts';
 import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
-import { findApiKey, insertApiKey, markKeyRevoked, type KeyScope } from './store.ts';
+import { findApiKey, insertApiKey, markKeyRevoked } from './store.ts';
 
 export interface CreatedKey {
   api_key: ApiKey;
@@ -39,7 +39,7 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
 }
 
 /** Revokes a key of the caller's organization and environment; another's is a 404. */
-export async function revokeApiKey(db: Executor, clock: Clock, scope: KeyScope, keyId: string): Promise<ApiKey> {
+export async function revokeApiKey(db: Executor, clock: Clock, scope: Tenant, keyId: string): Promise<ApiKey> {
   return inTransaction(db, async (trx) => {
     const row = await findApiKey(trx, scope, keyId);
     if (!row) throw notFound('API key');

@@ -1,4 +1,4 @@
-import type { ApiKeyRow, Executor, OrganizationRow } from '../db/schema.ts';
+import type { ApiKeyRow, Executor, OrganizationRow, Tenant } from '../db/schema.ts';
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
@@ -57,12 +57,7 @@ export async function findKeyBySecretHash(db: Executor, secretHash: string): Pro
   };
 }
 
-export interface KeyScope {
-  organizationId: string;
-  environment: string;
-}
-
-export async function findApiKey(db: Executor, scope: KeyScope, keyId: string): Promise<ApiKeyRow | undefined> {
+export async function findApiKey(db: Executor, scope: Tenant, keyId: string): Promise<ApiKeyRow | undefined> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -79,7 +74,7 @@ export async function findApiKeyById(db: Executor, keyId: string): Promise<ApiKe
 
 export async function listApiKeys(
   db: Executor,
-  scope: KeyScope,
+  scope: Tenant,
   page: { offset: number; limit: number },
 ): Promise<{ rows: ApiKeyRow[]; total: number }> {
   const base = db
