@@ -136,6 +136,7 @@ export async function activeCodesDue(db: Executor, before: string, limit: number
     .where('status', '=', 'active')
     .where('valid_until', '<=', before)
     .orderBy('valid_until')
+    .orderBy('code_id')
     .limit(limit)
     .execute();
 }
