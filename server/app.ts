@@ -19,6 +19,8 @@ import { incidentRoutes } from './incidents/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import type { SecretBox } from './webhooks/secret-box.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +29,9 @@ export interface AppDeps {
   logger: Logger;
   rateLimitStore: RateLimitStore;
   dispatcher?: Dispatcher;
+  secretBox: SecretBox;
+  /** Called after every request that may have written events, so deliveries start at once. */
+  onChange?: () => void;
 }
 
 export const API_BASE = '/v1/external';
@@ -41,6 +46,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(deps.logger));
   app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
   app.use(inputGuard);
+  const onChange = deps.onChange;
+  if (onChange) {
+    app.use((req, res, next) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') res.on('finish', onChange);
+      next();
+    });
+  }
 
   const limiter = createRateLimiter(deps.rateLimitStore, deps.clock);
   const routeDeps: RouteDeps = {
@@ -50,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
     dispatcher: deps.dispatcher ?? noDispatcher,
     rateLimitStore: deps.rateLimitStore,
+    secretBox: deps.secretBox,
     guard: createGuard({ db: deps.db, clock: deps.clock, limiter }),
     idempotent: idempotency(deps),
   };
@@ -62,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(accessCodeRoutes(routeDeps));
   api.use(accessLogRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
+  api.use(webhookRoutes(routeDeps));
 
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
   app.use(`${API_BASE}/api/v1`, api);

@@ -36,6 +36,10 @@ export const ConfigSchema = z.object({
   DEMO: flag(undefined),
   /** Seconds between sweeps: code expiry, auto-checkout, retention erasure, idempotency purge. */
   SWEEP_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(15),
+  /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
+  WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
+  /** Key that seals webhook signing secrets at rest: 64 hex characters or base64 of 32 bytes. Unset: one generated and kept in the database. */
+  SECRETS_KEY: z.string().min(32).optional(),
   /** Largest request body accepted, in kilobytes; larger is 413. */
   BODY_LIMIT_KB: z.coerce.number().int().min(1).max(10_240).default(256),
 });

@@ -10,6 +10,8 @@ import { createLogger } from './logger.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
+import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
+import { createWebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
@@ -19,6 +21,8 @@ export interface RunningServer {
   logger: Logger;
   /** Runs the time-driven sweeps now (tests call it after moving the clock). */
   runSweeps(): Promise<SweepReport>;
+  /** Sends every due webhook delivery now; answers how many were attempted. */
+  deliverWebhooks(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -26,6 +30,8 @@ export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
   dispatcher?: Dispatcher;
+  /** Deliver webhooks in the background (default); tests that drive delivery by hand turn it off. */
+  deliverWebhooks?: boolean;
   /** Where the demo banner goes (stdout by default); never the log. */
   print?: (text: string) => void;
 }
@@ -43,8 +49,30 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await database.close();
     throw err;
   }
+  const secrets = await loadSecretsKey(database.db, clock, config.SECRETS_KEY);
+  if (secrets.source === 'database' && database.engine === 'postgres') {
+    logger.warn('SECRETS_KEY is not set: webhook secrets are sealed with a key kept in the same database');
+  }
+  const secretBox = createSecretBox(secrets.key);
+  const webhooks = createWebhookWorker({
+    db: database.db,
+    engine: database.engine,
+    clock,
+    logger,
+    secretBox,
+    timeoutMs: config.WEBHOOK_TIMEOUT_S * 1000,
+  });
   const rateLimitStore = config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
-  const app = createApp({ config, db: database.db, clock, logger, rateLimitStore, dispatcher: options.dispatcher });
+  const app = createApp({
+    config,
+    db: database.db,
+    clock,
+    logger,
+    rateLimitStore,
+    dispatcher: options.dispatcher,
+    secretBox,
+    onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
+  });
 
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
@@ -62,6 +90,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
+  if (options.deliverWebhooks !== false) webhooks.start(1000);
 
   return {
     baseUrl,
@@ -69,8 +98,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     database,
     logger,
     runSweeps: () => runSweeps(database.db, clock),
+    deliverWebhooks: () => webhooks.runOnce(),
     async stop() {
       await stopSweeps();
+      await webhooks.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

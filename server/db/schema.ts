@@ -15,6 +15,10 @@ export interface Database {
   access_logs: AccessLogRow;
   pass_keys: PassKeyRow;
   feed_counters: FeedCounterRow;
+  webhook_endpoints: WebhookEndpointRow;
+  webhook_jobs: WebhookJobRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  server_keys: ServerKeyRow;
 }
 
 export interface OrganizationRow {
@@ -167,6 +171,56 @@ export interface FeedCounterRow {
   organization_id: string;
   environment: string;
   last_seq: number;
+}
+
+export interface WebhookEndpointRow {
+  endpoint_id: string;
+  organization_id: string;
+  environment: string;
+  url: string;
+  description: string | null;
+  events: string;
+  status: string;
+  /** AES-256-GCM ciphertext of the `whsec_` secret (see webhooks/secret-box.ts). */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  secret_rotated_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface WebhookJobRow {
+  job_id: string;
+  endpoint_id: string;
+  event_id: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  created_at: string;
+}
+
+export interface WebhookDeliveryRow {
+  delivery_id: string;
+  job_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  next_attempt_at: string | null;
+}
+
+export interface ServerKeyRow {
+  name: string;
+  value: string;
+  created_at: string;
 }
 
 /** The partition every tenant query is filtered by: organization AND environment. */

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import { queueDeliveries } from '../webhooks/store.ts';
 
 export const EVENT_TYPES = [
   'incident.created',
@@ -27,9 +28,9 @@ export interface NewEvent {
 }
 
 /**
- * Appends to the event log. Call it with the transaction that makes the change it reports:
- * the row is the transactional outbox webhook delivery reads, so an event exists exactly when
- * its change does.
+ * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
+ * that makes the change it reports (the transactional outbox): an event and its deliveries
+ * exist exactly when the change does.
  */
 export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
   const at = clock.now();
@@ -46,6 +47,7 @@ export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent):
       created_at: at.toISOString(),
     })
     .execute();
+  await queueDeliveries(trx, event, eventId, event.type, at.toISOString());
   return eventId;
 }
 

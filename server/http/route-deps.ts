@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -16,6 +17,8 @@ export interface RouteDeps {
   dispatcher: Dispatcher;
   /** Sliding windows beyond the per-key limit (unknown access codes per key). */
   rateLimitStore: RateLimitStore;
+  /** Seals and opens webhook signing secrets. */
+  secretBox: SecretBox;
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
   guard(scope: Scope): RequestHandler;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */

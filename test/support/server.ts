@@ -86,6 +86,8 @@ export interface TestServerOptions {
   /** Share a database with another server (several hosts); otherwise a fresh one is made and dropped. */
   database?: TestDatabase;
   dispatcher?: Dispatcher;
+  /** false: webhooks are only sent when the test calls `running.deliverWebhooks()`. */
+  deliverWebhooks?: boolean;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -93,7 +95,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({ PORT: '0', DEMO: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.config });
-  const running = await startServer(config, { clock, logger: pino({ level: 'silent' }), dispatcher: options.dispatcher });
+  const running = await startServer(config, {
+    clock,
+    logger: pino({ level: 'silent' }),
+    dispatcher: options.dispatcher,
+    deliverWebhooks: options.deliverWebhooks,
+  });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {
     baseUrl: running.baseUrl,

@@ -1,0 +1,17 @@
+import type { WebhookEndpoint } from '../../shared/schemas/webhooks.ts';
+import type { WebhookEndpointRow } from '../db/schema.ts';
+
+export function rowToWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    endpoint_id: row.endpoint_id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as WebhookEndpoint['events'],
+    status: row.status as WebhookEndpoint['status'],
+    environment: row.environment as WebhookEndpoint['environment'],
+    secret_rotated_at: row.secret_rotated_at,
+    previous_secret_expires_at: row.previous_secret_expires_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,162 @@
+import type { z } from 'zod';
+import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpoint } from '../../shared/schemas/webhooks.ts';
+import { randomBase62 } from '../auth/secrets.ts';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import { rowToWebhookEndpoint } from './endpoint.ts';
+import type { SecretBox } from './secret-box.ts';
+import { findEndpoint, insertEndpoint, insertJob, listDeliveryRows, listEndpointRows, updateEndpoint } from './store.ts';
+import { checkEndpointUrl } from './url-policy.ts';
+
+export interface WebhookDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+}
+
+const newSecret = () => `whsec_${randomBase62(40)}`;
+
+async function requireAllowedUrl(url: string, environment: string) {
+  const refusal = await checkEndpointUrl(url, environment);
+  if (refusal) throw badRequest(`url: ${refusal}`);
+}
+
+export async function createWebhookEndpoint(
+  db: Executor,
+  deps: WebhookDeps,
+  tenant: Tenant,
+  input: z.infer<typeof CreateWebhookEndpointRequest>,
+): Promise<{ webhook_endpoint: WebhookEndpoint; secret: string }> {
+  await requireAllowedUrl(input.url, tenant.environment);
+  const secret = newSecret();
+  const at = deps.clock.now().toISOString();
+  const row: WebhookEndpointRow = {
+    endpoint_id: newId('whe', deps.clock.now()),
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    url: input.url,
+    description: input.description ?? null,
+    events: JSON.stringify([...new Set(input.events)]),
+    status: 'enabled',
+    secret: deps.secretBox.seal(secret),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    secret_rotated_at: null,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+  await insertEndpoint(db, row);
+  return { webhook_endpoint: rowToWebhookEndpoint(row), secret };
+}
+
+async function endpointOf(db: Executor, tenant: Tenant, endpointId: string): Promise<WebhookEndpointRow> {
+  const row = await findEndpoint(db, tenant, endpointId);
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+export async function getWebhookEndpoint(db: Executor, tenant: Tenant, endpointId: string): Promise<WebhookEndpoint> {
+  return rowToWebhookEndpoint(await endpointOf(db, tenant, endpointId));
+}
+
+export async function listWebhookEndpoints(db: Executor, tenant: Tenant, query: PageRequest) {
+  const { rows, total } = await listEndpointRows(db, tenant, pageWindow(query));
+  return toPage(rows.map(rowToWebhookEndpoint), total, query);
+}
+
+export async function updateWebhookEndpoint(
+  db: Executor,
+  deps: WebhookDeps,
+  tenant: Tenant,
+  endpointId: string,
+  input: z.infer<typeof UpdateWebhookEndpointRequest>,
+): Promise<WebhookEndpoint> {
+  await endpointOf(db, tenant, endpointId);
+  if (input.url !== undefined) await requireAllowedUrl(input.url, tenant.environment);
+  await updateEndpoint(db, endpointId, {
+    ...(input.url !== undefined && { url: input.url }),
+    ...(input.events !== undefined && { events: JSON.stringify([...new Set(input.events)]) }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.status !== undefined && { status: input.status }),
+    updated_at: deps.clock.now().toISOString(),
+  });
+  return getWebhookEndpoint(db, tenant, endpointId);
+}
+
+/** Deleted endpoints get nothing more: their queued deliveries are cancelled with them. */
+export async function deleteWebhookEndpoint(db: Executor, deps: WebhookDeps, tenant: Tenant, endpointId: string): Promise<WebhookEndpoint> {
+  return inTransaction(db, async (trx) => {
+    const row = await endpointOf(trx, tenant, endpointId);
+    const at = deps.clock.now().toISOString();
+    await updateEndpoint(trx, endpointId, { deleted_at: at, status: 'disabled', updated_at: at });
+    await trx.updateTable('webhook_jobs').set({ state: 'cancelled' }).where('endpoint_id', '=', endpointId).where('state', '=', 'pending').execute();
+    return rowToWebhookEndpoint({ ...row, status: 'disabled', updated_at: at });
+  });
+}
+
+/**
+ * A new secret, shown once. For `expiresInHours` the old one keeps signing too (a second `v1`
+ * in Svc-Signature, as Stripe does), so the receiver can switch without losing an event.
+ */
+export async function rotateWebhookSecret(
+  db: Executor,
+  deps: WebhookDeps,
+  tenant: Tenant,
+  endpointId: string,
+  expiresInHours: number,
+): Promise<{ webhook_endpoint: WebhookEndpoint; secret: string }> {
+  const row = await endpointOf(db, tenant, endpointId);
+  const secret = newSecret();
+  const now = deps.clock.now();
+  await updateEndpoint(db, endpointId, {
+    secret: deps.secretBox.seal(secret),
+    previous_secret: expiresInHours > 0 ? row.secret : null,
+    previous_secret_expires_at: expiresInHours > 0 ? new Date(now.getTime() + expiresInHours * 3_600_000).toISOString() : null,
+    secret_rotated_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  });
+  return { webhook_endpoint: await getWebhookEndpoint(db, tenant, endpointId), secret };
+}
+
+export async function listWebhookDeliveries(
+  db: Executor,
+  tenant: Tenant,
+  endpointId: string,
+  query: PageRequest & { event_id?: string; status?: string },
+) {
+  await endpointOf(db, tenant, endpointId);
+  const { rows, total } = await listDeliveryRows(db, endpointId, { eventId: query.event_id, status: query.status }, pageWindow(query));
+  return toPage(
+    rows.map(({ job_id: _job, ...delivery }) => ({ ...delivery, attempt: Number(delivery.attempt), duration_ms: Number(delivery.duration_ms) })),
+    total,
+    query,
+  );
+}
+
+/** Sends an event of this tenant to the endpoint again, as a new delivery with fresh attempts. */
+export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, endpointId: string, eventId: string) {
+  await endpointOf(db, tenant, endpointId);
+  const event = await db
+    .selectFrom('events')
+    .select('event_id')
+    .where('event_id', '=', eventId)
+    .where('organization_id', '=', tenant.organizationId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirst();
+  if (!event) throw notFound('Event');
+  const at = deps.clock.now().toISOString();
+  await insertJob(db, {
+    job_id: newId('whj'),
+    endpoint_id: endpointId,
+    event_id: eventId,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    locked_until: null,
+    created_at: at,
+  });
+  return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
+}

@@ -1,0 +1,203 @@
+import { lookup as dnsLookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Logger } from 'pino';
+import { Agent, request } from 'undici';
+import { SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks.ts';
+import type { Clock } from '../clock.ts';
+import type { Engine } from '../db/database.ts';
+import type { Db, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import type { SecretBox } from './secret-box.ts';
+import { claimDueJobs, findEndpointById, finishAttempt } from './store.ts';
+import { refusedAddress } from './url-policy.ts';
+
+/** After a failed attempt n, the next comes this much later: at once, 30 s, 5 min; then no more. */
+export const RETRY_DELAYS_S = [0, 30, 300] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+const LEASE_MS = 60_000;
+
+export interface WebhookWorkerDeps {
+  db: Db;
+  engine: Engine;
+  clock: Clock;
+  logger: Logger;
+  secretBox: SecretBox;
+  timeoutMs: number;
+  batchSize?: number;
+}
+
+export interface WebhookWorker {
+  /** Sends every due delivery once; answers how many were attempted. */
+  runOnce(): Promise<number>;
+  /** Polls every `intervalMs`, and at once after `wake()`. */
+  start(intervalMs: number): void;
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/** A DNS lookup that refuses addresses the environment may not reach: checked on every connection. */
+function guardedLookup(environment: string): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as unknown as { address: string; family: number }[];
+      const refusal = list.map((entry) => refusedAddress(entry.address, environment)).find(Boolean);
+      if (refusal) return callback(Object.assign(new Error(refusal), { code: 'EADDRREFUSED' }), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
+  const agents: Record<string, Agent> = {
+    live: new Agent({ connect: { lookup: guardedLookup('live') } }),
+    sandbox: new Agent({ connect: { lookup: guardedLookup('sandbox') } }),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  let stopped = false;
+  let busy = false;
+  let pendingWake = false;
+
+  async function send(endpoint: WebhookEndpointRow, body: string, eventId: string, eventType: string) {
+    const started = performance.now();
+    const url = new URL(endpoint.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // An IP literal never reaches the lookup, so it is checked here.
+    const literalRefusal = isIP(host) ? refusedAddress(host, endpoint.environment) : undefined;
+    if (literalRefusal) return { status: null, error: literalRefusal, durationMs: 0 };
+    const now = deps.clock.now();
+    const secrets = [deps.secretBox.open(endpoint.secret)];
+    if (endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) {
+      secrets.push(deps.secretBox.open(endpoint.previous_secret));
+    }
+    try {
+      const response = await request(endpoint.url, {
+        method: 'POST',
+        dispatcher: agents[endpoint.environment] ?? agents.live,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Tsaro-Webhooks/1.0',
+          [SIGNATURE_HEADER]: await signatureHeader(secrets, Math.floor(now.getTime() / 1000), body),
+          'svc-event-id': eventId,
+          'svc-event-type': eventType,
+        },
+        body,
+        headersTimeout: deps.timeoutMs,
+        bodyTimeout: deps.timeoutMs,
+        signal: AbortSignal.timeout(deps.timeoutMs),
+      });
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const durationMs = Math.round(performance.now() - started);
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return { status, error: null, durationMs };
+      if (status >= 300 && status < 400) return { status, error: `redirect not followed (${status})`, durationMs };
+      return { status, error: `receiver answered ${status}`, durationMs };
+    } catch (err) {
+      const durationMs = Math.round(performance.now() - started);
+      const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+      const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+      const error = timedOut ? `timeout after ${deps.timeoutMs} ms` : (e.cause?.message ?? e.message ?? String(err));
+      return { status: null, error, durationMs };
+    }
+  }
+
+  async function deliver(job: WebhookJobRow): Promise<void> {
+    const endpoint = await findEndpointById(deps.db, job.endpoint_id);
+    if (!endpoint || endpoint.deleted_at || endpoint.status !== 'enabled') {
+      await deps.db.updateTable('webhook_jobs').set({ state: 'cancelled', locked_until: null }).where('job_id', '=', job.job_id).execute();
+      return;
+    }
+    const event = await deps.db.selectFrom('events').selectAll().where('event_id', '=', job.event_id).executeTakeFirstOrThrow();
+    // The stored data is already the JSON the envelope carries: no parse and re-serialise.
+    const body = `{"id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+    const result = await send(endpoint, body, event.event_id, event.type);
+    const attempt = Number(job.attempts) + 1;
+    const succeeded = result.error === null;
+    const now = deps.clock.now();
+    const nextAttemptAt =
+      succeeded || attempt >= MAX_ATTEMPTS ? null : new Date(now.getTime() + RETRY_DELAYS_S[attempt - 1]! * 1000).toISOString();
+    await finishAttempt(
+      deps.db,
+      job,
+      {
+        attempts: attempt,
+        state: succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
+        ...(nextAttemptAt && { next_attempt_at: nextAttemptAt }),
+      },
+      {
+        delivery_id: newId('whd', now),
+        job_id: job.job_id,
+        endpoint_id: endpoint.endpoint_id,
+        event_id: event.event_id,
+        event_type: event.type,
+        attempt,
+        status: succeeded ? 'succeeded' : 'failed',
+        response_status: result.status,
+        error: result.error,
+        duration_ms: result.durationMs,
+        attempted_at: now.toISOString(),
+        next_attempt_at: nextAttemptAt,
+      },
+    );
+    if (!succeeded) deps.logger.warn({ endpointId: endpoint.endpoint_id, eventId: event.event_id, attempt, error: result.error }, 'webhook delivery failed');
+  }
+
+  async function runOnce(): Promise<number> {
+    const now = deps.clock.now();
+    const jobs = await claimDueJobs(
+      deps.db,
+      deps.engine,
+      now.toISOString(),
+      new Date(now.getTime() + LEASE_MS).toISOString(),
+      deps.batchSize ?? 50,
+    );
+    await Promise.all(
+      jobs.map((job) => deliver(job).catch((err: unknown) => deps.logger.error({ err, jobId: job.job_id }, 'webhook job failed'))),
+    );
+    return jobs.length;
+  }
+
+  /** One pass at a time; a wake during a pass (or a full batch) asks for another right after. */
+  async function pump(): Promise<void> {
+    if (busy) {
+      pendingWake = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        pendingWake = false;
+        const count = await runOnce().catch((err: unknown) => {
+          deps.logger.warn({ err }, 'webhook worker pass failed');
+          return 0;
+        });
+        if (count >= (deps.batchSize ?? 50)) pendingWake = true;
+      } while (pendingWake && !stopped);
+    } finally {
+      busy = false;
+    }
+  }
+
+  const kick = () => {
+    if (stopped) return;
+    if (busy) pendingWake = true;
+    else current = pump();
+  };
+
+  return {
+    runOnce,
+    start(intervalMs) {
+      timer = setInterval(kick, intervalMs);
+      timer.unref();
+    },
+    wake: kick,
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await current;
+      await Promise.all(Object.values(agents).map((agent) => agent.close()));
+    },
+  };
+}
