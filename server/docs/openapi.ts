@@ -4,6 +4,7 @@ import { accessLogPaths } from '../access-logs/openapi.ts';
 import { apiKeyPaths } from '../auth/openapi.ts';
 import { healthPaths } from '../health/routes.ts';
 import { incidentPaths } from '../incidents/openapi.ts';
+import { webhookPaths } from '../webhooks/openapi.ts';
 
 const DESCRIPTION = `
 Emergency incidents dispatched to the service's own responder network, visitor access codes
@@ -37,6 +38,8 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
       { name: 'Access codes' },
       { name: 'Access logs' },
       { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed and the pass keys' },
+      { name: 'Webhooks', description: 'Scope `admin`. Signed deliveries of every event.' },
+      { name: 'Events', description: 'Scope `admin`. The event log.' },
       { name: 'API keys', description: 'Scope `admin`' },
       { name: 'Organization', description: 'Scope `admin`' },
     ],
@@ -45,6 +48,6 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
       },
     },
-    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...apiKeyPaths },
+    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...webhookPaths, ...apiKeyPaths },
   });
 }

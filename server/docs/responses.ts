@@ -24,7 +24,7 @@ const rateHeaders = {
 
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
-export function ok(status: 200 | 201, description: string, schema: z.ZodType): ZodOpenApiResponsesObject {
+export function ok(status: 200 | 201 | 202, description: string, schema: z.ZodType): ZodOpenApiResponsesObject {
   return { [status]: { description, headers: rateHeaders, content: { 'application/json': { schema } } } };
 }
 
