@@ -19,6 +19,7 @@ import { incidentRoutes } from './incidents/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import { responderRoutes } from './responders/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { SecretBox } from './webhooks/secret-box.ts';
 
@@ -35,6 +36,7 @@ export interface AppDeps {
 }
 
 export const API_BASE = '/v1/external';
+export const RESPONDER_API_BASE = '/v1/responder';
 
 /** The Express app, not listening: `main.ts` listens, tests use it on port 0. */
 export function createApp(deps: AppDeps): Express {
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
   app.use(`${API_BASE}/api/v1`, api);
   app.use(API_BASE, api);
+  app.use(RESPONDER_API_BASE, responderRoutes(deps));
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));
   return app;

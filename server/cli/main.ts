@@ -6,6 +6,7 @@ import { createApiKey } from '../auth/service.ts';
 import { rowToApiKey } from '../auth/api-key.ts';
 import { findApiKeyById, markKeyRevoked } from '../auth/store.ts';
 import { findOrganization } from '../organizations/store.ts';
+import { addResponder, deactivateResponder, listResponders, ResponderInputError } from '../responders/service.ts';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
@@ -107,6 +108,54 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
         out.result({ api_key }, `Revoked ${keyId} at ${api_key.revoked_at}`);
       }, Boolean(opts.json)),
     );
+  const responder = program.command('responder').description("the service's responder network");
+  responder
+    .command('add')
+    .description('add a responder, available at a place; prints its responder API token once')
+    .requiredOption('--name <name>', 'full name')
+    .requiredOption('--phone <phone>', 'phone number')
+    .requiredOption('--lat <latitude>', 'latitude')
+    .requiredOption('--lng <longitude>', 'longitude')
+    .addOption(new Option('--env <env>', 'environment').choices(['live', 'sandbox']).default('live'))
+    .addOption(jsonOption())
+    .action((opts: { name: string; phone: string; lat: string; lng: string; env: 'live' | 'sandbox'; json?: boolean }) =>
+      run(async (db, out) => {
+        const created = await addResponder(db, clock, {
+          name: opts.name,
+          phone: opts.phone,
+          latitude: Number(opts.lat),
+          longitude: Number(opts.lng),
+          environment: opts.env,
+        });
+        out.result(created, `Added ${created.responder.responder_id} (${created.responder.name}, ${opts.env}).\nResponder API token, shown once: ${created.token}`);
+      }, Boolean(opts.json)),
+    );
+  responder
+    .command('list')
+    .description('list responders')
+    .addOption(new Option('--env <env>', 'only this environment').choices(['live', 'sandbox']))
+    .addOption(jsonOption())
+    .action((opts: { env?: string; json?: boolean }) =>
+      run(async (db, out) => {
+        const responders = await listResponders(db, opts.env);
+        out.result(
+          { responders },
+          responders.map((r) => `${r.responder_id}  ${r.status.padEnd(11)} ${r.available ? 'available  ' : 'unavailable'} ${r.environment.padEnd(7)} ${r.name}`).join('\n') || 'No responders.',
+        );
+      }, Boolean(opts.json)),
+    );
+  responder
+    .command('deactivate')
+    .description('take a responder out of the network; its token stops working')
+    .argument('<responderId>')
+    .addOption(jsonOption())
+    .action((responderId: string, opts: { json?: boolean }) =>
+      run(async (db, out) => {
+        const found = await deactivateResponder(db, clock, responderId);
+        if (!found) throw new CliError(`responder ${responderId} not found`);
+        out.result({ responder: found }, `Deactivated ${responderId}`);
+      }, Boolean(opts.json)),
+    );
   return program;
 }
 
@@ -169,7 +218,7 @@ async function main(argv: string[]) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return;
       fail(err.message.replace(/^error: /, ''), 2);
-    } else if (err instanceof CliError || err instanceof OrganizationInputError) {
+    } else if (err instanceof CliError || err instanceof OrganizationInputError || err instanceof ResponderInputError) {
       fail(err.message, 1);
     } else {
       fail(err instanceof Error ? err.message : String(err), 1);

@@ -19,6 +19,7 @@ export interface Database {
   webhook_jobs: WebhookJobRow;
   webhook_deliveries: WebhookDeliveryRow;
   server_keys: ServerKeyRow;
+  responders: ResponderRow;
 }
 
 export interface OrganizationRow {
@@ -221,6 +222,22 @@ export interface ServerKeyRow {
   name: string;
   value: string;
   created_at: string;
+}
+
+export interface ResponderRow {
+  responder_id: string;
+  environment: string;
+  name: string;
+  phone: string;
+  token_hash: string;
+  token_hint: string;
+  status: string;
+  available: number;
+  latitude: number | null;
+  longitude: number | null;
+  location_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** The partition every tenant query is filtered by: organization AND environment. */

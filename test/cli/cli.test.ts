@@ -81,6 +81,21 @@ describe('npx tsaro (operator CLI)', () => {
     expect((await server.client(created.json.secret).get('/incidents')).status).toBe(401);
   });
 
+  it('responder add prints {responder, token}; list and deactivate answer JSON too', async () => {
+    const added = await tsaro('responder', 'add', '--name', 'Ngozi Eze', '--phone', '+2348030001111', '--lat', '6.6', '--lng', '3.35', '--env', 'sandbox', '--json');
+    expect(added.code).toBe(0);
+    expect(added.json.responder).toMatchObject({ name: 'Ngozi Eze', environment: 'sandbox', status: 'active', available: true, location: { latitude: 6.6, longitude: 3.35 } });
+    expect(added.json.token).toMatch(/^rtk_/);
+    const id = added.json.responder.responder_id;
+    const listed = await tsaro('responder', 'list', '--env', 'sandbox', '--json');
+    expect(listed.json.responders.map((r: { responder_id: string }) => r.responder_id)).toContain(id);
+    const off = await tsaro('responder', 'deactivate', id, '--json');
+    expect(off.json.responder).toMatchObject({ responder_id: id, status: 'deactivated', available: false });
+    const bad = await tsaro('responder', 'add', '--name', 'X', '--phone', '+234803', '--lat', '95', '--lng', '3', '--json');
+    expect(bad.code).toBe(1);
+    expect(bad.json.error.message).toContain('--lat');
+  });
+
   it.each([
     [['org', 'create', '--name', 'X', '--prefix', 'abc', '--json'], 'prefix'],
     [['org', 'update', 'org_missing', '--plan', 'growth', '--json'], 'not found'],

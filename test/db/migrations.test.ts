@@ -70,4 +70,22 @@ describe('migrations', () => {
     const stored = await db.selectFrom('incidents').select(['longitude', 'latitude']).where('incident_id', '=', 'inc_1').executeTakeFirstOrThrow();
     expect([Number(stored.longitude), Number(stored.latitude)]).toEqual([3.1, 6.2]);
   });
+
+  it.each([
+    ['0001-foundation', ['organizations', 'api_keys', 'incidents', 'incident_timeline', 'events', 'idempotency_requests']],
+    ['0002-visitor-access', ['access_codes', 'access_logs', 'pass_keys', 'feed_counters']],
+    ['0003-webhooks', ['webhook_endpoints', 'webhook_jobs', 'webhook_deliveries', 'server_keys']],
+    ['0004-responders', ['responders']],
+  ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    const upTo = Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
+    const before = Object.fromEntries(names.slice(0, names.indexOf(name)).map((n) => [n, migrations[n]!]));
+    await migrateToLatest(db, before);
+    const had = (await db.introspection.getTables()).map((t) => t.name);
+    for (const table of tables) expect(had).not.toContain(table);
+    expect(await migrateToLatest(db, upTo)).toEqual([name]);
+    const has = (await db.introspection.getTables()).map((t) => t.name);
+    expect(has).toEqual(expect.arrayContaining(tables));
+  });
 });
