@@ -6,6 +6,7 @@ import { tenantOf } from '../auth/context.ts';
 import type { Clock } from '../clock.ts';
 import type { Database, Db, Executor } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 import { completeClaim, insertClaim, releaseClaim, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
 
 /** Records are kept at least this long (contract: 24 h). */
@@ -43,7 +44,7 @@ export function whenCommitted(req: Request, work: () => void): void {
  * one transaction, so a crash can never leave a change without its replayable answer. An error
  * rolls the change back and releases the key, so a retry runs the request again.
  */
-export function idempotency(deps: { db: Db; clock: Clock; logger: Logger }): RequestHandler {
+export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox }): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -63,7 +64,11 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger }): Req
         throw new ApiError(400, 'Idempotency-Key was already used with a different method, path or body');
       }
       if (row.state === 'complete') {
-        res.status(row.response_status!).set('Idempotent-Replayed', 'true').type('application/json').send(row.response_body);
+        res
+          .status(row.response_status!)
+          .set('Idempotent-Replayed', 'true')
+          .type('application/json')
+          .send(deps.secretBox.open(row.response_body!));
         return;
       }
       const stale = Date.parse(row.locked_at) < now.getTime() - CLAIM_LEASE_MS;
@@ -74,13 +79,20 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger }): Req
 
     const tx = await deps.db.startTransaction().execute();
     req.tx = tx;
-    settleOnResponse(res, tx, deps.db, scope, deps.logger);
+    settleOnResponse(res, tx, deps.db, scope, deps.logger, deps.secretBox);
     next();
   };
 }
 
 /** Commits (with the stored answer) or rolls back when the route answers; whichever comes first wins. */
-function settleOnResponse(res: Response, tx: ControlledTransaction<Database>, db: Db, scope: IdempotencyScope, logger: Logger) {
+function settleOnResponse(
+  res: Response,
+  tx: ControlledTransaction<Database>,
+  db: Db,
+  scope: IdempotencyScope,
+  logger: Logger,
+  secretBox: SecretBox,
+) {
   const send = res.json.bind(res);
   let settled = false;
 
@@ -105,7 +117,8 @@ function settleOnResponse(res: Response, tx: ControlledTransaction<Database>, db
     const status = res.statusCode;
     const work =
       status < 400
-        ? completeClaim(tx, scope, status, JSON.stringify(body))
+        ? // Sealed: an answer may hold a secret shown once (an API key, a webhook secret) or personal data.
+          completeClaim(tx, scope, status, secretBox.seal(JSON.stringify(body)))
             .then(() => tx.commit().execute())
             .then(runAfterCommit)
         : rollbackAndRelease();

@@ -33,6 +33,11 @@ for (const [network, prefix] of [
   ['ff00::', 8],
   ['2001:db8::', 32],
   ['64:ff9b::', 96],
+  // Older spellings of IPv4 inside IPv6 (IPv4-compatible, IPv4-translated, 6to4) can reach
+  // any IPv4 address, loopback and private ones included: refused outright.
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['2002::', 16],
 ] as const) {
   ALWAYS_REFUSED.addSubnet(network, prefix, 'ipv6');
 }

@@ -130,7 +130,11 @@ describe('Idempotency-Key header', () => {
       .executeTakeFirstOrThrow();
     expect(row.state).toBe('complete');
     expect(row.response_status).toBe(201);
-    expect(JSON.parse(row.response_body!)).toEqual(res.body);
+    // Stored sealed (it may hold a secret shown once); the replay opens it.
+    expect(row.response_body).toMatch(/^v1\./);
+    expect(row.response_body).not.toContain(res.body.incident.incident_id);
+    const replay = await org.live.post('/incidents', incidentBody(), withKey('k-atomic'));
+    expect(replay.body).toEqual(res.body);
   });
 
   it('keys are per organization and environment', async () => {
@@ -167,5 +171,13 @@ describe('Idempotency-Key header', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('a key secret created with an Idempotency-Key is never stored in the clear, yet replays', async () => {
+    const first = await org.live.post('/api-keys', { name: 'replayed', scopes: ['incidents:read'] }, withKey('k-secret'));
+    const again = await org.live.post('/api-keys', { name: 'replayed', scopes: ['incidents:read'] }, withKey('k-secret'));
+    expect(again.body.secret).toBe(first.body.secret);
+    const rows = await server.running.database.db.selectFrom('idempotency_requests').select('response_body').execute();
+    for (const row of rows) expect(row.response_body ?? '').not.toContain(first.body.secret);
   });
 });

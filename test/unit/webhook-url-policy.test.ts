@@ -18,6 +18,9 @@ describe('where webhooks may be sent', () => {
     '::ffff:127.0.0.1',
     '::ffff:10.1.2.3',
     '224.0.0.1',
+    '::127.0.0.1',
+    '::ffff:0:7f00:1',
+    '2002:7f00:1::',
   ])('live endpoints never reach %s', (address) => {
     expect(refusedAddress(address, 'live')).toBeDefined();
   });
