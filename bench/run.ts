@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; e.g. http-api)
+ *   BENCH_ONLY           comma-separated section names (default: all; e.g. http-api, webhooks)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -23,9 +23,10 @@ import { runCleanups } from './lib/cleanup.ts';
 import type { LoadSettings } from './lib/load.ts';
 import { formatSection } from './lib/report.ts';
 import type { BenchSection, SectionResult } from './lib/section.ts';
+import { webhooksSection } from './webhooks.ts';
 
-/** Every section, in run order. Add webhooks, threat engine, kiosk here. */
-const SECTIONS: BenchSection[] = [httpApiSection];
+/** Every section, in run order. Add threat engine, kiosk here. */
+const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;

@@ -1,10 +1,12 @@
 /**
  * The Tsaro server under test, in a process of its own: `startServer` on 127.0.0.1, port 0, over
  * DATABASE_URL (set by the parent), then one enterprise organization whose rate limit is raised
- * out of the way. Prints `{"benchReady":true,"baseUrl":...,"liveKey":...,"organizationId":...}`.
+ * out of the way. Prints `{"benchReady":true,"baseUrl":...,"liveKey":...,"sandboxKey":...,"organizationId":...}`.
  *
  * Environment: DATABASE_URL (required), BENCH_LOG_LEVEL (LOG_LEVEL of the server, default warn),
- * BENCH_LOG_DEST (a file for the logs, e.g. /dev/null; default stdout, which the parent drains).
+ * BENCH_LOG_DEST (a file for the logs, e.g. /dev/null; default stdout, which the parent drains),
+ * BENCH_SERVE_DELIVER_WEBHOOKS (`0`: webhook deliveries are queued but not sent, so a backlog
+ * builds up for the next server on the same database; default on).
  */
 import { pino } from 'pino';
 import { systemClock } from '../server/clock.ts';
@@ -30,7 +32,11 @@ async function main() {
   const dest = process.env.BENCH_LOG_DEST;
   const logger = dest ? createLogger(config.LOG_LEVEL, pino.destination({ dest, sync: false })) : undefined;
 
-  const running = await startServer(config, { clock: systemClock, ...(logger && { logger }) });
+  const running = await startServer(config, {
+    clock: systemClock,
+    ...(logger && { logger }),
+    deliverWebhooks: process.env.BENCH_SERVE_DELIVER_WEBHOOKS !== '0',
+  });
   stopOnSignalOrOrphan(() => running.stop());
 
   const created = await createOrganization(running.database.db, systemClock, { name: 'Bench Estate', plan: 'enterprise' });
@@ -40,6 +46,7 @@ async function main() {
   announceReady({
     baseUrl: running.baseUrl,
     liveKey: created.keys.live.secret,
+    sandboxKey: created.keys.sandbox.secret,
     organizationId,
     engine: running.database.engine,
     pid: process.pid,
