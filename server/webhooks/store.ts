@@ -1,5 +1,5 @@
 import { subscribes } from '../../shared/schemas/webhooks.ts';
-import type { Executor, Tenant, WebhookDeliveryRow, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
+import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
 const endpoints = (db: Executor, tenant: Tenant) =>
@@ -81,9 +81,12 @@ export async function claimDueJobs(db: Executor, engine: 'sqlite' | 'postgres', 
     .execute();
 }
 
+/** Records an attempt and moves its job on, together: every attempt counted is an attempt listed. */
 export async function finishAttempt(db: Executor, job: WebhookJobRow, changes: Partial<WebhookJobRow>, delivery: WebhookDeliveryRow): Promise<void> {
-  await db.updateTable('webhook_jobs').set({ ...changes, locked_until: null }).where('job_id', '=', job.job_id).execute();
-  await db.insertInto('webhook_deliveries').values(delivery).execute();
+  await inTransaction(db, async (trx) => {
+    await trx.updateTable('webhook_jobs').set({ ...changes, locked_until: null }).where('job_id', '=', job.job_id).execute();
+    await trx.insertInto('webhook_deliveries').values(delivery).execute();
+  });
 }
 
 export async function listDeliveryRows(

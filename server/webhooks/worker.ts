@@ -14,7 +14,8 @@ import { refusedAddress } from './url-policy.ts';
 /** After a failed attempt n, the next comes this much later: at once, 30 s, 5 min; then no more. */
 export const RETRY_DELAYS_S = [0, 30, 300] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
-const LEASE_MS = 60_000;
+/** A claimed job is this host's for the send timeout twice over plus a margin: never shorter than an attempt. */
+const leaseMs = (timeoutMs: number) => Math.max(60_000, 2 * timeoutMs + 10_000);
 
 export interface WebhookWorkerDeps {
   db: Db;
@@ -150,7 +151,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       deps.db,
       deps.engine,
       now.toISOString(),
-      new Date(now.getTime() + LEASE_MS).toISOString(),
+      new Date(now.getTime() + leaseMs(deps.timeoutMs)).toISOString(),
       deps.batchSize ?? 50,
     );
     await Promise.all(
@@ -173,7 +174,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
           deps.logger.warn({ err }, 'webhook worker pass failed');
           return 0;
         });
-        if (count >= (deps.batchSize ?? 50)) pendingWake = true;
+        // Anything sent may have scheduled an immediate retry: look again until a pass finds nothing due.
+        if (count > 0) pendingWake = true;
       } while (pendingWake && !stopped);
     } finally {
       busy = false;
@@ -191,6 +193,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     start(intervalMs) {
       timer = setInterval(kick, intervalMs);
       timer.unref();
+      kick(); // what a previous run left due goes out now, not at the first tick
     },
     wake: kick,
     async stop() {
