@@ -25,6 +25,7 @@ export default defineConfig(async () => {
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
   };
   const dbSuites = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts'];
+  // *.pg.test.ts: what only several hosts on one PostgreSQL database can show.
   return {
     test: {
       reporters: ['default', { onTestRunEnd: () => void process.stdout.write(summary) }],
@@ -32,7 +33,7 @@ export default defineConfig(async () => {
       hookTimeout: 30_000,
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
-        { extends: true as const, test: { name: 'sqlite', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'sqlite', include: dbSuites, exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         ...(has('PostgreSQL')
           ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
           : []),
