@@ -30,6 +30,10 @@ export const ConfigSchema = z.object({
   DISPATCH_WINDOW_S: seconds(60),
   /** Seconds an escalated incident waits before it is unresponsive. */
   ESCALATION_WINDOW_S: seconds(300),
+  /** Kilometres around an incident its first offers reach; escalation widens it threefold. */
+  DISPATCH_RADIUS_KM: z.coerce.number().min(0.1).max(500).default(15),
+  /** Responders the first round of offers goes to; escalation offers three times as many. */
+  DISPATCH_OFFER_COUNT: z.coerce.number().int().min(1).max(50).default(3),
   /** Speed of the simulated responder network (sandbox and drills); 10 is ten times faster. */
   SANDBOX_SPEED: z.coerce.number().min(0.1).max(10_000).default(1),
   /** Create the demo organization on an empty database and print its keys. Default on for SQLite, off for PostgreSQL. */

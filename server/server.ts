@@ -12,6 +12,7 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
+import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
@@ -23,6 +24,8 @@ export interface RunningServer {
   runSweeps(): Promise<SweepReport>;
   /** Sends every due webhook delivery now; answers how many were attempted. */
   deliverWebhooks(): Promise<number>;
+  /** Runs the dispatch sweep now: first offers, simulated steps, escalation, unresponsive. */
+  advanceDispatch(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +33,8 @@ export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
   dispatcher?: Dispatcher;
+  /** Run the dispatch sweep every second (default); tests that move the clock by hand turn it off. */
+  runDispatch?: boolean;
   /** Deliver webhooks in the background (default); tests that drive delivery by hand turn it off. */
   deliverWebhooks?: boolean;
   /** Where the demo banner goes (stdout by default); never the log. */
@@ -62,6 +67,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     secretBox,
     timeoutMs: config.WEBHOOK_TIMEOUT_S * 1000,
   });
+  const dispatchDeps = {
+    db: database.db,
+    clock,
+    logger,
+    settings: {
+      radiusKm: config.DISPATCH_RADIUS_KM,
+      offerCount: config.DISPATCH_OFFER_COUNT,
+      sandboxSpeed: config.SANDBOX_SPEED,
+      dispatchWindowS: config.DISPATCH_WINDOW_S,
+    },
+  };
+  const dispatcher = options.dispatcher ?? createDispatchEngine(dispatchDeps);
   const rateLimitStore = config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
   const app = createApp({
     config,
@@ -69,7 +86,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clock,
     logger,
     rateLimitStore,
-    dispatcher: options.dispatcher,
+    dispatcher,
     secretBox,
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
   });
@@ -91,6 +108,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
   if (options.deliverWebhooks !== false) webhooks.start(1000);
+  // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
+  let dispatchBusy: Promise<unknown> | undefined;
+  const dispatchTimer = options.runDispatch === false ? undefined : setInterval(() => {
+    if (dispatchBusy) return;
+    dispatchBusy = advanceDispatch(dispatchDeps)
+      .catch((err: unknown) => logger.warn({ err }, 'dispatch sweep failed'))
+      .finally(() => (dispatchBusy = undefined));
+  }, 1000);
+  dispatchTimer?.unref();
 
   return {
     baseUrl,
@@ -99,8 +125,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     runSweeps: () => runSweeps(database.db, clock),
     deliverWebhooks: () => webhooks.runOnce(),
+    advanceDispatch: () => advanceDispatch(dispatchDeps),
     async stop() {
       await stopSweeps();
+      clearInterval(dispatchTimer);
+      await dispatchBusy;
       await webhooks.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

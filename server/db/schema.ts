@@ -20,6 +20,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryRow;
   server_keys: ServerKeyRow;
   responders: ResponderRow;
+  dispatch_offers: DispatchOfferRow;
+  verified_incidents: VerifiedIncidentRow;
 }
 
 export interface OrganizationRow {
@@ -79,6 +81,16 @@ export interface IncidentRow {
   updated_at: string;
   resolved_at: string | null;
   cancelled_at: string | null;
+  responder_id: string | null;
+  responder_name: string | null;
+  responder_phone: string | null;
+  responder_latitude: number | null;
+  responder_longitude: number | null;
+  eta_minutes: number | null;
+  /** When the dispatch engine acts next on its own (a simulated responder's move); null: nothing scheduled. */
+  next_step_at: string | null;
+  /** 0: not yet offered; 1: offered nearby; 2: offered wider after escalation. */
+  dispatch_round: number;
 }
 
 export interface TimelineRow {
@@ -238,6 +250,28 @@ export interface ResponderRow {
   location_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface DispatchOfferRow {
+  offer_id: string;
+  incident_id: string;
+  responder_id: string;
+  round: number;
+  status: string;
+  distance_km: number;
+  offered_at: string;
+  answered_at: string | null;
+}
+
+export interface VerifiedIncidentRow {
+  incident_id: string;
+  category: string;
+  severity: string;
+  outcome: string;
+  latitude: number;
+  longitude: number;
+  occurred_at: string;
+  resolved_at: string;
 }
 
 /** The partition every tenant query is filtered by: organization AND environment. */

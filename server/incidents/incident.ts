@@ -38,7 +38,20 @@ export function rowToIncident(row: IncidentRow, timeline: TimelineRow[]): Incide
     is_drill: Boolean(row.is_drill),
     environment: row.environment as Environment,
     version: Number(row.version),
-    responder: null,
+    responder:
+      row.responder_id === null
+        ? null
+        : {
+            responder_id: row.responder_id,
+            name: row.responder_name ?? '',
+            phone: row.responder_phone ?? '',
+            location:
+              row.responder_latitude === null || row.responder_longitude === null
+                ? null
+                : { latitude: Number(row.responder_latitude), longitude: Number(row.responder_longitude) },
+            eta_minutes: row.eta_minutes === null ? null : Number(row.eta_minutes),
+            assigned_at: row.assigned_at ?? row.updated_at,
+          },
     sla: {
       dispatch_deadline: row.dispatch_deadline,
       escalation_deadline: row.escalation_deadline,

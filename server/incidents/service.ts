@@ -107,6 +107,14 @@ export async function createIncident(
         updated_at: at,
         resolved_at: null,
         cancelled_at: null,
+        responder_id: null,
+        responder_name: null,
+        responder_phone: null,
+        responder_latitude: null,
+        responder_longitude: null,
+        eta_minutes: null,
+        next_step_at: null,
+        dispatch_round: 0,
       };
       await insertIncident(trx, row);
       await insertTimelineRows(trx, opening.timeline);

@@ -25,3 +25,21 @@ export const AvailabilityRequest = z
   .meta({ id: 'AvailabilityRequest', description: 'The heartbeat: send it on every location change, and at least every few minutes while on duty' });
 
 export const ResponderEnvelope = z.object({ responder: Responder }).meta({ id: 'ResponderResponse' });
+
+export const ProgressRequest = z
+  .strictObject({
+    status: z.enum(['responding', 'on_scene']),
+    eta_minutes: z.int().min(0).max(600).optional().meta({ description: 'With `responding`: minutes to arrival' }),
+  })
+  .meta({ id: 'ResponderProgressRequest' });
+
+export const ResolveRequest = z
+  .strictObject({
+    outcome: z.enum(['assisted', 'false_alarm', 'no_action_required', 'referred_to_authorities', 'medical_transport', 'unable_to_locate']),
+    notes: z.string().trim().max(2000).optional(),
+  })
+  .meta({ id: 'ResponderResolveRequest' });
+
+export const OffersQuery = z.object({
+  wait: z.coerce.number().int().min(0).max(30).default(0).meta({ description: 'Long poll: hold up to this many seconds until an offer arrives' }),
+});

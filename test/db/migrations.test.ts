@@ -62,7 +62,7 @@ describe('migrations', () => {
       subject_reference: null, subject_metadata: '{}', longitude: 3.1, latitude: 6.2, address: null, landmark: null, version: 1,
       dispatch_deadline: now, escalation_deadline: now, assigned_at: null, on_scene_at: null, resolution_outcome: null,
       resolution_notes: null, created_at: now, updated_at: now, resolved_at: null, cancelled_at: null,
-    });
+    }) as never; // 0001's columns only
     await db.insertInto('incidents').values(incident('inc_1', 'same')).execute();
     await db.insertInto('incidents').values(incident('inc_2', null)).execute();
     await db.insertInto('incidents').values(incident('inc_3', null)).execute();

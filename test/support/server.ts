@@ -88,6 +88,8 @@ export interface TestServerOptions {
   dispatcher?: Dispatcher;
   /** false: webhooks are only sent when the test calls `running.deliverWebhooks()`. */
   deliverWebhooks?: boolean;
+  /** true: the dispatch sweep runs every second; by default tests call `running.advanceDispatch()` after moving the clock. */
+  runDispatch?: boolean;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -100,6 +102,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger: pino({ level: 'silent' }),
     dispatcher: options.dispatcher,
     deliverWebhooks: options.deliverWebhooks,
+    runDispatch: options.runDispatch ?? false,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

@@ -3,6 +3,7 @@ import * as foundation from './0001-foundation.ts';
 import * as visitorAccess from './0002-visitor-access.ts';
 import * as webhooks from './0003-webhooks.ts';
 import * as responders from './0004-responders.ts';
+import * as dispatch from './0005-dispatch.ts';
 
 /** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-visitor-access': visitorAccess,
   '0003-webhooks': webhooks,
   '0004-responders': responders,
+  '0005-dispatch': dispatch,
 };

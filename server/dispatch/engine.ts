@@ -1,0 +1,225 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow } from '../db/schema.ts';
+import type { Dispatcher } from '../incidents/dispatcher.ts';
+import { StaleIncidentError, transitionIncident } from '../incidents/lifecycle.ts';
+import { getIncident } from '../incidents/service.ts';
+import { newId } from '../ids.ts';
+import { chooseNearestResponders, distanceKm, etaMinutes } from './nearest.ts';
+import { SIMULATED_RESPONDERS, SIMULATED_STEP_SECONDS } from './simulated-network.ts';
+import {
+  availableRespondersNear,
+  closeOpenOffers,
+  findIncidentById,
+  incidentsNeedingDispatch,
+  insertOffers,
+  offeredResponderIds,
+  setResponderAvailable,
+} from './store.ts';
+
+export interface DispatchSettings {
+  /** First offers go to responders within this radius; escalation widens it threefold. */
+  radiusKm: number;
+  /** How many responders the first round is offered to; escalation offers three times as many. */
+  offerCount: number;
+  /** Speed of the simulated network (SANDBOX_SPEED). */
+  sandboxSpeed: number;
+  dispatchWindowS: number;
+}
+
+export interface DispatchDeps {
+  db: Executor;
+  clock: Clock;
+  settings: DispatchSettings;
+  logger: Logger;
+}
+
+/** Sandbox incidents and drills are played out by the simulated network, never offered to a real responder. */
+export const isSimulated = (row: Pick<IncidentRow, 'environment' | 'is_drill'>) => row.environment === 'sandbox' || Boolean(row.is_drill);
+
+export const tenantOfIncident = (row: IncidentRow) => ({ organizationId: row.organization_id, environment: row.environment });
+export const representIncident = (row: IncidentRow) => (trx: Executor, id: string) => getIncident(trx, tenantOfIncident(row), id);
+
+/** Runs a read-decide-write step on the incident's latest state, again if another writer got in first. */
+export async function withLatestIncident<T>(db: Executor, incidentId: string, step: (trx: Executor, row: IncidentRow) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(db, async (trx) => {
+        const row = await findIncidentById(trx, incidentId);
+        if (!row) throw new Error(`incident ${incidentId} vanished`);
+        return step(trx, row);
+      });
+    } catch (err) {
+      if (!(err instanceof StaleIncidentError) || attempt >= 4) throw err;
+    }
+  }
+}
+
+const secondsLater = (clock: Clock, seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
+
+/** Offers the incident to the nearest available responders of its environment not offered it yet. */
+async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2): Promise<number> {
+  const widen = round === 1 ? 1 : 3;
+  const radiusKm = deps.settings.radiusKm * widen;
+  const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
+  const already = await offeredResponderIds(trx, row.incident_id);
+  const candidates = (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm))
+    .filter((responder) => !already.has(responder.responder_id))
+    .map((responder) => ({ responderId: responder.responder_id, latitude: Number(responder.latitude), longitude: Number(responder.longitude) }));
+  const chosen = chooseNearestResponders(candidates, incidentPoint, radiusKm, deps.settings.offerCount * widen);
+  const at = deps.clock.now().toISOString();
+  const offers: DispatchOfferRow[] = chosen.map((choice) => ({
+    offer_id: newId('ofr', deps.clock.now()),
+    incident_id: row.incident_id,
+    responder_id: choice.responderId,
+    round,
+    status: 'pending',
+    distance_km: Math.round(choice.distanceKm * 100) / 100,
+    offered_at: at,
+    answered_at: null,
+  }));
+  await insertOffers(trx, offers);
+  await trx.updateTable('incidents').set({ dispatch_round: round }).where('incident_id', '=', row.incident_id).execute();
+  return offers.length;
+}
+
+/** First offers (live) or the simulated network's first step (sandbox, drills); once per incident. */
+export async function openDispatch(deps: DispatchDeps, incidentId: string): Promise<void> {
+  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+    if (row.status !== 'dispatching' || Number(row.dispatch_round) !== 0) return;
+    if (isSimulated(row)) {
+      await trx
+        .updateTable('incidents')
+        .set({ dispatch_round: 1, next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.assigned / deps.settings.sandboxSpeed) })
+        .where('incident_id', '=', incidentId)
+        .where('dispatch_round', '=', 0)
+        .execute();
+      return;
+    }
+    const offered = await offerRound(trx, deps, row, 1);
+    deps.logger.info({ incidentId, offered }, 'incident offered to responders');
+  });
+}
+
+async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
+  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+    if (row.status !== 'dispatching' || row.dispatch_deadline > deps.clock.now().toISOString()) return;
+    await transitionIncident(trx, deps.clock, row, 'escalated', {
+      message: `No responder accepted within ${deps.settings.dispatchWindowS} s; offering to more responders further away`,
+      represent: representIncident(row),
+    });
+    if (!isSimulated(row)) await offerRound(trx, deps, { ...row, status: 'escalated' }, 2);
+  });
+}
+
+async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise<void> {
+  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+    if (row.status !== 'escalated' || row.escalation_deadline > deps.clock.now().toISOString()) return;
+    await transitionIncident(trx, deps.clock, row, 'unresponsive', {
+      message: 'Still no responder after the escalation window; the offers stay open to anyone who can still help',
+      represent: representIncident(row),
+    });
+  });
+}
+
+/** The simulated network's next move: accept, set off, arrive, close. */
+async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<void> {
+  const speed = deps.settings.sandboxSpeed;
+  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+    const now = deps.clock.now().toISOString();
+    if (!row.next_step_at || row.next_step_at > now || !isSimulated(row)) return;
+    const represent = representIncident(row);
+    switch (row.status) {
+      case 'dispatching':
+      case 'escalated':
+      case 'unresponsive': {
+        const point = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
+        const nearest = [...SIMULATED_RESPONDERS].sort((a, b) => distanceKm(point, a) - distanceKm(point, b))[0]!;
+        const eta = Math.min(30, etaMinutes(distanceKm(point, nearest)));
+        await transitionIncident(trx, deps.clock, row, 'assigned', {
+          message: `Accepted by ${nearest.name}, about ${eta} min away (simulated)`,
+          changes: {
+            responder_id: nearest.id,
+            responder_name: nearest.name,
+            responder_phone: nearest.phone,
+            responder_latitude: nearest.latitude,
+            responder_longitude: nearest.longitude,
+            eta_minutes: eta,
+            next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.responding / speed),
+          },
+          represent,
+        });
+        return;
+      }
+      case 'assigned':
+        await transitionIncident(trx, deps.clock, row, 'responding', {
+          message: `${row.responder_name} is on the way (simulated)`,
+          changes: { next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.on_scene / speed) },
+          represent,
+        });
+        return;
+      case 'responding':
+        await transitionIncident(trx, deps.clock, row, 'on_scene', {
+          message: `${row.responder_name} is on scene (simulated)`,
+          changes: { next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.resolved / speed), eta_minutes: 0 },
+          represent,
+        });
+        return;
+      case 'on_scene':
+        await transitionIncident(trx, deps.clock, row, 'resolved', {
+          message: 'Closed by the simulated responder network: assisted',
+          changes: { next_step_at: null, resolution_outcome: 'assisted', resolution_notes: 'Simulated responder network (sandbox or drill)' },
+          represent,
+        });
+        return;
+      default:
+        await trx.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incidentId).execute();
+    }
+  });
+}
+
+/**
+ * The dispatch sweep: opens incidents never offered (a host that died before offering), moves
+ * simulated incidents along, escalates past the dispatch window, marks unresponsive past the
+ * escalation window. Every move is a compare-and-set on the incident's version, so hosts
+ * sweeping together make each move once, and a restart loses nothing: it is all in the rows.
+ */
+export async function advanceDispatch(deps: DispatchDeps, batch = 200): Promise<number> {
+  const now = deps.clock.now();
+  const rows = await incidentsNeedingDispatch(deps.db, now.toISOString(), new Date(now.getTime() - 2000).toISOString(), batch);
+  let moved = 0;
+  for (const row of rows) {
+    try {
+      const at = now.toISOString();
+      if (row.status === 'dispatching' && Number(row.dispatch_round) === 0) await openDispatch(deps, row.incident_id);
+      else if (row.next_step_at && row.next_step_at <= at && isSimulated(row)) await simulatedStep(deps, row.incident_id);
+      else if (row.status === 'dispatching' && row.dispatch_deadline <= at) await escalate(deps, row.incident_id);
+      else if (row.status === 'escalated' && row.escalation_deadline <= at) await markUnresponsive(deps, row.incident_id);
+      moved++;
+    } catch (err) {
+      deps.logger.warn({ err, incidentId: row.incident_id }, 'dispatch step failed; the next sweep retries');
+    }
+  }
+  return moved;
+}
+
+/** The engine behind the incident API's Dispatcher seam. */
+export function createDispatchEngine(deps: DispatchDeps): Dispatcher {
+  return {
+    incidentOpened(incident) {
+      openDispatch(deps, incident.incident_id).catch((err: unknown) =>
+        deps.logger.warn({ err, incidentId: incident.incident_id }, 'dispatch failed; the sweep retries'),
+      );
+    },
+    incidentCancelled(incident) {
+      const at = deps.clock.now().toISOString();
+      Promise.all([
+        closeOpenOffers(deps.db, incident.incident_id, 'withdrawn', at),
+        deps.db.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incident.incident_id).execute(),
+        incident.responder && !incident.responder.responder_id.startsWith('rsp_sim_')
+          ? setResponderAvailable(deps.db, incident.responder.responder_id, true, at)
+          : undefined,
+      ]).catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'withdrawing offers failed'));
+    },
+  };
+}

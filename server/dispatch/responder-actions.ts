@@ -1,0 +1,138 @@
+import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
+import type { Clock } from '../clock.ts';
+import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { transitionIncident } from '../incidents/lifecycle.ts';
+import { representIncident, withLatestIncident } from './engine.ts';
+import { etaMinutes } from './nearest.ts';
+import { answerOffer, closeOpenOffers, findOffer, setResponderAvailable } from './store.ts';
+
+/** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
+export function responderView(row: IncidentRow) {
+  return {
+    incident_id: row.incident_id,
+    category: row.category,
+    severity: row.severity,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    subject: { name: row.subject_name, phone: row.subject_phone },
+    location: { coordinates: [Number(row.longitude), Number(row.latitude)], address: row.address, landmark: row.landmark },
+    eta_minutes: row.eta_minutes === null ? null : Number(row.eta_minutes),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Outcomes that say something really happened: such a live incident becomes a verified threat event. */
+const REAL_OUTCOMES: ReadonlySet<ResolutionOutcome> = new Set(['assisted', 'referred_to_authorities', 'medical_transport']);
+const OPEN_FOR_ACCEPTANCE = new Set(['dispatching', 'escalated', 'unresponsive']);
+
+/**
+ * The first responder to accept is assigned, exactly once: the assignment is a compare-and-set
+ * on the incident's version, so of two accepting together one wins and the other reads the
+ * incident again, finds its offer lost, and gets a 409.
+ */
+export async function acceptOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
+  const offer = await findOffer(db, offerId, responder.responder_id);
+  if (!offer) throw notFound('Offer');
+  return withLatestIncident(db, offer.incident_id, async (trx, incident) => {
+    const current = (await findOffer(trx, offerId, responder.responder_id))!;
+    if (current.status !== 'pending') throw conflict(`Offer is ${current.status === 'lost' ? 'taken by another responder' : current.status}`);
+    if (!OPEN_FOR_ACCEPTANCE.has(incident.status)) throw conflict(`Incident is already ${incident.status}`);
+    const eta = etaMinutes(Number(current.distance_km));
+    await transitionIncident(trx, clock, incident, 'assigned', {
+      message: `Accepted by ${responder.name}, about ${eta} min away`,
+      changes: {
+        responder_id: responder.responder_id,
+        responder_name: responder.name,
+        responder_phone: responder.phone,
+        responder_latitude: responder.latitude,
+        responder_longitude: responder.longitude,
+        eta_minutes: eta,
+      },
+      represent: representIncident(incident),
+    });
+    const at = clock.now().toISOString();
+    await answerOffer(trx, offerId, 'accepted', at);
+    await closeOpenOffers(trx, incident.incident_id, 'lost', at);
+    await setResponderAvailable(trx, responder.responder_id, false, at);
+    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incident.incident_id).executeTakeFirstOrThrow())!);
+  });
+}
+
+export async function declineOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
+  const offer = await findOffer(db, offerId, responder.responder_id);
+  if (!offer) throw notFound('Offer');
+  if (!(await answerOffer(db, offerId, 'declined', clock.now().toISOString()))) throw conflict(`Offer is already ${offer.status}`);
+  return { offer_id: offerId, status: 'declined' as const };
+}
+
+async function assignedIncident(trx: Executor, responder: ResponderRow, incident: IncidentRow) {
+  // Another responder's incident is none of this one's business: 404, as across organizations.
+  if (incident.responder_id !== responder.responder_id) throw notFound('Incident');
+}
+
+/** `responding` (set off, with an ETA) and `on_scene` (arrived), in the state table's order. */
+export async function reportProgress(
+  db: Executor,
+  clock: Clock,
+  responder: ResponderRow,
+  incidentId: string,
+  status: 'responding' | 'on_scene',
+  etaMinutesReported?: number,
+) {
+  return withLatestIncident(db, incidentId, async (trx, incident) => {
+    await assignedIncident(trx, responder, incident);
+    await transitionIncident(trx, clock, incident, status, {
+      message:
+        status === 'responding'
+          ? `${responder.name} is on the way${etaMinutesReported !== undefined ? `, about ${etaMinutesReported} min` : ''}`
+          : `${responder.name} is on scene`,
+      changes: { eta_minutes: status === 'on_scene' ? 0 : (etaMinutesReported ?? incident.eta_minutes) },
+      represent: representIncident(incident),
+    });
+    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incidentId).executeTakeFirstOrThrow())!);
+  });
+}
+
+/**
+ * Closes the incident with an outcome. A live, non-drill incident whose outcome says something
+ * really happened is kept as a verified event for the threat engine: place, time, kind and
+ * outcome, never subject data.
+ */
+export async function resolveAssigned(
+  db: Executor,
+  clock: Clock,
+  responder: ResponderRow,
+  incidentId: string,
+  outcome: ResolutionOutcome,
+  notes: string | undefined,
+) {
+  return withLatestIncident(db, incidentId, async (trx, incident) => {
+    await assignedIncident(trx, responder, incident);
+    await transitionIncident(trx, clock, incident, 'resolved', {
+      message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
+      changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },
+      represent: representIncident(incident),
+    });
+    const at = clock.now().toISOString();
+    await setResponderAvailable(trx, responder.responder_id, true, at);
+    if (incident.environment === 'live' && !incident.is_drill && REAL_OUTCOMES.has(outcome)) {
+      await trx
+        .insertInto('verified_incidents')
+        .values({
+          incident_id: incident.incident_id,
+          category: incident.category,
+          severity: incident.severity,
+          outcome,
+          latitude: Number(incident.latitude),
+          longitude: Number(incident.longitude),
+          occurred_at: incident.created_at,
+          resolved_at: at,
+        })
+        .execute();
+    }
+    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incidentId).executeTakeFirstOrThrow())!);
+  });
+}

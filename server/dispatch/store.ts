@@ -1,0 +1,112 @@
+import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import { boundingBox, type Point } from './nearest.ts';
+
+/** Active, available responders of the environment inside the box around `center` (the SQL prefilter). */
+export async function availableRespondersNear(db: Executor, environment: string, center: Point, radiusKm: number): Promise<ResponderRow[]> {
+  const box = boundingBox(center, radiusKm);
+  return db
+    .selectFrom('responders')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('status', '=', 'active')
+    .where('available', '=', 1)
+    .where('latitude', '>=', box.minLat)
+    .where('latitude', '<=', box.maxLat)
+    .where('longitude', '>=', box.minLng)
+    .where('longitude', '<=', box.maxLng)
+    .execute();
+}
+
+export async function offeredResponderIds(db: Executor, incidentId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('dispatch_offers').select('responder_id').where('incident_id', '=', incidentId).execute();
+  return new Set(rows.map((row) => row.responder_id));
+}
+
+export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
+  if (offers.length) await db.insertInto('dispatch_offers').values(offers).execute();
+}
+
+export async function findOffer(db: Executor, offerId: string, responderId: string): Promise<DispatchOfferRow | undefined> {
+  return db.selectFrom('dispatch_offers').selectAll().where('offer_id', '=', offerId).where('responder_id', '=', responderId).executeTakeFirst();
+}
+
+export async function pendingOffersFor(db: Executor, responderId: string) {
+  return db
+    .selectFrom('dispatch_offers')
+    .innerJoin('incidents', 'incidents.incident_id', 'dispatch_offers.incident_id')
+    .selectAll('incidents')
+    .select(['dispatch_offers.offer_id', 'dispatch_offers.distance_km', 'dispatch_offers.offered_at', 'dispatch_offers.round'])
+    .where('dispatch_offers.responder_id', '=', responderId)
+    .where('dispatch_offers.status', '=', 'pending')
+    .where('incidents.status', 'in', ['dispatching', 'escalated', 'unresponsive'])
+    .orderBy('dispatch_offers.offered_at')
+    .execute();
+}
+
+/** Closes every still-open offer of an incident (it was taken, or cancelled). */
+export async function closeOpenOffers(db: Executor, incidentId: string, status: 'lost' | 'withdrawn', at: string): Promise<void> {
+  await db
+    .updateTable('dispatch_offers')
+    .set({ status, answered_at: at })
+    .where('incident_id', '=', incidentId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+export async function answerOffer(db: Executor, offerId: string, status: 'accepted' | 'declined', at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('dispatch_offers')
+    .set({ status, answered_at: at })
+    .where('offer_id', '=', offerId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function countPendingOffers(db: Executor, incidentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('dispatch_offers')
+    .where('incident_id', '=', incidentId)
+    .where('status', '=', 'pending')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function setResponderAvailable(db: Executor, responderId: string, available: boolean, at: string): Promise<void> {
+  await db.updateTable('responders').set({ available: available ? 1 : 0, updated_at: at }).where('responder_id', '=', responderId).execute();
+}
+
+export async function findIncidentById(db: Executor, incidentId: string): Promise<IncidentRow | undefined> {
+  return db.selectFrom('incidents').selectAll().where('incident_id', '=', incidentId).executeTakeFirst();
+}
+
+const ACTIVE = ['created', 'dispatching', 'assigned', 'responding', 'on_scene', 'escalated', 'unresponsive'];
+
+/** Incidents the engine must act on now: never offered, past a deadline, or with a step due. */
+export async function incidentsNeedingDispatch(db: Executor, now: string, openedBefore: string, limit: number): Promise<IncidentRow[]> {
+  return db
+    .selectFrom('incidents')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'dispatching'), eb('dispatch_round', '=', 0), eb('created_at', '<=', openedBefore)]),
+        eb.and([eb('status', '=', 'dispatching'), eb('dispatch_deadline', '<=', now)]),
+        eb.and([eb('status', '=', 'escalated'), eb('escalation_deadline', '<=', now)]),
+        eb.and([eb('status', 'in', ACTIVE), eb('next_step_at', '<=', now)]),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function assignmentsOf(db: Executor, responderId: string, since: string): Promise<IncidentRow[]> {
+  return db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('responder_id', '=', responderId)
+    .where((eb) => eb.or([eb('status', 'in', ['assigned', 'responding', 'on_scene']), eb('updated_at', '>=', since)]))
+    .orderBy('updated_at', 'desc')
+    .execute();
+}
