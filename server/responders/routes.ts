@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import { parseInput } from '../http/parse.ts';
 import { acceptOffer, declineOffer, reportProgress, resolveAssigned, responderView } from '../dispatch/responder-actions.ts';
 import { assignmentsOf, pendingOffersFor } from '../dispatch/store.ts';
+import { buildResponderOpenApiDocument } from './openapi.ts';
 import { rowToResponder } from './responder.ts';
 import { findResponderByToken, reportAvailability } from './service.ts';
 
@@ -28,6 +29,11 @@ export function responderRoutes(deps: { db: Db; clock: Clock }): Router {
     if (!row || row.status !== 'active') throw new ApiError(401, 'Invalid or deactivated responder token');
     return row;
   }
+
+  const document = JSON.stringify(buildResponderOpenApiDocument());
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(document);
+  });
 
   router.get('/me', async (req, res) => {
     res.json({ responder: rowToResponder(await responderOf(req)) });

@@ -43,3 +43,27 @@ export const ResolveRequest = z
 export const OffersQuery = z.object({
   wait: z.coerce.number().int().min(0).max(30).default(0).meta({ description: 'Long poll: hold up to this many seconds until an offer arrives' }),
 });
+
+export const ResponderIncident = z
+  .object({
+    incident_id: z.string(),
+    category: z.string(),
+    severity: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.string(),
+    subject: z.object({ name: z.string(), phone: z.string().nullable() }).meta({ description: 'The person to help' }),
+    location: z.object({
+      coordinates: z.tuple([z.number(), z.number()]).meta({ description: '[longitude, latitude]' }),
+      address: z.string().nullable(),
+      landmark: z.string().nullable(),
+    }),
+    eta_minutes: z.int().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'ResponderIncident', description: "What a responder sees of an incident: enough to find and help the person, nothing of the partner's" });
+
+export const Offer = z
+  .object({ offer_id: z.string(), distance_km: z.number(), offered_at: Timestamp, incident: ResponderIncident })
+  .meta({ id: 'Offer' });

@@ -78,4 +78,16 @@ describe('responder API (/v1/responder)', () => {
     expect(after).toMatchObject({ status: 'deactivated', available: false });
     expect((await call('/me', token)).status).toBe(401);
   });
+
+  it('publishes its own OpenAPI document, apart from the partner API', async () => {
+    const res = await fetch(`${responderBase}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as any;
+    expect(doc.info.title).toBe('Tsaro responder API');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/me', '/availability', '/offers', '/offers/{offerId}/accept', '/offers/{offerId}/decline', '/assignments', '/incidents/{incidentId}/status', '/incidents/{incidentId}/resolve']),
+    );
+    const partner = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as any;
+    expect(Object.keys(partner.paths).some((path) => path.includes('offers'))).toBe(false);
+  });
 });
