@@ -11,7 +11,7 @@ export interface Dispatcher {
   incidentCancelled(incident: Incident): void;
 }
 
-/** Used until a dispatch engine is plugged in: incidents stay `dispatching` until cancelled. */
+/** For an app built without an engine (startServer always plugs in server/dispatch/engine.ts). */
 export const noDispatcher: Dispatcher = {
   incidentOpened: () => undefined,
   incidentCancelled: () => undefined,
