@@ -44,11 +44,13 @@ export const ConfigSchema = z.object({
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
   /** Key that seals webhook signing secrets at rest: 64 hex characters or base64 of 32 bytes. Unset: one generated and kept in the database. */
   SECRETS_KEY: z.string().min(32).optional(),
+  /** Load the shipped UCDP GED extract into an empty threat event store at start. */
+  THREAT_SEED: flag(true),
   /** Largest request body accepted, in kilobytes; larger is 413. */
   BODY_LIMIT_KB: z.coerce.number().int().min(1).max(10_240).default(256),
 });
 
-export type Config = z.infer<typeof ConfigSchema> & { DEMO: boolean };
+export type Config = z.infer<typeof ConfigSchema> & { DEMO: boolean; THREAT_SEED: boolean };
 
 export class ConfigError extends Error {}
 
@@ -62,7 +64,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
-  return { ...config, DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL) };
+  return { ...config, DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL), THREAT_SEED: config.THREAT_SEED ?? true };
 }
 
 export function isPostgresUrl(url: string): boolean {

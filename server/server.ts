@@ -13,6 +13,7 @@ import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
+import { loadShippedThreatData } from './threat/shipped-data.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
@@ -53,6 +54,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   } catch (err) {
     await database.close();
     throw err;
+  }
+  if (config.THREAT_SEED) {
+    const seeded = await loadShippedThreatData(database.db, clock);
+    if (seeded) logger.info({ imported: seeded.imported }, 'loaded the shipped UCDP GED extract into the threat event store');
   }
   const secrets = await loadSecretsKey(database.db, clock, config.SECRETS_KEY);
   if (secrets.source === 'database' && database.engine === 'postgres') {

@@ -7,6 +7,7 @@ import { rowToApiKey } from '../auth/api-key.ts';
 import { findApiKeyById, markKeyRevoked } from '../auth/store.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { addResponder, deactivateResponder, listResponders, ResponderInputError } from '../responders/service.ts';
+import { ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
@@ -156,6 +157,19 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
         out.result({ responder: found }, `Deactivated ${responderId}`);
       }, Boolean(opts.json)),
     );
+  const threat = program.command('threat').description('threat intelligence data');
+  threat
+    .command('import')
+    .description('import security events; importing the same file again adds nothing')
+    .addOption(new Option('--format <format>', 'file format').choices(['ucdp', 'acled', 'community']).makeOptionMandatory())
+    .argument('<file>')
+    .addOption(jsonOption())
+    .action((file: string, opts: { format: ImportFormat; json?: boolean }) =>
+      run(async (db, out) => {
+        const result = await importThreatFile(db, clock, opts.format, file);
+        out.result(result, `Imported ${result.imported} events; skipped ${result.skipped} (already there or unusable).`);
+      }, Boolean(opts.json)),
+    );
   return program;
 }
 
@@ -218,7 +232,7 @@ async function main(argv: string[]) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return;
       fail(err.message.replace(/^error: /, ''), 2);
-    } else if (err instanceof CliError || err instanceof OrganizationInputError || err instanceof ResponderInputError) {
+    } else if (err instanceof CliError || err instanceof OrganizationInputError || err instanceof ResponderInputError || err instanceof ImportError) {
       fail(err.message, 1);
     } else {
       fail(err instanceof Error ? err.message : String(err), 1);

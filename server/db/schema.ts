@@ -22,6 +22,7 @@ export interface Database {
   responders: ResponderRow;
   dispatch_offers: DispatchOfferRow;
   verified_incidents: VerifiedIncidentRow;
+  threat_events: ThreatEventRow;
 }
 
 export interface OrganizationRow {
@@ -272,6 +273,29 @@ export interface VerifiedIncidentRow {
   longitude: number;
   occurred_at: string;
   resolved_at: string;
+}
+
+export interface ThreatEventRow {
+  /** `<dataset>:<id in it>`, e.g. `ucdp:16342`: importing the same file twice adds nothing. */
+  event_id: string;
+  source: string;
+  dataset: string;
+  /** YYYY-MM-DD (public data is dated by day). */
+  occurred_on: string;
+  latitude: number;
+  longitude: number;
+  /** 1 exact place … 7 international waters (UCDP `where_prec`). */
+  precision: number;
+  type: string;
+  severity: number;
+  fatalities: number;
+  weight: number;
+  country: string | null;
+  admin1: string | null;
+  admin2: string | null;
+  place: string | null;
+  description: string | null;
+  imported_at: string;
 }
 
 /** The partition every tenant query is filtered by: organization AND environment. */

@@ -96,6 +96,17 @@ describe('npx tsaro (operator CLI)', () => {
     expect(bad.json.error.message).toContain('--lat');
   });
 
+  it('threat import prints {imported, skipped}; the same file again imports nothing', async () => {
+    const file = new URL('../../threat-data/ucdp/ucdp_ged_ssa_supplement.csv', import.meta.url).pathname;
+    const first = await tsaro('threat', 'import', '--format', 'ucdp', file, '--json');
+    expect(first).toMatchObject({ code: 0, json: { imported: 4573, skipped: 0 } });
+    const again = await tsaro('threat', 'import', '--format', 'ucdp', file, '--json');
+    expect(again.json).toEqual({ imported: 0, skipped: 4573 });
+    const missing = await tsaro('threat', 'import', '--format', 'ucdp', '/nonexistent.csv', '--json');
+    expect(missing.code).toBe(1);
+    expect(missing.json.error.message).toContain('/nonexistent.csv');
+  });
+
   it.each([
     [['org', 'create', '--name', 'X', '--prefix', 'abc', '--json'], 'prefix'],
     [['org', 'update', 'org_missing', '--plan', 'growth', '--json'], 'not found'],

@@ -76,6 +76,8 @@ describe('migrations', () => {
     ['0002-visitor-access', ['access_codes', 'access_logs', 'pass_keys', 'feed_counters']],
     ['0003-webhooks', ['webhook_endpoints', 'webhook_jobs', 'webhook_deliveries', 'server_keys']],
     ['0004-responders', ['responders']],
+    ['0005-dispatch', ['dispatch_offers', 'verified_incidents']],
+    ['0006-threat-events', ['threat_events']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);

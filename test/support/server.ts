@@ -96,7 +96,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new ManualClock();
-  const config = loadConfig({ PORT: '0', DEMO: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.config });
+  const config = loadConfig({ PORT: '0', DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.config });
   const running = await startServer(config, {
     clock,
     logger: pino({ level: 'silent' }),

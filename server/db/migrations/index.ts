@@ -4,6 +4,7 @@ import * as visitorAccess from './0002-visitor-access.ts';
 import * as webhooks from './0003-webhooks.ts';
 import * as responders from './0004-responders.ts';
 import * as dispatch from './0005-dispatch.ts';
+import * as threatEvents from './0006-threat-events.ts';
 
 /** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-webhooks': webhooks,
   '0004-responders': responders,
   '0005-dispatch': dispatch,
+  '0006-threat-events': threatEvents,
 };
