@@ -132,14 +132,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     deliverWebhooks: () => webhooks.runOnce(),
     advanceDispatch: () => advanceDispatch(dispatchDeps),
     async stop() {
+      // Stop taking requests first (long polls get 5 s), then the background work, then storage.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 5000);
+      force.unref();
+      await closed;
+      clearTimeout(force);
       await stopSweeps();
       clearInterval(dispatchTimer);
       await dispatchBusy;
       await webhooks.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
       await rateLimitStore.close();
       await database.close();
     },

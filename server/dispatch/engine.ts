@@ -4,6 +4,7 @@ import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow }
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { StaleIncidentError, transitionIncident } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { chooseNearestResponders, distanceKm, etaMinutes } from './nearest.ts';
 import { SIMULATED_RESPONDERS, SIMULATED_STEP_SECONDS } from './simulated-network.ts';
@@ -46,14 +47,18 @@ export async function withLatestIncident<T>(db: Executor, incidentId: string, st
     try {
       return await inTransaction(db, async (trx) => {
         const row = await findIncidentById(trx, incidentId);
-        if (!row) throw new Error(`incident ${incidentId} vanished`);
+        if (!row) throw notFound('Incident');
         return step(trx, row);
       });
     } catch (err) {
-      if (!(err instanceof StaleIncidentError) || attempt >= 4) throw err;
+      if (!(err instanceof StaleIncidentError)) throw err;
+      if (attempt >= 4) throw conflict('The incident is changing too fast; try again');
     }
   }
 }
+
+/** How often an escalated or unresponsive live incident is offered to responders who came free. */
+const REOFFER_EVERY_S = 30;
 
 const secondsLater = (clock: Clock, seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
 
@@ -96,6 +101,9 @@ export async function openDispatch(deps: DispatchDeps, incidentId: string): Prom
         .execute();
       return;
     }
+    // Claim the opening first: of two hosts opening together, one offers and the other stops.
+    const claimed = await trx.updateTable('incidents').set({ dispatch_round: 1 }).where('incident_id', '=', incidentId).where('dispatch_round', '=', 0).executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return;
     const offered = await offerRound(trx, deps, row, 1);
     deps.logger.info({ incidentId, offered }, 'incident offered to responders');
   });
@@ -106,6 +114,7 @@ async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
     if (row.status !== 'dispatching' || row.dispatch_deadline > deps.clock.now().toISOString()) return;
     await transitionIncident(trx, deps.clock, row, 'escalated', {
       message: `No responder accepted within ${deps.settings.dispatchWindowS} s; offering to more responders further away`,
+      changes: isSimulated(row) ? {} : { next_step_at: secondsLater(deps.clock, REOFFER_EVERY_S) },
       represent: representIncident(row),
     });
     if (!isSimulated(row)) await offerRound(trx, deps, { ...row, status: 'escalated' }, 2);
@@ -119,6 +128,16 @@ async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise
       message: 'Still no responder after the escalation window; the offers stay open to anyone who can still help',
       represent: representIncident(row),
     });
+  });
+}
+
+/** Responders who came free since: an escalated or unresponsive live incident is offered again, wider. */
+async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
+  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+    if (isSimulated(row) || (row.status !== 'escalated' && row.status !== 'unresponsive')) return;
+    if (!row.next_step_at || row.next_step_at > deps.clock.now().toISOString()) return;
+    await offerRound(trx, deps, row, 2);
+    await trx.updateTable('incidents').set({ next_step_at: secondsLater(deps.clock, REOFFER_EVERY_S) }).where('incident_id', '=', incidentId).execute();
   });
 }
 
@@ -191,8 +210,15 @@ export async function advanceDispatch(deps: DispatchDeps, batch = 200): Promise<
   for (const row of rows) {
     try {
       const at = now.toISOString();
+      // Each step re-reads the incident and re-checks its own condition, so they can run in turn:
+      // an incident missed at opening whose window has also passed is opened, then escalated.
       if (row.status === 'dispatching' && Number(row.dispatch_round) === 0) await openDispatch(deps, row.incident_id);
-      else if (row.next_step_at && row.next_step_at <= at && isSimulated(row)) await simulatedStep(deps, row.incident_id);
+      if (row.next_step_at && row.next_step_at <= at && isSimulated(row)) await simulatedStep(deps, row.incident_id);
+      else if (row.next_step_at && row.next_step_at <= at && (row.status === 'escalated' || row.status === 'unresponsive')) {
+        // Past the escalation window an escalated incident turns unresponsive first; either way it is offered again.
+        if (row.status === 'escalated' && row.escalation_deadline <= at) await markUnresponsive(deps, row.incident_id);
+        await reoffer(deps, row.incident_id);
+      }
       else if (row.status === 'dispatching' && row.dispatch_deadline <= at) await escalate(deps, row.incident_id);
       else if (row.status === 'escalated' && row.escalation_deadline <= at) await markUnresponsive(deps, row.incident_id);
       moved++;
@@ -211,15 +237,12 @@ export function createDispatchEngine(deps: DispatchDeps): Dispatcher {
         deps.logger.warn({ err, incidentId: incident.incident_id }, 'dispatch failed; the sweep retries'),
       );
     },
-    incidentCancelled(incident) {
+    async incidentCancelled(trx, incidentId) {
       const at = deps.clock.now().toISOString();
-      Promise.all([
-        closeOpenOffers(deps.db, incident.incident_id, 'withdrawn', at),
-        deps.db.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incident.incident_id).execute(),
-        incident.responder && !incident.responder.responder_id.startsWith('rsp_sim_')
-          ? setResponderAvailable(deps.db, incident.responder.responder_id, true, at)
-          : undefined,
-      ]).catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'withdrawing offers failed'));
+      await closeOpenOffers(trx, incidentId, 'withdrawn', at);
+      const row = await findIncidentById(trx, incidentId);
+      await trx.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incidentId).execute();
+      if (row?.responder_id && !row.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, row.responder_id, true, at);
     },
   };
 }

@@ -5,7 +5,7 @@ import { conflict, notFound } from '../http/errors.ts';
 import { transitionIncident } from '../incidents/lifecycle.ts';
 import { representIncident, withLatestIncident } from './engine.ts';
 import { etaMinutes } from './nearest.ts';
-import { answerOffer, closeOpenOffers, findOffer, setResponderAvailable } from './store.ts';
+import { answerOffer, closeOpenOffers, findOffer, hasActiveAssignment, setResponderAvailable, withdrawOtherOffers } from './store.ts';
 
 /** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
 export function responderView(row: IncidentRow) {
@@ -40,6 +40,7 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
     const current = (await findOffer(trx, offerId, responder.responder_id))!;
     if (current.status !== 'pending') throw conflict(`Offer is ${current.status === 'lost' ? 'taken by another responder' : current.status}`);
     if (!OPEN_FOR_ACCEPTANCE.has(incident.status)) throw conflict(`Incident is already ${incident.status}`);
+    if (await hasActiveAssignment(trx, responder.responder_id)) throw conflict('You already have an active incident: resolve it first');
     const eta = etaMinutes(Number(current.distance_km));
     await transitionIncident(trx, clock, incident, 'assigned', {
       message: `Accepted by ${responder.name}, about ${eta} min away`,
@@ -50,12 +51,14 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
         responder_latitude: responder.latitude,
         responder_longitude: responder.longitude,
         eta_minutes: eta,
+        next_step_at: null,
       },
       represent: representIncident(incident),
     });
     const at = clock.now().toISOString();
     await answerOffer(trx, offerId, 'accepted', at);
     await closeOpenOffers(trx, incident.incident_id, 'lost', at);
+    await withdrawOtherOffers(trx, responder.responder_id, offerId, at);
     await setResponderAvailable(trx, responder.responder_id, false, at);
     return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incident.incident_id).executeTakeFirstOrThrow())!);
   });

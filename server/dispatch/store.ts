@@ -14,6 +14,35 @@ export async function availableRespondersNear(db: Executor, environment: string,
     .where('latitude', '<=', box.maxLat)
     .where('longitude', '>=', box.minLng)
     .where('longitude', '<=', box.maxLng)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('incidents')
+            .select('incidents.incident_id')
+            .whereRef('incidents.responder_id', '=', 'responders.responder_id')
+            .where('incidents.status', 'in', BUSY),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/** Statuses in which an incident keeps its responder busy. */
+const BUSY = ['assigned', 'responding', 'on_scene'];
+
+export async function hasActiveAssignment(db: Executor, responderId: string): Promise<boolean> {
+  const row = await db.selectFrom('incidents').select('incident_id').where('responder_id', '=', responderId).where('status', 'in', BUSY).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A responder who took an incident is withdrawn from every other open offer. */
+export async function withdrawOtherOffers(db: Executor, responderId: string, keepOfferId: string, at: string): Promise<void> {
+  await db
+    .updateTable('dispatch_offers')
+    .set({ status: 'withdrawn', answered_at: at })
+    .where('responder_id', '=', responderId)
+    .where('status', '=', 'pending')
+    .where('offer_id', '!=', keepOfferId)
     .execute();
 }
 

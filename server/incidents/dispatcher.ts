@@ -1,4 +1,5 @@
 import type { Incident } from '../../shared/schemas/incidents.ts';
+import type { Executor } from '../db/schema.ts';
 
 /**
  * The seam between the incident API and the dispatch engine. The API calls it after the
@@ -7,12 +8,14 @@ import type { Incident } from '../../shared/schemas/incidents.ts';
  * when it was called still finds the work by reading the database.
  */
 export interface Dispatcher {
+  /** After the commit that opened it: offer it (a sweep repeats this for an incident missed here). */
   incidentOpened(incident: Incident): void;
-  incidentCancelled(incident: Incident): void;
+  /** Inside the cancelling transaction: withdraw its offers, free its responder, stop its scheduled steps. */
+  incidentCancelled(trx: Executor, incidentId: string): Promise<void>;
 }
 
 /** For an app built without an engine (startServer always plugs in server/dispatch/engine.ts). */
 export const noDispatcher: Dispatcher = {
   incidentOpened: () => undefined,
-  incidentCancelled: () => undefined,
+  incidentCancelled: async () => undefined,
 };

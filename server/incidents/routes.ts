@@ -7,6 +7,7 @@ import {
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
 import { tenantOf } from '../auth/context.ts';
+import type { Executor } from '../db/schema.ts';
 import { parseInput } from '../http/parse.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb, whenCommitted } from '../idempotency/middleware.ts';
@@ -15,7 +16,7 @@ import { addIncidentNote, cancelIncident, createIncident, getIncident, listIncid
 export function incidentRoutes(deps: RouteDeps): Router {
   const router = Router();
   const windows = { dispatchWindowS: deps.config.DISPATCH_WINDOW_S, escalationWindowS: deps.config.ESCALATION_WINDOW_S };
-  const serviceDeps = { clock: deps.clock, windows };
+  const serviceDeps = { clock: deps.clock, windows, onCancelled: (trx: Executor, id: string) => deps.dispatcher.incidentCancelled(trx, id) };
 
   router.post('/incidents', deps.guard('incidents:write'), deps.idempotent, async (req, res) => {
     const body = parseInput(CreateIncidentRequest, req.body, 'body');
@@ -41,9 +42,7 @@ export function incidentRoutes(deps: RouteDeps): Router {
   router.post('/incidents/:incidentId/cancel', deps.guard('incidents:write'), deps.idempotent, async (req, res) => {
     const { incidentId } = parseInput(IncidentIdParams, req.params, 'params');
     const { reason } = parseInput(CancelIncidentRequest, req.body, 'body');
-    const incident = await cancelIncident(requestDb(req, deps.db), serviceDeps, tenantOf(req), incidentId, reason);
-    whenCommitted(req, () => deps.dispatcher.incidentCancelled(incident));
-    res.json({ incident });
+    res.json({ incident: await cancelIncident(requestDb(req, deps.db), serviceDeps, tenantOf(req), incidentId, reason) });
   });
 
   router.post('/incidents/:incidentId/notes', deps.guard('incidents:write'), deps.idempotent, async (req, res) => {

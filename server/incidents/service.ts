@@ -36,6 +36,8 @@ export interface IncidentWindows {
 export interface IncidentDeps {
   clock: Clock;
   windows: IncidentWindows;
+  /** Dispatch's part of a cancel, in the same transaction (server/dispatch/engine.ts). */
+  onCancelled?: (trx: Executor, incidentId: string) => Promise<void>;
 }
 
 export async function loadIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident | undefined> {
@@ -116,15 +118,17 @@ export async function createIncident(
         next_step_at: null,
         dispatch_round: 0,
       };
-      await insertIncident(trx, row);
+      if (!(await insertIncident(trx, row))) return undefined; // another create with this idempotency_key won
       await insertTimelineRows(trx, opening.timeline);
       const incident = rowToIncident(row, opening.timeline);
       await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
       return incident;
     });
-    return { incident, created: true };
-  } catch (err) {
+    if (incident) return { incident, created: true };
     // Two creates with one idempotency_key raced: the loser answers the winner's incident.
+    const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key!);
+    return { incident: await getIncident(db, tenant, winner!.incident_id), created: false };
+  } catch (err) {
     if (input.idempotency_key !== undefined && isUniqueViolation(err)) {
       const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
       if (winner) return { incident: await getIncident(db, tenant, winner.incident_id), created: false };
@@ -205,6 +209,7 @@ export async function cancelIncident(
       message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
       represent: (executor, id) => getIncident(executor, tenant, id),
     });
+    await deps.onCancelled?.(trx, incidentId);
     return getIncident(trx, tenant, incidentId);
   });
 }

@@ -2,8 +2,19 @@ import type { Executor, IncidentRow, Tenant, TimelineRow } from '../db/schema.ts
 
 export type { Tenant };
 
-export async function insertIncident(db: Executor, row: IncidentRow): Promise<void> {
-  await db.insertInto('incidents').values(row).execute();
+/**
+ * Inserts an incident; false when one with its idempotency_key exists already. ON CONFLICT
+ * rather than catching the violation: a failed statement aborts a whole PostgreSQL transaction.
+ */
+export async function insertIncident(db: Executor, row: IncidentRow): Promise<boolean> {
+  const result = await db
+    .insertInto('incidents')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
 export async function findIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentRow | undefined> {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import {
   CreateWebhookEndpointRequest,
@@ -12,6 +12,7 @@ import {
 import { PageQuery } from '../../shared/schemas/common.ts';
 import { tenantOf } from '../auth/context.ts';
 import { getEvent, listEvents } from '../events/service.ts';
+import { badRequest } from '../http/errors.ts';
 import { parseInput } from '../http/parse.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
@@ -25,6 +26,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
 } from './service.ts';
+import { checkEndpointUrl } from './url-policy.ts';
 
 /** The `admin` scope's webhook endpoints and the event log. */
 export function webhookRoutes(deps: RouteDeps): Router {
@@ -32,7 +34,18 @@ export function webhookRoutes(deps: RouteDeps): Router {
   const admin = deps.guard('admin');
   const hooks = { clock: deps.clock, secretBox: deps.secretBox };
 
-  router.post('/webhook-endpoints', admin, deps.idempotent, async (req, res) => {
+  // The URL's DNS is checked before the request transaction opens: a slow resolver must not hold
+  // the database (SQLite has one connection) while it answers.
+  const urlChecked: RequestHandler = async (req, _res, next) => {
+    const url = (req.body as { url?: unknown } | undefined)?.url;
+    if (typeof url === 'string' && URL.canParse(url)) {
+      const refusal = await checkEndpointUrl(url, tenantOf(req).environment);
+      if (refusal) throw badRequest(`url: ${refusal}`);
+    }
+    next();
+  };
+
+  router.post('/webhook-endpoints', admin, urlChecked, deps.idempotent, async (req, res) => {
     const body = parseInput(CreateWebhookEndpointRequest, req.body, 'body');
     res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooks, tenantOf(req), body));
   });
@@ -43,7 +56,7 @@ export function webhookRoutes(deps: RouteDeps): Router {
     const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
     res.json({ webhook_endpoint: await getWebhookEndpoint(deps.db, tenantOf(req), endpointId) });
   });
-  router.patch('/webhook-endpoints/:endpointId', admin, deps.idempotent, async (req, res) => {
+  router.patch('/webhook-endpoints/:endpointId', admin, urlChecked, deps.idempotent, async (req, res) => {
     const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
     const body = parseInput(UpdateWebhookEndpointRequest, req.body, 'body');
     res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooks, tenantOf(req), endpointId, body) });

@@ -113,7 +113,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const event = await deps.db.selectFrom('events').selectAll().where('event_id', '=', job.event_id).executeTakeFirstOrThrow();
     // The stored data is already the JSON the envelope carries: no parse and re-serialise.
     const body = `{"id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
-    const result = await send(endpoint, body, event.event_id, event.type);
+    // A secret that no longer opens (SECRETS_KEY changed) is a failed attempt on record, not a silent loop.
+    const result = await send(endpoint, body, event.event_id, event.type).catch((err: unknown) => ({
+      status: null,
+      error: `could not sign: ${err instanceof Error ? err.message : String(err)}`,
+      durationMs: 0,
+    }));
     const attempt = Number(job.attempts) + 1;
     const succeeded = result.error === null;
     const now = deps.clock.now();

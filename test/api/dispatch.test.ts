@@ -185,7 +185,6 @@ describe('dispatch: the responder network', () => {
       expect((await incident(id)).status).toBe(status);
       const cancelled = await org.live.post(`/incidents/${id}/cancel`, { reason: 'Resident called back: safe' });
       expect(cancelled.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the engine hears of the cancel after commit
       expect((await responderCall(r.token, '/offers')).body.offers).toHaveLength(0);
       expect((await offersIn(id)).every((o) => o.status !== 'pending')).toBe(true);
       if (['assigned', 'responding', 'on_scene'].includes(status)) {
@@ -197,6 +196,58 @@ describe('dispatch: the responder network', () => {
       await retire(r.token);
     },
   );
+
+  it('an unknown incident or offer id answers 404 to a responder, never 500', async () => {
+    const r = await responderAt('Typo Prone', 1);
+    expect((await responderCall(r.token, '/incidents/inc_nope/status', { method: 'POST', body: { status: 'responding' } })).status).toBe(404);
+    expect((await responderCall(r.token, '/incidents/inc_nope/resolve', { method: 'POST', body: { outcome: 'assisted' } })).status).toBe(404);
+    expect((await responderCall(r.token, '/offers/ofr_nope/accept', { method: 'POST' })).status).toBe(404);
+    await retire(r.token);
+  });
+
+  it('a responder on an incident is offered no other, and can not take a second one', async () => {
+    const busy = await responderAt('Busy One', 1);
+    const first = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    const second = (await org.live.post('/incidents', report({ severity: 'high' }))).body.incident.incident_id;
+    let offers = await offersOf(busy.token);
+    for (let i = 0; offers.length < 2 && i < 40; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the second offer is made just after its commit
+      offers = await offersOf(busy.token);
+    }
+    expect(offers.map((o) => o.incident.incident_id).sort()).toEqual([first, second].sort());
+    const mine = offers.find((o) => o.incident.incident_id === first)!;
+    expect((await responderCall(busy.token, `/offers/${mine.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    expect((await responderCall(busy.token, '/offers')).body.offers).toHaveLength(0);
+    const third = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    await server.running.advanceDispatch();
+    expect((await offersIn(third)).map((o) => o.responder_id)).not.toContain(busy.responder.responder_id);
+    // Even with its heartbeat saying "available" while on the way.
+    await responderCall(busy.token, '/availability', { method: 'PUT', body: { available: true, ...LEKKI } });
+    const fourth = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    await server.running.advanceDispatch();
+    expect((await offersIn(fourth)).map((o) => o.responder_id)).not.toContain(busy.responder.responder_id);
+    for (const id of [first, second, third, fourth]) await org.live.post(`/incidents/${id}/cancel`, {});
+    await retire(busy.token);
+  });
+
+  it('an escalated incident is offered again to a responder who came free', async () => {
+    const id = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    server.clock.advance(60_000);
+    await server.running.advanceDispatch();
+    expect((await incident(id)).status).toBe('escalated');
+    const freed = await responderAt('Came Free', 3);
+    server.clock.advance(29_000);
+    await server.running.advanceDispatch();
+    expect((await responderCall(freed.token, '/offers')).body.offers).toHaveLength(0);
+    server.clock.advance(1_000);
+    await server.running.advanceDispatch();
+    const [offer] = (await responderCall(freed.token, '/offers')).body.offers;
+    expect(offer.incident.incident_id).toBe(id);
+    expect((await responderCall(freed.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    server.clock.set('2026-11-22T10:00:00.000Z');
+    await org.live.post(`/incidents/${id}/cancel`, {});
+    await retire(freed.token);
+  });
 
   it('two responders accepting together: exactly one is assigned', async () => {
     const a = await responderAt('Racer A', 1);
@@ -281,7 +332,7 @@ describe('dispatch: sandbox and drills play out on the simulated network', () =>
   });
 
   it('an incident the engine never heard of (host died after commit) is offered by the sweep', async () => {
-    const quiet = await startTestServer({ dispatcher: { incidentOpened: () => undefined, incidentCancelled: () => undefined }, clock: server.clock, database: server.database });
+    const quiet = await startTestServer({ dispatcher: { incidentOpened: () => undefined, incidentCancelled: async () => undefined }, clock: server.clock, database: server.database });
     try {
       const id = (await quiet.client(org.keys.sandbox).post('/incidents', incidentBody())).body.incident.incident_id;
       server.clock.advance(2_000);

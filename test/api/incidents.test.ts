@@ -90,6 +90,16 @@ describe('incidents', () => {
       expect(answers.filter((res) => res.status === 200 && res.body.idempotent === true)).toHaveLength(7);
     });
 
+    it('creates racing with one idempotency_key inside Idempotency-Key requests still make one incident', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          org.live.post('/incidents', incidentBody({ idempotency_key: 'race-keyed' }), { headers: { 'idempotency-key': `hdr-race-${i}` } }),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+      expect(new Set(answers.map((res) => res.body.incident.incident_id)).size).toBe(1);
+    });
+
     it('the same idempotency_key in the sandbox makes a separate sandbox incident', async () => {
       const live = await org.live.post('/incidents', incidentBody({ idempotency_key: 'shared-key' }));
       const sandbox = await org.sandbox.post('/incidents', incidentBody({ idempotency_key: 'shared-key' }));

@@ -889,3 +889,23 @@ describe('webhooks and the event log', () => {
     });
   });
 });
+
+describe('a signing secret that no longer opens', () => {
+  it('is a failed attempt on record, not a job that loops unseen', async () => {
+    const server = await startTestServer({ deliverWebhooks: false });
+    try {
+      const org = await server.createOrganization();
+      const created = await org.sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/never', events: ['*'] });
+      const endpointId = created.body.webhook_endpoint.endpoint_id;
+      // As after SECRETS_KEY changed under secrets sealed with the old key.
+      await server.running.database.db.updateTable('webhook_endpoints').set({ secret: 'v1.AAAA.BBBB.CCCC' }).where('endpoint_id', '=', endpointId).execute();
+      await org.sandbox.post('/incidents', { category: 'sos', severity: 'low', subject: { name: 'A' }, location: { coordinates: [3.4, 6.5] } });
+      expect(await server.running.deliverWebhooks()).toBe(1);
+      const deliveries = await org.sandbox.get(`/webhook-endpoints/${endpointId}/deliveries`);
+      expect(deliveries.body.results).toHaveLength(1);
+      expect(deliveries.body.results[0]).toMatchObject({ status: 'failed', attempt: 1, error: expect.stringContaining('could not sign') });
+    } finally {
+      await server.stop();
+    }
+  });
+});
