@@ -78,6 +78,7 @@ describe('migrations', () => {
     ['0004-responders', ['responders']],
     ['0005-dispatch', ['dispatch_offers', 'verified_incidents']],
     ['0006-threat-events', ['threat_events']],
+    ['0007-incidents-by-responder', []],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);
