@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; e.g. http-api, webhooks)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, webhooks, dispatch)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { dispatchSection } from './dispatch.ts';
 import { httpApiSection } from './http-api.ts';
 import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
 import { runCleanups } from './lib/cleanup.ts';
@@ -26,7 +27,7 @@ import type { BenchSection, SectionResult } from './lib/section.ts';
 import { webhooksSection } from './webhooks.ts';
 
 /** Every section, in run order. Add threat engine, kiosk here. */
-const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection];
+const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection, dispatchSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;

@@ -6,7 +6,8 @@
  * Environment: DATABASE_URL (required), BENCH_LOG_LEVEL (LOG_LEVEL of the server, default warn),
  * BENCH_LOG_DEST (a file for the logs, e.g. /dev/null; default stdout, which the parent drains),
  * BENCH_SERVE_DELIVER_WEBHOOKS (`0`: webhook deliveries are queued but not sent, so a backlog
- * builds up for the next server on the same database; default on).
+ * builds up for the next server on the same database; default on), BENCH_SANDBOX_SPEED
+ * (SANDBOX_SPEED of the server: how fast the simulated network plays out sandbox incidents; default 1).
  */
 import { pino } from 'pino';
 import { systemClock } from '../server/clock.ts';
@@ -28,6 +29,7 @@ async function main() {
     HOST: '127.0.0.1',
     DEMO: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    SANDBOX_SPEED: process.env.BENCH_SANDBOX_SPEED,
   });
   const dest = process.env.BENCH_LOG_DEST;
   const logger = dest ? createLogger(config.LOG_LEVEL, pino.destination({ dest, sync: false })) : undefined;

@@ -9,28 +9,35 @@ function table(header: string[], rows: string[][], rightAligned: boolean[]): str
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-/** The printed form of one section: results table, aims with met/not met, notes. */
+/** The printed form of one section: results table, the section's own tables, aims with met/not met, notes. */
 export function formatSection(result: SectionResult): string {
   const out: string[] = [`== ${result.name} ==`, ''];
-  out.push(
-    table(
-      ['target', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'x bare'],
-      result.rows.map((row) => {
-        const m = row.measurement;
-        return [
-          row.target,
-          row.engine,
-          fmt(m.requestsPerSecond),
-          fmt(m.latencyMs.p50, 2),
-          fmt(m.latencyMs.p99, 2),
-          String(m.errors),
-          String(m.non2xx),
-          row.ratioToBare === undefined ? '1.00 (base)' : row.ratioToBare.toFixed(2),
-        ];
-      }),
-      [false, false, true, true, true, true, true, true],
-    ),
-  );
+  const tables = result.tables ?? [];
+  if (result.rows.length || !tables.length) {
+    out.push(
+      table(
+        ['target', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'x bare'],
+        result.rows.map((row) => {
+          const m = row.measurement;
+          return [
+            row.target,
+            row.engine,
+            fmt(m.requestsPerSecond),
+            fmt(m.latencyMs.p50, 2),
+            fmt(m.latencyMs.p99, 2),
+            String(m.errors),
+            String(m.non2xx),
+            row.ratioToBare === undefined ? '1.00 (base)' : row.ratioToBare.toFixed(2),
+          ];
+        }),
+        [false, false, true, true, true, true, true, true],
+      ),
+    );
+  }
+  for (const [i, extra] of tables.entries()) {
+    if (i > 0 || result.rows.length) out.push('');
+    out.push(`${extra.title}:`, table(extra.header, extra.rows, extra.rightAligned ?? extra.header.map((_, column) => column >= 2)));
+  }
   if (result.aims.length) {
     out.push('', 'Aims:');
     out.push(

@@ -24,12 +24,28 @@ export interface AimCheck {
   met: boolean;
 }
 
+/**
+ * A table with the section's own columns (e.g. microseconds per call rather than requests/s),
+ * printed after the rows' table, or instead of it when `rows` is empty.
+ */
+export interface SectionTable {
+  title: string;
+  header: string[];
+  rows: string[][];
+  /** Per column; default: the first two left-aligned, the rest right-aligned. */
+  rightAligned?: boolean[];
+}
+
 export interface SectionResult {
   name: string;
   rows: ResultRow[];
   aims: AimCheck[];
   /** Printed under the table: skipped engines, caveats. */
   notes: string[];
+  /** Extra tables (see `SectionTable`). */
+  tables?: SectionTable[];
+  /** Machine-readable figures behind `tables`, kept in the JSON report only. */
+  data?: Record<string, unknown>;
 }
 
 /** A benchmark section (http-api now; webhooks, threat engine, kiosk later). */
