@@ -1,23 +1,11 @@
+import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { queueDeliveries } from '../webhooks/store.ts';
 
-export const EVENT_TYPES = [
-  'incident.created',
-  'incident.updated',
-  'incident.escalated',
-  'incident.unresponsive',
-  'incident.resolved',
-  'incident.cancelled',
-  'access_code.created',
-  'access_code.used',
-  'access_code.expired',
-  'access_code.revoked',
-  'visitor.arrived',
-  'visitor.departed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
+export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export interface NewEvent {
   organizationId: string;

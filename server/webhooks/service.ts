@@ -8,7 +8,7 @@ import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from './secret-box.ts';
-import { findEndpoint, insertEndpoint, insertJob, listDeliveryRows, listEndpointRows, updateEndpoint } from './store.ts';
+import { findEndpoint, insertEndpoint, insertJob, listDeliveryRows, listEndpointRows, newJob, updateEndpoint } from './store.ts';
 
 export interface WebhookDeps {
   clock: Clock;
@@ -143,16 +143,6 @@ export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenan
     .where('environment', '=', tenant.environment)
     .executeTakeFirst();
   if (!event) throw notFound('Event');
-  const at = deps.clock.now().toISOString();
-  await insertJob(db, {
-    job_id: newId('whj'),
-    endpoint_id: endpointId,
-    event_id: eventId,
-    state: 'pending',
-    attempts: 0,
-    next_attempt_at: at,
-    locked_until: null,
-    created_at: at,
-  });
+  await insertJob(db, newJob(endpointId, eventId, deps.clock.now().toISOString()));
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
 }

@@ -40,19 +40,15 @@ export async function updateEndpoint(db: Executor, endpointId: string, changes: 
  */
 export async function queueDeliveries(trx: Executor, tenant: Tenant, eventId: string, type: string, at: string): Promise<void> {
   const targets = await endpoints(trx, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled').execute();
-  const jobs: WebhookJobRow[] = targets
+  const jobs = targets
     .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], type))
-    .map((endpoint) => ({
-      job_id: newId('whj'),
-      endpoint_id: endpoint.endpoint_id,
-      event_id: eventId,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      created_at: at,
-    }));
+    .map((endpoint) => newJob(endpoint.endpoint_id, eventId, at));
   if (jobs.length) await trx.insertInto('webhook_jobs').values(jobs).execute();
+}
+
+/** A delivery of one event to one endpoint, due now, with all its attempts ahead. */
+export function newJob(endpointId: string, eventId: string, at: string): WebhookJobRow {
+  return { job_id: newId('whj'), endpoint_id: endpointId, event_id: eventId, state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, created_at: at };
 }
 
 export async function insertJob(db: Executor, job: WebhookJobRow): Promise<void> {
