@@ -36,6 +36,8 @@ export interface StartOptions {
   dispatcher?: Dispatcher;
   /** Run the dispatch sweep every second (default); tests that move the clock by hand turn it off. */
   runDispatch?: boolean;
+  /** One-shot timers for simulated steps as they fall due (default: as runDispatch). */
+  simulationTimers?: boolean;
   /** Deliver webhooks in the background (default); tests that drive delivery by hand turn it off. */
   deliverWebhooks?: boolean;
   /** Where the demo banner goes (stdout by default); never the log. */
@@ -83,7 +85,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       dispatchWindowS: config.DISPATCH_WINDOW_S,
     },
   };
-  const dispatcher = options.dispatcher ?? createDispatchEngine(dispatchDeps);
+  const dispatcher =
+    options.dispatcher ?? createDispatchEngine(dispatchDeps, { timers: options.simulationTimers ?? options.runDispatch !== false });
   const rateLimitStore = config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
   const app = createApp({
     config,
@@ -140,6 +143,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await closed;
       clearTimeout(force);
       await stopSweeps();
+      dispatcher.stop?.();
       clearInterval(dispatchTimer);
       await dispatchBusy;
       await webhooks.stop();

@@ -229,13 +229,47 @@ export async function advanceDispatch(deps: DispatchDeps, batch = 200): Promise<
   return moved;
 }
 
-/** The engine behind the incident API's Dispatcher seam. */
-export function createDispatchEngine(deps: DispatchDeps): Dispatcher {
+/**
+ * The engine behind the incident API's Dispatcher seam. With `timers`, a simulated incident's
+ * next step also gets a one-shot timer for when it is due, so a fast sandbox is not held to the
+ * one-second sweep; every step is a compare-and-set, and the sweep remains the safety net
+ * (a restart, another host).
+ */
+export function createDispatchEngine(deps: DispatchDeps, options: { timers?: boolean } = {}): Dispatcher {
+  const pending = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  const followSimulated = async (incidentId: string, earlyRetries = 3): Promise<void> => {
+    const row = await findIncidentById(deps.db, incidentId);
+    if (!options.timers || stopped || !row?.next_step_at || !isSimulated(row)) return;
+    const delay = Math.max(0, Date.parse(row.next_step_at) - deps.clock.now().getTime());
+    if (delay > 120_000) return; // a slow sandbox: the sweep is soon enough
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      if (stopped) return;
+      simulatedStep(deps, incidentId)
+        .then(async () => {
+          const after = await findIncidentById(deps.db, incidentId);
+          if (after && after.status !== row.status) await followSimulated(incidentId);
+          // A timer can fire a moment before the clock reaches the step: try again, a few times.
+          else if (after?.next_step_at && earlyRetries > 0) await followSimulated(incidentId, earlyRetries - 1);
+        })
+        .catch((err: unknown) => deps.logger.warn({ err, incidentId }, 'simulated step failed; the sweep retries'));
+    }, delay);
+    timer.unref();
+    pending.add(timer);
+  };
+
   return {
     incidentOpened(incident) {
-      openDispatch(deps, incident.incident_id).catch((err: unknown) =>
-        deps.logger.warn({ err, incidentId: incident.incident_id }, 'dispatch failed; the sweep retries'),
-      );
+      openDispatch(deps, incident.incident_id)
+        .then(() => followSimulated(incident.incident_id))
+        .catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'dispatch failed; the sweep retries'));
+    },
+    stop() {
+      stopped = true;
+      for (const timer of pending) clearTimeout(timer);
+      pending.clear();
     },
     async incidentCancelled(trx, incidentId) {
       const at = deps.clock.now().toISOString();

@@ -12,6 +12,8 @@ export interface Dispatcher {
   incidentOpened(incident: Incident): void;
   /** Inside the cancelling transaction: withdraw its offers, free its responder, stop its scheduled steps. */
   incidentCancelled(trx: Executor, incidentId: string): Promise<void>;
+  /** Stops any timers of its own (server shutdown). */
+  stop?(): void;
 }
 
 /** For an app built without an engine (startServer always plugs in server/dispatch/engine.ts). */

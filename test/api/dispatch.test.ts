@@ -1,6 +1,12 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/clock.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createOrganization } from '../../server/organizations/service.ts';
 import { addResponder } from '../../server/responders/service.ts';
-import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+import { startServer } from '../../server/server.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { ApiClient, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /** Lekki, Lagos: where the incidents in these tests happen. */
 const LEKKI = { latitude: 6.4474, longitude: 3.4739 };
@@ -340,6 +346,30 @@ describe('dispatch: sandbox and drills play out on the simulated network', () =>
       expect(await steps(id, org.sandbox)).toContain('resolved');
     } finally {
       await quiet.stop();
+    }
+  });
+});
+
+describe('dispatch: a fast sandbox is not held to the one-second sweep', () => {
+  it('with the sweep off, the simulated steps still run to resolved on their own timers', async () => {
+    const database = await createTestDatabase();
+    const config = loadConfig({ PORT: '0', DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, SANDBOX_SPEED: '1000' });
+    const running = await startServer(config, { logger: pino({ level: 'silent' }), runDispatch: false, simulationTimers: true });
+    try {
+      const created = await createOrganization(running.database.db, systemClock, { name: 'Fast Sandbox', plan: 'enterprise' });
+      const client = new ApiClient(running.baseUrl, created.keys.sandbox.secret);
+      const id = (await client.post('/incidents', incidentBody())).body.incident.incident_id;
+      const seen = new Set<string>();
+      for (let i = 0; i < 250 && !seen.has('resolved'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen.add((await client.get(`/incidents/${id}`)).body.incident.status);
+      }
+      expect(seen.has('resolved')).toBe(true);
+      const timeline = (await client.get(`/incidents/${id}`)).body.incident.timeline.map((e: { event: string }) => e.event);
+      expect(timeline).toEqual(['created', 'dispatched', 'assigned', 'responding', 'on_scene', 'resolved']);
+    } finally {
+      await running.stop();
+      await database.drop();
     }
   });
 });
