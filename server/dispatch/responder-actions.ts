@@ -38,6 +38,8 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
   if (!offer) throw notFound('Offer');
   return withLatestIncident(db, offer.incident_id, async (trx, incident) => {
     const current = (await findOffer(trx, offerId, responder.responder_id))!;
+    // A retry from a phone whose first answer was lost: the same answer again, not a 409.
+    if (current.status === 'accepted' && incident.responder_id === responder.responder_id) return responderView(incident);
     if (current.status !== 'pending') throw conflict(`Offer is ${current.status === 'lost' ? 'taken by another responder' : current.status}`);
     if (!OPEN_FOR_ACCEPTANCE.has(incident.status)) throw conflict(`Incident is already ${incident.status}`);
     if (await hasActiveAssignment(trx, responder.responder_id)) throw conflict('You already have an active incident: resolve it first');
@@ -67,7 +69,11 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
 export async function declineOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
   const offer = await findOffer(db, offerId, responder.responder_id);
   if (!offer) throw notFound('Offer');
-  if (!(await answerOffer(db, offerId, 'declined', clock.now().toISOString()))) throw conflict(`Offer is already ${offer.status}`);
+  if (offer.status === 'declined') return { offer_id: offerId, status: 'declined' as const };
+  if (!(await answerOffer(db, offerId, 'declined', clock.now().toISOString()))) {
+    const now = await findOffer(db, offerId, responder.responder_id);
+    throw conflict(`Offer is already ${now?.status ?? offer.status}`);
+  }
   return { offer_id: offerId, status: 'declined' as const };
 }
 
@@ -87,6 +93,8 @@ export async function reportProgress(
 ) {
   return withLatestIncident(db, incidentId, async (trx, incident) => {
     await assignedIncident(trx, responder, incident);
+    // Reporting the status it already has (a retry) answers the incident again.
+    if (incident.status === status) return responderView(incident);
     await transitionIncident(trx, clock, incident, status, {
       message:
         status === 'responding'

@@ -38,6 +38,8 @@ for (const [network, prefix] of [
   ['::', 96],
   ['::ffff:0:0:0', 96],
   ['2002::', 16],
+  ['64:ff9b:1::', 48],
+  ['fec0::', 10],
 ] as const) {
   ALWAYS_REFUSED.addSubnet(network, prefix, 'ipv6');
 }

@@ -255,6 +255,24 @@ describe('dispatch: the responder network', () => {
     await retire(freed.token);
   });
 
+  it('a responder retrying an accept or a status report whose answer was lost gets the same answer, not a 409', async () => {
+    const r = await responderAt('Flaky Network', 1);
+    const id = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    const [offer] = await offersOf(r.token);
+    const first = await responderCall(r.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' });
+    const retry = await responderCall(r.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' });
+    expect(retry.status).toBe(200);
+    expect(retry.body.incident).toEqual(first.body.incident);
+    const going = await responderCall(r.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'responding', eta_minutes: 4 } });
+    const again = await responderCall(r.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'responding', eta_minutes: 4 } });
+    expect(again.status).toBe(200);
+    expect(again.body.incident.status).toBe(going.body.incident.status);
+    const seen = await incident(id);
+    expect(seen.timeline.filter((e: { event: string }) => e.event === 'assigned' || e.event === 'responding')).toHaveLength(2);
+    await org.live.post(`/incidents/${id}/cancel`, {});
+    await retire(r.token);
+  });
+
   it('two responders accepting together: exactly one is assigned', async () => {
     const a = await responderAt('Racer A', 1);
     const b = await responderAt('Racer B', 1);

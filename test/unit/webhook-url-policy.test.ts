@@ -21,6 +21,8 @@ describe('where webhooks may be sent', () => {
     '::127.0.0.1',
     '::ffff:0:7f00:1',
     '2002:7f00:1::',
+    '64:ff9b:1::a00:1',
+    'fec0::1',
   ])('live endpoints never reach %s', (address) => {
     expect(refusedAddress(address, 'live')).toBeDefined();
   });
