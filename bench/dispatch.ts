@@ -37,14 +37,8 @@ import { SIMULATED_STEP_SECONDS } from '../server/dispatch/simulated-network.ts'
 import { availableRespondersNear } from '../server/dispatch/store.ts';
 import { INCIDENT_BODY } from './http-api.ts';
 import { startChild, type BenchChild } from './lib/children.ts';
-import {
-  createPostgresDatabase,
-  createSqliteDatabase,
-  describePostgres,
-  postgresAdminUrl,
-  postgresUnavailable,
-  type BenchDatabase,
-} from './lib/databases.ts';
+import { createEngineDatabase, type BenchDatabase } from './lib/databases.ts';
+import { enginesWanted, intFromEnv, sleep, type Engine } from './lib/settings.ts';
 import type { BenchSection, SectionContext, SectionTable } from './lib/section.ts';
 
 /** Nigeria's bounding box (degrees). */
@@ -63,32 +57,10 @@ const SLOW_RUN_BUDGET_MS = 30_000;
 /** Statuses at or past the assignment. */
 const ASSIGNED_OR_LATER = new Set(['assigned', 'responding', 'on_scene', 'resolved']);
 
-type Engine = 'sqlite' | 'postgres';
-
 interface ServeReady {
   baseUrl: string;
   sandboxKey: string;
 }
-
-function intFromEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
-  return value;
-}
-
-function enginesWanted(): Engine[] {
-  const raw = process.env.BENCH_ENGINES?.trim();
-  if (!raw) return ['sqlite', 'postgres'];
-  const engines = raw.split(',').map((e) => e.trim()).filter(Boolean);
-  for (const engine of engines) {
-    if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${engine}`);
-  }
-  return engines as Engine[];
-}
-
-const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** mulberry32: a small seeded PRNG, uniform in [0, 1). */
 function seededRandom(seed: number): () => number {
@@ -290,20 +262,11 @@ async function nearestChoice(context: SectionContext, engines: Engine[], notes: 
   const opened: { database: BenchDatabase; handle: OpenedDatabase }[] = [];
   try {
     for (const engine of engines) {
-      let database: BenchDatabase;
-      if (engine === 'sqlite') {
-        database = createSqliteDatabase();
-      } else {
-        const adminUrl = postgresAdminUrl();
-        const why = await postgresUnavailable(adminUrl);
-        if (why) {
-          const line = `PostgreSQL skipped: not reachable at ${describePostgres(adminUrl)} (${why})`;
-          context.log(`[dispatch] ${line}`);
-          notes.push(line);
-          continue;
-        }
-        database = await createPostgresDatabase(adminUrl);
-      }
+      const database = await createEngineDatabase(engine, (line) => {
+        context.log(`[dispatch] ${line}`);
+        notes.push(line);
+      });
+      if (!database) continue;
       const handle = openDatabase(database.url);
       opened.push({ database, handle });
       context.log(`[dispatch/${engine}] loading ${fmt(responderCount)} responders`);
@@ -494,19 +457,6 @@ async function createAndWatch(
   return run;
 }
 
-async function newDatabase(engine: Engine, notes: string[], context: SectionContext): Promise<BenchDatabase | undefined> {
-  if (engine === 'sqlite') return createSqliteDatabase();
-  const adminUrl = postgresAdminUrl();
-  const why = await postgresUnavailable(adminUrl);
-  if (why) {
-    const line = `PostgreSQL skipped (sandbox): not reachable at ${describePostgres(adminUrl)} (${why})`;
-    context.log(`[dispatch] ${line}`);
-    notes.push(line);
-    return undefined;
-  }
-  return createPostgresDatabase(adminUrl);
-}
-
 /** One server at `speed` on a fresh database of `engine`; undefined when the engine is unavailable. */
 async function sandboxBlock(
   engine: Engine,
@@ -517,7 +467,10 @@ async function sandboxBlock(
   notes: string[],
   context: SectionContext,
 ): Promise<SandboxRun | undefined> {
-  const database = await newDatabase(engine, notes, context);
+  const database = await createEngineDatabase(engine, (line) => {
+      context.log(`[dispatch] ${line}`);
+      notes.push(line);
+    }, 'sandbox');
   if (!database) return undefined;
   let server: BenchChild<ServeReady> | undefined;
   try {

@@ -10,14 +10,8 @@
  * server child with serve.ts's contract, for experiments; default bench/serve.ts).
  */
 import { startChild, type BenchChild } from './lib/children.ts';
-import {
-  createPostgresDatabase,
-  createSqliteDatabase,
-  describePostgres,
-  postgresAdminUrl,
-  postgresUnavailable,
-  type BenchDatabase,
-} from './lib/databases.ts';
+import { createEngineDatabase, type BenchDatabase } from './lib/databases.ts';
+import { enginesWanted, type Engine } from './lib/settings.ts';
 import { measure, type LoadTarget } from './lib/load.ts';
 import type { AimCheck, BenchSection, ResultRow, SectionContext } from './lib/section.ts';
 
@@ -40,18 +34,6 @@ interface ServeReady {
   baseUrl: string;
   liveKey: string;
   organizationId: string;
-}
-
-type Engine = 'sqlite' | 'postgres';
-
-function enginesWanted(): Engine[] {
-  const raw = process.env.BENCH_ENGINES?.trim();
-  if (!raw) return ['sqlite', 'postgres'];
-  const engines = raw.split(',').map((e) => e.trim()).filter(Boolean);
-  for (const engine of engines) {
-    if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${engine}`);
-  }
-  return engines as Engine[];
 }
 
 type Target = 'get' | 'post';
@@ -170,20 +152,11 @@ export const httpApiSection: BenchSection = {
     const hello = await startChild<HelloReady>('hello server', { script: 'bench/hello-server.ts' });
     try {
       for (const engine of engines) {
-        let database: BenchDatabase;
-        if (engine === 'sqlite') {
-          database = createSqliteDatabase();
-        } else {
-          const adminUrl = postgresAdminUrl();
-          const why = await postgresUnavailable(adminUrl);
-          if (why) {
-            const line = `PostgreSQL skipped: not reachable at ${describePostgres(adminUrl)} (${why})`;
-            context.log(`[http-api] ${line}`);
-            notes.push(line);
-            continue;
-          }
-          database = await createPostgresDatabase(adminUrl);
-        }
+        const database = await createEngineDatabase(engine, (line) => {
+          context.log(`[http-api] ${line}`);
+          notes.push(line);
+        });
+        if (!database) continue;
         const blockRows = await engineBlock(engine, database, hello, context);
         rows.push(...blockRows);
         aims.push(...checkAims(blockRows, engine));

@@ -23,6 +23,7 @@ import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
 import { runCleanups } from './lib/cleanup.ts';
 import type { LoadSettings } from './lib/load.ts';
 import { formatSection } from './lib/report.ts';
+import { intFromEnv } from './lib/settings.ts';
 import type { BenchSection, SectionResult } from './lib/section.ts';
 import { webhooksSection } from './webhooks.ts';
 
@@ -31,14 +32,6 @@ const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection, dispatchSecti
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;
-
-function intFromEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
-  return value;
-}
 
 function selectSections(): BenchSection[] {
   const only = process.env.BENCH_ONLY?.trim();

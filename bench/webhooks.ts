@@ -28,22 +28,14 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { INCIDENT_BODY } from './http-api.ts';
 import { startChild, type BenchChild } from './lib/children.ts';
-import {
-  createPostgresDatabase,
-  createSqliteDatabase,
-  describePostgres,
-  postgresAdminUrl,
-  postgresUnavailable,
-  type BenchDatabase,
-} from './lib/databases.ts';
+import { createEngineDatabase, type BenchDatabase } from './lib/databases.ts';
+import { enginesWanted, intFromEnv, sleep, type Engine } from './lib/settings.ts';
 import type { LoadMeasurement } from './lib/load.ts';
 import type { BenchSection, ResultRow, SectionContext } from './lib/section.ts';
 
 const WARMUP_INCIDENTS = 20;
 /** Longest wait for the deliveries of one phase before the missing ones are counted as errors. */
 const DELIVERY_WAIT_MS = 120_000;
-
-type Engine = 'sqlite' | 'postgres';
 
 interface ServeReady {
   baseUrl: string;
@@ -53,26 +45,6 @@ interface ServeReady {
 interface RelayReady {
   baseUrl: string;
 }
-
-function intFromEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
-  return value;
-}
-
-function enginesWanted(): Engine[] {
-  const raw = process.env.BENCH_ENGINES?.trim();
-  if (!raw) return ['sqlite', 'postgres'];
-  const engines = raw.split(',').map((e) => e.trim()).filter(Boolean);
-  for (const engine of engines) {
-    if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${engine}`);
-  }
-  return engines as Engine[];
-}
-
-const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /**
  * The webhook receiver: answers 200 at once and keeps, per incident, when its first delivery
@@ -432,20 +404,11 @@ export const webhooksSection: BenchSection = {
       }
 
       for (const engine of enginesWanted()) {
-        let database: BenchDatabase;
-        if (engine === 'sqlite') {
-          database = createSqliteDatabase();
-        } else {
-          const adminUrl = postgresAdminUrl();
-          const why = await postgresUnavailable(adminUrl);
-          if (why) {
-            const line = `PostgreSQL skipped: not reachable at ${describePostgres(adminUrl)} (${why})`;
-            context.log(`[webhooks] ${line}`);
-            notes.push(line);
-            continue;
-          }
-          database = await createPostgresDatabase(adminUrl);
-        }
+        const database = await createEngineDatabase(engine, (line) => {
+          context.log(`[webhooks] ${line}`);
+          notes.push(line);
+        });
+        if (!database) continue;
         const measured = await engineBlock(engine, database, receiver, bare, phase, context);
         rows.push(...measured.rows);
         notes.push(...measured.notes);

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { registerCleanup } from './cleanup.ts';
 
 /** Where a fresh PostgreSQL database is created; override with BENCH_POSTGRES_ADMIN_URL (loopback only). */
+import type { Engine } from './settings.ts';
+
 export const DEFAULT_POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface BenchDatabase {
@@ -67,4 +69,23 @@ export async function createPostgresDatabase(adminUrl: string): Promise<BenchDat
     await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   });
   return { engine: 'postgres', url: url.toString(), drop };
+}
+
+/**
+ * A fresh database of `engine`: a temporary SQLite file, or a new PostgreSQL database. When
+ * PostgreSQL is not reachable, says why through `skipped` and answers undefined.
+ */
+export async function createEngineDatabase(
+  engine: Engine,
+  skipped: (line: string) => void,
+  what?: string,
+): Promise<BenchDatabase | undefined> {
+  if (engine === 'sqlite') return createSqliteDatabase();
+  const adminUrl = postgresAdminUrl();
+  const why = await postgresUnavailable(adminUrl);
+  if (why) {
+    skipped(`PostgreSQL skipped${what ? ` (${what})` : ''}: not reachable at ${describePostgres(adminUrl)} (${why})`);
+    return undefined;
+  }
+  return createPostgresDatabase(adminUrl);
 }
