@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow } from '../db/schema.ts';
+import type { DispatchOfferRow, Executor, IncidentRow } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
-import { StaleIncidentError, transitionIncident } from '../incidents/lifecycle.ts';
+import { transitionIncident, withLatestIncident } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
-import { conflict, notFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { chooseNearestResponders, distanceKm, etaMinutes } from './nearest.ts';
 import { SIMULATED_RESPONDERS, SIMULATED_STEP_SECONDS } from './simulated-network.ts';
@@ -41,20 +40,9 @@ export const isSimulated = (row: Pick<IncidentRow, 'environment' | 'is_drill'>) 
 export const tenantOfIncident = (row: IncidentRow) => ({ organizationId: row.organization_id, environment: row.environment });
 export const representIncident = (row: IncidentRow) => (trx: Executor, id: string) => getIncident(trx, tenantOfIncident(row), id);
 
-/** Runs a read-decide-write step on the incident's latest state, again if another writer got in first. */
-export async function withLatestIncident<T>(db: Executor, incidentId: string, step: (trx: Executor, row: IncidentRow) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await inTransaction(db, async (trx) => {
-        const row = await findIncidentById(trx, incidentId);
-        if (!row) throw notFound('Incident');
-        return step(trx, row);
-      });
-    } catch (err) {
-      if (!(err instanceof StaleIncidentError)) throw err;
-      if (attempt >= 4) throw conflict('The incident is changing too fast; try again');
-    }
-  }
+/** `withLatestIncident` for the engine, which stands above tenants: the incident by id alone. */
+export function withIncident<T>(db: Executor, incidentId: string, step: (trx: Executor, row: IncidentRow) => Promise<T>): Promise<T> {
+  return withLatestIncident(db, (trx) => findIncidentById(trx, incidentId), step);
 }
 
 /** How often an escalated or unresponsive live incident is offered to responders who came free. */
@@ -90,7 +78,7 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
 
 /** First offers (live) or the simulated network's first step (sandbox, drills); once per incident. */
 export async function openDispatch(deps: DispatchDeps, incidentId: string): Promise<void> {
-  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+  await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'dispatching' || Number(row.dispatch_round) !== 0) return;
     if (isSimulated(row)) {
       await trx
@@ -110,7 +98,7 @@ export async function openDispatch(deps: DispatchDeps, incidentId: string): Prom
 }
 
 async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
-  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+  await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'dispatching' || row.dispatch_deadline > deps.clock.now().toISOString()) return;
     await transitionIncident(trx, deps.clock, row, 'escalated', {
       message: `No responder accepted within ${deps.settings.dispatchWindowS} s; offering to more responders further away`,
@@ -122,7 +110,7 @@ async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
 }
 
 async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise<void> {
-  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+  await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'escalated' || row.escalation_deadline > deps.clock.now().toISOString()) return;
     await transitionIncident(trx, deps.clock, row, 'unresponsive', {
       message: 'Still no responder after the escalation window; the offers stay open to anyone who can still help',
@@ -133,7 +121,7 @@ async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise
 
 /** Responders who came free since: an escalated or unresponsive live incident is offered again, wider. */
 async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
-  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+  await withIncident(deps.db, incidentId, async (trx, row) => {
     if (isSimulated(row) || (row.status !== 'escalated' && row.status !== 'unresponsive')) return;
     if (!row.next_step_at || row.next_step_at > deps.clock.now().toISOString()) return;
     await offerRound(trx, deps, row, 2);
@@ -144,7 +132,7 @@ async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
 /** The simulated network's next move: accept, set off, arrive, close. */
 async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<void> {
   const speed = deps.settings.sandboxSpeed;
-  await withLatestIncident(deps.db, incidentId, async (trx, row) => {
+  await withIncident(deps.db, incidentId, async (trx, row) => {
     const now = deps.clock.now().toISOString();
     if (!row.next_step_at || row.next_step_at > now || !isSimulated(row)) return;
     const represent = representIncident(row);

@@ -3,9 +3,9 @@ import type { Clock } from '../clock.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { transitionIncident } from '../incidents/lifecycle.ts';
-import { representIncident, withLatestIncident } from './engine.ts';
+import { representIncident, withIncident } from './engine.ts';
 import { etaMinutes } from './nearest.ts';
-import { answerOffer, closeOpenOffers, findOffer, hasActiveAssignment, setResponderAvailable, withdrawOtherOffers } from './store.ts';
+import { answerOffer, closeOpenOffers, findIncidentById, findOffer, hasActiveAssignment, setResponderAvailable, withdrawOtherOffers } from './store.ts';
 
 /** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
 export function responderView(row: IncidentRow) {
@@ -36,7 +36,7 @@ const OPEN_FOR_ACCEPTANCE = new Set(['dispatching', 'escalated', 'unresponsive']
 export async function acceptOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
   const offer = await findOffer(db, offerId, responder.responder_id);
   if (!offer) throw notFound('Offer');
-  return withLatestIncident(db, offer.incident_id, async (trx, incident) => {
+  return withIncident(db, offer.incident_id, async (trx, incident) => {
     const current = (await findOffer(trx, offerId, responder.responder_id))!;
     // A retry from a phone whose first answer was lost: the same answer again, not a 409.
     if (current.status === 'accepted' && incident.responder_id === responder.responder_id) return responderView(incident);
@@ -62,7 +62,7 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
     await closeOpenOffers(trx, incident.incident_id, 'lost', at);
     await withdrawOtherOffers(trx, responder.responder_id, offerId, at);
     await setResponderAvailable(trx, responder.responder_id, false, at);
-    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incident.incident_id).executeTakeFirstOrThrow())!);
+    return responderView((await findIncidentById(trx, incident.incident_id))!);
   });
 }
 
@@ -91,7 +91,7 @@ export async function reportProgress(
   status: 'responding' | 'on_scene',
   etaMinutesReported?: number,
 ) {
-  return withLatestIncident(db, incidentId, async (trx, incident) => {
+  return withIncident(db, incidentId, async (trx, incident) => {
     await assignedIncident(trx, responder, incident);
     // Reporting the status it already has (a retry) answers the incident again.
     if (incident.status === status) return responderView(incident);
@@ -103,7 +103,7 @@ export async function reportProgress(
       changes: { eta_minutes: status === 'on_scene' ? 0 : (etaMinutesReported ?? incident.eta_minutes) },
       represent: representIncident(incident),
     });
-    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incidentId).executeTakeFirstOrThrow())!);
+    return responderView((await findIncidentById(trx, incidentId))!);
   });
 }
 
@@ -120,7 +120,7 @@ export async function resolveAssigned(
   outcome: ResolutionOutcome,
   notes: string | undefined,
 ) {
-  return withLatestIncident(db, incidentId, async (trx, incident) => {
+  return withIncident(db, incidentId, async (trx, incident) => {
     await assignedIncident(trx, responder, incident);
     await transitionIncident(trx, clock, incident, 'resolved', {
       message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
@@ -144,6 +144,6 @@ export async function resolveAssigned(
         })
         .execute();
     }
-    return responderView((await trx.selectFrom('incidents').selectAll().where('incident_id', '=', incidentId).executeTakeFirstOrThrow())!);
+    return responderView((await findIncidentById(trx, incidentId))!);
   });
 }

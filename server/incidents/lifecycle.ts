@@ -1,8 +1,8 @@
 import type { IncidentStatus, TimelineEventName } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
-import type { Executor, IncidentRow, TimelineRow } from '../db/schema.ts';
+import { inTransaction, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
 import { appendEvent, type EventType } from '../events/store.ts';
-import { conflict } from '../http/errors.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
 
 /**
@@ -82,6 +82,30 @@ export function openIncident(
 
 /** Someone changed the incident between our read and our write; read again and retry. */
 export class StaleIncidentError extends Error {}
+
+/**
+ * Runs a read-decide-write step on the incident's latest state (as `find` reads it, in the
+ * transaction), again when another writer changed it first: a missing incident is a 404, and
+ * five lost races in a row a 409.
+ */
+export async function withLatestIncident<T>(
+  db: Executor,
+  find: (trx: Executor) => Promise<IncidentRow | undefined>,
+  step: (trx: Executor, row: IncidentRow) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(db, async (trx) => {
+        const row = await find(trx);
+        if (!row) throw notFound('Incident');
+        return step(trx, row);
+      });
+    } catch (err) {
+      if (!(err instanceof StaleIncidentError)) throw err;
+      if (attempt >= 4) throw conflict('The incident is changing too fast; try again');
+    }
+  }
+}
 
 export interface TransitionOptions {
   message: string;

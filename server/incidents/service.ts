@@ -8,14 +8,13 @@ import {
   type IncidentStatus,
 } from '../../shared/schemas/incidents.ts';
 import { addSeconds, type Clock } from '../clock.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
 import { appendEvent } from '../events/store.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToIncident } from './incident.ts';
-import { StaleIncidentError, openIncident, transitionIncident } from './lifecycle.ts';
+import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
   findIncident,
@@ -68,73 +67,65 @@ export async function createIncident(
     const existing = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
     if (existing) return { incident: await getIncident(db, tenant, existing.incident_id), created: false };
   }
-  try {
-    const incident = await inTransaction(db, async (trx) => {
-      const now = deps.clock.now();
-      const at = now.toISOString();
-      const incidentId = newId('inc', now);
-      const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
-      const opening = openIncident(incidentId, at, {
-        created: input.is_drill ? 'Drill incident reported' : 'Incident reported',
-        dispatched: dispatchMessage(tenant.environment, input.is_drill),
-      });
-      const row: IncidentRow = {
-        incident_id: incidentId,
-        organization_id: tenant.organizationId,
-        environment: tenant.environment,
-        idempotency_key: input.idempotency_key ?? null,
-        category: input.category,
-        severity: input.severity,
-        status: opening.status,
-        title: input.title ?? defaultIncidentTitle(input.category, input.severity),
-        description: input.description ?? null,
-        is_drill: input.is_drill ? 1 : 0,
-        subject_name: input.subject.name,
-        subject_phone: input.subject.phone ?? null,
-        subject_email: input.subject.email ?? null,
-        subject_reference: input.subject.reference ?? null,
-        subject_metadata: JSON.stringify(input.subject.metadata ?? {}),
-        longitude: input.location.coordinates[0],
-        latitude: input.location.coordinates[1],
-        address: input.location.address ?? null,
-        landmark: input.location.landmark ?? null,
-        version: opening.version,
-        dispatch_deadline: dispatchDeadline.toISOString(),
-        escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
-        assigned_at: null,
-        on_scene_at: null,
-        resolution_outcome: null,
-        resolution_notes: null,
-        created_at: at,
-        updated_at: at,
-        resolved_at: null,
-        cancelled_at: null,
-        responder_id: null,
-        responder_name: null,
-        responder_phone: null,
-        responder_latitude: null,
-        responder_longitude: null,
-        eta_minutes: null,
-        next_step_at: null,
-        dispatch_round: 0,
-      };
-      if (!(await insertIncident(trx, row))) return undefined; // another create with this idempotency_key won
-      await insertTimelineRows(trx, opening.timeline);
-      const incident = rowToIncident(row, opening.timeline);
-      await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
-      return incident;
+  const incident = await inTransaction(db, async (trx) => {
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const incidentId = newId('inc', now);
+    const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
+    const opening = openIncident(incidentId, at, {
+      created: input.is_drill ? 'Drill incident reported' : 'Incident reported',
+      dispatched: dispatchMessage(tenant.environment, input.is_drill),
     });
-    if (incident) return { incident, created: true };
-    // Two creates with one idempotency_key raced: the loser answers the winner's incident.
-    const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key!);
-    return { incident: await getIncident(db, tenant, winner!.incident_id), created: false };
-  } catch (err) {
-    if (input.idempotency_key !== undefined && isUniqueViolation(err)) {
-      const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
-      if (winner) return { incident: await getIncident(db, tenant, winner.incident_id), created: false };
-    }
-    throw err;
-  }
+    const row: IncidentRow = {
+      incident_id: incidentId,
+      organization_id: tenant.organizationId,
+      environment: tenant.environment,
+      idempotency_key: input.idempotency_key ?? null,
+      category: input.category,
+      severity: input.severity,
+      status: opening.status,
+      title: input.title ?? defaultIncidentTitle(input.category, input.severity),
+      description: input.description ?? null,
+      is_drill: input.is_drill ? 1 : 0,
+      subject_name: input.subject.name,
+      subject_phone: input.subject.phone ?? null,
+      subject_email: input.subject.email ?? null,
+      subject_reference: input.subject.reference ?? null,
+      subject_metadata: JSON.stringify(input.subject.metadata ?? {}),
+      longitude: input.location.coordinates[0],
+      latitude: input.location.coordinates[1],
+      address: input.location.address ?? null,
+      landmark: input.location.landmark ?? null,
+      version: opening.version,
+      dispatch_deadline: dispatchDeadline.toISOString(),
+      escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
+      assigned_at: null,
+      on_scene_at: null,
+      resolution_outcome: null,
+      resolution_notes: null,
+      created_at: at,
+      updated_at: at,
+      resolved_at: null,
+      cancelled_at: null,
+      responder_id: null,
+      responder_name: null,
+      responder_phone: null,
+      responder_latitude: null,
+      responder_longitude: null,
+      eta_minutes: null,
+      next_step_at: null,
+      dispatch_round: 0,
+    };
+    if (!(await insertIncident(trx, row))) return undefined; // another create with this idempotency_key won
+    await insertTimelineRows(trx, opening.timeline);
+    const incident = rowToIncident(row, opening.timeline);
+    await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
+    return incident;
+  });
+  if (incident) return { incident, created: true };
+  // Two creates with one idempotency_key raced: the loser answers the winner's incident.
+  const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key!);
+  return { incident: await getIncident(db, tenant, winner!.incident_id), created: false };
 }
 
 function dispatchMessage(environment: string, isDrill: boolean): string {
@@ -177,26 +168,6 @@ export async function listIncidents(db: Executor, tenant: Tenant, query: Inciden
   );
 }
 
-/** Retries a read-decide-write step when another writer bumped the version in between. */
-async function withFreshIncident<T>(
-  db: Executor,
-  tenant: Tenant,
-  incidentId: string,
-  step: (trx: Executor, row: IncidentRow) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await inTransaction(db, async (trx) => {
-        const row = await findIncident(trx, tenant, incidentId);
-        if (!row) throw notFound('Incident');
-        return step(trx, row);
-      });
-    } catch (err) {
-      if (!(err instanceof StaleIncidentError) || attempt >= 4) throw err;
-    }
-  }
-}
-
 export async function cancelIncident(
   db: Executor,
   deps: IncidentDeps,
@@ -204,7 +175,7 @@ export async function cancelIncident(
   incidentId: string,
   reason: string | undefined,
 ): Promise<Incident> {
-  return withFreshIncident(db, tenant, incidentId, async (trx, row) => {
+  return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     await transitionIncident(trx, deps.clock, row, 'cancelled', {
       message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
       represent: (executor, id) => getIncident(executor, tenant, id),
@@ -222,7 +193,7 @@ export async function addIncidentNote(
   incidentId: string,
   message: string,
 ): Promise<Incident> {
-  return withFreshIncident(db, tenant, incidentId, async (trx, row) => {
+  return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     if (row.status === 'resolved' || row.status === 'cancelled') throw conflict(`Incident is already ${row.status}`);
     const at = deps.clock.now().toISOString();
     const changed = await updateIncidentAtVersion(trx, incidentId, Number(row.version), {
