@@ -15,7 +15,7 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
 import { appendEvent } from '../events/store.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToAccessCode } from './access-code.ts';
 import { passKeyOf, publicPassKeys, signPass, verifyPass } from './pass-keys.ts';
@@ -164,8 +164,6 @@ export interface CodeListQuery extends PageRequest {
   to_date?: string;
 }
 
-const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
-
 export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeListQuery): Promise<Page<AccessCode>> {
   const { rows, total } = await listAccessCodeRows(
     db,
@@ -174,8 +172,8 @@ export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeL
       status: query.status,
       visitorPhone: query.visitor_phone,
       search: query.search,
-      createdFrom: iso(query.from_date),
-      createdBefore: iso(query.to_date),
+      createdFrom: utcInstant(query.from_date),
+      createdBefore: utcInstant(query.to_date),
     },
     pageWindow(query),
   );
@@ -183,7 +181,7 @@ export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeL
 }
 
 export async function accessCodeStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
-  return codeStats(db, tenant, iso(window.from_date), iso(window.to_date));
+  return codeStats(db, tenant, utcInstant(window.from_date), utcInstant(window.to_date));
 }
 
 /** Revokes an active code; a code that is not active is a 409 naming its status. */

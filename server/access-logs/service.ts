@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
 import { appendEvent } from '../events/store.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { durationMinutes, rowToAccessLog } from './access-log.ts';
 import { happenedAt } from './replay-window.ts';
@@ -130,8 +130,6 @@ export interface LogListQuery extends PageRequest {
   to_date?: string;
 }
 
-const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
-
 /** Visits, newest check-in first. The window filters on check-in time, a visit's creation. */
 export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant, query: LogListQuery): Promise<Page<AccessLog>> {
   const { rows, total } = await listAccessLogRows(
@@ -142,8 +140,8 @@ export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant,
       visitorPhone: query.visitor_phone,
       entryPoint: query.entry_point,
       search: query.search,
-      checkedInFrom: iso(query.from_date),
-      checkedInBefore: iso(query.to_date),
+      checkedInFrom: utcInstant(query.from_date),
+      checkedInBefore: utcInstant(query.to_date),
     },
     pageWindow(query),
   );
@@ -178,7 +176,7 @@ export async function currentVisitors(
 
 export async function accessLogStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
   const [rows, onPremises] = await Promise.all([
-    visitRowsCheckedInBetween(db, tenant, iso(window.from_date), iso(window.to_date)),
+    visitRowsCheckedInBetween(db, tenant, utcInstant(window.from_date), utcInstant(window.to_date)),
     countOpenVisits(db, tenant),
   ]);
   const completed = rows.filter((row) => row.checked_out_at !== null);

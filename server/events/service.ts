@@ -1,6 +1,6 @@
 import type { Executor, Tenant } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import type { EventRow } from '../db/schema.ts';
 
 export interface EventQuery extends PageRequest {
@@ -21,8 +21,10 @@ export async function listEvents(db: Executor, tenant: Tenant, query: EventQuery
   if (query.type?.endsWith('.*')) base = base.where('type', 'like', `${query.type.slice(0, -1)}%`);
   else if (query.type) base = base.where('type', '=', query.type);
   if (query.resource_id) base = base.where('resource_id', '=', query.resource_id);
-  if (query.from_date) base = base.where('created_at', '>=', new Date(query.from_date).toISOString());
-  if (query.to_date) base = base.where('created_at', '<', new Date(query.to_date).toISOString());
+  const from = utcInstant(query.from_date);
+  const before = utcInstant(query.to_date);
+  if (from) base = base.where('created_at', '>=', from);
+  if (before) base = base.where('created_at', '<', before);
   const page = pageWindow(query);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('event_id', 'desc').offset(page.offset).limit(page.limit).execute(),

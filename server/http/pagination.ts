@@ -13,3 +13,8 @@ export function pageWindow(query: PageRequest): { offset: number; limit: number 
 export function toPage<T>(results: T[], total: number, query: PageRequest): Page<T> {
   return { results, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit), totalResults: total };
 }
+
+/** A `from_date`/`to_date` as the stored form (UTC, milliseconds), so it compares as text with `created_at`. */
+export function utcInstant(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : new Date(value).toISOString();
+}

@@ -11,7 +11,7 @@ import { addSeconds, type Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
 import { appendEvent } from '../events/store.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage } from '../http/pagination.ts';
+import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
@@ -152,8 +152,8 @@ export async function listIncidents(db: Executor, tenant: Tenant, query: Inciden
       status: query.status,
       category: query.category,
       severity: query.severity,
-      createdFrom: query.from_date && new Date(query.from_date).toISOString(),
-      createdBefore: query.to_date && new Date(query.to_date).toISOString(),
+      createdFrom: utcInstant(query.from_date),
+      createdBefore: utcInstant(query.to_date),
     },
     pageWindow(query),
   );
