@@ -16,6 +16,7 @@ import { ApiError } from '../http/errors.ts';
 import { parseInput } from '../http/parse.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
+import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import {
   accessCodeFeed,
   accessCodeStats,
@@ -53,7 +54,7 @@ export function accessCodeRoutes(deps: RouteDeps): Router {
     const window = { nowMs: deps.clock.now().getTime(), windowMs: 60_000 };
     const seen = await deps.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, window.nowMs, window.windowMs, false);
     if (!seen.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(((seen.resetAt ?? window.nowMs) - window.nowMs) / 1000));
+      const retryAfter = retryAfterSeconds(seen.resetAt ?? window.nowMs, window.nowMs);
       throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
     }
     const result = await validateAccessCode(requestDb(req, deps.db), deps.clock, tenantOf(req), body);

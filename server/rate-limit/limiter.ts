@@ -5,6 +5,11 @@ import type { RateLimitStore } from './store.ts';
 
 export const RATE_WINDOW_MS = 60_000;
 
+/** Whole seconds until `resetAt`, at least one: what a 429's Retry-After says. */
+export function retryAfterSeconds(resetAtMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+}
+
 export interface RateLimiter {
   /**
    * Counts a request against the key's one-minute window (or only reads it when `consume` is
@@ -25,7 +30,7 @@ export function createRateLimiter(store: RateLimitStore, clock: Clock): RateLimi
         'X-RateLimit-Reset': new Date(resetAt).toISOString(),
       });
       if (consume && !state.allowed) {
-        const retryAfter = Math.max(1, Math.ceil((resetAt - nowMs) / 1000));
+        const retryAfter = retryAfterSeconds(resetAt, nowMs);
         throw new ApiError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s`, {
           'Retry-After': String(retryAfter),
         });
