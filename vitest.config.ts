@@ -34,6 +34,12 @@ export default defineConfig(async () => {
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
         { extends: true as const, test: { name: 'sqlite', include: dbSuites, exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        // The gate kiosk's core in plain Node against the real server (issue #7).
+        { extends: true as const, test: { name: 'kiosk', include: ['test/kiosk/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        // The kiosk screens in real Chromium against the browser host and the real server (issue #8).
+        ...(has('Chromium')
+          ? [{ extends: true as const, test: { name: 'ui', include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } }]
+          : []),
         ...(has('PostgreSQL')
           ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
           : []),
