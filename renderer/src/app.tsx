@@ -1,0 +1,203 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { PanicStatus, ScanDecision, ScanMethod, SetupStatus } from '../../shared/kiosk/calls.ts';
+import { AttentionPanel } from './components/attention-panel.tsx';
+import { PanicBanner } from './components/panic-banner.tsx';
+import { ResultOverlay } from './components/result-overlay.tsx';
+import { StatusBar } from './components/status-bar.tsx';
+import { useI18n, type MessageKey } from './i18n/index.tsx';
+import { newPressId } from './kiosk/format.ts';
+import { useKiosk, useKioskStatus } from './kiosk/kiosk-context.tsx';
+import { OnPremisesScreen } from './screens/on-premises-screen.tsx';
+import { PanicScreen } from './screens/panic-screen.tsx';
+import { ScanScreen } from './screens/scan-screen.tsx';
+import { SetupScreen } from './screens/setup-screen.tsx';
+import { ShiftScreen } from './screens/shift-screen.tsx';
+import { WalkInScreen } from './screens/walk-in-screen.tsx';
+import { createSoundPlayer } from './sounds.ts';
+import { listenForWedgeScans } from './wedge.ts';
+
+type Screen = 'scan' | 'walkIn' | 'onPremises' | 'panic';
+const SCREENS: { id: Screen; label: MessageKey; icon: string }[] = [
+  { id: 'scan', label: 'nav.scan', icon: '▣' },
+  { id: 'walkIn', label: 'nav.walkIn', icon: '+' },
+  { id: 'onPremises', label: 'nav.onPremises', icon: '☰' },
+  { id: 'panic', label: 'nav.panic', icon: '!' },
+];
+const THEME_KEY = 'tsaro.theme';
+const RECENT_COUNT = 5;
+
+export function App() {
+  const { t } = useI18n();
+  const kiosk = useKiosk();
+  const live = useKioskStatus();
+  const sounds = useMemo(() => createSoundPlayer(), []);
+  const [setup, setSetup] = useState<SetupStatus | null>(null);
+  const [screen, setScreen] = useState<Screen>('scan');
+  const [decision, setDecision] = useState<ScanDecision | null>(null);
+  const [checking, setChecking] = useState(false);
+  const [recent, setRecent] = useState<ScanDecision[]>([]);
+  const [notice, setNotice] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
+  const [attentionOpen, setAttentionOpen] = useState(false);
+  const [lastPress, setLastPress] = useState<PanicStatus | null>(null);
+  const [theme, setTheme] = useState(() => localStorage.getItem(THEME_KEY) ?? 'night');
+  const status = live.status;
+
+  const loadSetup = useCallback(() => {
+    kiosk
+      .call('setupStatus', {})
+      .then(setSetup)
+      .catch(() => window.setTimeout(loadSetup, 1000));
+  }, [kiosk]);
+  useEffect(loadSetup, [loadSetup]);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem(THEME_KEY, theme);
+  }, [theme]);
+
+  useEffect(() => {
+    if (!notice) return;
+    const timer = window.setTimeout(() => setNotice(null), 4000);
+    return () => window.clearTimeout(timer);
+  }, [notice]);
+
+  const showError = useCallback((message: string) => setNotice({ text: t('error.generic', { message }), kind: 'error' }), [t]);
+
+  const scan = useCallback(
+    async (text: string, method: ScanMethod) => {
+      setChecking(true);
+      try {
+        const answer = await kiosk.call('scan', { text, method });
+        setDecision(answer);
+        setRecent((list) => [answer, ...list].slice(0, RECENT_COUNT));
+        sounds.play(answer.admitted ? 'admitted' : 'refused');
+        live.refresh();
+      } catch (error) {
+        showError((error as Error).message);
+      } finally {
+        setChecking(false);
+      }
+    },
+    [kiosk, sounds, showError, live],
+  );
+  const scanRef = useRef(scan);
+  scanRef.current = scan;
+
+  const ready = Boolean(setup?.configured && status?.configured && status.guard);
+  // A USB scanner works on every screen, once the kiosk is set up and a guard is on duty.
+  useEffect(() => {
+    if (!ready) return;
+    return listenForWedgeScans(window, { onScan: (text) => void scanRef.current(text, 'keyboard_wedge') });
+  }, [ready]);
+
+  const closeResult = useCallback(() => setDecision(null), []);
+
+  const panic = async () => {
+    try {
+      const press = await kiosk.call('panicPress', { pressId: newPressId() });
+      setLastPress(press);
+      live.refresh();
+    } catch (error) {
+      showError((error as Error).message);
+    }
+  };
+
+  // After the incident is over, the core stops reporting it as active: keep showing the last word on it.
+  useEffect(() => {
+    if (status?.activePanic || !lastPress || screen !== 'panic') return;
+    let cancelled = false;
+    kiosk
+      .call('panicStatus', { pressId: lastPress.pressId })
+      .then((latest) => !cancelled && latest && setLastPress(latest))
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [status, lastPress?.pressId, screen, kiosk]);
+
+  if (!setup) return <div className="app app-loading">{live.coreError ? t('error.coreDown') : '…'}</div>;
+  if (!setup.configured) {
+    return (
+      <div className="app app-setup">
+        <SetupScreen setup={setup} onSaved={() => { loadSetup(); live.refresh(); }} />
+      </div>
+    );
+  }
+
+  const activePanic = status?.activePanic ?? null;
+  return (
+    <div className="app">
+      <StatusBar status={status} coreError={live.coreError} onOpenAttention={() => setAttentionOpen(true)} />
+      {activePanic && <PanicBanner panic={activePanic} />}
+      <div className="app-body">
+        {status && !status.guard ? (
+          <ShiftScreen onStarted={live.refresh} onError={showError} />
+        ) : (
+          <>
+            <nav className="nav-rail" aria-label="Screens">
+              {SCREENS.map((item) => (
+                <button
+                  type="button"
+                  key={item.id}
+                  className={`nav-item nav-${item.id} ${screen === item.id ? 'nav-active' : ''}`}
+                  aria-current={screen === item.id ? 'page' : undefined}
+                  data-testid={`nav-${item.id}`}
+                  onClick={() => setScreen(item.id)}
+                >
+                  <span className="nav-icon" aria-hidden="true">
+                    {item.icon}
+                  </span>
+                  <span className="nav-label">{t(item.label)}</span>
+                </button>
+              ))}
+              <div className="nav-spacer" />
+              <button type="button" className="nav-small" onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}>
+                {theme === 'night' ? `☀ ${t('nav.day')}` : `☾ ${t('nav.night')}`}
+              </button>
+              {status?.guard && <span className="nav-guard">{t('status.guard', { name: status.guard.name })}</span>}
+            </nav>
+            <main className="content">
+              {screen === 'scan' && <ScanScreen onScan={(text, method) => void scan(text, method)} showingResult={decision !== null} checking={checking} recent={recent} />}
+              {screen === 'walkIn' && (
+                <WalkInScreen
+                  onDone={(result, name) => {
+                    sounds.play('done');
+                    setNotice({ text: `${t('walkIn.done', { name })}${result.queued ? ` · ${t('walkIn.queued')}` : ''}`, kind: 'ok' });
+                    live.refresh();
+                  }}
+                  onError={showError}
+                />
+              )}
+              {screen === 'onPremises' && (
+                <OnPremisesScreen
+                  onCheckedOut={(name) => {
+                    sounds.play('done');
+                    setNotice({ text: t('onPremises.checkedOut', { name }), kind: 'ok' });
+                    live.refresh();
+                  }}
+                  onError={showError}
+                />
+              )}
+              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} onPanic={() => void panic()} />}
+            </main>
+          </>
+        )}
+        {decision && <ResultOverlay decision={decision} onDone={closeResult} />}
+        {attentionOpen && (
+          <AttentionPanel
+            items={status?.attention ?? []}
+            onClose={() => setAttentionOpen(false)}
+            onDismiss={(attentionId) => {
+              void kiosk.call('dismissAttention', { attentionId }).then(live.refresh, (error: Error) => showError(error.message));
+            }}
+          />
+        )}
+        {notice && (
+          <div className={`notice-toast notice-${notice.kind}`} role="status" data-testid="notice">
+            {notice.text}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+
+interface HoldButtonProps {
+  holdMs: number;
+  onComplete(): void;
+  /** Released before the end: nothing is sent, the screen says why. */
+  onTooShort?(): void;
+  className?: string;
+  label: ReactNode;
+  holdingLabel: ReactNode;
+  disabled?: boolean;
+}
+
+/**
+ * A button that acts only after being held for `holdMs`, with a fill that shows how far along
+ * the hold is. Pointer events cover mouse, touch and pen alike; leaving the button or the
+ * pointer being cancelled (a palm, a glove sliding off) counts as letting go.
+ */
+export function HoldButton({ holdMs, onComplete, onTooShort, className, label, holdingLabel, disabled }: HoldButtonProps) {
+  const [progress, setProgress] = useState(0);
+  const started = useRef<number | null>(null);
+  const frame = useRef<number | null>(null);
+  const completeRef = useRef(onComplete);
+  completeRef.current = onComplete;
+
+  const stopAnimation = () => {
+    if (frame.current !== null) cancelAnimationFrame(frame.current);
+    frame.current = null;
+  };
+  useEffect(() => stopAnimation, []);
+
+  const tick = () => {
+    if (started.current === null) return;
+    const fraction = Math.min(1, (performance.now() - started.current) / holdMs);
+    setProgress(fraction);
+    if (fraction >= 1) {
+      started.current = null;
+      stopAnimation();
+      completeRef.current();
+      window.setTimeout(() => setProgress(0), 800);
+      return;
+    }
+    frame.current = requestAnimationFrame(tick);
+  };
+
+  const press = () => {
+    if (disabled || started.current !== null) return;
+    started.current = performance.now();
+    frame.current = requestAnimationFrame(tick);
+  };
+  const release = () => {
+    if (started.current === null) return;
+    started.current = null;
+    stopAnimation();
+    setProgress(0);
+    onTooShort?.();
+  };
+
+  const holding = progress > 0 && progress < 1;
+  return (
+    <button
+      type="button"
+      className={`hold-button ${className ?? ''}`}
+      data-progress={progress.toFixed(2)}
+      aria-disabled={disabled}
+      onPointerDown={(event) => {
+        event.currentTarget.setPointerCapture?.(event.pointerId);
+        press();
+      }}
+      onPointerUp={release}
+      onPointerCancel={release}
+      onLostPointerCapture={release}
+      onContextMenu={(event) => event.preventDefault()}
+      onKeyDown={(event) => {
+        if ((event.key === ' ' || event.key === 'Enter') && !event.repeat) press();
+      }}
+      onKeyUp={(event) => {
+        if (event.key === ' ' || event.key === 'Enter') release();
+      }}
+    >
+      <span className="hold-fill" style={{ transform: `scaleY(${progress})` }} />
+      <span className="hold-label">{holding ? holdingLabel : label}</span>
+    </button>
+  );
+}

@@ -1,0 +1,48 @@
+import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
+import { useI18n } from '../i18n/index.tsx';
+import { clockTime } from '../kiosk/format.ts';
+
+/**
+ * The SOS as it stands, on every screen, above everything else, until the incident is over.
+ * "Not sent yet" is loud (red, blinking border) and cannot be closed: only delivery clears it.
+ */
+export function PanicBanner({ panic }: { panic: PanicStatus }) {
+  const { t, language } = useI18n();
+  if (panic.delivery === 'refused') {
+    return (
+      <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="refused">
+        <strong>⚠ {t('panic.refused')}</strong>
+        {panic.lastError && <span>{panic.lastError}</span>}
+      </div>
+    );
+  }
+  if (panic.delivery === 'retrying') {
+    return (
+      <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="retrying">
+        <strong>⚠ {t('panic.notSent')}</strong>
+        <span>{t('panic.attempts', { count: panic.attempts })}</span>
+        {panic.nextAttemptAt && <span>{t('panic.nextAttempt', { time: clockTime(panic.nextAttemptAt, language) })}</span>}
+      </div>
+    );
+  }
+  if (panic.delivery === 'sending') {
+    return (
+      <div className="panic-banner panic-banner-sending" role="status" data-testid="panic-banner" data-delivery="sending">
+        <strong>{t('panic.sending')}</strong>
+      </div>
+    );
+  }
+  return (
+    <div className="panic-banner panic-banner-sent" role="status" data-testid="panic-banner" data-delivery="sent">
+      <strong>✓ {t('panic.sent')}</strong>
+      {panic.responder ? (
+        <>
+          <span>{t('panic.responder', { name: panic.responder.name })}</span>
+          {panic.responder.etaMinutes !== null && <span>{t('panic.eta', { minutes: panic.responder.etaMinutes })}</span>}
+        </>
+      ) : (
+        <span>{t('panic.waitingResponder')}</span>
+      )}
+    </div>
+  );
+}

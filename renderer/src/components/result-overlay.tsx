@@ -1,0 +1,76 @@
+import { useEffect } from 'react';
+import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
+import { useI18n, type MessageKey } from '../i18n/index.tsx';
+
+/** How long the answer stays before the kiosk goes back to scanning by itself. */
+export const SHOW_ADMITTED_MS = 4000;
+export const SHOW_REFUSED_MS = 6000;
+
+interface ResultOverlayProps {
+  decision: ScanDecision;
+  onDone(): void;
+}
+
+/** The answer to a scan, over the whole screen but the status bar: green to let in, red not to. */
+export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
+  const { t } = useI18n();
+  const showMs = decision.admitted ? SHOW_ADMITTED_MS : SHOW_REFUSED_MS;
+  useEffect(() => {
+    const timer = window.setTimeout(onDone, showMs);
+    return () => window.clearTimeout(timer);
+  }, [decision.decisionId, onDone, showMs]);
+
+  const detail = decision.admitted ? null : (`reason.${decision.reason}.detail` as MessageKey);
+  return (
+    <div
+      className={`result ${decision.admitted ? 'result-admitted' : 'result-refused'}`}
+      role="alert"
+      data-decision={decision.admitted ? 'admitted' : 'refused'}
+      data-reason={decision.reason}
+      onClick={onDone}
+    >
+      <div className="result-verdict">
+        <span className="result-icon" aria-hidden="true">
+          {decision.admitted ? '✓' : '✕'}
+        </span>
+        <span>{decision.admitted ? t('result.admitted') : t('result.refused')}</span>
+      </div>
+      {decision.admitted ? (
+        <>
+          <div className="result-name" data-testid="result-name">
+            {decision.visitor?.name ?? t('result.noName')}
+          </div>
+          <dl className="result-facts">
+            <div>
+              <dt>{t('result.purpose')}</dt>
+              <dd>{decision.purpose ?? t('result.unknown')}</dd>
+            </div>
+            <div>
+              <dt>{t('result.host')}</dt>
+              <dd>{decision.hostUserId ?? t('result.unknown')}</dd>
+            </div>
+            <div>
+              <dt>{t('result.usesLeft')}</dt>
+              <dd>{decision.usesLeft ?? t('result.unknown')}</dd>
+            </div>
+          </dl>
+        </>
+      ) : (
+        <>
+          <div className="result-reason" data-testid="result-reason">
+            {t(`reason.${decision.reason}` as MessageKey)}
+          </div>
+          {detail && <p className="result-detail">{t(detail)}</p>}
+          {decision.visitor?.name && <p className="result-detail">{decision.visitor.name}</p>}
+        </>
+      )}
+      {decision.decidedBy === 'offline' && <p className="result-offline">{t('result.offline')}</p>}
+      <div className="result-footer">
+        <div className="result-countdown" style={{ animationDuration: `${showMs}ms` }} />
+        <button type="button" className="button result-next" onClick={onDone}>
+          {t('result.next')}
+        </button>
+      </div>
+    </div>
+  );
+}

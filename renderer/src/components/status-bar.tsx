@@ -1,0 +1,51 @@
+import type { KioskStatus } from '../../../shared/kiosk/calls.ts';
+import { useI18n } from '../i18n/index.tsx';
+import { ago, clockTime } from '../kiosk/format.ts';
+
+interface StatusBarProps {
+  status: KioskStatus | null;
+  coreError: string | null;
+  onOpenAttention(): void;
+}
+
+/** Always on top of every screen: the link, what waits to be sent, the last sync, what needs a look. */
+export function StatusBar({ status, coreError, onOpenAttention }: StatusBarProps) {
+  const { t, language } = useI18n();
+  const online = !coreError && status?.online === true;
+  const attention = status?.attentionCount ?? 0;
+  return (
+    <header className="status-bar" data-online={online} data-pending={status?.pendingOperations ?? 0}>
+      <span className={`status-link ${online ? 'status-online' : 'status-offline'}`} data-testid="status-link">
+        <span className="status-dot" aria-hidden="true">
+          {online ? '●' : '▲'}
+        </span>
+        {online ? t('status.online') : t('status.offline')}
+      </span>
+      <span className={`status-pending ${status?.pendingOperations ? 'status-has-pending' : ''}`} data-testid="status-pending">
+        {t('status.waiting', { count: status?.pendingOperations ?? 0 })}
+      </span>
+      <span className="status-sync" data-testid="status-sync">
+        {status?.syncing
+          ? t('status.syncing')
+          : status?.lastSyncAt
+            ? t('status.lastSync', { time: `${clockTime(status.lastSyncAt, language)} (${ago(status.lastSyncAt, t)})` })
+            : t('status.neverSynced')}
+      </span>
+      <span className="status-gate">{status?.entryPoint ?? ''}</span>
+      <button
+        type="button"
+        className={`status-attention ${attention ? 'status-attention-on' : ''}`}
+        data-testid="status-attention"
+        onClick={onOpenAttention}
+      >
+        {attention ? `⚠ ${t('status.attention', { count: attention })}` : t('status.noAttention')}
+      </button>
+      {status?.problem && !coreError && (
+        <span className="status-core-error" data-testid="status-problem">
+          {t('status.problem', { problem: status.problem })}
+        </span>
+      )}
+      {coreError && <span className="status-core-error">{t('error.coreDown')}</span>}
+    </header>
+  );
+}

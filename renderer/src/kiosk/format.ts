@@ -1,0 +1,31 @@
+import type { Translate } from '../i18n/index.tsx';
+
+export function clockTime(iso: string, language: string): string {
+  return new Intl.DateTimeFormat(language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+}
+
+export function ago(iso: string, t: Translate, now = Date.now()): string {
+  const minutes = Math.floor((now - Date.parse(iso)) / 60_000);
+  if (minutes < 1) return t('time.justNow');
+  if (minutes < 60) return t('time.minutesAgo', { count: minutes });
+  return t('time.hoursAgo', { count: Math.floor(minutes / 60) });
+}
+
+export function duration(fromIso: string, t: Translate, now = Date.now()): string {
+  const minutes = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 60_000));
+  if (minutes < 60) return t('time.duration.minutes', { minutes });
+  return t('time.duration.hours', { hours: Math.floor(minutes / 60), minutes: minutes % 60 });
+}
+
+/** A typed code without its dash gets one: the part after the dash is always 4 characters. */
+export function normalizeTypedCode(text: string): string {
+  const compact = text.trim().toUpperCase().replace(/\s+/g, '');
+  if (compact.includes('-') || compact.length < 6 || compact.length > 10) return compact;
+  return `${compact.slice(0, -4)}-${compact.slice(-4)}`;
+}
+
+/** An id for one panic press (the core refuses a second incident for the same id). */
+export function newPressId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
