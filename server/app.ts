@@ -20,6 +20,8 @@ import { organizationRoutes } from './organizations/routes.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import { responderRoutes } from './responders/routes.ts';
+import type { ThreatEngine } from './threat/engine.ts';
+import { threatRoutes } from './threat/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { SecretBox } from './webhooks/secret-box.ts';
 
@@ -31,6 +33,8 @@ export interface AppDeps {
   rateLimitStore: RateLimitStore;
   dispatcher?: Dispatcher;
   secretBox: SecretBox;
+  /** The threat index the threat intelligence routes answer from. */
+  threat: ThreatEngine;
   /** Called after every request that may have written events, so deliveries start at once. */
   onChange?: () => void;
 }
@@ -78,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(accessLogRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
   api.use(webhookRoutes(routeDeps));
+  api.use(threatRoutes({ ...routeDeps, threat: deps.threat }));
 
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
   app.use(`${API_BASE}/api/v1`, api);

@@ -13,6 +13,7 @@ import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
+import { createThreatEngine } from './threat/engine.ts';
 import { loadShippedThreatData } from './threat/shipped-data.ts';
 
 export interface RunningServer {
@@ -27,6 +28,8 @@ export interface RunningServer {
   deliverWebhooks(): Promise<number>;
   /** Runs the dispatch sweep now: first offers, simulated steps, escalation, unresponsive. */
   advanceDispatch(): Promise<number>;
+  /** Loads threat events written since the last load (the sweep does it every SWEEP_INTERVAL_S). */
+  refreshThreatIndex(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const seeded = await loadShippedThreatData(database.db, clock);
     if (seeded) logger.info({ imported: seeded.imported }, 'loaded the shipped UCDP GED extract into the threat event store');
   }
+  const threat = await createThreatEngine(database.db, logger);
   const secrets = await loadSecretsKey(database.db, clock, config.SECRETS_KEY);
   if (secrets.source === 'database' && database.engine === 'postgres') {
     logger.warn('SECRETS_KEY is not set: webhook secrets are sealed with a key kept in the same database');
@@ -96,6 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     rateLimitStore,
     dispatcher,
     secretBox,
+    threat,
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
   });
 
@@ -115,6 +120,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
+  // Imports from the CLI and verified incidents from any host reach the index within a sweep interval.
+  const threatTimer = setInterval(() => {
+    threat.refresh().catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
+  }, config.SWEEP_INTERVAL_S * 1000);
+  threatTimer.unref();
   if (options.deliverWebhooks !== false) webhooks.start(1000);
   // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
   let dispatchBusy: Promise<unknown> | undefined;
@@ -134,6 +144,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     runSweeps: () => runSweeps(database.db, clock),
     deliverWebhooks: () => webhooks.runOnce(),
     advanceDispatch: () => advanceDispatch(dispatchDeps),
+    refreshThreatIndex: () => threat.refresh(),
     async stop() {
       // Stop taking requests first (long polls get 5 s), then the background work, then storage.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -145,6 +156,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await stopSweeps();
       dispatcher.stop?.();
       clearInterval(dispatchTimer);
+      clearInterval(threatTimer);
       await dispatchBusy;
       await webhooks.stop();
       await rateLimitStore.close();

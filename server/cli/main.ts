@@ -7,7 +7,7 @@ import { rowToApiKey } from '../auth/api-key.ts';
 import { findApiKeyById, markKeyRevoked } from '../auth/store.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { addResponder, deactivateResponder, listResponders, ResponderInputError } from '../responders/service.ts';
-import { ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
+import { IMPORT_FORMATS, ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
@@ -161,7 +161,7 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
   threat
     .command('import')
     .description('import security events; importing the same file again adds nothing')
-    .addOption(new Option('--format <format>', 'file format').choices(['ucdp', 'acled', 'community']).makeOptionMandatory())
+    .addOption(new Option('--format <format>', 'file format').choices(IMPORT_FORMATS).makeOptionMandatory())
     .argument('<file>')
     .addOption(jsonOption())
     .action((file: string, opts: { format: ImportFormat; json?: boolean }) =>

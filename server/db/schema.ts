@@ -23,6 +23,7 @@ export interface Database {
   dispatch_offers: DispatchOfferRow;
   verified_incidents: VerifiedIncidentRow;
   threat_events: ThreatEventRow;
+  threat_revision: { id: number; revision: number };
 }
 
 export interface OrganizationRow {
@@ -296,6 +297,8 @@ export interface ThreatEventRow {
   place: string | null;
   description: string | null;
   imported_at: string;
+  /** The write that added it (migration 0008): loaded by `revision > last loaded`. */
+  revision: number;
 }
 
 /** The partition every tenant query is filtered by: organization AND environment. */

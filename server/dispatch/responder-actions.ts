@@ -1,3 +1,4 @@
+import { recordVerifiedThreatEvent } from '../threat/verified.ts';
 import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
@@ -143,6 +144,7 @@ export async function resolveAssigned(
           resolved_at: at,
         })
         .execute();
+      await recordVerifiedThreatEvent(trx, incident, at);
     }
     return responderView((await findIncidentById(trx, incidentId))!);
   });

@@ -1,55 +1,60 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Clock } from '../clock.ts';
-import type { Db, ThreatEventRow } from '../db/schema.ts';
-import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from './taxonomy.ts';
+import { inTransaction, type Db } from '../db/schema.ts';
+import { ACLED_REQUIRED_COLUMNS, acledRow } from './importers/acled.ts';
+import { COMMUNITY_REQUIRED_FIELDS, communityFeatures, communityReport } from './importers/community.ts';
+import { UCDP_REQUIRED_COLUMNS, ucdpRow } from './importers/ucdp.ts';
+import { insertThreatEvents, type NewThreatEvent } from './store.ts';
 
-export type ImportFormat = 'ucdp' | 'acled' | 'community';
+export const IMPORT_FORMATS = ['ucdp', 'acled', 'community'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export class ImportError extends Error {}
 
-const UCDP_TYPES: Record<string, ThreatType> = {
-  '1': 'armed_conflict',
-  '2': 'communal_violence',
-  '3': 'violence_against_civilians',
-};
+function readCsv(text: string, path: string, required: string[], what: string): Record<string, string>[] {
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true, trim: true }) as Record<string, string>[];
+  } catch (err) {
+    throw new ImportError(`${path} is not a readable CSV: ${(err as Error).message}`);
+  }
+  const missing = records.length ? required.filter((column) => !(column in records[0]!)) : [];
+  if (missing.length) throw new ImportError(`${path} is not ${what}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  return records;
+}
 
-const blank = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value.trim());
-
-/** A UCDP GED row (the columns of threat-data/ucdp/README.md) as a normalized event; null when unusable. */
-export function ucdpRow(row: Record<string, string>, importedAt: string): ThreatEventRow | null {
-  const latitude = Number(row.latitude);
-  const longitude = Number(row.longitude);
-  const type = UCDP_TYPES[row.violence_code ?? ''];
-  if (!row.id || !/^\d{4}-\d{2}-\d{2}$/.test(row.date ?? '') || !Number.isFinite(latitude) || !Number.isFinite(longitude) || !type) return null;
-  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
-  const deaths = Math.max(0, Math.round(Number(row.deaths_best) || 0));
-  return {
-    event_id: `ucdp:${row.id}`,
-    source: 'public',
-    dataset: blank(row.source_dataset) ?? 'UCDP GED',
-    occurred_on: row.date!,
-    latitude,
-    longitude,
-    // The supplement's sampled rows have no precision: treat them as "within ~25 km".
-    precision: Number(row.location_precision) || 2,
-    type,
-    severity: severityFromDeaths(deaths, type),
-    fatalities: deaths,
-    weight: SOURCE_WEIGHT.public,
-    country: blank(row.country),
-    admin1: blank(row.admin1),
-    admin2: blank(row.admin2),
-    place: blank(row.location),
-    description: blank(row.dyad_name) ?? blank(row.conflict_name),
-    imported_at: importedAt,
-  };
+/** The file's rows as normalized events (null for a row that cannot be used). */
+function normalize(format: ImportFormat, text: string, path: string, importedAt: string): (NewThreatEvent | null)[] {
+  switch (format) {
+    case 'ucdp':
+      return readCsv(text, path, UCDP_REQUIRED_COLUMNS, 'a UCDP GED CSV').map((row) => ucdpRow(row, importedAt));
+    case 'acled':
+      return readCsv(text, path, ACLED_REQUIRED_COLUMNS, "an ACLED export CSV").map((row) => acledRow(row, importedAt));
+    case 'community': {
+      const dataset = `community reports (${basename(path)})`;
+      const trimmed = text.trimStart();
+      if (trimmed.startsWith('{')) {
+        let features: Record<string, unknown>[] | null;
+        try {
+          features = communityFeatures(JSON.parse(trimmed));
+        } catch (err) {
+          throw new ImportError(`${path} is not valid JSON: ${(err as Error).message}`);
+        }
+        if (!features) throw new ImportError(`${path} is not a GeoJSON FeatureCollection`);
+        return features.map((fields) => communityReport(fields, importedAt, dataset));
+      }
+      const rows = readCsv(text, path, COMMUNITY_REQUIRED_FIELDS, 'a community report CSV');
+      return rows.map((row) => communityReport(row, importedAt, dataset));
+    }
+  }
 }
 
 /**
- * Imports a file of the given format. Every event has a stable id from its source, so importing
- * the same file again adds nothing: `{imported, skipped}` counts new rows and rows already there
- * or unusable.
+ * Imports a file of the given format in one transaction. Every event keeps a stable id from
+ * its source (`ucdp:16342`, `acled:NIG12345`, `community:<id>`), so importing the same file
+ * again adds nothing: `imported` counts new events, `skipped` rows already there or unusable.
  */
 export async function importThreatFile(db: Db, clock: Clock, format: ImportFormat, path: string): Promise<{ imported: number; skipped: number }> {
   let text: string;
@@ -58,21 +63,8 @@ export async function importThreatFile(db: Db, clock: Clock, format: ImportForma
   } catch (err) {
     throw new ImportError(`cannot read ${path}: ${(err as Error).message}`);
   }
-  if (format !== 'ucdp') throw new ImportError(`--format ${format}: not supported yet; ucdp is`);
-  const records = parse(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
-  if (records.length && !('violence_code' in records[0]!)) throw new ImportError(`${path} is not a UCDP GED CSV: no violence_code column`);
-  const importedAt = clock.now().toISOString();
-  const rows = records.map((record) => ucdpRow(record, importedAt));
-  const usable = rows.filter((row): row is ThreatEventRow => row !== null);
-  let imported = 0;
-  for (let i = 0; i < usable.length; i += 500) {
-    const batch = usable.slice(i, i + 500);
-    const result = await db
-      .insertInto('threat_events')
-      .values(batch)
-      .onConflict((oc) => oc.column('event_id').doNothing())
-      .executeTakeFirst();
-    imported += Number(result.numInsertedOrUpdatedRows ?? 0n);
-  }
-  return { imported, skipped: records.length - imported };
+  const rows = normalize(format, text, path, clock.now().toISOString());
+  const usable = rows.filter((row): row is NewThreatEvent => row !== null);
+  const imported = await inTransaction(db, (trx) => insertThreatEvents(trx, usable));
+  return { imported, skipped: rows.length - imported };
 }

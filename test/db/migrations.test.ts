@@ -79,6 +79,7 @@ describe('migrations', () => {
     ['0005-dispatch', ['dispatch_offers', 'verified_incidents']],
     ['0006-threat-events', ['threat_events']],
     ['0007-incidents-by-responder', []],
+    ['0008-threat-revisions', ['threat_revision']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);

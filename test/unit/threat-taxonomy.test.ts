@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ucdpRow } from '../../server/threat/import.ts';
+import { ucdpRow } from '../../server/threat/importers/ucdp.ts';
 import { severityFromDeaths } from '../../server/threat/taxonomy.ts';
 
 const row = (overrides: Record<string, string> = {}) => ({

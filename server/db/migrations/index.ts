@@ -6,6 +6,7 @@ import * as responders from './0004-responders.ts';
 import * as dispatch from './0005-dispatch.ts';
 import * as threatEvents from './0006-threat-events.ts';
 import * as incidentsByResponder from './0007-incidents-by-responder.ts';
+import * as threatRevisions from './0008-threat-revisions.ts';
 
 /** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-dispatch': dispatch,
   '0006-threat-events': threatEvents,
   '0007-incidents-by-responder': incidentsByResponder,
+  '0008-threat-revisions': threatRevisions,
 };

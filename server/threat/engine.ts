@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/schema.ts';
+import { dayNumber, ThreatIndex } from './event-index.ts';
+import { currentThreatRevision, threatEventsBetween, type IndexedEventRow } from './store.ts';
+import { computeDangerZones, type DangerZone } from './zones.ts';
+
+/**
+ * Keeps the in-memory index in step with the threat_events table: built at start, then
+ * `refresh()` (run by the sweep every second, and after this host writes events) reads the one
+ * revision counter and loads only the events of newer revisions. Queries use `current()`, an
+ * immutable snapshot, so a refresh never changes an answer half way.
+ */
+export interface ThreatEngine {
+  current(): ThreatIndex;
+  /** Loads what was written since the last load; true when the index changed. */
+  refresh(): Promise<boolean>;
+  /** The danger zones as of `now`'s day, computed once per index and day. */
+  dangerZones(now: Date): DangerZone[];
+}
+
+export async function createThreatEngine(db: Db, logger: Logger): Promise<ThreatEngine> {
+  let index = ThreatIndex.build([], 0);
+  let queue: Promise<unknown> = Promise.resolve();
+  let zones: { index: ThreatIndex; day: number; zones: DangerZone[] } | undefined;
+
+  async function load(): Promise<boolean> {
+    const revision = await currentThreatRevision(db);
+    if (revision <= index.revision) return false;
+    const rows: IndexedEventRow[] = [];
+    for await (const page of threatEventsBetween(db, index.revision, revision)) rows.push(...page);
+    const started = performance.now();
+    index = index.size === 0 ? ThreatIndex.build(rows, revision) : index.withAdded(rows, revision);
+    logger.info({ events: index.size, added: rows.length, revision, ms: Math.round(performance.now() - started) }, 'threat index updated');
+    return true;
+  }
+
+  const engine: ThreatEngine = {
+    current: () => index,
+    dangerZones(now) {
+      const day = dayNumber(now);
+      if (zones?.index !== index || zones.day !== day) zones = { index, day, zones: computeDangerZones(index, now) };
+      return zones.zones;
+    },
+    refresh() {
+      // One load at a time: a refresh asked for during a load runs after it and looks again.
+      const next = queue.then(load);
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+  await engine.refresh();
+  return engine;
+}

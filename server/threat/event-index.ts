@@ -1,0 +1,165 @@
+import KDBush from 'kdbush';
+import { distance } from 'geokdbush';
+import type { IndexedEventRow } from './store.ts';
+import { precisionWeight, THREAT_TYPES, type ThreatSource, THREAT_SOURCES, type ThreatType } from './taxonomy.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 (UTC) of a YYYY-MM-DD day or an instant. */
+export const dayNumber = (day: string | Date): number =>
+  Math.floor((typeof day === 'string' ? Date.parse(`${day.slice(0, 10)}T00:00:00Z`) : day.getTime()) / DAY_MS);
+export const dayText = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Every event as columns: typed arrays that grow by doubling and are only ever appended to.
+ * Snapshots share one set of columns and each reads only the ids it was made with.
+ */
+class EventColumns {
+  size = 0;
+  latitude = new Float64Array(1024);
+  longitude = new Float64Array(1024);
+  day = new Int32Array(1024);
+  severity = new Uint8Array(1024);
+  fatalities = new Int32Array(1024);
+  /** Source weight × confidence × location-precision weight: what an event counts before age. */
+  weight = new Float32Array(1024);
+  type = new Uint8Array(1024);
+  source = new Uint8Array(1024);
+  /** Index into `places` of "place, admin1" (or a coarser name); -1 when the event names none. */
+  place = new Int32Array(1024);
+  /** Location precision as given (1 exact … 7). */
+  precision = new Uint8Array(1024);
+  readonly places: string[] = [];
+  private readonly placeIds = new Map<string, number>();
+
+  private grow(needed: number) {
+    if (needed <= this.latitude.length) return;
+    let capacity = this.latitude.length;
+    while (capacity < needed) capacity *= 2;
+    const copy = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(array: T): T => {
+      const next = new (array.constructor as new (n: number) => T)(capacity);
+      next.set(array);
+      return next;
+    };
+    this.latitude = copy(this.latitude);
+    this.longitude = copy(this.longitude);
+    this.day = copy(this.day);
+    this.severity = copy(this.severity);
+    this.fatalities = copy(this.fatalities);
+    this.weight = copy(this.weight);
+    this.type = copy(this.type);
+    this.source = copy(this.source);
+    this.place = copy(this.place);
+    this.precision = copy(this.precision);
+  }
+
+  private placeId(row: IndexedEventRow): number {
+    const local = row.place ?? row.admin2;
+    const name = local ? (row.admin1 && row.admin1 !== local ? `${local}, ${row.admin1}` : local) : (row.admin1 ?? row.country);
+    if (!name) return -1;
+    let id = this.placeIds.get(name);
+    if (id === undefined) {
+      id = this.places.length;
+      this.places.push(name);
+      this.placeIds.set(name, id);
+    }
+    return id;
+  }
+
+  append(rows: readonly IndexedEventRow[]) {
+    this.grow(this.size + rows.length);
+    for (const row of rows) {
+      const i = this.size++;
+      this.latitude[i] = row.latitude;
+      this.longitude[i] = row.longitude;
+      this.day[i] = dayNumber(row.occurred_on);
+      this.severity[i] = row.severity;
+      this.fatalities[i] = row.fatalities;
+      this.weight[i] = row.weight * precisionWeight(row.precision);
+      this.type[i] = Math.max(0, THREAT_TYPES.indexOf(row.type as ThreatType));
+      this.source[i] = Math.max(0, THREAT_SOURCES.indexOf(row.source as ThreatSource));
+      this.place[i] = this.placeId(row);
+      this.precision[i] = row.precision;
+    }
+  }
+}
+
+/** Events appended after the tree was built are scanned one by one until there are this many. */
+const REBUILD_AFTER = 4096;
+
+/**
+ * An immutable view of the threat events: a kd-tree (kdbush) over the first `indexed` events
+ * and a short list of later ones. Radius queries go through geokdbush (great-circle distance).
+ * Adding events gives a new snapshot; queries running on the old one are not disturbed.
+ */
+export class ThreatIndex {
+  private constructor(
+    readonly columns: EventColumns,
+    private readonly tree: KDBush,
+    private readonly indexed: number,
+    readonly size: number,
+    /** Raised by every write the index has loaded (migration 0008). */
+    readonly revision: number,
+  ) {}
+
+  static build(rows: readonly IndexedEventRow[], revision: number): ThreatIndex {
+    const columns = new EventColumns();
+    columns.append(rows);
+    return ThreatIndex.indexAll(columns, revision);
+  }
+
+  private static indexAll(columns: EventColumns, revision: number): ThreatIndex {
+    const tree = new KDBush(Math.max(1, columns.size), 64, Float64Array);
+    for (let i = 0; i < columns.size; i++) tree.add(columns.longitude[i]!, columns.latitude[i]!);
+    if (columns.size === 0) tree.add(0, -90); // KDBush needs one point; it is never returned (size 0)
+    tree.finish();
+    return new ThreatIndex(columns, tree, columns.size, columns.size, revision);
+  }
+
+  /** A snapshot with these events too: kept in a side list, or everything re-indexed when that list grows long. */
+  withAdded(rows: readonly IndexedEventRow[], revision: number): ThreatIndex {
+    if (this.columns.size !== this.size) throw new Error('ThreatIndex: only the newest snapshot can be extended');
+    this.columns.append(rows);
+    if (this.columns.size - this.indexed > REBUILD_AFTER) return ThreatIndex.indexAll(this.columns, revision);
+    return new ThreatIndex(this.columns, this.tree, this.indexed, this.columns.size, revision);
+  }
+
+  /**
+   * Calls `visit(id, km)` for every event within `radiusKm` (great circle) of the point: the
+   * kd-tree gives the candidates in the enclosing latitude/longitude box, geokdbush's
+   * great-circle distance decides.
+   */
+  forEachWithin(latitude: number, longitude: number, radiusKm: number, visit: (id: number, km: number) => void): void {
+    const dLat = radiusKm / 110.574;
+    const cos = Math.cos((Math.min(89, Math.abs(latitude) + dLat) * Math.PI) / 180);
+    const dLng = Math.min(180, radiusKm / (111.32 * cos));
+    const { latitude: lat, longitude: lng } = this.columns;
+    const check = (id: number) => {
+      const km = distance(longitude, latitude, lng[id]!, lat[id]!);
+      if (km <= radiusKm) visit(id, km);
+    };
+    if (this.indexed) for (const id of this.tree.range(longitude - dLng, latitude - dLat, longitude + dLng, latitude + dLat)) check(id);
+    for (let id = this.indexed; id < this.size; id++) check(id);
+  }
+
+  /** Ids of the events inside a latitude/longitude box (edges included). */
+  inBox(minLatitude: number, minLongitude: number, maxLatitude: number, maxLongitude: number): number[] {
+    const ids = this.indexed ? this.tree.range(minLongitude, minLatitude, maxLongitude, maxLatitude) : [];
+    const { latitude: lat, longitude: lng } = this.columns;
+    for (let i = this.indexed; i < this.size; i++) {
+      if (lat[i]! >= minLatitude && lat[i]! <= maxLatitude && lng[i]! >= minLongitude && lng[i]! <= maxLongitude) ids.push(i);
+    }
+    return ids;
+  }
+
+  typeOf(id: number): ThreatType {
+    return THREAT_TYPES[this.columns.type[id]!]!;
+  }
+
+  placeOf(id: number): string | null {
+    const place = this.columns.place[id]!;
+    return place < 0 ? null : this.columns.places[place]!;
+  }
+}
+
+export { distance as greatCircleKm };

@@ -1,0 +1,40 @@
+import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
+import type { NewThreatEvent } from '../store.ts';
+import { blank, validPoint } from './fields.ts';
+
+const UCDP_TYPES: Record<string, ThreatType> = {
+  '1': 'armed_conflict',
+  '2': 'communal_violence',
+  '3': 'violence_against_civilians',
+};
+
+export const UCDP_REQUIRED_COLUMNS = ['id', 'date', 'latitude', 'longitude', 'violence_code'];
+
+/** A UCDP GED row (the columns of threat-data/ucdp/README.md) as a normalized event; null when unusable. */
+export function ucdpRow(row: Record<string, string>, importedAt: string): NewThreatEvent | null {
+  const latitude = Number(row.latitude);
+  const longitude = Number(row.longitude);
+  const type = UCDP_TYPES[row.violence_code?.trim() ?? ''];
+  if (!row.id?.trim() || !/^\d{4}-\d{2}-\d{2}$/.test(row.date?.trim() ?? '') || !validPoint(latitude, longitude) || !type) return null;
+  const deaths = Math.max(0, Math.round(Number(row.deaths_best) || 0));
+  return {
+    event_id: `ucdp:${row.id.trim()}`,
+    source: 'public',
+    dataset: blank(row.source_dataset) ?? 'UCDP GED',
+    occurred_on: row.date!.trim(),
+    latitude,
+    longitude,
+    // The supplement's sampled rows have no precision: treat them as "within ~25 km".
+    precision: Number(row.location_precision) || 2,
+    type,
+    severity: severityFromDeaths(deaths, type),
+    fatalities: deaths,
+    weight: SOURCE_WEIGHT.public,
+    country: blank(row.country),
+    admin1: blank(row.admin1),
+    admin2: blank(row.admin2),
+    place: blank(row.location),
+    description: blank(row.dyad_name) ?? blank(row.conflict_name),
+    imported_at: importedAt,
+  };
+}
