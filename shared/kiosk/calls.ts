@@ -167,11 +167,15 @@ export interface WalkInResult {
   queued: boolean;
 }
 
-export const PANIC_DELIVERY = ['sending', 'sent', 'retrying'] as const;
+export const PANIC_DELIVERY = ['sending', 'sent', 'retrying', 'refused'] as const;
 export interface PanicStatus {
   pressId: string;
   pressedAt: string;
-  /** `sending`: first attempt under way; `retrying`: not sent yet, trying again every few seconds; `sent`: the server has the incident. */
+  /**
+   * `sending`: first attempt under way; `retrying`: not sent yet, trying again every few seconds;
+   * `sent`: the server has the incident; `refused`: the server refused it for good (shown in the
+   * needs-attention list too): raise the alarm another way.
+   */
   delivery: (typeof PANIC_DELIVERY)[number];
   attempts: number;
   lastError: string | null;
@@ -186,6 +190,8 @@ export interface PanicStatus {
 export const ATTENTION_KINDS = [
   /** An offline admission the server refused on replay (revoked meanwhile, last use taken at another gate, ...). */
   'admission_refused',
+  /** A scan refused offline that the server, on replay, had admitted: the kiosk checked the visitor out again on the server. */
+  'refusal_overturned',
   /** An operation the server refused for good (a 4xx): it will not be retried. */
   'operation_refused',
 ] as const;
@@ -218,6 +224,8 @@ export interface KioskStatus {
   lastContactAt: string | null;
   nextAttemptAt: string | null;
   syncing: boolean;
+  /** Why the kiosk cannot sync although the server answers (key revoked, plan suspended, scope missing); null when fine. */
+  problem: string | null;
   cachedCodes: number;
   attentionCount: number;
   /** Newest first, at most 50; dismissed items are not listed. */

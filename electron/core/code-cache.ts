@@ -1,0 +1,122 @@
+import type { PassClaims } from '../../shared/pass.ts';
+import type { AccessCode } from '../../shared/schemas/access.ts';
+import type { KioskDb } from './database.ts';
+
+/** A code as this kiosk knows it. */
+export interface CachedCode {
+  code_id: string;
+  code: string;
+  status: string;
+  valid_from_ms: number;
+  valid_until_ms: number;
+  max_uses: number;
+  use_count: number;
+  /** Uses granted here offline that the server has not acknowledged yet. */
+  local_uses: number;
+  visitor_name: string | null;
+  visitor_phone: string | null;
+  purpose: string | null;
+  host_user_id: string | null;
+  entry_point: string | null;
+  from_feed: number;
+  updated_at: string;
+}
+
+/**
+ * Stores a page of the change feed and the cursor after it in one transaction, so a kiosk
+ * switched off mid-sync resumes from a page it holds entirely. The uses granted here offline
+ * are kept: the server learns of them only when the outbox replays them.
+ */
+export function applyFeedPage(db: KioskDb, codes: AccessCode[], nextCursor: number, at: string): void {
+  const upsert = db.prepare(`
+    INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses,
+                       visitor_name, visitor_phone, purpose, host_user_id, entry_point, from_feed, updated_at)
+    VALUES (@code_id, @code, @status, @valid_from_ms, @valid_until_ms, @max_uses, @use_count, 0,
+            @visitor_name, @visitor_phone, @purpose, @host_user_id, @entry_point, 1, @updated_at)
+    ON CONFLICT (code_id) DO UPDATE SET
+      code = excluded.code, status = excluded.status, valid_from_ms = excluded.valid_from_ms,
+      valid_until_ms = excluded.valid_until_ms, max_uses = excluded.max_uses, use_count = excluded.use_count,
+      visitor_name = excluded.visitor_name, visitor_phone = excluded.visitor_phone, purpose = excluded.purpose,
+      host_user_id = excluded.host_user_id, entry_point = excluded.entry_point, from_feed = 1, updated_at = excluded.updated_at`);
+  const saveCursor = db.prepare(`INSERT INTO settings (key, value) VALUES ('feed_cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  db.transaction(() => {
+    for (const code of codes) {
+      upsert.run({
+        code_id: code.code_id,
+        code: code.code,
+        status: code.status,
+        valid_from_ms: Date.parse(code.valid_from),
+        valid_until_ms: Date.parse(code.valid_until),
+        max_uses: code.max_uses,
+        use_count: code.use_count,
+        visitor_name: code.visitor_name,
+        visitor_phone: code.visitor_phone,
+        purpose: code.purpose,
+        host_user_id: code.host_user_id,
+        entry_point: code.entry_point,
+        updated_at: at,
+      });
+    }
+    saveCursor.run(String(nextCursor));
+  })();
+}
+
+export function feedCursor(db: KioskDb): number {
+  const row = db.prepare(`SELECT value FROM settings WHERE key = 'feed_cursor'`).get() as { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+export function cachedCodeById(db: KioskDb, codeId: string): CachedCode | undefined {
+  return db.prepare('SELECT * FROM codes WHERE code_id = ?').get(codeId) as CachedCode | undefined;
+}
+
+/** Codes are unique among live codes only: prefer an active one, then the latest to end. */
+export function cachedCodeByText(db: KioskDb, normalizedCode: string): CachedCode | undefined {
+  return db
+    .prepare(`SELECT * FROM codes WHERE code = ? ORDER BY status = 'active' DESC, valid_until_ms DESC LIMIT 1`)
+    .get(normalizedCode) as CachedCode | undefined;
+}
+
+/** A pass never seen before, decided from its signed claims: kept so its uses are counted here too. */
+export function rememberPass(db: KioskDb, claims: PassClaims, at: string): void {
+  db.prepare(`
+    INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses, from_feed, updated_at)
+    VALUES (?, ?, 'active', ?, ?, ?, 0, 0, 0, ?)
+    ON CONFLICT (code_id) DO NOTHING`).run(claims.codeId, claims.code, claims.validFrom, claims.validUntil, claims.maxUses, at);
+}
+
+export function addLocalUse(db: KioskDb, codeId: string): void {
+  db.prepare('UPDATE codes SET local_uses = local_uses + 1 WHERE code_id = ?').run(codeId);
+}
+
+/**
+ * The server has answered a replayed offline admission: the use is no longer "local", and what
+ * the server said about the code is what the cache holds until the feed says more.
+ */
+export function settleLocalUse(db: KioskDb, codeId: string, serverView: { useCount?: number; status?: string }): void {
+  db.prepare(`
+    UPDATE codes SET local_uses = MAX(local_uses - 1, 0),
+      use_count = MAX(use_count, COALESCE(@useCount, use_count)),
+      status = COALESCE(@status, status)
+    WHERE code_id = @codeId`).run({ codeId, useCount: serverView.useCount ?? null, status: serverView.status ?? null });
+}
+
+/** An online answer: the cache learns the server's count at once, without waiting for the feed. */
+export function noteServerUse(db: KioskDb, codeId: string, useCount: number): void {
+  db.prepare('UPDATE codes SET use_count = MAX(use_count, ?) WHERE code_id = ?').run(useCount, codeId);
+}
+
+export function countCachedCodes(db: KioskDb): number {
+  return (db.prepare('SELECT count(*) AS n FROM codes WHERE from_feed = 1').get() as { n: number }).n;
+}
+
+export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key: string; created_at: string }>): void {
+  const insert = db.prepare(`INSERT INTO pass_keys (kid, public_key, created_at) VALUES (?, ?, ?) ON CONFLICT (kid) DO UPDATE SET public_key = excluded.public_key`);
+  db.transaction(() => {
+    for (const key of keys) insert.run(key.kid, key.public_key, key.created_at);
+  })();
+}
+
+export function loadPassKeys(db: KioskDb): Array<{ kid: string; public_key: string }> {
+  return db.prepare('SELECT kid, public_key FROM pass_keys').all() as Array<{ kid: string; public_key: string }>;
+}

@@ -1,0 +1,73 @@
+import type { Guard } from '../../shared/kiosk/calls.ts';
+import type { KioskClock } from './clock.ts';
+import type { KioskDb } from './database.ts';
+import type { KioskIdPrefix } from './ids.ts';
+import type { PassVerifier } from './pass-verifier.ts';
+import type { ServerApi } from './server-api.ts';
+import type { KioskSettings, SecretStore } from './settings.ts';
+
+export interface KioskTimings {
+  /** How long a scan, walk-in or checkout waits for the server before the kiosk decides offline. */
+  onlineDecisionTimeoutMs: number;
+  /** Timeout of every other request. */
+  requestTimeoutMs: number;
+  healthTimeoutMs: number;
+  /** Between syncs while everything works. */
+  syncIntervalMs: number;
+  /** First retry after a failed sync; doubles up to `backoffMaxMs`, with jitter. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** An unsent SOS is tried again this often, whatever the sync backoff. */
+  panicRetryMs: number;
+  /** A sent SOS's incident is read this often while it is active. */
+  panicPollMs: number;
+}
+
+export const DEFAULT_TIMINGS: KioskTimings = {
+  onlineDecisionTimeoutMs: 600,
+  requestTimeoutMs: 10_000,
+  healthTimeoutMs: 2_000,
+  syncIntervalMs: 5_000,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 30_000,
+  panicRetryMs: 3_000,
+  panicPollMs: 5_000,
+};
+
+/** The network as the kiosk last saw it. */
+export interface NetworkState {
+  /** null: not tried yet. */
+  online: boolean | null;
+  lastContactAt: string | null;
+  problem: string | null;
+}
+
+/** Everything one kiosk core's parts share; made by createKioskCore, never module state. */
+export interface CoreContext {
+  db: KioskDb;
+  clock: KioskClock;
+  newId: (prefix: KioskIdPrefix, at: Date) => string;
+  verifier: PassVerifier;
+  secrets: SecretStore;
+  kioskId: string;
+  timings: KioskTimings;
+  /** undefined until set up (environment or first-run setup). */
+  settings: KioskSettings | undefined;
+  settingsSource: 'environment' | 'setup' | null;
+  api: ServerApi | undefined;
+  net: NetworkState;
+  /** Operations a request is out for right now: the sync loop leaves them alone. */
+  inFlight: Set<string>;
+  guard(): Guard | null;
+  nowIso(): string;
+}
+
+/** Called when the server answered (whatever it said) or could not be reached. */
+export function noteContact(ctx: CoreContext, reached: boolean): void {
+  if (reached) {
+    ctx.net.online = true;
+    ctx.net.lastContactAt = ctx.nowIso();
+  } else {
+    ctx.net.online = false;
+  }
+}

@@ -1,0 +1,225 @@
+import {
+  KioskCallError,
+  parseCallInput,
+  type Guard,
+  type KioskCallName,
+  type KioskCallResult,
+  type KioskHandlers,
+  type KioskStatus,
+} from '../../shared/kiosk/calls.ts';
+import { systemClock, type KioskClock } from './clock.ts';
+import { countCachedCodes, loadPassKeys } from './code-cache.ts';
+import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
+import { openKioskDatabase, type KioskDb } from './database.ts';
+import { checkout, onPremises, scan, walkIn } from './gate.ts';
+import { idFactory } from './ids.ts';
+import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
+import { activePanicStatus, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
+import { PassVerifier } from './pass-verifier.ts';
+import { createServerApi } from './server-api.ts';
+import {
+  plainSecretStore,
+  readJsonSetting,
+  readSetting,
+  readStoredSetup,
+  writeJsonSetting,
+  writeSetting,
+  writeStoredSetup,
+  type KioskSettings,
+  type SecretStore,
+} from './settings.ts';
+import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
+import { SyncLoop } from './sync.ts';
+
+export interface KioskCoreOptions {
+  /** Where the kiosk's SQLite file lives. */
+  dataDir: string;
+  /** All four from the environment (KIOSK_*), or none: then the first-run setup decides. */
+  serverUrl?: string;
+  apiKey?: string;
+  entryPoint?: string;
+  location?: { latitude: number; longitude: number };
+  clock?: KioskClock;
+  fetch?: typeof fetch;
+  /** How the API key is kept at rest when set up on the kiosk (Electron: safeStorage). */
+  secretStore?: SecretStore;
+  timings?: Partial<KioskTimings>;
+  /** Jitter source for the backoff. */
+  random?: () => number;
+}
+
+export interface KioskCore {
+  readonly handlers: KioskHandlers;
+  /** Validates the input as the hosts must, then runs the handler. Throws KioskCallError. */
+  call<N extends KioskCallName>(name: N, input: unknown): Promise<KioskCallResult<N>>;
+  /** Starts the background sync loop and the SOS retry timer. */
+  start(): void;
+  /** Stops the timers and closes the database. */
+  close(): Promise<void>;
+  readonly kioskId: string;
+  readonly dataDir: string;
+  /** For tests and the benchmark: the kiosk's own database. */
+  readonly db: KioskDb;
+}
+
+function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefined {
+  const given = [options.serverUrl, options.apiKey, options.entryPoint, options.location].filter((value) => value !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < 4) throw new Error('Pass serverUrl, apiKey, entryPoint and location together, or none of them');
+  return {
+    serverUrl: options.serverUrl!.replace(/\/+$/, ''),
+    apiKey: options.apiKey!,
+    entryPoint: options.entryPoint!,
+    latitude: options.location!.latitude,
+    longitude: options.location!.longitude,
+  };
+}
+
+export function createKioskCore(options: KioskCoreOptions): KioskCore {
+  const db = openKioskDatabase(options.dataDir);
+  const clock = options.clock ?? systemClock;
+  const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
+  const secrets = options.secretStore ?? plainSecretStore;
+  const newId = idFactory();
+  let kioskId = readSetting(db, 'kiosk_id');
+  if (!kioskId) {
+    kioskId = newId('kiosk', clock.now());
+    writeSetting(db, 'kiosk_id', kioskId);
+  }
+  const fromOptions = settingsFromOptions(options);
+  const settings = fromOptions ?? readStoredSetup(db, secrets);
+  const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const verifier = new PassVerifier();
+  verifier.setKeys(loadPassKeys(db));
+
+  const ctx: CoreContext = {
+    db,
+    clock,
+    newId,
+    verifier,
+    secrets,
+    kioskId,
+    timings,
+    settings,
+    settingsSource: fromOptions ? 'environment' : settings ? 'setup' : null,
+    api: undefined,
+    net: { online: null, lastContactAt: null, problem: null },
+    inFlight: new Set(),
+    guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
+    nowIso: () => clock.now().toISOString(),
+  };
+  const useSettings = (next: KioskSettings | undefined) => {
+    ctx.settings = next;
+    ctx.api = next ? createServerApi({ serverUrl: next.serverUrl, apiKey: next.apiKey, fetch: fetchImpl, timeoutMs: timings.requestTimeoutMs }) : undefined;
+  };
+  useSettings(settings);
+  const sync = new SyncLoop(ctx, options.random);
+
+  /** When offline, a guard's action is a good moment to look again (at most every few seconds). */
+  let lastNudge = 0;
+  const nudgeWhenOffline = () => {
+    const now = Date.now();
+    if (ctx.net.online === false && now - lastNudge > 3_000) {
+      lastNudge = now;
+      sync.kick();
+    }
+  };
+
+  const handlers: KioskHandlers = {
+    setupStatus: async () => setupStatus(ctx),
+
+    configure: async (input) => {
+      if (ctx.settingsSource === 'environment') {
+        throw new KioskCallError(409, 'This kiosk is set up by its environment (KIOSK_* variables); change them there');
+      }
+      const next = toSettings(input);
+      const checks = await checkSettings(next, fetchImpl, timings.requestTimeoutMs);
+      if (checks.some((check) => !check.ok)) return configureResult(false, checks, ctx);
+      const previous = ctx.settings;
+      const elsewhere = previous && (previous.serverUrl !== next.serverUrl || previous.apiKey !== next.apiKey);
+      if (elsewhere && countPendingOperations(db) > 0) {
+        throw new KioskCallError(409, 'Operations are still waiting to reach the current server; sync them before moving this kiosk');
+      }
+      db.transaction(() => {
+        if (elsewhere) {
+          // Another server or key may be another organization: its codes are not ours.
+          db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at');`);
+        }
+        writeStoredSetup(db, secrets, next);
+      })();
+      if (elsewhere) verifier.setKeys([]);
+      ctx.settingsSource = 'setup';
+      ctx.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
+      useSettings(next);
+      sync.kick();
+      return configureResult(true, checks, ctx);
+    },
+
+    startShift: async (input) => {
+      const guard: Guard = { name: input.guardName, phone: input.guardPhone ?? null, since: ctx.nowIso() };
+      writeJsonSetting(db, 'guard', guard);
+      return guard;
+    },
+
+    scan: async (input) => {
+      nudgeWhenOffline();
+      return scan(ctx, input);
+    },
+    walkIn: async (input) => {
+      nudgeWhenOffline();
+      return walkIn(ctx, input);
+    },
+    onPremises: async (input) => onPremises(ctx, input),
+    checkout: async (input) => {
+      nudgeWhenOffline();
+      return checkout(ctx, input);
+    },
+
+    panicPress: async (input) => {
+      const status = pressPanic(ctx, input.pressId);
+      if (status.delivery !== 'sending') return status;
+      // Straight out, not behind the sync loop; answer the screen within the scan budget either way.
+      const sending = sendPendingPanics(ctx).catch(() => false);
+      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
+      return panicStatus(ctx, input.pressId)!;
+    },
+    panicStatus: async (input) => panicStatus(ctx, input.pressId),
+
+    kioskStatus: async (): Promise<KioskStatus> => ({
+      configured: ctx.settings !== undefined,
+      online: ctx.net.online === true,
+      entryPoint: ctx.settings?.entryPoint ?? null,
+      guard: ctx.guard(),
+      pendingOperations: countPendingOperations(db),
+      lastSyncAt: sync.lastSyncAt,
+      lastContactAt: ctx.net.lastContactAt,
+      nextAttemptAt: sync.nextAttemptAt,
+      syncing: sync.syncing,
+      problem: ctx.net.problem,
+      cachedCodes: countCachedCodes(db),
+      attentionCount: countOpenAttention(db),
+      attention: openAttention(db, 50),
+      activePanic: activePanicStatus(ctx),
+    }),
+
+    dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
+
+    syncNow: async () => sync.syncNow(),
+  };
+
+  return {
+    handlers,
+    kioskId,
+    dataDir: options.dataDir,
+    db,
+    async call(name, input) {
+      const parsed = parseCallInput(name, input);
+      return (handlers[name] as (input: unknown) => Promise<KioskCallResult<typeof name>>)(parsed);
+    },
+    start: () => sync.start(),
+    async close() {
+      sync.stop();
+      db.close();
+    },
+  };
+}

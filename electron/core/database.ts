@@ -1,0 +1,35 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrateKioskDatabase } from './migrations.ts';
+
+export type KioskDb = Database.Database;
+
+export const KIOSK_DB_FILE = 'kiosk.db';
+
+/**
+ * The kiosk's own SQLite file. WAL with `synchronous = FULL`: every commit is on disk (the WAL is
+ * fsynced) before the call that made it answers, so what the screen showed as done survives a
+ * power cut, not only a crash of the process.
+ */
+export function openKioskDatabase(dataDir: string): KioskDb {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, KIOSK_DB_FILE));
+  configure(db);
+  migrateKioskDatabase(db);
+  return db;
+}
+
+/** For migration tests: the same pragmas on a database in memory. */
+export function openMemoryDatabase(): KioskDb {
+  const db = new Database(':memory:');
+  configure(db);
+  return db;
+}
+
+function configure(db: KioskDb): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+}

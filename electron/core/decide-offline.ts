@@ -1,0 +1,104 @@
+import type { DecisionReason } from '../../shared/kiosk/calls.ts';
+import { looksLikePass, normalizeCode, type PassClaims } from '../../shared/pass.ts';
+import type { ValidationReason } from '../../shared/schemas/access.ts';
+import { cachedCodeById, cachedCodeByText, type CachedCode } from './code-cache.ts';
+import type { KioskDb } from './database.ts';
+import type { PassVerifier } from './pass-verifier.ts';
+
+export type CodeView = Omit<CachedCode, 'entry_point' | 'from_feed' | 'updated_at'>;
+
+export interface OfflineVerdict {
+  admitted: boolean;
+  reason: DecisionReason;
+  /** The code as cached, or as its pass claims when never seen; null when unknown. */
+  code: CodeView | null;
+  /** Set when the pass was verified but the kiosk had never seen its code. */
+  unseenPass: PassClaims | null;
+}
+
+/**
+ * Decides a scan with no network, in the server's order (not found, revoked, used up, not yet
+ * active, expired), from the cached codes and the uses granted here offline. A pass the cache does
+ * not hold is decided from its own signed claims; an altered or foreign pass is refused.
+ */
+export function decideOffline(db: KioskDb, verifier: PassVerifier, text: string, nowMs: number): OfflineVerdict {
+  let code: CodeView;
+  let unseenPass: PassClaims | null = null;
+  if (looksLikePass(text)) {
+    const check = verifier.check(text);
+    if (!check.ok) return { admitted: false, reason: 'invalid_pass', code: null, unseenPass: null };
+    const cached = cachedCodeById(db, check.claims.codeId);
+    if (cached && cached.code !== check.claims.code) return { admitted: false, reason: 'invalid_pass', code: null, unseenPass: null };
+    if (cached) {
+      code = cached;
+    } else {
+      unseenPass = check.claims;
+      code = {
+        code_id: check.claims.codeId,
+        code: check.claims.code,
+        status: 'active',
+        max_uses: check.claims.maxUses,
+        use_count: 0,
+        local_uses: 0,
+        valid_from_ms: check.claims.validFrom,
+        valid_until_ms: check.claims.validUntil,
+        visitor_name: null,
+        visitor_phone: null,
+        purpose: null,
+        host_user_id: null,
+      };
+    }
+    const reason = refusalOf(code, nowMs);
+    return { admitted: !reason, reason: reason ?? 'admitted', code, unseenPass };
+  }
+  const cached = cachedCodeByText(db, normalizeCode(text));
+  if (!cached) return { admitted: false, reason: 'not_found', code: null, unseenPass: null };
+  const reason = refusalOf(cached, nowMs);
+  return { admitted: !reason, reason: reason ?? 'admitted', code: cached, unseenPass: null };
+}
+
+function refusalOf(code: CodeView, nowMs: number): DecisionReason | undefined {
+  if (code.status === 'revoked') return 'revoked';
+  if (code.status === 'used' || code.use_count + code.local_uses >= code.max_uses) return 'used_up';
+  if (nowMs < code.valid_from_ms) return 'not_yet_active';
+  if (nowMs >= code.valid_until_ms || code.status === 'expired') return 'expired';
+  return undefined;
+}
+
+const SERVER_REASONS: Record<ValidationReason, DecisionReason> = {
+  'Code not found': 'not_found',
+  'Code has been revoked': 'revoked',
+  'Maximum uses reached': 'used_up',
+  'Code not yet active': 'not_yet_active',
+  'Code has expired': 'expired',
+};
+
+export function reasonFromServer(reason: ValidationReason): DecisionReason {
+  return SERVER_REASONS[reason];
+}
+
+/** The sentence the guard reads. */
+export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline'): string {
+  switch (reason) {
+    case 'admitted':
+      return decidedBy === 'server'
+        ? `Admit ${visitorName ?? 'the visitor'}.`
+        : `Admit ${visitorName ?? 'the visitor'}. Decided offline: the server will confirm when the link returns.`;
+    case 'not_found':
+      return decidedBy === 'server'
+        ? 'This code is not known. Check it with the visitor or call the host.'
+        : 'This code is not in this kiosk\'s list and the server cannot be reached. Ask for the QR pass or call the host.';
+    case 'revoked':
+      return 'This code has been cancelled. Do not admit; call the host.';
+    case 'used_up':
+      return 'This code has already been used as many times as allowed.';
+    case 'not_yet_active':
+      return 'This code is not valid yet.';
+    case 'expired':
+      return 'This code has expired.';
+    case 'invalid_pass':
+      return 'This pass is not genuine or has been altered. Do not admit.';
+    case 'too_many_attempts':
+      return 'Too many unknown codes from this gate. Wait a minute before trying again.';
+  }
+}

@@ -1,0 +1,32 @@
+import { parseLocation, settingsFromEnvironment } from './settings.ts';
+import type { KioskCoreOptions } from './core.ts';
+
+export const DEFAULT_KIOSK_PORT = 4300;
+
+/**
+ * The operator's interface (CONTRACT.md): KIOSK_SERVER_URL, KIOSK_API_KEY, KIOSK_ENTRY_POINT,
+ * KIOSK_LOCATION (`lat,lng`) set the kiosk up (all four, or none for the first-run setup);
+ * KIOSK_DATA_DIR holds its database; KIOSK_PORT is the browser host's port on 127.0.0.1.
+ */
+export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
+  const settings = settingsFromEnvironment(env);
+  return {
+    dataDir: env.KIOSK_DATA_DIR?.trim() || defaultDataDir,
+    ...(settings
+      ? {
+          serverUrl: settings.serverUrl,
+          apiKey: settings.apiKey,
+          entryPoint: settings.entryPoint,
+          location: parseLocation(`${settings.latitude},${settings.longitude}`)!,
+        }
+      : {}),
+  };
+}
+
+export function kioskPortFromEnvironment(env: Record<string, string | undefined>): number {
+  const text = env.KIOSK_PORT?.trim();
+  if (!text) return DEFAULT_KIOSK_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`KIOSK_PORT must be a TCP port, not "${text}"`);
+  return port;
+}

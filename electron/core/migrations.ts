@@ -1,0 +1,173 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned migrations, written once and never edited: version N is `KIOSK_MIGRATIONS[N - 1]`,
+ * and `PRAGMA user_version` records the last one applied. Each runs in its own transaction with
+ * the version bump, so a kiosk switched off mid-upgrade starts again from a whole version.
+ */
+export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
+  function v1_initial(db) {
+    db.exec(`
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+
+      -- The organization's codes as the change feed last told us, plus the uses this kiosk
+      -- granted offline that the server has not acknowledged yet.
+      CREATE TABLE codes (
+        code_id TEXT PRIMARY KEY,
+        code TEXT NOT NULL,
+        status TEXT NOT NULL,
+        valid_from_ms INTEGER NOT NULL,
+        valid_until_ms INTEGER NOT NULL,
+        max_uses INTEGER NOT NULL,
+        use_count INTEGER NOT NULL,
+        local_uses INTEGER NOT NULL DEFAULT 0,
+        visitor_name TEXT,
+        visitor_phone TEXT,
+        purpose TEXT,
+        host_user_id TEXT,
+        entry_point TEXT,
+        -- 0: known only from a signed pass scanned offline, not yet from the feed.
+        from_feed INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX codes_by_code ON codes (code);
+
+      CREATE TABLE pass_keys (
+        kid TEXT PRIMARY KEY,
+        public_key TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+
+      CREATE TABLE visits (
+        visit_id TEXT PRIMARY KEY,
+        log_id TEXT UNIQUE,
+        method TEXT NOT NULL,
+        code_id TEXT,
+        visitor_name TEXT,
+        visitor_phone TEXT,
+        host_user_id TEXT,
+        entry_point TEXT,
+        checked_in_at TEXT NOT NULL,
+        checked_out_at TEXT,
+        -- inside | out | turned_away (a check-in the server refused and the guard turned back)
+        state TEXT NOT NULL,
+        -- kiosk: checked in here; server: learnt from the organization's current-visitor list
+        origin TEXT NOT NULL
+      );
+      CREATE INDEX visits_inside ON visits (state, checked_in_at);
+
+      -- The organization-wide current-visitor list as last fetched.
+      CREATE TABLE server_visitors (
+        log_id TEXT PRIMARY KEY,
+        code_id TEXT,
+        visitor_name TEXT,
+        visitor_phone TEXT,
+        entry_point TEXT,
+        host_user_id TEXT,
+        checked_in_at TEXT NOT NULL
+      );
+
+      -- Every scan and its decision, kept as the gate's journal.
+      CREATE TABLE decisions (
+        decision_id TEXT PRIMARY KEY,
+        scanned_at TEXT NOT NULL,
+        code_id TEXT,
+        admitted INTEGER NOT NULL,
+        decided_by TEXT NOT NULL,
+        op_id TEXT,
+        -- confirmed | refused (by the server on replay) | null (not replayed, or pending)
+        server_outcome TEXT,
+        decision TEXT NOT NULL
+      );
+
+      -- The outbox: what the server must learn, in the order it happened. Rows are kept once
+      -- settled, as the journal of what was sent and what the server answered.
+      CREATE TABLE outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        op_id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        method TEXT NOT NULL,
+        -- null for a checkout whose visit's log_id the server has not answered yet
+        path TEXT,
+        body TEXT NOT NULL,
+        visit_id TEXT,
+        decision_id TEXT,
+        -- pending | done | refused (a 4xx, now in the attention list) | withdrawn (never sent: an offline refusal)
+        state TEXT NOT NULL,
+        -- 1 once a request for it may have reached the server
+        attempted INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        settled_at TEXT,
+        status_code INTEGER,
+        response TEXT
+      );
+      CREATE INDEX outbox_pending ON outbox (state, seq);
+
+      CREATE TABLE attention (
+        attention_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        message TEXT NOT NULL,
+        server_message TEXT NOT NULL,
+        visitor_name TEXT,
+        code TEXT,
+        happened_at TEXT NOT NULL,
+        log_id TEXT,
+        op_id TEXT,
+        -- the walk-in the kiosk queued so the server keeps a record of a visitor admitted offline
+        follow_up_op_id TEXT,
+        created_at TEXT NOT NULL,
+        dismissed_at TEXT
+      );
+      CREATE INDEX attention_open ON attention (dismissed_at, created_at);
+
+      -- One row per SOS incident; every press joining it is in panic_presses.
+      CREATE TABLE panics (
+        panic_id TEXT PRIMARY KEY,
+        pressed_at TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        body TEXT NOT NULL,
+        -- pending | sent
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        next_attempt_at TEXT,
+        incident_id TEXT,
+        incident_status TEXT,
+        responder TEXT,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE panic_presses (
+        press_id TEXT PRIMARY KEY,
+        panic_id TEXT NOT NULL REFERENCES panics (panic_id),
+        pressed_at TEXT NOT NULL
+      );
+    `);
+  },
+];
+
+export function kioskSchemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Applies every migration after the database's version, each in one transaction. */
+export function migrateKioskDatabase(db: Database.Database, migrations = KIOSK_MIGRATIONS): number {
+  let version = kioskSchemaVersion(db);
+  if (version > migrations.length) {
+    throw new Error(`The kiosk database is at version ${version}, newer than this kiosk (${migrations.length}); update the kiosk`);
+  }
+  for (; version < migrations.length; version++) {
+    const migration = migrations[version]!;
+    db.transaction(() => {
+      migration(db);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+  return version;
+}

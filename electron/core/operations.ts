@@ -1,0 +1,252 @@
+import type { ScanDecision } from '../../shared/kiosk/calls.ts';
+import type { ValidationResult } from '../../shared/schemas/access.ts';
+import { cachedCodeById, settleLocalUse } from './code-cache.ts';
+import { noteContact, type CoreContext } from './context.ts';
+import { reasonFromServer } from './decide-offline.ts';
+import {
+  addAttention,
+  enqueueOperation,
+  linkAttentionLog,
+  markAttempted,
+  noteFailure,
+  settleOperation,
+  type NewOperation,
+  type OperationKind,
+  type OutboxRow,
+} from './outbox.ts';
+import type { ServerAnswer } from './server-api.ts';
+import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
+
+/** A new outbox operation with its own Idempotency-Key, made here on the kiosk. */
+export function newOperation(
+  ctx: CoreContext,
+  at: Date,
+  fields: { kind: OperationKind; method: string; path: string | null; body: Record<string, unknown>; visitId: string | null; decisionId: string | null },
+): NewOperation {
+  const opId = ctx.newId('op', at);
+  return {
+    op_id: opId,
+    kind: fields.kind,
+    idempotency_key: `${ctx.kioskId}.${opId}`,
+    method: fields.method,
+    path: fields.path,
+    body: JSON.stringify(fields.body),
+    visit_id: fields.visitId,
+    decision_id: fields.decisionId,
+    created_at: at.toISOString(),
+  };
+}
+
+export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer };
+
+/**
+ * One request for one operation. It is marked `attempted` (durably) before it leaves: from then
+ * on the server may hold it, and only the server's answer settles it. A checkout goes only once
+ * its visit's check-in has a `log_id`.
+ */
+export async function attemptOperation(ctx: CoreContext, op: OutboxRow, timeoutMs?: number): Promise<Attempt> {
+  const api = ctx.api;
+  if (!api) return { sent: false, why: 'unsendable' };
+  let path = op.path;
+  if (op.kind === 'checkout' && !path) {
+    const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
+    if (!visit?.log_id) {
+      const waitingFor = ctx.db
+        .prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ?`)
+        .get(op.visit_id, op.op_id) as { n: number };
+      return { sent: false, why: waitingFor.n > 0 ? 'waiting' : 'unsendable' };
+    }
+    path = `/access-logs/${encodeURIComponent(visit.log_id)}/checkout`;
+  }
+  markAttempted(ctx.db, op.op_id, path);
+  ctx.inFlight.add(op.op_id);
+  try {
+    const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });
+    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+    else if (answer.kind !== 'unavailable') ctx.net.problem = null;
+    if (answer.kind === 'blocked' || answer.kind === 'unavailable') noteFailure(ctx.db, op.op_id, answer.message);
+    return { sent: true, answer };
+  } finally {
+    ctx.inFlight.delete(op.op_id);
+  }
+}
+
+interface StoredDecision {
+  decision: ScanDecision;
+}
+
+function decisionOf(ctx: CoreContext, decisionId: string | null): ScanDecision | undefined {
+  if (!decisionId) return undefined;
+  const row = ctx.db.prepare('SELECT decision FROM decisions WHERE decision_id = ?').get(decisionId) as { decision: string } | undefined;
+  return row ? (JSON.parse(row.decision) as StoredDecision['decision']) : undefined;
+}
+
+/**
+ * Applies the server's final answer (2xx or a 4xx refusal) to an operation, in one transaction
+ * with its settlement, so a kiosk switched off in between replays it and gets the same answer.
+ */
+export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer, { kind: 'ok' | 'refused' }>): void {
+  const at = ctx.nowIso();
+  ctx.db.transaction(() => {
+    if (answer.kind === 'refused') {
+      settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: answer.status, response: { message: answer.message }, at });
+      refusedForGood(ctx, op, answer.message, at);
+      return;
+    }
+    settleOperation(ctx.db, op.op_id, { state: 'done', statusCode: answer.status, response: answer.body, at });
+    if (op.kind === 'validate') applyValidation(ctx, op, answer.body as ValidationResult, at);
+    else if (op.kind === 'walk_in') {
+      const logId = (answer.body as { access_log?: { log_id?: string } }).access_log?.log_id;
+      if (logId && op.visit_id) setVisitLogId(ctx.db, op.visit_id, logId);
+      if (logId) linkAttentionLog(ctx.db, op.op_id, logId);
+    }
+  })();
+}
+
+/** A check-in, walk-in or checkout that could not be sent at all (its check-in never reached the server). */
+export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
+  const at = ctx.nowIso();
+  ctx.db.transaction(() => {
+    settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: null, response: { message }, at });
+    refusedForGood(ctx, op, message, at);
+  })();
+}
+
+function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
+  const body = JSON.parse(op.body) as Record<string, string | undefined>;
+  const decision = decisionOf(ctx, op.decision_id);
+  const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
+  const name = decision?.visitor?.name ?? visit?.visitor_name ?? body.visitor_name ?? null;
+  const what = {
+    validate: `The scan of ${decision?.code ?? 'a code'}${name ? ` (${name})` : ''}`,
+    walk_in: `The walk-in check-in of ${name ?? 'a visitor'}`,
+    checkout: `The checkout of ${name ?? 'a visitor'}`,
+  }[op.kind];
+  if (op.kind === 'validate' && decision?.codeId) settleLocalUse(ctx.db, decision.codeId, {});
+  addAttention(ctx.db, {
+    attention_id: ctx.newId('att', new Date(at)),
+    kind: 'operation_refused',
+    operation: op.kind,
+    message: `${what} was not accepted by the server: ${serverMessage}`,
+    server_message: serverMessage,
+    visitor_name: name,
+    code: decision?.code ?? null,
+    happened_at: op.created_at,
+    log_id: visit?.log_id ?? null,
+    op_id: op.op_id,
+    follow_up_op_id: null,
+    created_at: at,
+  });
+}
+
+/** A replayed scan: confirm it, or reconcile what the gate did with what the server decided. */
+function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResult, at: string): void {
+  const decision = decisionOf(ctx, op.decision_id);
+  const db = ctx.db;
+  const setOutcome = (outcome: string) => db.prepare('UPDATE decisions SET server_outcome = ? WHERE decision_id = ?').run(outcome, op.decision_id);
+  const { scanned_at: scannedAt, validated_by: validatedBy } = JSON.parse(op.body) as { scanned_at: string; validated_by?: string };
+
+  if (result.valid) {
+    const cached = cachedCodeById(db, result.code_id);
+    const useCount = cached ? cached.max_uses - result.uses_remaining : undefined;
+    if (decision?.admitted) {
+      setOutcome('confirmed');
+      if (op.visit_id) setVisitLogId(db, op.visit_id, result.log_id);
+      if (decision.decidedBy === 'offline') settleLocalUse(db, result.code_id, { useCount });
+      return;
+    }
+    // Turned away here (offline, or the kiosk stopped before it could answer), admitted there:
+    // the server must not count them inside.
+    setOutcome('admitted_on_replay');
+    const visitId = op.visit_id ?? ctx.newId('vis', new Date(at));
+    db.prepare(`
+      INSERT INTO visits (visit_id, log_id, method, code_id, visitor_name, visitor_phone, host_user_id, entry_point, checked_in_at, state, origin)
+      VALUES (?, ?, 'code', ?, ?, ?, ?, ?, ?, 'turned_away', 'kiosk')
+      ON CONFLICT (visit_id) DO UPDATE SET log_id = excluded.log_id, state = 'turned_away'`).run(
+      visitId,
+      result.log_id,
+      result.code_id,
+      result.visitor.name,
+      result.visitor.phone,
+      result.host_user_id,
+      ctx.settings?.entryPoint ?? null,
+      scannedAt,
+    );
+    markVisitTurnedAway(db, visitId);
+    if (useCount !== undefined) db.prepare('UPDATE codes SET use_count = MAX(use_count, ?) WHERE code_id = ?').run(useCount, result.code_id);
+    const checkout = newOperation(ctx, new Date(at), {
+      kind: 'checkout',
+      method: 'PATCH',
+      path: `/access-logs/${encodeURIComponent(result.log_id)}/checkout`,
+      body: { checkout_notes: 'Turned away at the gate: the kiosk refused this scan while offline', checked_out_at: at },
+      visitId,
+      decisionId: op.decision_id,
+    });
+    enqueueOperation(db, checkout);
+    addAttention(db, {
+      attention_id: ctx.newId('att', new Date(at)),
+      kind: 'refusal_overturned',
+      operation: 'validate',
+      message: `${result.visitor.name ?? 'A visitor'} was turned away here, but the server accepted the code; the kiosk has checked them out on the server. Call the host if they are still waiting.`,
+      server_message: 'valid',
+      visitor_name: result.visitor.name,
+      code: decision?.code ?? null,
+      happened_at: scannedAt,
+      log_id: result.log_id,
+      op_id: op.op_id,
+      follow_up_op_id: checkout.op_id,
+      created_at: at,
+    });
+    return;
+  }
+
+  if (!decision?.admitted) {
+    setOutcome('confirmed');
+    return;
+  }
+  // Admitted here offline, refused there: the visitor is inside. Say so, and record the visit
+  // as a walk-in so the server keeps it (and the checkout that may follow has a log to close).
+  setOutcome('refused');
+  const reason = reasonFromServer(result.reason);
+  if (decision.codeId) {
+    const cached = cachedCodeById(db, decision.codeId);
+    settleLocalUse(db, decision.codeId, {
+      useCount: reason === 'used_up' && cached ? cached.max_uses : undefined,
+      status: reason === 'revoked' ? 'revoked' : undefined,
+    });
+  }
+  const visit = op.visit_id ? visitById(db, op.visit_id) : undefined;
+  const name = decision.visitor?.name ?? null;
+  const walkIn = newOperation(ctx, new Date(at), {
+    kind: 'walk_in',
+    method: 'POST',
+    path: '/access-logs',
+    body: {
+      visitor_name: name ?? `Visitor with code ${decision.code ?? 'unknown'}`,
+      visitor_phone: visit?.visitor_phone ?? decision.visitor?.phone ?? 'unknown',
+      ...(ctx.settings?.entryPoint ? { entry_point: ctx.settings.entryPoint } : {}),
+      ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
+      notes: `Admitted offline with code ${decision.code ?? '?'}; the server refused it on sync: ${result.reason}`,
+      ...(validatedBy ? { recorded_by: validatedBy } : {}),
+      checked_in_at: scannedAt,
+    },
+    visitId: op.visit_id,
+    decisionId: op.decision_id,
+  });
+  enqueueOperation(db, walkIn);
+  addAttention(db, {
+    attention_id: ctx.newId('att', new Date(at)),
+    kind: 'admission_refused',
+    operation: 'validate',
+    message: `${name ?? 'A visitor'} was admitted offline with ${decision.code ?? 'a code'}, but the server says: ${result.reason}. The visit is recorded as a walk-in; check with the host.`,
+    server_message: result.reason,
+    visitor_name: name,
+    code: decision.code,
+    happened_at: scannedAt,
+    log_id: null,
+    op_id: op.op_id,
+    follow_up_op_id: walkIn.op_id,
+    created_at: at,
+  });
+}

@@ -1,0 +1,135 @@
+import type { AttentionItem } from '../../shared/kiosk/calls.ts';
+import type { KioskDb } from './database.ts';
+
+export type OperationKind = 'validate' | 'walk_in' | 'checkout';
+
+export interface OutboxRow {
+  seq: number;
+  op_id: string;
+  kind: OperationKind;
+  idempotency_key: string;
+  method: string;
+  path: string | null;
+  body: string;
+  visit_id: string | null;
+  decision_id: string | null;
+  state: 'pending' | 'done' | 'refused' | 'withdrawn';
+  attempted: number;
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface NewOperation {
+  op_id: string;
+  kind: OperationKind;
+  idempotency_key: string;
+  method: string;
+  path: string | null;
+  /** The exact JSON sent on every attempt: the server's Idempotency-Key check compares bodies. */
+  body: string;
+  visit_id: string | null;
+  decision_id: string | null;
+  created_at: string;
+}
+
+export function enqueueOperation(db: KioskDb, op: NewOperation): void {
+  db.prepare(`
+    INSERT INTO outbox (op_id, kind, idempotency_key, method, path, body, visit_id, decision_id, state, created_at)
+    VALUES (@op_id, @kind, @idempotency_key, @method, @path, @body, @visit_id, @decision_id, 'pending', @created_at)`).run(op);
+}
+
+export function operationById(db: KioskDb, opId: string): OutboxRow | undefined {
+  return db.prepare('SELECT * FROM outbox WHERE op_id = ?').get(opId) as OutboxRow | undefined;
+}
+
+/** Pending operations in the order they happened, after `afterSeq`. */
+export function pendingOperations(db: KioskDb, afterSeq: number, limit: number): OutboxRow[] {
+  return db.prepare(`SELECT * FROM outbox WHERE state = 'pending' AND seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as OutboxRow[];
+}
+
+export function countPendingOperations(db: KioskDb): number {
+  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
+}
+
+/** Pending operations of one visit before this one: a checkout waits for its check-in. */
+export function earlierPendingForVisit(db: KioskDb, visitId: string, seq: number): number {
+  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND seq < ?`).get(visitId, seq) as { n: number }).n;
+}
+
+/** Before the request leaves: from now on the server may have it, so an offline refusal must still be replayed. */
+export function markAttempted(db: KioskDb, opId: string, path: string | null): void {
+  db.prepare('UPDATE outbox SET attempted = 1, attempts = attempts + 1, path = COALESCE(?, path) WHERE op_id = ?').run(path, opId);
+}
+
+export function noteFailure(db: KioskDb, opId: string, message: string): void {
+  db.prepare('UPDATE outbox SET last_error = ? WHERE op_id = ?').run(message, opId);
+}
+
+export function settleOperation(
+  db: KioskDb,
+  opId: string,
+  outcome: { state: 'done' | 'refused' | 'withdrawn'; statusCode: number | null; response: unknown; at: string },
+): void {
+  db.prepare(`UPDATE outbox SET state = ?, status_code = ?, response = ?, settled_at = ?, last_error = NULL WHERE op_id = ? AND state = 'pending'`).run(
+    outcome.state,
+    outcome.statusCode,
+    outcome.response === undefined ? null : JSON.stringify(outcome.response),
+    outcome.at,
+    opId,
+  );
+}
+
+// ---------- Needs attention ----------
+
+export interface NewAttention {
+  attention_id: string;
+  kind: AttentionItem['kind'];
+  operation: AttentionItem['operation'];
+  message: string;
+  server_message: string;
+  visitor_name: string | null;
+  code: string | null;
+  happened_at: string;
+  log_id: string | null;
+  op_id: string | null;
+  follow_up_op_id: string | null;
+  created_at: string;
+}
+
+export function addAttention(db: KioskDb, item: NewAttention): void {
+  db.prepare(`
+    INSERT INTO attention (attention_id, kind, operation, message, server_message, visitor_name, code, happened_at, log_id, op_id, follow_up_op_id, created_at)
+    VALUES (@attention_id, @kind, @operation, @message, @server_message, @visitor_name, @code, @happened_at, @log_id, @op_id, @follow_up_op_id, @created_at)`).run(item);
+}
+
+export function openAttention(db: KioskDb, limit: number): AttentionItem[] {
+  const rows = db
+    .prepare('SELECT * FROM attention WHERE dismissed_at IS NULL ORDER BY created_at DESC, attention_id DESC LIMIT ?')
+    .all(limit) as Array<NewAttention>;
+  return rows.map((row) => ({
+    attentionId: row.attention_id,
+    kind: row.kind,
+    operation: row.operation,
+    message: row.message,
+    serverMessage: row.server_message,
+    visitorName: row.visitor_name,
+    code: row.code,
+    happenedAt: row.happened_at,
+    logId: row.log_id,
+    createdAt: row.created_at,
+  }));
+}
+
+export function countOpenAttention(db: KioskDb): number {
+  return (db.prepare('SELECT count(*) AS n FROM attention WHERE dismissed_at IS NULL').get() as { n: number }).n;
+}
+
+export function dismissAttention(db: KioskDb, attentionId: string, at: string): boolean {
+  return db.prepare('UPDATE attention SET dismissed_at = ? WHERE attention_id = ? AND dismissed_at IS NULL').run(at, attentionId).changes > 0;
+}
+
+/** The follow-up walk-in reached the server: the attention item names the record it keeps. */
+export function linkAttentionLog(db: KioskDb, followUpOpId: string, logId: string): void {
+  db.prepare('UPDATE attention SET log_id = ? WHERE follow_up_op_id = ?').run(logId, followUpOpId);
+}

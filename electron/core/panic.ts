@@ -1,0 +1,205 @@
+import type { PanicStatus } from '../../shared/kiosk/calls.ts';
+import { KioskCallError } from '../../shared/kiosk/calls.ts';
+import type { Incident } from '../../shared/schemas/incidents.ts';
+import { noteContact, type CoreContext } from './context.ts';
+import { addAttention } from './outbox.ts';
+
+interface PanicRow {
+  panic_id: string;
+  pressed_at: string;
+  idempotency_key: string;
+  body: string;
+  state: 'pending' | 'sent' | 'refused';
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  incident_id: string | null;
+  incident_status: string | null;
+  responder: string | null;
+  updated_at: string;
+}
+
+const FINAL_INCIDENT_STATUSES = new Set(['resolved', 'cancelled']);
+
+function panicById(ctx: CoreContext, panicId: string): PanicRow | undefined {
+  return ctx.db.prepare('SELECT * FROM panics WHERE panic_id = ?').get(panicId) as PanicRow | undefined;
+}
+
+/** The SOS still under way: not yet acknowledged, or acknowledged and its incident not over. */
+function activePanic(ctx: CoreContext): PanicRow | undefined {
+  return ctx.db
+    .prepare(
+      `SELECT * FROM panics WHERE state = 'pending' OR (state = 'sent' AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled')))
+       ORDER BY pressed_at DESC LIMIT 1`,
+    )
+    .get() as PanicRow | undefined;
+}
+
+function firstPressOf(ctx: CoreContext, panicId: string): string {
+  const row = ctx.db.prepare('SELECT press_id FROM panic_presses WHERE panic_id = ? ORDER BY pressed_at, rowid LIMIT 1').get(panicId) as { press_id: string };
+  return row.press_id;
+}
+
+/** `pressId`: the press the screen asked about, so it can keep polling with its own id. */
+export function toPanicStatus(row: PanicRow, pressId: string): PanicStatus {
+  const responder = row.responder ? (JSON.parse(row.responder) as PanicStatus['responder']) : null;
+  return {
+    pressId,
+    pressedAt: row.pressed_at,
+    delivery: row.state === 'sent' ? 'sent' : row.state === 'refused' ? 'refused' : row.attempts === 0 ? 'sending' : 'retrying',
+    attempts: row.attempts,
+    lastError: row.last_error,
+    nextAttemptAt: row.state === 'pending' ? row.next_attempt_at : null,
+    incidentId: row.incident_id,
+    incidentStatus: row.incident_status,
+    responder,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * A press of the panic button. Saved first; then sent at once, ahead of anything queued. A press
+ * while an SOS is still under way (unsent, or its incident not over) joins it: a guard pressing
+ * twice, or a screen retrying, never makes two incidents.
+ */
+export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
+  const settings = ctx.settings;
+  if (!settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  return ctx.db.transaction(() => {
+    const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
+    if (known) return toPanicStatus(panicById(ctx, known.panic_id)!, pressId);
+    const active = activePanic(ctx);
+    if (active) {
+      ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, active.panic_id, at);
+      return toPanicStatus(active, pressId);
+    }
+    const panicId = ctx.newId('sos', now);
+    const key = `${ctx.kioskId}.${panicId}`;
+    const guard = ctx.guard();
+    const body = {
+      category: 'sos',
+      severity: 'critical',
+      subject: {
+        name: guard?.name ?? `Guard at ${settings.entryPoint}`,
+        ...(guard?.phone ? { phone: guard.phone } : {}),
+        reference: ctx.kioskId,
+        metadata: { kiosk_id: ctx.kioskId, entry_point: settings.entryPoint, pressed_at: at },
+      },
+      location: { coordinates: [settings.longitude, settings.latitude], address: settings.entryPoint },
+      description: `Panic button pressed at ${settings.entryPoint} at ${at}`,
+      // The reference's own body key too: it holds even after the header's 24 h record is gone.
+      idempotency_key: key.slice(0, 128),
+    };
+    ctx.db
+      .prepare(`INSERT INTO panics (panic_id, pressed_at, idempotency_key, body, state, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`)
+      .run(panicId, at, key, JSON.stringify(body), at, at);
+    ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, panicId, at);
+    return toPanicStatus(panicById(ctx, panicId)!, pressId);
+  })();
+}
+
+export function panicStatus(ctx: CoreContext, pressId: string | undefined): PanicStatus | null {
+  if (pressId) {
+    const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
+    if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
+    return toPanicStatus(panicById(ctx, known.panic_id)!, pressId);
+  }
+  const latest = ctx.db.prepare('SELECT * FROM panics ORDER BY pressed_at DESC LIMIT 1').get() as PanicRow | undefined;
+  return latest ? toPanicStatus(latest, firstPressOf(ctx, latest.panic_id)) : null;
+}
+
+export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
+  const row = activePanic(ctx);
+  return row ? toPanicStatus(row, firstPressOf(ctx, row.panic_id)) : null;
+}
+
+export function hasUnsentPanic(ctx: CoreContext): boolean {
+  return ctx.db.prepare(`SELECT 1 FROM panics WHERE state = 'pending' LIMIT 1`).get() !== undefined;
+}
+
+/** Sends every unsent SOS, oldest first. Answers whether they all reached the server. */
+export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
+  const api = ctx.api;
+  if (!api) return false;
+  const pending = ctx.db.prepare(`SELECT * FROM panics WHERE state = 'pending' ORDER BY pressed_at`).all() as PanicRow[];
+  let allSent = true;
+  for (const panic of pending) {
+    if (ctx.inFlight.has(panic.panic_id)) {
+      allSent = false;
+      continue;
+    }
+    ctx.inFlight.add(panic.panic_id);
+    try {
+      ctx.db.prepare('UPDATE panics SET attempts = attempts + 1 WHERE panic_id = ?').run(panic.panic_id);
+      const answer = await api.request<{ incident: Incident }>('POST', '/incidents', {
+        body: panic.body,
+        idempotencyKey: panic.idempotency_key,
+        timeoutMs: ctx.timings.requestTimeoutMs,
+      });
+      noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+      const at = ctx.nowIso();
+      if (answer.kind === 'ok') {
+        recordIncident(ctx, panic.panic_id, answer.body.incident, at);
+        ctx.db.prepare(`UPDATE panics SET state = 'sent', last_error = NULL, next_attempt_at = NULL WHERE panic_id = ?`).run(panic.panic_id);
+      } else if (answer.kind === 'refused') {
+        ctx.db.transaction(() => {
+          ctx.db.prepare(`UPDATE panics SET state = 'refused', last_error = ?, updated_at = ? WHERE panic_id = ?`).run(answer.message, at, panic.panic_id);
+          addAttention(ctx.db, {
+            attention_id: ctx.newId('att', new Date(at)),
+            kind: 'operation_refused',
+            operation: 'panic',
+            message: `The SOS pressed at ${panic.pressed_at} was refused by the server (${answer.message}). Raise the alarm by phone.`,
+            server_message: answer.message,
+            visitor_name: null,
+            code: null,
+            happened_at: panic.pressed_at,
+            log_id: null,
+            op_id: panic.panic_id,
+            follow_up_op_id: null,
+            created_at: at,
+          });
+        })();
+      } else {
+        allSent = false;
+        const next = new Date(ctx.clock.now().getTime() + ctx.timings.panicRetryMs).toISOString();
+        ctx.db.prepare('UPDATE panics SET last_error = ?, next_attempt_at = ?, updated_at = ? WHERE panic_id = ?').run(answer.message, next, at, panic.panic_id);
+      }
+    } finally {
+      ctx.inFlight.delete(panic.panic_id);
+    }
+  }
+  return allSent;
+}
+
+function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, at: string): void {
+  const responder = incident.responder
+    ? { name: incident.responder.name, phone: incident.responder.phone ?? null, etaMinutes: incident.responder.eta_minutes ?? null }
+    : null;
+  ctx.db
+    .prepare('UPDATE panics SET incident_id = ?, incident_status = ?, responder = ?, updated_at = ? WHERE panic_id = ?')
+    .run(incident.incident_id, incident.status, responder ? JSON.stringify(responder) : null, at, panicId);
+}
+
+/** Reads the incidents of sent SOS presses that are not over yet: status, responder, ETA. */
+export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
+  const api = ctx.api;
+  if (!api) return;
+  const open = ctx.db
+    .prepare(`SELECT * FROM panics WHERE state = 'sent' AND incident_id IS NOT NULL AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled'))`)
+    .all() as PanicRow[];
+  for (const panic of open) {
+    const answer = await api.request<{ incident: Incident }>('GET', `/incidents/${encodeURIComponent(panic.incident_id!)}`, {
+      timeoutMs: ctx.timings.requestTimeoutMs,
+    });
+    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    if (answer.kind !== 'ok') continue;
+    recordIncident(ctx, panic.panic_id, answer.body.incident, ctx.nowIso());
+  }
+}
+
+export function hasOpenIncident(ctx: CoreContext): boolean {
+  const row = activePanic(ctx);
+  return row?.state === 'sent' && !FINAL_INCIDENT_STATUSES.has(row.incident_status ?? '');
+}

@@ -1,0 +1,87 @@
+/**
+ * The kiosk's HTTP client for the Tsaro API: one function that classifies every answer the way
+ * the outbox needs it.
+ *   - `ok`: 2xx, the operation is applied (or was already, and this is its replayed answer);
+ *   - `refused`: a 4xx the operation itself caused (bad body, already checked out, ...): retrying
+ *     cannot help, so it goes to the needs-attention list;
+ *   - `blocked`: 401, 402 or 403: the kiosk's key or the organization's plan, not the operation;
+ *     nothing is sent until that is fixed, and nothing is dropped;
+ *   - `unavailable`: no answer, a timeout, a 5xx, a 429 or a 409 "still in progress": try again later.
+ */
+export type ServerAnswer<T = any> =
+  | { kind: 'ok'; status: number; body: T; replayed: boolean }
+  | { kind: 'refused'; status: number; message: string }
+  | { kind: 'blocked'; status: number; message: string }
+  | { kind: 'unavailable'; status: number | null; message: string; retryAfterMs: number | null };
+
+export interface ServerApi {
+  request<T = any>(method: string, path: string, options?: { body?: string; idempotencyKey?: string; timeoutMs?: number }): Promise<ServerAnswer<T>>;
+  health(timeoutMs?: number): Promise<boolean>;
+}
+
+export interface ServerApiOptions {
+  serverUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+  /** Default per-request timeout. */
+  timeoutMs: number;
+}
+
+export function createServerApi(options: ServerApiOptions): ServerApi {
+  const base = options.serverUrl.replace(/\/+$/, '');
+  return {
+    async request(method, path, { body, idempotencyKey, timeoutMs } = {}) {
+      const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+      let response: Response;
+      let text: string;
+      try {
+        response = await options.fetch(base + path, {
+          method,
+          headers,
+          body,
+          redirect: 'error',
+          signal: AbortSignal.timeout(timeoutMs ?? options.timeoutMs),
+        });
+        text = await response.text();
+      } catch (error) {
+        return { kind: 'unavailable', status: null, message: networkMessage(error), retryAfterMs: null };
+      }
+      const parsed = parseJson(text);
+      const message = typeof parsed?.message === 'string' ? parsed.message : `HTTP ${response.status}`;
+      if (response.ok) return { kind: 'ok', status: response.status, body: parsed, replayed: response.headers.get('idempotent-replayed') === 'true' };
+      if (response.status === 401 || response.status === 402 || response.status === 403) return { kind: 'blocked', status: response.status, message };
+      if (response.status >= 500 || response.status === 429 || response.status === 409 && /in progress/i.test(message) || response.status === 408) {
+        const retryAfter = Number(response.headers.get('retry-after'));
+        return { kind: 'unavailable', status: response.status, message, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null };
+      }
+      return { kind: 'refused', status: response.status, message };
+    },
+
+    async health(timeoutMs = 2000) {
+      try {
+        const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+        const body = parseJson(await response.text());
+        return response.ok && body?.status === 'ok';
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function parseJson(text: string): any {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function networkMessage(error: unknown): string {
+  const err = error as Error & { cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'The server did not answer in time';
+  const cause = err.cause?.code ?? err.cause?.message;
+  return cause ? `The server cannot be reached (${cause})` : `The server cannot be reached (${err.message})`;
+}

@@ -1,0 +1,96 @@
+import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../shared/kiosk/calls.ts';
+import type { CoreContext } from './context.ts';
+import { createServerApi, type ServerApi } from './server-api.ts';
+import { apiKeyHint, environmentOfKey, type KioskSettings } from './settings.ts';
+
+/** The scopes a gate needs, and what each is for. */
+export const GATE_SCOPES = [
+  ['access_codes:validate', 'scan codes and read the code feed'],
+  ['access_codes:write', 'record walk-ins and checkouts'],
+  ['logs:read', 'list who is on the premises'],
+  ['incidents:write', 'send the panic SOS'],
+  ['incidents:read', 'follow the SOS incident'],
+] as const;
+
+export function setupStatus(ctx: CoreContext): SetupStatus {
+  const settings = ctx.settings;
+  return {
+    configured: settings !== undefined,
+    source: ctx.settingsSource,
+    serverUrl: settings?.serverUrl ?? null,
+    entryPoint: settings?.entryPoint ?? null,
+    latitude: settings?.latitude ?? null,
+    longitude: settings?.longitude ?? null,
+    apiKeyHint: settings ? apiKeyHint(settings.apiKey) : null,
+    environment: settings ? environmentOfKey(settings.apiKey) : null,
+  };
+}
+
+/**
+ * Checks proposed settings against the server without changing anything there: the server
+ * answers, the key is valid, it holds every gate scope (a write is probed with an empty body:
+ * 403 without the scope, 400 with it, since scopes are checked before bodies), and it is not an
+ * admin key, which would let anyone at the gate manage the organization.
+ */
+export async function checkSettings(settings: KioskSettings, fetchImpl: typeof fetch, timeoutMs: number): Promise<ConfigureCheck[]> {
+  const api = createServerApi({ serverUrl: settings.serverUrl, apiKey: settings.apiKey, fetch: fetchImpl, timeoutMs });
+  const checks: ConfigureCheck[] = [];
+  if (!(await api.health())) {
+    checks.push({ name: 'reachable', ok: false, message: `No healthy Tsaro API answers at ${settings.serverUrl}/health` });
+    return checks;
+  }
+  checks.push({ name: 'reachable', ok: true, message: 'The server answers' });
+
+  const probe = await api.request('GET', '/access-codes/pass-keys');
+  if (probe.kind === 'blocked' && probe.status !== 403) {
+    checks.push({ name: 'key_valid', ok: false, message: probe.message });
+    return checks;
+  }
+  if (probe.kind === 'unavailable' || probe.kind === 'refused') {
+    checks.push({ name: 'key_valid', ok: false, message: `The server did not accept the check: ${probe.message}` });
+    return checks;
+  }
+  checks.push({ name: 'key_valid', ok: true, message: `The key is valid (${environmentOfKey(settings.apiKey) ?? 'unknown'} environment)` });
+
+  const missing: string[] = [];
+  for (const [scope, purpose] of GATE_SCOPES) {
+    if (!(await holdsScope(api, scope))) missing.push(`${scope} (to ${purpose})`);
+  }
+  checks.push(
+    missing.length
+      ? { name: 'scopes', ok: false, message: `The key lacks ${missing.join(', ')}` }
+      : { name: 'scopes', ok: true, message: 'The key holds every scope a gate needs' },
+  );
+  const admin = await api.request('GET', '/api-keys?limit=1');
+  checks.push(
+    admin.kind === 'ok'
+      ? { name: 'not_admin', ok: false, message: 'This key can manage the organization (admin scope); create a gate key with only the gate scopes' }
+      : { name: 'not_admin', ok: true, message: 'The key cannot manage the organization' },
+  );
+  return checks;
+}
+
+async function holdsScope(api: ServerApi, scope: (typeof GATE_SCOPES)[number][0]): Promise<boolean> {
+  const answer = await {
+    'access_codes:validate': () => api.request('GET', '/access-codes/changes?cursor=0&limit=1'),
+    'access_codes:write': () => api.request('POST', '/access-logs', { body: '{}' }),
+    'logs:read': () => api.request('GET', '/access-logs/current-visitors'),
+    'incidents:write': () => api.request('POST', '/incidents', { body: '{}' }),
+    'incidents:read': () => api.request('GET', '/incidents?limit=1'),
+  }[scope]();
+  return !(answer.kind === 'blocked' && answer.status === 403);
+}
+
+export function toSettings(input: KioskCallParsed<'configure'>): KioskSettings {
+  return {
+    serverUrl: input.serverUrl.replace(/\/+$/, ''),
+    apiKey: input.apiKey,
+    entryPoint: input.entryPoint,
+    latitude: input.latitude,
+    longitude: input.longitude,
+  };
+}
+
+export function configureResult(saved: boolean, checks: ConfigureCheck[], ctx: CoreContext): ConfigureResult {
+  return { saved, checks, setup: setupStatus(ctx) };
+}

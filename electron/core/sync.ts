@@ -1,0 +1,236 @@
+import type { SyncReport } from '../../shared/kiosk/calls.ts';
+import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
+import type { z } from 'zod';
+import { applyFeedPage, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
+import { noteContact, type CoreContext } from './context.ts';
+import { applyAnswer, attemptOperation, giveUp } from './operations.ts';
+import { countPendingOperations, pendingOperations } from './outbox.ts';
+import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPanics } from './panic.ts';
+import type { ServerAnswer } from './server-api.ts';
+import { readSetting, writeSetting } from './settings.ts';
+import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
+
+const FEED_PAGE = 1000;
+const OUTBOX_BATCH = 500;
+
+class SyncStopped extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Throws SyncStopped for anything but a 2xx: the sync ends there and is tried again later. */
+function okOrStop<T>(ctx: CoreContext, answer: ServerAnswer<T>): T {
+  if (answer.kind === 'ok') return answer.body;
+  if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+  throw new SyncStopped(answer.message, answer.kind === 'unavailable' ? answer.retryAfterMs : null);
+}
+
+/**
+ * The sync loop: one run at a time; a run sends unsent SOS presses first, then brings the pass
+ * keys and the code feed up to date, replays the outbox in order, and refreshes the current
+ * visitors. After a failure it waits with exponential backoff and jitter (honouring Retry-After);
+ * the health endpoint says when the link is back.
+ */
+export class SyncLoop {
+  private running: Promise<SyncReport> | null = null;
+  private queued: Promise<SyncReport> | null = null;
+  private failures = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private nextRun: NodeJS.Timeout | null = null;
+  private stopped = true;
+  nextAttemptAt: string | null = null;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get syncing(): boolean {
+    return this.running !== null;
+  }
+
+  get lastSyncAt(): string | null {
+    return readSetting(this.ctx.db, 'last_sync_at') ?? null;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const { timings } = this.ctx;
+    this.timers.push(
+      setInterval(() => {
+        if (this.ctx.api && hasUnsentPanic(this.ctx)) void sendPendingPanics(this.ctx).catch(() => undefined);
+      }, timings.panicRetryMs),
+      setInterval(() => {
+        if (this.ctx.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
+      }, timings.panicPollMs),
+    );
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    if (this.nextRun) clearTimeout(this.nextRun);
+    this.nextRun = null;
+  }
+
+  /** A sync as soon as possible, without waiting for it. */
+  kick(): void {
+    if (this.stopped) return;
+    if (!this.running) this.schedule(0);
+  }
+
+  /** Runs a sync now; if one is running, waits for it and runs one more (shared by every caller meanwhile). */
+  syncNow(): Promise<SyncReport> {
+    if (!this.running) return this.run();
+    this.queued ??= this.running.then(() => {
+      this.queued = null;
+      return this.run();
+    });
+    return this.queued;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.nextRun) clearTimeout(this.nextRun);
+    this.nextAttemptAt = new Date(this.ctx.clock.now().getTime() + delayMs).toISOString();
+    this.nextRun = setTimeout(() => {
+      this.nextRun = null;
+      void this.syncNow();
+    }, delayMs);
+    this.nextRun.unref();
+  }
+
+  private run(): Promise<SyncReport> {
+    const run = this.runOnce().finally(() => {
+      this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async runOnce(): Promise<SyncReport> {
+    const ctx = this.ctx;
+    const report: SyncReport = { online: false, sent: 0, refused: 0, pendingOperations: 0, codesUpdated: 0, error: null };
+    let retryAfterMs: number | null = null;
+    try {
+      if (!ctx.api) throw new SyncStopped('This kiosk is not set up yet', null);
+      const healthy = await ctx.api.health(ctx.timings.healthTimeoutMs);
+      noteContact(ctx, healthy);
+      if (!healthy) throw new SyncStopped('The server cannot be reached', null);
+      report.online = true;
+      // SOS first, ahead of everything queued.
+      await sendPendingPanics(ctx);
+      await this.refreshPassKeys();
+      report.codesUpdated = await this.pullCodeFeed();
+      const drained = await this.drainOutbox();
+      report.sent = drained.sent;
+      report.refused = drained.refused;
+      await this.refreshVisitors();
+      await refreshPanicIncidents(ctx);
+      ctx.net.problem = null;
+      writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
+      this.failures = 0;
+    } catch (error) {
+      if (!(error instanceof SyncStopped)) throw error;
+      report.error = error.message;
+      retryAfterMs = error.retryAfterMs;
+      this.failures++;
+    } finally {
+      report.pendingOperations = countPendingOperations(ctx.db);
+      report.online = ctx.net.online === true;
+    }
+    this.schedule(report.error ? this.backoffMs(retryAfterMs) : ctx.timings.syncIntervalMs);
+    return report;
+  }
+
+  /** Exponential from the base, capped, with "equal jitter" (half fixed, half random) so kiosks coming back together spread out. */
+  private backoffMs(retryAfterMs: number | null): number {
+    const { backoffBaseMs, backoffMaxMs } = this.ctx.timings;
+    const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(this.failures - 1, 20));
+    const delay = ceiling / 2 + this.random() * (ceiling / 2);
+    return Math.max(delay, retryAfterMs ?? 0);
+  }
+
+  private async refreshPassKeys(): Promise<void> {
+    const ctx = this.ctx;
+    const body = okOrStop(ctx, await ctx.api!.request<{ keys: Array<z.infer<typeof PassKey>> }>('GET', '/access-codes/pass-keys', { timeoutMs: ctx.timings.requestTimeoutMs }));
+    storePassKeys(ctx.db, body.keys);
+    ctx.verifier.setKeys(loadPassKeys(ctx.db));
+  }
+
+  /** Every code changed since the cursor, page by page; each page and its cursor commit together. */
+  private async pullCodeFeed(): Promise<number> {
+    const ctx = this.ctx;
+    let updated = 0;
+    for (;;) {
+      const cursor = feedCursor(ctx.db);
+      const page = okOrStop(
+        ctx,
+        await ctx.api!.request<{ codes: AccessCode[]; next_cursor: number; has_more: boolean }>('GET', `/access-codes/changes?cursor=${cursor}&limit=${FEED_PAGE}`, {
+          timeoutMs: ctx.timings.requestTimeoutMs,
+        }),
+      );
+      applyFeedPage(ctx.db, page.codes, page.next_cursor, ctx.nowIso());
+      updated += page.codes.length;
+      if (!page.has_more) return updated;
+    }
+  }
+
+  /**
+   * Replays the outbox in the order things happened. A checkout waits for its check-in; an
+   * operation the server refuses for good goes to the needs-attention list and the replay goes
+   * on; no answer stops the replay, to be resumed from the same operation.
+   */
+  private async drainOutbox(): Promise<{ sent: number; refused: number }> {
+    const ctx = this.ctx;
+    let sent = 0;
+    let refused = 0;
+    for (let progressed = true; progressed; ) {
+      progressed = false;
+      let afterSeq = 0;
+      for (;;) {
+        const batch = pendingOperations(ctx.db, afterSeq, OUTBOX_BATCH);
+        if (batch.length === 0) break;
+        for (const op of batch) {
+          afterSeq = op.seq;
+          if (ctx.inFlight.has(op.op_id)) continue;
+          const attempt = await attemptOperation(ctx, op);
+          if (!attempt.sent) {
+            if (attempt.why === 'unsendable') {
+              giveUp(ctx, op, 'its check-in never reached the server');
+              refused++;
+              progressed = true;
+            }
+            continue;
+          }
+          const answer = attempt.answer;
+          if (answer.kind === 'ok' || answer.kind === 'refused') {
+            applyAnswer(ctx, op, answer);
+            if (answer.kind === 'ok') sent++;
+            else refused++;
+            progressed = true;
+            continue;
+          }
+          okOrStop(ctx, answer);
+        }
+      }
+    }
+    return { sent, refused };
+  }
+
+  private async refreshVisitors(): Promise<void> {
+    const ctx = this.ctx;
+    const requestedAt = ctx.nowIso();
+    const answer = await ctx.api!.request<{ visitors: CurrentVisitor[] }>('GET', '/access-logs/current-visitors', { timeoutMs: ctx.timings.requestTimeoutMs });
+    // A key without logs:read still syncs everything else; the list is then this kiosk's own.
+    if (answer.kind === 'blocked' && answer.status === 403) return;
+    replaceServerVisitors(ctx.db, okOrStop(ctx, answer).visitors, ctx.nowIso(), requestedAt);
+  }
+}
