@@ -101,6 +101,7 @@ export const accessCodePaths: ZodOpenApiPathsObject = {
         'Scope `access_codes:validate`. A pass is `TS1.<KID>.<CODE>.<ULID>.<VALID_FROM_MS>.<VALID_UNTIL_MS>.<MAX_USES>.<SIGNATURE>`;',
         'the signature (Crockford base32 of 64 bytes) is Ed25519 over everything before its last dot, with the key whose `kid` the pass names.',
         'Case does not matter. The code id is `code_` + ULID.',
+        'The key exists from the first call, before any code is issued, so a kiosk set up on a new organization can verify its first passes.',
       ].join(' '),
       responses: { ...ok(200, 'Keys', PassKeys), ...errors() },
     },

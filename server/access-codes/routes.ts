@@ -75,7 +75,7 @@ export function accessCodeRoutes(deps: RouteDeps): Router {
   });
 
   router.get('/access-codes/pass-keys', deps.guard('access_codes:validate'), async (req, res) => {
-    res.json(await passKeysOf(deps.db, tenantOf(req)));
+    res.json(await passKeysOf(deps.db, deps.clock, tenantOf(req)));
   });
 
   router.get('/access-codes', deps.guard('access_codes:read'), async (req, res) => {

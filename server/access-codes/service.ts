@@ -304,8 +304,12 @@ export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: numbe
   };
 }
 
-export async function passKeysOf(db: Executor, tenant: Tenant) {
-  const keys = await publicPassKeys(db, tenant);
+/**
+ * The tenant's public pass keys. The signing key is made here if no code has been issued yet,
+ * so a kiosk set up on a new organization can verify its very first passes offline.
+ */
+export async function passKeysOf(db: Executor, clock: Clock, tenant: Tenant) {
+  const keys = [await passKeyOf(db, clock, tenant)];
   return {
     keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519' as const, public_key: key.public_key, created_at: key.created_at })),
   };

@@ -476,6 +476,16 @@ describe('access codes', () => {
       expect(verify(null, Buffer.from(pass.signedText.replace(/\.1$/, '.2')), publicKey, pass.signature)).toBe(false);
     });
 
+    it('answers the pass key before the first code, and signs the first pass with it, so a kiosk set up early verifies it offline', async () => {
+      const fresh = await server.createOrganization({ name: 'New Estate' });
+      const before = await fresh.live.get('/access-codes/pass-keys');
+      expect(before.body.keys).toHaveLength(1);
+      expect((await fresh.live.get('/access-codes/pass-keys')).body).toEqual(before.body);
+      const first = await fresh.live.post('/access-codes', { visitor_name: 'Ada Obi', visitor_phone: '+2348012345678' });
+      expect(parsePass(first.body.access_code.qr_payload)!.kid).toBe(before.body.keys[0].kid);
+      expect((await fresh.sandbox.get('/access-codes/pass-keys')).body.keys[0].kid).not.toBe(before.body.keys[0].kid);
+    });
+
     it('the change feed answers codes changed after a cursor, in change order, including revocations, uses and expiries', async () => {
       const gate = await server.createOrganization({ name: 'Feed Estate' });
       const made = [];
