@@ -73,7 +73,7 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
     // since the request may have reached the server.
     return decideHere(ctx, { decisionId, visitId, input, now, opId: attempt.sent && attempt.answer.kind === 'refused' ? null : op.op_id, queued: true });
   }
-  return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: false, op });
+  return decideHere(ctx, { decisionId, visitId, input, now, opId: null, queued: false, op });
 }
 
 function decidedByServer(

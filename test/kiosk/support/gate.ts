@@ -16,10 +16,26 @@ export const GATE_A = { entryPoint: 'Gate A', location: { latitude: 6.4281, long
  */
 export class Link {
   up = true;
-  readonly fetch: typeof fetch = (input, init) => {
-    if (!this.up) return Promise.reject(new TypeError('fetch failed', { cause: { code: 'ENETUNREACH' } }));
-    return fetch(input, init);
+  /** This many next answers to a POST or PATCH are lost on the way back: the server did the work, the kiosk never hears. */
+  loseAnswers = 0;
+  /** Every request that left the kiosk while the link was up: "METHOD /path". */
+  readonly sent: string[] = [];
+  readonly fetch: typeof fetch = async (input, init) => {
+    if (!this.up) throw new TypeError('fetch failed', { cause: { code: 'ENETUNREACH' } });
+    const method = init?.method ?? 'GET';
+    this.sent.push(`${method} ${new URL(String(input)).pathname.replace(/^\/v1\/external/, '')}`);
+    const response = await fetch(input, init);
+    if ((method === 'POST' || method === 'PATCH') && this.loseAnswers > 0) {
+      this.loseAnswers--;
+      await response.arrayBuffer();
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+    }
+    return response;
   };
+  /** The POST and PATCH requests sent, in order. */
+  writes(): string[] {
+    return this.sent.filter((line) => !line.startsWith('GET '));
+  }
 }
 
 export interface Gate {

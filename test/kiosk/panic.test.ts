@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKioskCore } from '../../electron/core/core.ts';
+import { GATE_A, startGate, type Gate } from './support/gate.ts';
+
+let gate: Gate;
+beforeEach(async () => {
+  gate = await startGate();
+});
+afterEach(async () => {
+  await gate.stop();
+});
+
+async function serverIncidents() {
+  return (await gate.owner.get('/incidents?limit=100')).body.results as Array<{
+    incident_id: string;
+    category: string;
+    severity: string;
+    status: string;
+    subject: { name: string; phone: string | null };
+    location: { coordinates: [number, number]; address: string | null };
+  }>;
+}
+
+describe('the panic button', () => {
+  it('pressed offline, twice, and across a restart, makes one SOS incident when the link returns, sent ahead of the queue', async () => {
+    const { core, link, dataDir } = gate.kiosk();
+    await core.call('startShift', { guardName: 'Sani Garba', guardPhone: '+2348030000009' });
+    await core.call('syncNow', {});
+    link.up = false;
+    await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+
+    const first = await core.call('panicPress', { pressId: 'press-0001-aaaa' });
+    expect(first).toMatchObject({ pressId: 'press-0001-aaaa', delivery: 'retrying', incidentId: null });
+    expect(first.lastError).toMatch(/cannot be reached/);
+    expect(await core.call('panicPress', { pressId: 'press-0001-aaaa' })).toMatchObject({ delivery: 'retrying' });
+    // A second press of the button (a new press id) joins the SOS under way.
+    expect(await core.call('panicPress', { pressId: 'press-0002-bbbb' })).toMatchObject({ pressId: 'press-0002-bbbb', delivery: 'retrying' });
+    expect((await core.call('kioskStatus', {})).activePanic).toMatchObject({ delivery: 'retrying' });
+
+    // The kiosk is switched off and on again before the link returns.
+    await core.close();
+    const restarted = createKioskCore({ dataDir, serverUrl: gate.server.baseUrl, apiKey: gate.gateKey, entryPoint: GATE_A.entryPoint, location: GATE_A.location, clock: gate.clock, fetch: link.fetch });
+    link.up = true;
+    link.sent.length = 0;
+    await restarted.call('syncNow', {});
+
+    expect(link.writes()[0]).toBe('POST /incidents');
+    expect(link.writes()).toContain('POST /access-logs');
+    const incidents = await serverIncidents();
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({
+      category: 'sos',
+      severity: 'critical',
+      subject: { name: 'Sani Garba', phone: '+2348030000009' },
+      location: { coordinates: [GATE_A.location.longitude, GATE_A.location.latitude], address: 'Gate A' },
+    });
+    const sent = await restarted.call('panicStatus', { pressId: 'press-0001-aaaa' });
+    expect(sent).toMatchObject({ delivery: 'sent', incidentId: incidents[0]!.incident_id, incidentStatus: incidents[0]!.status });
+
+    // Pressing again with a press id already sent, or while the incident is open, adds nothing.
+    await restarted.call('panicPress', { pressId: 'press-0001-aaaa' });
+    await restarted.call('panicPress', { pressId: 'press-0003-cccc' });
+    await restarted.call('syncNow', {});
+    expect(await serverIncidents()).toHaveLength(1);
+    await restarted.close();
+  });
+
+  it('is acknowledged at once with the link up, and follows the incident until it is over', async () => {
+    const { core } = gate.kiosk();
+    const pressed = await core.call('panicPress', { pressId: 'press-0100-aaaa' });
+    expect(pressed).toMatchObject({ delivery: 'sent', incidentStatus: 'dispatching' });
+    expect(pressed.incidentId).toMatch(/^inc_/);
+    expect(pressed.responder).toBeNull();
+
+    await gate.owner.post(`/incidents/${pressed.incidentId}/cancel`, { reason: 'Drill' });
+    await core.call('syncNow', {});
+    expect(await core.call('panicStatus', {})).toMatchObject({ pressId: 'press-0100-aaaa', incidentStatus: 'cancelled' });
+    expect((await core.call('kioskStatus', {})).activePanic).toBeNull();
+
+    // Once it is over, the button raises a new SOS.
+    const next = await core.call('panicPress', { pressId: 'press-0101-bbbb' });
+    expect(next.incidentId).not.toBe(pressed.incidentId);
+    expect(await serverIncidents()).toHaveLength(2);
+  });
+});
