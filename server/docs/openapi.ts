@@ -4,6 +4,7 @@ import { accessLogPaths } from '../access-logs/openapi.ts';
 import { apiKeyPaths } from '../auth/openapi.ts';
 import { healthPaths } from '../health/routes.ts';
 import { incidentPaths } from '../incidents/openapi.ts';
+import { THREAT_TAG_DESCRIPTION, threatPaths } from '../threat/openapi.ts';
 import { webhookPaths } from '../webhooks/openapi.ts';
 
 const DESCRIPTION = `
@@ -22,6 +23,9 @@ Checks run in this order: 401 (key) → 402 (plan, subscription) → 403 (scope)
 
 **Timestamps** are ISO 8601 UTC with milliseconds. **Ids** are a prefix and a sortable ULID.
 
+**Threat data**: contains data from the UCDP Georeferenced Event Dataset (Uppsala Conflict Data Program,
+https://ucdp.uu.se), licensed CC BY 4.0; subset and column-reduced; not endorsed by UCDP.
+
 The same routes also answer under \`/v1/external/api/v1/...\`; the paths below are canonical.
 `.trim();
 
@@ -38,6 +42,7 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
       { name: 'Access codes' },
       { name: 'Access logs' },
       { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed and the pass keys' },
+      { name: 'Threat intelligence', description: THREAT_TAG_DESCRIPTION },
       { name: 'Webhooks', description: 'Scope `admin`. Signed deliveries of every event.' },
       { name: 'Events', description: 'Scope `admin`. The event log.' },
       { name: 'API keys', description: 'Scope `admin`' },
@@ -48,6 +53,6 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
       },
     },
-    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...webhookPaths, ...apiKeyPaths },
+    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...threatPaths, ...webhookPaths, ...apiKeyPaths },
   });
 }

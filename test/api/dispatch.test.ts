@@ -104,6 +104,13 @@ describe('dispatch: the responder network', () => {
     const verified = await server.running.database.db.selectFrom('verified_incidents').selectAll().where('incident_id', '=', id).executeTakeFirstOrThrow();
     expect(verified).toMatchObject({ category: 'sos', severity: 'critical', outcome: 'assisted' });
     expect(JSON.stringify(verified)).not.toContain('Ada Obi');
+    // ...and flows into the threat engine on its own: a verified event, with no subject data.
+    const threatEvent = await server.running.database.db.selectFrom('threat_events').selectAll().where('event_id', '=', `verified:${id}`).executeTakeFirstOrThrow();
+    expect(threatEvent).toMatchObject({ source: 'verified', type: 'crime', severity: 9, latitude: LEKKI.latitude, longitude: LEKKI.longitude, place: null });
+    expect(JSON.stringify(threatEvent)).not.toMatch(/Ada Obi|Admiralty|user-42/);
+    await server.running.refreshThreatIndex();
+    const score = await org.live.get(`/safety/score?latitude=${LEKKI.latitude}&longitude=${LEKKI.longitude}`);
+    expect(score.body.breakdown).toMatchObject({ recent_incidents_7d: 1, total_incidents: 1 });
     expect((await responderCall(near.token, '/me')).body.responder.available).toBe(true);
     server.clock.set('2026-11-22T10:00:00.000Z');
     await retire(near.token, mid.token, far.token);
@@ -119,6 +126,7 @@ describe('dispatch: the responder network', () => {
     await responderCall(r.token, `/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'false_alarm' } });
     expect((await incident(id)).status).toBe('resolved');
     expect(await server.running.database.db.selectFrom('verified_incidents').selectAll().where('incident_id', '=', id).executeTakeFirst()).toBeUndefined();
+    expect(await server.running.database.db.selectFrom('threat_events').selectAll().where('event_id', '=', `verified:${id}`).executeTakeFirst()).toBeUndefined();
     await retire(r.token);
   });
 

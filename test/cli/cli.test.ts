@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -105,6 +108,43 @@ describe('npx tsaro (operator CLI)', () => {
     const missing = await tsaro('threat', 'import', '--format', 'ucdp', '/nonexistent.csv', '--json');
     expect(missing.code).toBe(1);
     expect(missing.json.error.message).toContain('/nonexistent.csv');
+  });
+
+  it('threat import reads an ACLED export and community GeoJSON, once each, and the running server loads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsaro-cli-threat-'));
+    const acled = join(dir, 'acled.csv');
+    writeFileSync(
+      acled,
+      [
+        'event_id_cnty,event_date,year,event_type,sub_event_type,actor1,country,admin1,admin2,location,latitude,longitude,geo_precision,fatalities,notes',
+        'NIG9001,15 October 2026,2026,Violence against civilians,Abduction/forced disappearance,Bandits,Nigeria,Kaduna,Chikun,Kujama,10.4167,7.6333,1,0,"Abducted, later released"',
+        'NIG9002,16 October 2026,2026,Battles,Armed clash,Bandits,Nigeria,Kaduna,Chikun,Kujama,10.4167,7.6333,1,4,',
+        'NIG9003,17 October 2026,2026,Strategic developments,Agreement,Government,Nigeria,Kaduna,Chikun,Kujama,10.4167,7.6333,1,0,',
+      ].join('\n'),
+    );
+    expect((await tsaro('threat', 'import', '--format', 'acled', acled, '--json')).json).toEqual({ imported: 2, skipped: 1 });
+    expect((await tsaro('threat', 'import', '--format', 'acled', acled, '--json')).json).toEqual({ imported: 0, skipped: 3 });
+
+    const geojson = join(dir, 'reports.geojson');
+    const feature = (id: string, confidence: number) => ({
+      type: 'Feature',
+      id,
+      geometry: { type: 'Point', coordinates: [7.6333, 10.4167] },
+      properties: { date: '2026-11-20', type: 'kidnapping', confidence },
+    });
+    writeFileSync(geojson, JSON.stringify({ type: 'FeatureCollection', features: [feature('kd-1', 0.9), feature('kd-2', 2)] }));
+    expect((await tsaro('threat', 'import', '--format', 'community', geojson, '--json')).json).toEqual({ imported: 1, skipped: 1 });
+    expect((await tsaro('threat', 'import', '--format', 'community', geojson, '--json')).json).toEqual({ imported: 0, skipped: 2 });
+
+    const wrong = await tsaro('threat', 'import', '--format', 'acled', new URL('../../threat-data/ucdp/ucdp_ged_nigeria.csv', import.meta.url).pathname, '--json');
+    expect(wrong.code).toBe(1);
+    expect(wrong.json.error.message).toContain('missing columns event_id_cnty');
+
+    // The server is another process: it picks the imports up by their revision.
+    await server.running.refreshThreatIndex();
+    const api = (await server.createOrganization()).live;
+    const score = await api.get('/safety/score?latitude=10.4167&longitude=7.6333');
+    expect(score.body.breakdown).toMatchObject({ total_incidents: 3, recent_incidents_7d: 1, recent_incidents_30d: 1 });
   });
 
   it.each([

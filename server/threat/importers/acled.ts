@@ -1,6 +1,6 @@
 import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, calendarDay, validPoint } from './fields.ts';
+import { blank, calendarDay, numberField, validPoint } from './fields.ts';
 
 export const ACLED_REQUIRED_COLUMNS = ['event_id_cnty', 'event_date', 'event_type', 'latitude', 'longitude'];
 
@@ -31,8 +31,8 @@ const ACLED_PRECISION: Record<string, number> = { '1': 1, '2': 2, '3': 4 };
 
 /** A row of ACLED's export CSV as a normalized event; null when unusable or not violence. */
 export function acledRow(row: Record<string, string>, importedAt: string): NewThreatEvent | null {
-  const latitude = Number(row.latitude);
-  const longitude = Number(row.longitude);
+  const latitude = numberField(row.latitude);
+  const longitude = numberField(row.longitude);
   const day = calendarDay(row.event_date);
   const type = acledType(row.event_type ?? '', row.sub_event_type ?? '');
   const id = blank(row.event_id_cnty);

@@ -1,6 +1,6 @@
 import { isThreatType, SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, calendarDay, validPoint } from './fields.ts';
+import { blank, calendarDay, numberField, validPoint } from './fields.ts';
 
 export const COMMUNITY_REQUIRED_FIELDS = ['id', 'date', 'latitude', 'longitude', 'type', 'confidence'];
 
@@ -32,8 +32,8 @@ function communityType(value: string | null): ThreatType {
  * the event's weight is the community weight (0.5) times it.
  */
 export function communityReport(fields: Record<string, unknown>, importedAt: string, dataset: string): NewThreatEvent | null {
-  const latitude = Number(fields.latitude);
-  const longitude = Number(fields.longitude);
+  const latitude = numberField(fields.latitude);
+  const longitude = numberField(fields.longitude);
   const id = blank(fields.id);
   const day = calendarDay(fields.date ?? fields.occurred_at ?? fields.occurred_on);
   const confidenceText = blank(fields.confidence);

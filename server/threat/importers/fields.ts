@@ -6,6 +6,9 @@ export const blank = (value: unknown): string | null => {
   return text === '' ? null : text;
 };
 
+/** A number from a text field; NaN when blank (Number('') would be 0, a real place in the ocean). */
+export const numberField = (value: unknown): number => (blank(value) === null ? NaN : Number(value));
+
 export const validPoint = (latitude: number, longitude: number) =>
   Number.isFinite(latitude) && Number.isFinite(longitude) && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180 && !(latitude === 0 && longitude === 0);
 

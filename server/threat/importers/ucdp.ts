@@ -1,6 +1,6 @@
 import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, validPoint } from './fields.ts';
+import { blank, numberField, validPoint } from './fields.ts';
 
 const UCDP_TYPES: Record<string, ThreatType> = {
   '1': 'armed_conflict',
@@ -12,8 +12,8 @@ export const UCDP_REQUIRED_COLUMNS = ['id', 'date', 'latitude', 'longitude', 'vi
 
 /** A UCDP GED row (the columns of threat-data/ucdp/README.md) as a normalized event; null when unusable. */
 export function ucdpRow(row: Record<string, string>, importedAt: string): NewThreatEvent | null {
-  const latitude = Number(row.latitude);
-  const longitude = Number(row.longitude);
+  const latitude = numberField(row.latitude);
+  const longitude = numberField(row.longitude);
   const type = UCDP_TYPES[row.violence_code?.trim() ?? ''];
   if (!row.id?.trim() || !/^\d{4}-\d{2}-\d{2}$/.test(row.date?.trim() ?? '') || !validPoint(latitude, longitude) || !type) return null;
   const deaths = Math.max(0, Math.round(Number(row.deaths_best) || 0));

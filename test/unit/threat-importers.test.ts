@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { acledRow } from '../../server/threat/importers/acled.ts';
+import { communityFeatures, communityReport } from '../../server/threat/importers/community.ts';
+import { calendarDay } from '../../server/threat/importers/fields.ts';
+
+const AT = '2026-11-22T10:00:00.000Z';
+
+describe('calendar days in the forms event exports use', () => {
+  it.each([
+    ['2024-03-15', '2024-03-15'],
+    ['15 March 2024', '2024-03-15'],
+    ['5-Mar-2024', '2024-03-05'],
+    ['2024-03-15T23:30:00-02:00', '2024-03-16'],
+    ['2024-02-30', null],
+    ['31 Smarch 2024', null],
+    ['', null],
+    ['yesterday', null],
+  ])('%s is %s', (text, day) => {
+    expect(calendarDay(text)).toBe(day);
+  });
+});
+
+describe('ACLED export rows', () => {
+  const row = (overrides: Record<string, string> = {}) => ({
+    event_id_cnty: 'NIG12345',
+    event_date: '12 January 2025',
+    event_type: 'Violence against civilians',
+    sub_event_type: 'Attack',
+    country: 'Nigeria',
+    admin1: 'Zamfara',
+    admin2: 'Maru',
+    location: 'Dansadau',
+    latitude: '11.8',
+    longitude: '6.25',
+    geo_precision: '1',
+    fatalities: '12',
+    notes: 'not kept',
+    ...overrides,
+  });
+
+  it('become events in the one taxonomy, with severity from deaths', () => {
+    expect(acledRow(row(), AT)).toEqual({
+      event_id: 'acled:NIG12345',
+      source: 'public',
+      dataset: 'ACLED',
+      occurred_on: '2025-01-12',
+      latitude: 11.8,
+      longitude: 6.25,
+      precision: 1,
+      type: 'violence_against_civilians',
+      severity: 5,
+      fatalities: 12,
+      weight: 1,
+      country: 'Nigeria',
+      admin1: 'Zamfara',
+      admin2: 'Maru',
+      place: 'Dansadau',
+      description: 'Violence against civilians: Attack',
+      imported_at: AT,
+    });
+  });
+
+  it.each([
+    [{ event_type: 'Battles', sub_event_type: 'Armed clash' }, 'armed_conflict'],
+    [{ event_type: 'Explosions/Remote violence', sub_event_type: 'Remote explosive/landmine/IED' }, 'armed_conflict'],
+    [{ sub_event_type: 'Abduction/forced disappearance' }, 'kidnapping'],
+    [{ event_type: 'Riots', sub_event_type: 'Mob violence' }, 'protest_or_riot'],
+    [{ event_type: 'Protests', sub_event_type: 'Peaceful protest' }, 'protest_or_riot'],
+    [{ event_type: 'Strategic developments', sub_event_type: 'Looting/property destruction' }, 'crime'],
+  ])('%o is %s', (overrides, type) => {
+    expect(acledRow(row(overrides), AT)!.type).toBe(type);
+  });
+
+  it('skip what is not violence or cannot be placed', () => {
+    expect(acledRow(row({ event_type: 'Strategic developments', sub_event_type: 'Agreement' }), AT)).toBeNull();
+    expect(acledRow(row({ latitude: '' }), AT)).toBeNull();
+    expect(acledRow(row({ event_date: 'soon' }), AT)).toBeNull();
+    expect(acledRow(row({ event_id_cnty: ' ' }), AT)).toBeNull();
+  });
+
+  it('map geo_precision 3 (a larger region) to a state-level point', () => {
+    expect(acledRow(row({ geo_precision: '3' }), AT)!.precision).toBe(4);
+  });
+});
+
+describe('community reports', () => {
+  const report = { id: 'r-1', date: '2026-11-20', latitude: '6.5', longitude: '3.4', type: 'robbery at the junction', confidence: '0.8', place: 'Ojuelegba' };
+
+  it('weigh half a public event times their confidence', () => {
+    expect(communityReport(report, AT, 'community reports (x.csv)')).toMatchObject({
+      event_id: 'community:r-1',
+      source: 'community',
+      type: 'armed_robbery',
+      weight: 0.4,
+      precision: 2,
+      severity: 2,
+      place: 'Ojuelegba',
+    });
+  });
+
+  it('need a confidence between 0 and 1', () => {
+    expect(communityReport({ ...report, confidence: '' }, AT, 'd')).toBeNull();
+    expect(communityReport({ ...report, confidence: '80' }, AT, 'd')).toBeNull();
+    expect(communityReport({ ...report, confidence: '1' }, AT, 'd')!.weight).toBe(0.5);
+  });
+
+  it('take taxonomy names as they are and anything unknown as other', () => {
+    expect(communityReport({ ...report, type: 'kidnapping' }, AT, 'd')!.type).toBe('kidnapping');
+    expect(communityReport({ ...report, type: 'Road Incident' }, AT, 'd')!.type).toBe('road_incident');
+    expect(communityReport({ ...report, type: 'strange noises' }, AT, 'd')!.type).toBe('other');
+  });
+
+  it('read GeoJSON points with their properties', () => {
+    const features = communityFeatures({
+      type: 'FeatureCollection',
+      features: [{ type: 'Feature', id: 'g-1', geometry: { type: 'Point', coordinates: [3.4, 6.5] }, properties: { date: '2026-11-20', type: 'kidnap', confidence: 0.6 } }],
+    });
+    expect(communityReport(features![0]!, AT, 'd')).toMatchObject({ event_id: 'community:g-1', latitude: 6.5, longitude: 3.4, type: 'kidnapping', weight: 0.3 });
+    expect(communityFeatures({ type: 'Feature' })).toBeNull();
+  });
+});
