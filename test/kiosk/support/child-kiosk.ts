@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { createKioskClient, httpTransport, type KioskClient } from '../../../shared/kiosk/client.ts';
@@ -78,7 +78,7 @@ export class LinkProxy {
     await new Promise((done) => this.server.close(done));
   }
 
-  private async forward(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.down) {
       req.socket.destroy();
       return;
