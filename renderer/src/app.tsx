@@ -26,6 +26,12 @@ const SCREENS: { id: Screen; label: MessageKey; icon: string }[] = [
 const THEME_KEY = 'tsaro.theme';
 const RECENT_COUNT = 5;
 
+/** A key pressed just before the scanner started can join its burst; a signed pass starts at "TS1.". */
+function passPart(text: string): string {
+  const start = text.toUpperCase().indexOf('TS1.');
+  return start > 0 ? text.slice(start) : text;
+}
+
 export function App() {
   const { t } = useI18n();
   const kiosk = useKiosk();
@@ -87,7 +93,7 @@ export function App() {
   // A USB scanner works on every screen, once the kiosk is set up and a guard is on duty.
   useEffect(() => {
     if (!ready) return;
-    return listenForWedgeScans(window, { onScan: (text) => void scanRef.current(text, 'keyboard_wedge') });
+    return listenForWedgeScans(window, { onScan: (text) => void scanRef.current(passPart(text), 'keyboard_wedge') });
   }, [ready]);
 
   const closeResult = useCallback(() => setDecision(null), []);
@@ -127,7 +133,12 @@ export function App() {
   const activePanic = status?.activePanic ?? null;
   return (
     <div className="app">
-      <StatusBar status={status} coreError={live.coreError} onOpenAttention={() => setAttentionOpen(true)} />
+      <StatusBar
+        status={status}
+        coreError={live.coreError}
+        onOpenAttention={() => setAttentionOpen(true)}
+        onSyncNow={() => void kiosk.call('syncNow', {}).then(live.refresh, () => live.refresh())}
+      />
       {activePanic && <PanicBanner panic={activePanic} />}
       <div className="app-body">
         {status && !status.guard ? (
@@ -154,7 +165,10 @@ export function App() {
               <button type="button" className="nav-small" onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}>
                 {theme === 'night' ? `☀ ${t('nav.day')}` : `☾ ${t('nav.night')}`}
               </button>
-              {status?.guard && <span className="nav-guard">{t('status.guard', { name: status.guard.name })}</span>}
+              <span className="nav-guard">
+                {status?.entryPoint && <strong>{status.entryPoint}</strong>}
+                {status?.guard && <span>{t('status.guard', { name: status.guard.name })}</span>}
+              </span>
             </nav>
             <main className="content">
               {screen === 'scan' && <ScanScreen onScan={(text, method) => void scan(text, method)} showingResult={decision !== null} checking={checking} recent={recent} />}

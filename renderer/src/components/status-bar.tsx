@@ -6,10 +6,12 @@ interface StatusBarProps {
   status: KioskStatus | null;
   coreError: string | null;
   onOpenAttention(): void;
+  /** Tapping what waits to be sent tries the server now, rather than at the next scheduled sync. */
+  onSyncNow(): void;
 }
 
 /** Always on top of every screen: the link, what waits to be sent, the last sync, what needs a look. */
-export function StatusBar({ status, coreError, onOpenAttention }: StatusBarProps) {
+export function StatusBar({ status, coreError, onOpenAttention, onSyncNow }: StatusBarProps) {
   const { t, language } = useI18n();
   const online = !coreError && status?.online === true;
   const attention = status?.attentionCount ?? 0;
@@ -21,17 +23,23 @@ export function StatusBar({ status, coreError, onOpenAttention }: StatusBarProps
         </span>
         {online ? t('status.online') : t('status.offline')}
       </span>
-      <span className={`status-pending ${status?.pendingOperations ? 'status-has-pending' : ''}`} data-testid="status-pending">
+      <button
+        type="button"
+        className={`status-pending ${status?.pendingOperations ? 'status-has-pending' : ''}`}
+        data-testid="status-pending"
+        title={t('status.syncNow')}
+        onClick={onSyncNow}
+      >
         {t('status.waiting', { count: status?.pendingOperations ?? 0 })}
-      </span>
-      <span className="status-sync" data-testid="status-sync">
+      </button>
+      <span className="status-sync" data-testid="status-sync" title={status?.lastSyncAt ? clockTime(status.lastSyncAt, language) : undefined}>
         {status?.syncing
           ? t('status.syncing')
           : status?.lastSyncAt
-            ? t('status.lastSync', { time: `${clockTime(status.lastSyncAt, language)} (${ago(status.lastSyncAt, t)})` })
+            ? t('status.lastSync', { time: ago(status.lastSyncAt, t) })
             : t('status.neverSynced')}
       </span>
-      <span className="status-gate">{status?.entryPoint ?? ''}</span>
+      <span className="status-spacer" />
       <button
         type="button"
         className={`status-attention ${attention ? 'status-attention-on' : ''}`}

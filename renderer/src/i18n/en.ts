@@ -11,6 +11,7 @@ export const catalogue = {
   'status.online': 'Online',
   'status.offline': 'Offline',
   'status.syncing': 'Syncing…',
+  'status.syncNow': 'Send now',
   'status.waiting': 'Waiting to send: {count}',
   'status.lastSync': 'Last sync {time}',
   'status.neverSynced': 'Never synced',
@@ -95,7 +96,7 @@ export const catalogue = {
   // On premises
   'onPremises.title': 'On premises',
   'onPremises.count': '{count} inside',
-  'onPremises.search': 'Search name, phone or host',
+  'onPremises.search': 'Search',
   'onPremises.empty': 'Nobody is inside',
   'onPremises.noMatch': 'Nobody matches “{search}”',
   'onPremises.since': 'Since {time} · {duration}',

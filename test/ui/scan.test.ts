@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.ts';
+import { ensureRendererBuilt } from './support/build-renderer.ts';
+import { writeQrVideo } from './support/fake-camera.ts';
+import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
+import { openKiosk, wedgeScan } from './support/page.ts';
+
+const visitor = (name: string, extra: Record<string, unknown> = {}) => ({
+  visitor_name: name,
+  visitor_phone: '+2348030000001',
+  purpose: 'Plumbing repair',
+  host_user_id: 'House 14B',
+  ...extra,
+});
+
+describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Chromium, browser host, real server)', () => {
+  let stack: KioskStack;
+  const browsers: Browser[] = [];
+  beforeAll(async () => {
+    await ensureRendererBuilt();
+    stack = await startKioskStack({ name: 'scan' });
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(browsers.map((browser) => browser.close()));
+    await stack?.stop();
+  });
+
+  const createCode = async (name: string, extra: Record<string, unknown> = {}) => {
+    const res = await stack.api.post('/access-codes', visitor(name, extra));
+    expect(res.status).toBe(201);
+    return res.body.access_code as { code_id: string; code: string; qr_payload: string };
+  };
+  const codeOnServer = async (codeId: string) => (await stack.api.get(`/access-codes/${codeId}`)).body.access_code;
+
+  it('a QR pass shown to the camera turns the screen green with the visitor, is read once while held up, and shown again is "Maximum uses reached"', async () => {
+    const pass = await createCode('Musa Bello');
+    const video = join(stack.dir, 'musa-pass.y4m');
+    writeQrVideo(video, pass.qr_payload);
+    const browser = await launchChromium({ cameraVideo: video });
+    browsers.push(browser);
+
+    const page = await openKiosk(browser, stack.kioskUrl);
+    const result = page.locator('.result');
+    await result.waitFor({ timeout: 20_000 });
+    expect(await result.getAttribute('data-decision')).toBe('admitted');
+    expect(await page.getByTestId('result-name').textContent()).toBe('Musa Bello');
+    expect(await result.textContent()).toContain('Plumbing repair');
+    expect(await result.textContent()).toContain('House 14B');
+    await page.screenshot({ path: join(stack.dir, 'camera-admitted.png') });
+
+    // Back to scanning by itself, with the pass still in front of the camera: it keeps being
+    // seen (the repeat counter climbs) and is not read again.
+    await result.waitFor({ state: 'detached', timeout: 15_000 });
+    const camera = page.locator('.camera');
+    const seenBefore = Number(await camera.getAttribute('data-repeats'));
+    await expect.poll(async () => Number(await camera.getAttribute('data-repeats')), { timeout: 10_000 }).toBeGreaterThan(seenBefore + 5);
+    expect(await result.count()).toBe(0);
+    expect((await codeOnServer(pass.code_id)).use_count).toBe(1);
+
+    // The same one-use pass shown again (a new page: the kiosk has forgotten it saw it).
+    const again = await openKiosk(browser, stack.kioskUrl);
+    const refused = again.locator('.result');
+    await refused.waitFor({ timeout: 20_000 });
+    expect(await refused.getAttribute('data-decision')).toBe('refused');
+    expect(await again.getByTestId('result-reason').textContent()).toBe('Maximum uses reached');
+    await again.screenshot({ path: join(stack.dir, 'camera-refused.png') });
+    expect((await codeOnServer(pass.code_id)).use_count).toBe(1);
+  }, 90_000);
+
+  it('a code typed on the keypad and a pass from a USB scanner, typed into the walk-in form, both validate', async () => {
+    const typed = await createCode('Ada Obi', { max_uses: 2 });
+    const scanned = await createCode('Chidi Okeke');
+    const browser = await launchChromium();
+    browsers.push(browser);
+    const page = await openKiosk(browser, stack.kioskUrl);
+
+    // The keypad: the guard may leave out the dash.
+    await page.getByTestId('open-keypad').click();
+    for (const character of typed.code.replace('-', '')) await page.click(`.keyboard [data-key="${character}"]`);
+    expect(await page.getByTestId('keypad-display').textContent()).toBe(typed.code.replace('-', ''));
+    await page.getByTestId('keypad-check').click();
+    const result = page.locator('.result');
+    await result.waitFor();
+    expect(await result.getAttribute('data-decision')).toBe('admitted');
+    expect(await page.getByTestId('result-name').textContent()).toBe('Ada Obi');
+    expect(await result.textContent()).toContain('Uses left1');
+    await page.getByRole('button', { name: 'Next visitor' }).click();
+    await result.waitFor({ state: 'detached' });
+
+    // The USB scanner, while the guard is half-way through typing a walk-in's name.
+    await page.getByTestId('nav-walkIn').click();
+    const name = page.locator('input[name=visitorName]');
+    await name.click();
+    await page.keyboard.type('Bi', { delay: 120 });
+    await page.waitForTimeout(300); // the guard stops typing and picks up the scanner
+    await wedgeScan(page, scanned.qr_payload);
+    await result.waitFor();
+    expect(await result.getAttribute('data-reason')).toBe('admitted');
+    expect(await page.getByTestId('result-name').textContent()).toBe('Chidi Okeke');
+    expect(await name.inputValue()).toBe('Bi');
+
+    expect((await codeOnServer(typed.code_id)).use_count).toBe(1);
+    expect((await codeOnServer(scanned.code_id)).use_count).toBe(1);
+  }, 60_000);
+});

@@ -1,0 +1,168 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, createWriteStream } from 'node:fs';
+import net from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Scope } from '../../../shared/schemas/api-keys.ts';
+import { ManualClock } from '../../support/clock.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
+
+/** The scopes a gate needs, and no more: never `admin`. */
+export const GATE_SCOPES: Scope[] = ['access_codes:read', 'access_codes:write', 'access_codes:validate', 'logs:read', 'incidents:read', 'incidents:write'];
+/** Where the test gate stands: Lekki, Lagos (near the simulated sandbox responders). */
+export const GATE = { entryPoint: 'Gate A', latitude: 6.4281, longitude: 3.4219 };
+
+/** The kiosk and the server live on the same machine's real time: scans carry `scanned_at`, checked against the server's clock. */
+class WallClock extends ManualClock {
+  override now(): Date {
+    return new Date();
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = net.createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await attempt();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+}
+
+export interface KioskStackOptions {
+  /** A name for this test's folder under test-artifacts/ui. */
+  name: string;
+  /** false: the kiosk starts unconfigured, at the first-run setup screen. */
+  configured?: boolean;
+  environment?: 'live' | 'sandbox';
+  /** Run the dispatch sweep and the simulated sandbox responders (panic tests). */
+  runDispatch?: boolean;
+}
+
+export interface KioskStack {
+  /** The browser host's page. */
+  kioskUrl: string;
+  server: TestServer;
+  org: TestOrganization;
+  /** The owner's client for the gate's environment, to check what reached the server. */
+  api: ApiClient;
+  /** The gate's own key (gate scopes only). */
+  gateKey: string;
+  /** This test's folder: the kiosk's data, Chromium's TMPDIR, screenshots. */
+  dir: string;
+  serverUrl: string;
+  stopServer(): Promise<void>;
+  startServer(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real server (SQLite, on a fixed free port so it can be stopped and started again at the
+ * same address), an organization with a gate key, and the kiosk's browser host
+ * (`npm run kiosk:web`) on its own data folder, set up through KIOSK_* variables or left for
+ * the first-run setup.
+ */
+export async function startKioskStack(options: KioskStackOptions): Promise<KioskStack> {
+  const dir = join(ARTIFACTS, options.name);
+  mkdirSync(dir, { recursive: true });
+  const tmp = mkdtempSync(join(dir, 'tmp-'));
+  process.env.TMPDIR = tmp;
+  const database: TestDatabase = await createTestDatabase('sqlite');
+  const serverPort = await freePort();
+  const config = { PORT: String(serverPort), SANDBOX_SPEED: '60' };
+  const clock = new WallClock();
+  const serverOptions = { database, clock, config, runDispatch: options.runDispatch ?? false };
+  let server = await startTestServer(serverOptions);
+  let running = true;
+  const org = await server.createOrganization({ name: 'Admiralty Gardens' });
+  const environment = options.environment ?? 'live';
+  const gate = await org.keyWith(GATE_SCOPES, environment);
+  const gateKey = gate.key!;
+  const serverUrl = server.baseUrl;
+
+  const kioskPort = await freePort();
+  const dataDir = join(tmp, 'kiosk-data');
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    TMPDIR: tmp,
+    KIOSK_PORT: String(kioskPort),
+    KIOSK_DATA_DIR: dataDir,
+  };
+  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION']) delete env[name];
+  if (options.configured !== false) {
+    Object.assign(env, {
+      KIOSK_SERVER_URL: serverUrl,
+      KIOSK_API_KEY: gateKey,
+      KIOSK_ENTRY_POINT: GATE.entryPoint,
+      KIOSK_LOCATION: `${GATE.latitude},${GATE.longitude}`,
+    });
+  }
+  const log = createWriteStream(join(dir, 'kiosk-host.log'));
+  // Its own process group, so stopping it stops npm and the host under it, and nothing else.
+  const host: ChildProcess = spawn('npm', ['run', '--silent', 'kiosk:web'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  host.stdout?.pipe(log);
+  host.stderr?.pipe(log);
+  let hostExited = false;
+  host.once('exit', () => (hostExited = true));
+  const kioskUrl = `http://127.0.0.1:${kioskPort}/`;
+  await waitFor('the kiosk browser host', async () => {
+    if (hostExited) throw new Error(`npm run kiosk:web exited; see ${join(dir, 'kiosk-host.log')}`);
+    const response = await fetch(kioskUrl);
+    return response.ok ? true : undefined;
+  });
+
+  const stack: KioskStack = {
+    kioskUrl,
+    server,
+    org,
+    api: environment === 'live' ? org.live : org.sandbox,
+    gateKey,
+    dir,
+    serverUrl,
+    async stopServer() {
+      if (!running) return;
+      running = false;
+      await server.running.stop();
+    },
+    async startServer() {
+      if (running) return;
+      server = await startTestServer(serverOptions);
+      running = true;
+      stack.server = server;
+    },
+    async stop() {
+      if (!hostExited && host.pid) {
+        const exited = new Promise((done) => host.once('exit', done));
+        try {
+          process.kill(-host.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+        await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+      }
+      if (running) await server.running.stop();
+      await database.drop();
+    },
+  };
+  return stack;
+}

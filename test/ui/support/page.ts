@@ -1,0 +1,28 @@
+import { expect } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+
+export const SMALL = { width: 1024, height: 600 };
+export const LARGE = { width: 1920, height: 1080 };
+
+/** Opens the kiosk and, on a kiosk that is set up, starts a shift for the guard. */
+export async function openKiosk(browser: Browser, url: string, viewport = SMALL, guardName = 'Sani Abubakar'): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  const shift = page.getByTestId('shift-start');
+  const scan = page.getByTestId('nav-scan');
+  await expect.poll(async () => (await shift.isVisible()) || (await scan.isVisible()), { timeout: 15_000 }).toBe(true);
+  if (await shift.isVisible()) {
+    await page.fill('input[name=guardName]', guardName);
+    await shift.click();
+    await scan.waitFor();
+  }
+  return page;
+}
+
+/** What a USB scanner does: the text as fast keystrokes, then Enter. */
+export async function wedgeScan(page: Page, text: string): Promise<void> {
+  await page.keyboard.type(text, { delay: 0 });
+  await page.keyboard.press('Enter');
+}
