@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { openMemoryDatabase } from '../../electron/core/database.ts';
+import { KIOSK_MIGRATIONS, kioskSchemaVersion, migrateKioskDatabase } from '../../electron/core/migrations.ts';
+
+function tables(db: ReturnType<typeof openMemoryDatabase>): string[] {
+  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>).map(
+    (row) => row.name,
+  );
+}
+
+describe('kiosk database migrations', () => {
+  it('v1 creates the kiosk tables and records its version, and running again changes nothing', () => {
+    const db = openMemoryDatabase();
+    expect(migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 1))).toBe(1);
+    expect(tables(db)).toEqual(['attention', 'codes', 'decisions', 'outbox', 'panic_presses', 'panics', 'pass_keys', 'server_visitors', 'settings', 'visits']);
+    expect(kioskSchemaVersion(db)).toBe(1);
+    db.prepare(`INSERT INTO settings (key, value) VALUES ('kiosk_id', 'kiosk_1')`).run();
+    migrateKioskDatabase(db);
+    expect(kioskSchemaVersion(db)).toBe(KIOSK_MIGRATIONS.length);
+    expect(db.prepare('SELECT value FROM settings').all()).toEqual([{ value: 'kiosk_1' }]);
+  });
+
+  it('a migration that fails leaves the database at the last whole version', () => {
+    const db = openMemoryDatabase();
+    const broken = [
+      ...KIOSK_MIGRATIONS.slice(0, 1),
+      (inner: typeof db) => {
+        inner.exec('CREATE TABLE half_done (id INTEGER)');
+        throw new Error('power cut');
+      },
+    ];
+    expect(() => migrateKioskDatabase(db, broken)).toThrow('power cut');
+    expect(kioskSchemaVersion(db)).toBe(1);
+    expect(tables(db)).not.toContain('half_done');
+  });
+
+  it('refuses a database written by a newer kiosk', () => {
+    const db = openMemoryDatabase();
+    db.pragma(`user_version = ${KIOSK_MIGRATIONS.length + 1}`);
+    expect(() => migrateKioskDatabase(db)).toThrow(/newer than this kiosk/);
+  });
+});

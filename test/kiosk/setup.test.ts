@@ -1,0 +1,80 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKioskCore } from '../../electron/core/core.ts';
+import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
+import type { SecretStore } from '../../electron/core/settings.ts';
+import { createCode, GATE_A, startGate, type Gate } from './support/gate.ts';
+
+let gate: Gate;
+beforeEach(async () => {
+  gate = await startGate();
+});
+afterEach(async () => {
+  await gate.stop();
+});
+
+/** Stands in for Electron's safeStorage: reversible, and never the plain text. */
+const sealed: SecretStore = {
+  kind: 'test-seal',
+  seal: (plain) => Buffer.from(plain).reverse().toString('base64'),
+  open: (text) => Buffer.from(text, 'base64').reverse().toString(),
+};
+
+function setupInput(apiKey: string, serverUrl = gate.server.baseUrl) {
+  return { serverUrl, apiKey, entryPoint: 'Gate A', latitude: GATE_A.location.latitude, longitude: GATE_A.location.longitude };
+}
+
+function failed(result: { checks: Array<{ name: string; ok: boolean; message: string }> }) {
+  return result.checks.filter((check) => !check.ok).map((check) => [check.name, check.message]);
+}
+
+describe('first-run setup', () => {
+  it('checks the server URL, the key, its scopes and that it is not an admin key before saving', async () => {
+    const dataDir = gate.dataDir();
+    const core = createKioskCore({ dataDir, clock: gate.clock, secretStore: sealed });
+    expect(await core.call('setupStatus', {})).toMatchObject({ configured: false, source: null });
+    await expect(core.call('scan', { text: 'ADMI-2345', method: 'keypad' })).rejects.toMatchObject({ code: 412 });
+    await expect(core.call('configure', { ...setupInput(gate.gateKey), latitude: 91 })).rejects.toMatchObject({ code: 400, message: expect.stringMatching(/^latitude/) });
+
+    const unreachable = await core.call('configure', setupInput(gate.gateKey, 'http://127.0.0.1:9/v1/external'));
+    expect(unreachable.saved).toBe(false);
+    expect(failed(unreachable)).toEqual([['reachable', expect.stringContaining('127.0.0.1:9')]]);
+
+    const unknownKey = await core.call('configure', setupInput(`svc_live_${'x'.repeat(40)}`));
+    expect(failed(unknownKey)).toEqual([['key_valid', expect.any(String)]]);
+
+    const narrow = (await gate.org.keyWith(['access_codes:validate', 'access_codes:write', 'logs:read', 'incidents:read'])).key!;
+    const missing = await core.call('configure', setupInput(narrow));
+    expect(missing.saved).toBe(false);
+    expect(failed(missing)).toEqual([['scopes', expect.stringContaining('incidents:write')]]);
+
+    const owner = await core.call('configure', setupInput(gate.org.keys.live));
+    expect(owner.saved).toBe(false);
+    expect(failed(owner)).toEqual([['not_admin', expect.stringContaining('admin')]]);
+    expect((await core.call('setupStatus', {})).configured).toBe(false);
+
+    const good = await core.call('configure', setupInput(gate.gateKey));
+    expect(good.saved).toBe(true);
+    expect(good.setup).toMatchObject({ configured: true, source: 'setup', entryPoint: 'Gate A', environment: 'live', apiKeyHint: `svc_live_…${gate.gateKey.slice(-4)}` });
+    expect(JSON.stringify(good)).not.toContain(gate.gateKey);
+    await core.close();
+
+    // The key is kept sealed in the kiosk's file, and the setup survives a restart.
+    const file = new Database(join(dataDir, KIOSK_DB_FILE), { readonly: true });
+    const stored = (file.prepare(`SELECT value FROM settings WHERE key = 'setup'`).get() as { value: string }).value;
+    file.close();
+    expect(stored).not.toContain(gate.gateKey);
+    const code = await createCode(gate.owner);
+    const restarted = createKioskCore({ dataDir, clock: gate.clock, secretStore: sealed });
+    expect(await restarted.call('setupStatus', {})).toMatchObject({ configured: true, source: 'setup' });
+    expect(await restarted.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: true, decidedBy: 'server' });
+    await restarted.close();
+  });
+
+  it('leaves a kiosk set up by its environment to its environment', async () => {
+    const { core } = gate.kiosk();
+    expect(await core.call('setupStatus', {})).toMatchObject({ configured: true, source: 'environment' });
+    await expect(core.call('configure', setupInput(gate.gateKey))).rejects.toMatchObject({ code: 409 });
+  });
+});
