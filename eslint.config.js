@@ -38,6 +38,21 @@ export default tseslint.config(
     ]),
   },
   {
+    // The browser host is the core behind HTTP: plain Node too.
+    files: ['electron/web-host/**/*.ts'],
+    rules: restrict([
+      { group: ['electron'], message: 'The browser host runs in plain Node, without Electron.' },
+      { group: ['**/renderer/**', '**/server/**'], message: 'The browser host serves the built renderer and talks to the server over HTTP only.' },
+    ]),
+  },
+  {
+    // The preload runs in the sandboxed renderer: Electron's bridge and nothing else.
+    files: ['electron/preload.ts'],
+    rules: restrict([
+      { group: ['node:*', '**/core/**', '**/server/**', '**/renderer/**', 'better-sqlite3'], message: 'The sandboxed preload may use only electron and shared/kiosk/bridge.ts.' },
+    ]),
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: restrict([

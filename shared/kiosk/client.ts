@@ -5,6 +5,7 @@ import {
   type KioskCallResult,
   type KioskErrorBody,
 } from './calls.ts';
+import { KIOSK_BRIDGE_NAME, KIOSK_CALL_PATH, type KioskBridge } from './bridge.ts';
 
 /** Carries one call to the kiosk core and back; answers the result or throws a KioskCallError. */
 export type KioskTransport = (name: KioskCallName, input: unknown) => Promise<unknown>;
@@ -13,13 +14,7 @@ export interface KioskClient {
   call<N extends KioskCallName>(name: N, input: KioskCallInput<N>): Promise<KioskCallResult<N>>;
 }
 
-/** What Electron's preload exposes on `window.tsaroKiosk` (contextBridge). */
-export interface KioskBridge {
-  call(name: string, input: unknown): Promise<{ result: unknown } | { error: KioskErrorBody }>;
-}
-
-export const KIOSK_BRIDGE_NAME = 'tsaroKiosk';
-export const KIOSK_CALL_PATH = '/api/calls/';
+export { KIOSK_BRIDGE_NAME, KIOSK_CALL_PATH, type KioskBridge } from './bridge.ts';
 
 export function createKioskClient(transport: KioskTransport = defaultKioskTransport()): KioskClient {
   return {
