@@ -26,11 +26,16 @@ export async function createThreatEngine(db: Db, logger: Logger): Promise<Threat
   async function load(): Promise<boolean> {
     const revision = await currentThreatRevision(db);
     if (revision <= index.revision) return false;
-    const rows: IndexedEventRow[] = [];
-    for await (const page of threatEventsBetween(db, index.revision, revision)) rows.push(...page);
     const started = performance.now();
-    index = index.size === 0 ? ThreatIndex.build(rows, revision) : index.withAdded(rows, revision);
-    logger.info({ events: index.size, added: rows.length, revision, ms: Math.round(performance.now() - started) }, 'threat index updated');
+    const before = index.size;
+    if (index.size === 0) {
+      index = await ThreatIndex.fromPages(threatEventsBetween(db, index.revision, revision), revision);
+    } else {
+      const rows: IndexedEventRow[] = [];
+      for await (const page of threatEventsBetween(db, index.revision, revision)) rows.push(...page);
+      index = index.withAdded(rows, revision);
+    }
+    logger.info({ events: index.size, added: index.size - before, revision, ms: Math.round(performance.now() - started) }, 'threat index updated');
     return true;
   }
 

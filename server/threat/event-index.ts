@@ -108,6 +108,13 @@ export class ThreatIndex {
     return ThreatIndex.indexAll(columns, revision);
   }
 
+  /** Builds from pages as they are read, so a million rows never sit in memory as objects at once. */
+  static async fromPages(pages: AsyncIterable<readonly IndexedEventRow[]>, revision: number): Promise<ThreatIndex> {
+    const columns = new EventColumns();
+    for await (const page of pages) columns.append(page);
+    return ThreatIndex.indexAll(columns, revision);
+  }
+
   private static indexAll(columns: EventColumns, revision: number): ThreatIndex {
     const tree = new KDBush(Math.max(1, columns.size), 64, Float64Array);
     for (let i = 0; i < columns.size; i++) tree.add(columns.longitude[i]!, columns.latitude[i]!);

@@ -246,6 +246,27 @@ const ROUTES: RouteSpec[] = [
     otherEnvironment: () => ({ path: `/api-keys/${sandboxKeyA.keyId}` }),
     liveFromSandbox: () => ({ path: `/api-keys/${targetKeyA.keyId}` }),
   },
+  // Threat intelligence: one data set for everyone, so there is no foreign resource; the guard's order still holds.
+  ...(
+    [
+      ['GET /safety/score', '/safety/score?latitude=9.0765&longitude=7.3986', 'score'],
+      ['GET /safety/route', '/safety/route?from_lat=6.5244&from_lng=3.3792&to_lat=9.0765&to_lng=7.3986', 'route_safety_score'],
+      ['GET /danger-zones/analytics', '/danger-zones/analytics?latitude=9.0765&longitude=7.3986', 'analytics'],
+      ['GET /danger-zones/heatmap', '/danger-zones/heatmap?bounds=4,2.6,14,14.7', 'heatmap'],
+      ['GET /danger-zones', '/danger-zones', 'results'],
+    ] as const
+  ).map(
+    ([label, path, field]): RouteSpec => ({
+      label,
+      method: 'GET',
+      scope: 'analytics:read',
+      okStatus: 200,
+      success: async () => ({ path }),
+      checkSuccess: (res) => expect(res.body).toHaveProperty(field),
+      target: () => ({ path }),
+      snapshot: async () => null,
+    }),
+  ),
 ];
 
 const REJECTIONS: RejectionCase[] = [
