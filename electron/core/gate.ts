@@ -53,7 +53,7 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
 
   if (tryServerFirst(ctx)) {
     enqueueOperation(ctx.db, op);
-    const attempt = await attemptOperation(ctx, operationById(ctx.db, op.op_id)!, ctx.timings.onlineDecisionTimeoutMs);
+    const attempt = await attemptOperation(ctx, operationById(ctx.db, op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
     if (attempt.sent && attempt.answer.kind === 'ok') {
       return decidedByServer(ctx, op.op_id, attempt.answer.status, attempt.answer.body as ValidationResult, { decisionId, visitId, input, now });
     }
@@ -336,7 +336,7 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
 async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
   if (!tryServerFirst(ctx)) return false;
   const op = operationById(ctx.db, opId)!;
-  const attempt = await attemptOperation(ctx, op, ctx.timings.onlineDecisionTimeoutMs);
+  const attempt = await attemptOperation(ctx, op, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
   if (!attempt.sent) return false;
   if (attempt.answer.kind === 'ok' || attempt.answer.kind === 'refused') {
     applyAnswer(ctx, operationById(ctx.db, opId)!, attempt.answer);

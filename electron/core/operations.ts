@@ -40,11 +40,14 @@ export function newOperation(
 export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer };
 
 /**
- * One request for one operation. It is marked `attempted` (durably) before it leaves: from then
- * on the server may hold it, and only the server's answer settles it. A checkout goes only once
- * its visit's check-in has a `log_id`.
+ * One request for one operation. A checkout goes only once its visit's check-in has a `log_id`.
+ * `markFirst`: record durably, before it leaves, that the server may now hold it (the first,
+ * inline attempt: a scan refused offline after it is replayed to learn the truth). The sync
+ * loop does not: an operation it sends is pending already and replayed until answered, and
+ * one fsync per operation is what the drain would pay for nothing.
  */
-export async function attemptOperation(ctx: CoreContext, op: OutboxRow, timeoutMs?: number): Promise<Attempt> {
+export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options: { timeoutMs?: number; markFirst?: boolean } = {}): Promise<Attempt> {
+  const { timeoutMs, markFirst = false } = options;
   const api = ctx.api;
   if (!api) return { sent: false, why: 'unsendable' };
   let path = op.path;
@@ -58,7 +61,7 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, timeoutM
     }
     path = `/access-logs/${encodeURIComponent(visit.log_id)}/checkout`;
   }
-  markAttempted(ctx.db, op.op_id, path);
+  if (markFirst) markAttempted(ctx.db, op.op_id, path);
   ctx.inFlight.add(op.op_id);
   try {
     const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });

@@ -57,7 +57,7 @@ export function earlierPendingForVisit(db: KioskDb, visitId: string, seq: number
   return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND seq < ?`).get(visitId, seq) as { n: number }).n;
 }
 
-/** Before the request leaves: from now on the server may have it, so an offline refusal must still be replayed. */
+/** Before an inline request leaves: from now on the server may have it. */
 export function markAttempted(db: KioskDb, opId: string, path: string | null): void {
   db.prepare('UPDATE outbox SET attempted = 1, attempts = attempts + 1, path = COALESCE(?, path) WHERE op_id = ?').run(path, opId);
 }

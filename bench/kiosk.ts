@@ -1,0 +1,296 @@
+/**
+ * Section `kiosk`: the gate kiosk core's three figures (issue #7), against a Tsaro server child
+ * (bench/serve.ts, SQLite, rate limit out of the way) on loopback, with the kiosk core in this
+ * process on a SQLite file of its own (WAL, synchronous FULL: every saved operation is fsynced).
+ *
+ *   1. Offline decision time with BENCH_KIOSK_CODES (default 50,000) codes in the kiosk's cache:
+ *      the link is cut and BENCH_KIOSK_DECISIONS (2,000, after 200 discarded) scans of distinct
+ *      cached codes, half typed and half signed passes, go through the handler map
+ *      (`core.call('scan')`: input validation, cache lookup, Ed25519 verification for passes,
+ *      and the durable write of the decision, the visit and the outbox operation). Also the
+ *      decision alone (lookup and verification, no write), to show what the fsync costs.
+ *   2. Draining BENCH_KIOSK_QUEUE (10,000) queued operations into the local server: the scans
+ *      above plus walk-ins and their checkouts, queued offline; then the link returns and one
+ *      `syncNow` replays them all, in order, each with its Idempotency-Key.
+ *   3. Bytes an incremental cache sync moves when 10 codes out of the 50,000 changed (revoked),
+ *      against the first full sync: HTTP body bytes received per request, counted at the
+ *      kiosk's fetch (the server does not compress).
+ *
+ * Environment: BENCH_KIOSK_CODES, BENCH_KIOSK_DECISIONS, BENCH_KIOSK_QUEUE, BENCH_KIOSK_CHANGED (10).
+ * Run alone: `node --import tsx bench/kiosk.ts` (or `BENCH_ONLY=kiosk npm run bench` once registered).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createKioskCore, type KioskCore } from '../electron/core/core.ts';
+import { decideOffline } from '../electron/core/decide-offline.ts';
+import { PassVerifier } from '../electron/core/pass-verifier.ts';
+import { loadPassKeys } from '../electron/core/code-cache.ts';
+import { startChild, type BenchChild } from './lib/children.ts';
+import { registerCleanup, runCleanups } from './lib/cleanup.ts';
+import { createSqliteDatabase } from './lib/databases.ts';
+import { formatSection } from './lib/report.ts';
+import { intFromEnv } from './lib/settings.ts';
+import type { BenchSection, SectionContext, SectionResult, SectionTable } from './lib/section.ts';
+
+interface ServeReady {
+  baseUrl: string;
+  liveKey: string;
+}
+
+const WARMUP_DECISIONS = 200;
+const BULK_SIZE = 50;
+const SEED_CONCURRENCY = 8;
+const GATE_SCOPES = ['access_codes:validate', 'access_codes:write', 'logs:read', 'incidents:write', 'incidents:read'];
+
+/** The kiosk's link: cut on demand, and counting what crosses it. */
+class MeteredLink {
+  up = true;
+  /** "METHOD path" → {requests, bytes received (bodies), ms waiting for the server} since the last reset. */
+  traffic = new Map<string, { requests: number; bytes: number; ms: number }>();
+  readonly fetch: typeof fetch = async (input, init) => {
+    if (!this.up) throw new TypeError('fetch failed', { cause: { code: 'ENETUNREACH' } });
+    const started = performance.now();
+    const response = await fetch(input, init);
+    const body = await response.arrayBuffer();
+    const path = `${init?.method ?? 'GET'} ${new URL(String(input)).pathname.replace(/^\/v1\/external/, '').replace(/\/(log|code|inc)_\w+/, '/{id}')}`;
+    const seen = this.traffic.get(path) ?? { requests: 0, bytes: 0, ms: 0 };
+    seen.requests++;
+    seen.bytes += body.byteLength;
+    seen.ms += performance.now() - started;
+    this.traffic.set(path, seen);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  total(filter: (path: string) => boolean = () => true) {
+    let requests = 0;
+    let bytes = 0;
+    for (const [path, seen] of this.traffic) {
+      if (!filter(path)) continue;
+      requests += seen.requests;
+      bytes += seen.bytes;
+    }
+    return { requests, bytes };
+  }
+}
+
+async function api(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+/** 50,000 codes through the bulk endpoint, a few requests at a time. */
+async function seedCodes(baseUrl: string, key: string, count: number, log: (line: string) => void) {
+  const codes: Array<{ code: string; code_id: string; qr_payload: string }> = [];
+  let next = 0;
+  const batches = Math.ceil(count / BULK_SIZE);
+  const worker = async () => {
+    for (let batch = next++; batch < batches; batch = next++) {
+      const size = Math.min(BULK_SIZE, count - batch * BULK_SIZE);
+      const visitors = Array.from({ length: size }, (_, i) => ({
+        visitor_name: `Visitor ${batch * BULK_SIZE + i}`,
+        visitor_phone: `+23480${String(batch * BULK_SIZE + i).padStart(8, '0')}`,
+      }));
+      const created = await api(baseUrl, key, 'POST', '/access-codes/bulk', { visitors, purpose: 'Bench' });
+      codes.push(...created.access_codes);
+      if (batch % 200 === 0) log(`  kiosk: ${codes.length} codes created`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
+  return codes;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function summarize(samplesMs: number[]) {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1)!, mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+}
+
+const ms = (value: number) => (value < 1 ? value.toFixed(3) : value.toFixed(2));
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+async function runKioskBench(context: SectionContext): Promise<SectionResult> {
+  const codeCount = intFromEnv('BENCH_KIOSK_CODES', 50_000, 100);
+  const decisions = intFromEnv('BENCH_KIOSK_DECISIONS', 2_000, 10);
+  const queueSize = intFromEnv('BENCH_KIOSK_QUEUE', 10_000, decisions + WARMUP_DECISIONS);
+  const changed = intFromEnv('BENCH_KIOSK_CHANGED', 10, 1);
+  if (codeCount < decisions + WARMUP_DECISIONS + changed) throw new Error('BENCH_KIOSK_CODES must exceed the decisions, warm-up and changed codes');
+
+  const database = createSqliteDatabase();
+  let server: BenchChild<ServeReady> | undefined;
+  let core: KioskCore | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'tsaro-bench-kiosk-'));
+  const removeDataDir = registerCleanup(`remove ${dataDir}`, async () => rmSync(dataDir, { recursive: true, force: true }));
+  try {
+    server = await startChild<ServeReady>('kiosk bench server', {
+      script: 'bench/serve.ts',
+      env: { DATABASE_URL: database.url, BENCH_LOG_DEST: '/dev/null' },
+    });
+    const { baseUrl, liveKey } = server.ready;
+    const gateKey = (await api(baseUrl, liveKey, 'POST', '/api-keys', { name: 'Bench gate', scopes: GATE_SCOPES })).secret as string;
+
+    context.log(`kiosk: creating ${codeCount} codes`);
+    const codes = await seedCodes(baseUrl, liveKey, codeCount, context.log);
+
+    const link = new MeteredLink();
+    core = createKioskCore({
+      dataDir,
+      serverUrl: baseUrl,
+      apiKey: gateKey,
+      entryPoint: 'Gate A',
+      location: { latitude: 6.4281, longitude: 3.4219 },
+      fetch: link.fetch,
+    });
+
+    // 3a. The first, full sync.
+    let started = performance.now();
+    const full = await core.call('syncNow', {});
+    const fullMs = performance.now() - started;
+    if (full.error) throw new Error(`full sync failed: ${full.error}`);
+    const fullFeed = link.total((path) => path === 'GET /access-codes/changes');
+    const fullAll = link.total();
+    context.log(`kiosk: full sync of ${full.codesUpdated} codes in ${fullMs.toFixed(0)} ms, ${kb(fullFeed.bytes)} of feed`);
+
+    // 3b. Ten codes change; the incremental sync.
+    const toChange = codes.slice(-changed);
+    for (const code of toChange) await api(baseUrl, liveKey, 'DELETE', `/access-codes/${code.code_id}`, { reason: 'bench' });
+    link.traffic.clear();
+    started = performance.now();
+    const incremental = await core.call('syncNow', {});
+    const incrementalMs = performance.now() - started;
+    if (incremental.codesUpdated !== changed) throw new Error(`incremental sync brought ${incremental.codesUpdated} codes, expected ${changed}`);
+    const incFeed = link.total((path) => path === 'GET /access-codes/changes');
+    const incAll = link.total();
+    const incByPath = [...link.traffic].map(([path, seen]) => [path, String(seen.requests), String(seen.bytes)]);
+
+    // 1. Offline decisions.
+    link.up = false;
+    await core.call('syncNow', {}); // the kiosk learns it is offline
+    const sample = codes.slice(0, WARMUP_DECISIONS + decisions);
+    const scanMs: number[] = [];
+    for (let i = 0; i < sample.length; i++) {
+      const code = sample[i]!;
+      const text = i % 2 ? code.qr_payload : code.code;
+      const t0 = performance.now();
+      const decision = await core.call('scan', { text, method: i % 2 ? 'camera' : 'keypad' });
+      const elapsed = performance.now() - t0;
+      if (!decision.admitted || decision.decidedBy !== 'offline') throw new Error(`scan ${i}: ${JSON.stringify(decision)}`);
+      if (i >= WARMUP_DECISIONS) scanMs.push(elapsed);
+    }
+    const verifier = new PassVerifier();
+    verifier.setKeys(loadPassKeys(core.db));
+    const decideMs: number[] = [];
+    const probe = codes.slice(WARMUP_DECISIONS + decisions, WARMUP_DECISIONS + 2 * decisions);
+    for (let i = 0; i < probe.length; i++) {
+      const text = i % 2 ? probe[i]!.qr_payload : probe[i]!.code;
+      const t0 = performance.now();
+      decideOffline(core.db, verifier, text, Date.now());
+      decideMs.push(performance.now() - t0);
+    }
+    const scanStats = summarize(scanMs);
+    const decideStats = summarize(decideMs);
+    context.log(`kiosk: offline scan p50 ${ms(scanStats.p50)} ms, p99 ${ms(scanStats.p99)} ms`);
+
+    // 2. The queue: the scans above, then walk-ins and their checkouts up to the queue size.
+    const pairs = Math.floor((queueSize - sample.length) / 2);
+    for (let i = 0; i < pairs; i++) {
+      const walkIn = await core.call('walkIn', { visitorName: `Walk-in ${i}`, visitorPhone: `+23481${String(i).padStart(8, '0')}` });
+      await core.call('checkout', { visitId: walkIn.visit.visitId });
+    }
+    const queued = (await core.call('kioskStatus', {})).pendingOperations;
+    context.log(`kiosk: draining ${queued} queued operations`);
+    link.up = true;
+    link.traffic.clear();
+    started = performance.now();
+    const drained = await core.call('syncNow', {});
+    const drainMs = performance.now() - started;
+    const serverWait = [...link.traffic].filter(([path]) => !path.startsWith('GET'));
+    const waitedMs = serverWait.reduce((sum, [, seen]) => sum + seen.ms, 0);
+    if (drained.error || drained.pendingOperations !== 0 || drained.sent !== queued) {
+      throw new Error(`drain: ${JSON.stringify(drained)} (queued ${queued})`);
+    }
+
+    const decisionTable: SectionTable = {
+      title: `Offline decision, ${codeCount.toLocaleString('en')} codes cached (${decisions} scans, half typed, half passes)`,
+      header: ['measure', 'p50 ms', 'p99 ms', 'max ms', 'mean ms'],
+      rows: [
+        ['scan call, decided offline and saved (fsync)', ms(scanStats.p50), ms(scanStats.p99), ms(scanStats.max), ms(scanStats.mean)],
+        ['decision only (lookup + Ed25519), no write', ms(decideStats.p50), ms(decideStats.p99), ms(decideStats.max), ms(decideStats.mean)],
+      ],
+    };
+    const drainTable: SectionTable = {
+      title: `Draining ${queued} queued operations into a local server (one syncNow, in order, one request each: ${sample.length} scans, ${pairs} walk-ins, ${pairs} checkouts)`,
+      header: ['part', 'requests', 'seconds', 'mean ms', 'operations/s'],
+      rows: [
+        ['whole drain', String(queued), (drainMs / 1000).toFixed(1), ms(drainMs / queued), (queued / (drainMs / 1000)).toFixed(0)],
+        ...serverWait.map(([path, seen]) => [`  waiting for ${path}`, String(seen.requests), (seen.ms / 1000).toFixed(1), ms(seen.ms / seen.requests), '']),
+        ['  the kiosk itself (SQLite, fsync)', '', ((drainMs - waitedMs) / 1000).toFixed(1), ms((drainMs - waitedMs) / queued), ''],
+      ],
+    };
+    const syncTable: SectionTable = {
+      title: `Cache sync: body bytes received (${changed} of ${codeCount.toLocaleString('en')} codes changed)`,
+      header: ['sync', 'feed requests', 'feed bytes', 'all requests', 'all bytes', 'ms'],
+      rows: [
+        ['first, full', String(fullFeed.requests), String(fullFeed.bytes), String(fullAll.requests), String(fullAll.bytes), fullMs.toFixed(0)],
+        ['incremental', String(incFeed.requests), String(incFeed.bytes), String(incAll.requests), String(incAll.bytes), incrementalMs.toFixed(0)],
+      ],
+    };
+    const perPath: SectionTable = { title: 'Incremental sync, request by request', header: ['request', 'requests', 'body bytes'], rows: incByPath };
+    return {
+      name: 'kiosk',
+      rows: [],
+      aims: [
+        { aim: 'offline scan p99 under 100 ms', engine: 'sqlite', actual: `${ms(scanStats.p99)} ms`, met: scanStats.p99 < 100 },
+        {
+          aim: `incremental sync of ${changed} changes moves under 1% of the full feed`,
+          engine: 'sqlite',
+          actual: `${((incFeed.bytes / fullFeed.bytes) * 100).toFixed(3)}%`,
+          met: incFeed.bytes < fullFeed.bytes / 100,
+        },
+      ],
+      notes: [
+        'All figures on loopback with the kiosk core in the bench process and the server (SQLite) in a child; the kiosk database is WAL with synchronous=FULL.',
+        'Feed bytes are HTTP body bytes of GET /access-codes/changes; "all" adds /health, /access-codes/pass-keys and /access-logs/current-visitors.',
+      ],
+      tables: [decisionTable, drainTable, syncTable, perPath],
+      data: {
+        codeCount,
+        offlineScanMs: scanStats,
+        offlineDecisionOnlyMs: decideStats,
+        drain: { operations: queued, ms: drainMs, serverWait: Object.fromEntries(serverWait) },
+        fullSync: { feed: fullFeed, all: fullAll, ms: fullMs },
+        incrementalSync: { changed, feed: incFeed, all: incAll, ms: incrementalMs },
+      },
+    };
+  } finally {
+    await core?.close();
+    await server?.stop();
+    await database.drop();
+    await removeDataDir();
+  }
+}
+
+export const kioskSection: BenchSection = {
+  name: 'kiosk',
+  description: 'gate kiosk core: offline decision time with 50,000 cached codes, draining 10,000 queued operations, bytes of an incremental cache sync',
+  run: runKioskBench,
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    const result = await kioskSection.run({ load: undefined as never, log });
+    process.stdout.write(`${formatSection(result)}\n`);
+  } finally {
+    await runCleanups(log);
+  }
+}
