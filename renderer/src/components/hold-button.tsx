@@ -18,6 +18,7 @@ interface HoldButtonProps {
  */
 export function HoldButton({ holdMs, onComplete, onTooShort, className, label, holdingLabel, disabled }: HoldButtonProps) {
   const [progress, setProgress] = useState(0);
+  const [done, setDone] = useState(false);
   const started = useRef<number | null>(null);
   const frame = useRef<number | null>(null);
   const completeRef = useRef(onComplete);
@@ -36,8 +37,12 @@ export function HoldButton({ holdMs, onComplete, onTooShort, className, label, h
     if (fraction >= 1) {
       started.current = null;
       stopAnimation();
+      setDone(true);
       completeRef.current();
-      window.setTimeout(() => setProgress(0), 800);
+      window.setTimeout(() => {
+        setProgress(0);
+        setDone(false);
+      }, 800);
       return;
     }
     frame.current = requestAnimationFrame(tick);
@@ -61,7 +66,8 @@ export function HoldButton({ holdMs, onComplete, onTooShort, className, label, h
     <button
       type="button"
       className={`hold-button ${className ?? ''}`}
-      data-progress={progress.toFixed(2)}
+      data-progress={(Math.floor(progress * 100) / 100).toFixed(2)}
+      data-state={done ? 'done' : progress > 0 ? 'holding' : 'idle'}
       aria-disabled={disabled}
       onPointerDown={(event) => {
         event.currentTarget.setPointerCapture?.(event.pointerId);

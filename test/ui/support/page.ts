@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import type { KioskCallInput, KioskCallName, KioskCallResult } from '../../../shared/kiosk/calls.ts';
+import { KIOSK_CALL_PATH } from '../../../shared/kiosk/client.ts';
 
 export const SMALL = { width: 1024, height: 600 };
 export const LARGE = { width: 1920, height: 1080 };
@@ -25,4 +27,16 @@ export async function openKiosk(browser: Browser, url: string, viewport = SMALL,
 export async function wedgeScan(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text, { delay: 0 });
   await page.keyboard.press('Enter');
+}
+
+/** A call on the kiosk's handler map, as the page makes it: for a test to read the core's state. */
+export async function kioskCall<N extends KioskCallName>(stack: { kioskUrl: string }, name: N, input: KioskCallInput<N>): Promise<KioskCallResult<N>> {
+  const response = await fetch(new URL(`${KIOSK_CALL_PATH}${name}`, stack.kioskUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = (await response.json()) as { result: KioskCallResult<N> };
+  if (!response.ok) throw new Error(`${name}: ${JSON.stringify(body)}`);
+  return body.result;
 }

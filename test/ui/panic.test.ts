@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.ts';
+import { ensureRendererBuilt } from './support/build-renderer.ts';
+import { findCutText } from './support/cut-text.ts';
+import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
+import { kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
+
+/** Presses the panic button with a finger (the mouse here) and lets go after `until` says so. */
+async function press(page: Page, until: () => Promise<void>): Promise<void> {
+  const box = (await page.locator('.panic-button').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await until();
+  await page.mouse.up();
+}
+
+describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromium, browser host, real server)', () => {
+  let stack: KioskStack;
+  let browser: Browser;
+  beforeAll(async () => {
+    await ensureRendererBuilt();
+    // Sandbox: the simulated responders near the gate answer the SOS, sixty times faster than life.
+    stack = await startKioskStack({ name: 'panic', environment: 'sandbox', runDispatch: true });
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const incidents = async () => (await stack.api.get('/incidents?limit=100')).body.results as any[];
+
+  it('a short tap sends nothing; held until the fill is full it sends one SOS with the gate\'s coordinates and shows the responder', async () => {
+    const page = await openKiosk(browser, stack.kioskUrl, SMALL, 'Sani Abubakar');
+    await page.getByTestId('nav-panic').click();
+    const button = page.locator('.panic-button');
+
+    // A tap: pressed and let go while the fill has only started.
+    await press(page, () => expect.poll(async () => Number(await button.getAttribute('data-progress'))).toBeGreaterThan(0));
+    await page.getByText('Not sent. Hold the button until it is full.').waitFor();
+    expect(await button.getAttribute('data-progress')).toBe('0.00');
+    expect((await kioskCall(stack, 'kioskStatus', {})).activePanic).toBeNull();
+    expect(await kioskCall(stack, 'panicStatus', {})).toBeNull();
+    expect(await incidents()).toHaveLength(0);
+
+    // Held: the fill climbs to full (about two seconds) before anything is sent.
+    const pressedAt = Date.now();
+    await press(page, () => expect.poll(() => button.getAttribute('data-state'), { timeout: 5_000 }).toBe('done'));
+    expect(Date.now() - pressedAt).toBeGreaterThanOrEqual(1900);
+    const status = page.getByTestId('panic-status');
+    await expect.poll(async () => (await page.locator('.app').textContent()) + JSON.stringify(await kioskCall(stack, 'panicStatus', {})), { timeout: 15_000 }).toContain('SOS SENT');
+    await expect.poll(() => status.getAttribute('data-delivery'), { timeout: 15_000 }).toBe('sent');
+
+    await expect.poll(incidents, { timeout: 15_000 }).toHaveLength(1);
+    const [incident] = await incidents();
+    expect(incident).toMatchObject({ category: 'sos', severity: 'critical' });
+    expect(incident.location.coordinates).toEqual([GATE.longitude, GATE.latitude]);
+    expect(incident.subject.name).toContain('Sani Abubakar');
+
+    // The simulated responder accepts; the kiosk shows who is coming, on this screen and in the banner.
+    await page.getByTestId('panic-responder').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('panic-banner').textContent()).toContain('Responder:');
+    for (const viewport of [SMALL, LARGE]) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: join(stack.dir, `panic-sent-${viewport.width}x${viewport.height}.png`) });
+      expect(await findCutText(page)).toEqual([]);
+    }
+    expect(await incidents()).toHaveLength(1);
+  }, 90_000);
+});
