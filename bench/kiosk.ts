@@ -19,6 +19,7 @@
  * Environment: BENCH_KIOSK_CODES, BENCH_KIOSK_DECISIONS, BENCH_KIOSK_QUEUE, BENCH_KIOSK_CHANGED (10).
  * Run alone: `node --import tsx bench/kiosk.ts` (or `BENCH_ONLY=kiosk npm run bench` once registered).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,15 +75,21 @@ class MeteredLink {
   }
 }
 
+/** One API call; a dropped connection is tried again (safe: each write carries an Idempotency-Key). */
 async function api(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  if (method !== 'GET') headers['idempotency-key'] = `bench-${randomUUID()}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const parsed = await response.json();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+      return parsed;
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof TypeError)) throw error;
+      await new Promise((done) => setTimeout(done, 200 * attempt));
+    }
+  }
 }
 
 /** 50,000 codes through the bulk endpoint, a few requests at a time. */

@@ -5,6 +5,7 @@
  * Electron. Built to dist-electron/main.cjs by electron/build.mjs (`npm run kiosk`).
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
 import { answerCall } from './core/answer-call.ts';
 import { createKioskCore, type KioskCore } from './core/core.ts';
@@ -21,7 +22,7 @@ if (!app.requestSingleInstanceLock()) {
   let core: KioskCore | undefined;
   let window: BrowserWindow | undefined;
   const rendererIndex = join(app.getAppPath(), 'renderer', 'dist', 'index.html');
-  const rendererUrl = new URL(`file://${rendererIndex.replaceAll('\\', '/').replace(/^(?!\/)/, '/')}`).href;
+  const rendererUrl = pathToFileURL(rendererIndex).href;
 
   app.on('second-instance', () => {
     if (window?.isMinimized()) window.restore();

@@ -45,7 +45,12 @@ export interface NetworkState {
 /** Everything one kiosk core's parts share; made by createKioskCore, never module state. */
 export interface CoreContext {
   db: KioskDb;
+  /** The kiosk's clock corrected by the server's (see `learnServerTime`): every time the kiosk records. */
   clock: KioskClock;
+  /** The machine's own clock, in milliseconds, uncorrected. */
+  localNowMs(): number;
+  /** A health answer's timestamp, and when (local clock) the request left and the answer came. */
+  learnServerTime(serverTime: string, sentAtMs: number, receivedAtMs: number): void;
   newId: (prefix: KioskIdPrefix, at: Date) => string;
   verifier: PassVerifier;
   secrets: SecretStore;

@@ -8,7 +8,7 @@ import {
   type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
 import { systemClock, type KioskClock } from './clock.ts';
-import { countCachedCodes, loadPassKeys } from './code-cache.ts';
+import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
 import { checkout, onPremises, scan, walkIn } from './gate.ts';
@@ -30,6 +30,9 @@ import {
 } from './settings.ts';
 import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
 import { SyncLoop } from './sync.ts';
+
+/** A kiosk clock within this of the server's is left alone. */
+const CLOCK_TOLERANCE_MS = 5_000;
 
 export interface KioskCoreOptions {
   /** Where the kiosk's SQLite file lives. */
@@ -77,7 +80,11 @@ function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefin
 
 export function createKioskCore(options: KioskCoreOptions): KioskCore {
   const db = openKioskDatabase(options.dataDir);
-  const clock = options.clock ?? systemClock;
+  const localClock = options.clock ?? systemClock;
+  // A kiosk whose clock is off would record wrong times and see its replays refused ("in the
+  // future", "too old"): it keeps the server's offset, learnt at each health check.
+  let clockOffsetMs = Number(readSetting(db, 'clock_offset_ms') ?? 0);
+  const clock: KioskClock = { now: () => new Date(localClock.now().getTime() + clockOffsetMs) };
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
   const secrets = options.secretStore ?? plainSecretStore;
   const newId = idFactory();
@@ -95,6 +102,14 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
   const ctx: CoreContext = {
     db,
     clock,
+    localNowMs: () => localClock.now().getTime(),
+    learnServerTime(serverTime, sentAtMs, receivedAtMs) {
+      const offset = Date.parse(serverTime) - (sentAtMs + receivedAtMs) / 2;
+      const next = Number.isFinite(offset) && Math.abs(offset) > CLOCK_TOLERANCE_MS ? Math.round(offset) : 0;
+      if (next === clockOffsetMs) return;
+      clockOffsetMs = next;
+      writeSetting(db, 'clock_offset_ms', String(next));
+    },
     newId,
     verifier,
     secrets,
@@ -147,7 +162,10 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         }
         writeStoredSetup(db, secrets, next);
       })();
-      if (elsewhere) verifier.setKeys([]);
+      if (elsewhere) {
+        verifier.setKeys([]);
+        sync.cachedCodes = 0;
+      }
       ctx.settingsSource = 'setup';
       ctx.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
       useSettings(next);
@@ -196,7 +214,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       nextAttemptAt: sync.nextAttemptAt,
       syncing: sync.syncing,
       problem: ctx.net.problem,
-      cachedCodes: countCachedCodes(db),
+      cachedCodes: sync.cachedCodes,
       attentionCount: countOpenAttention(db),
       attention: openAttention(db, 50),
       activePanic: activePanicStatus(ctx),

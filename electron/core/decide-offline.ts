@@ -14,6 +14,8 @@ export interface OfflineVerdict {
   code: CodeView | null;
   /** Set when the pass was verified but the kiosk had never seen its code. */
   unseenPass: PassClaims | null;
+  /** The kiosk holds no pass key at all (never synced): a pass cannot be judged, rather than forged. */
+  noPassKeys?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export function decideOffline(db: KioskDb, verifier: PassVerifier, text: string,
   let unseenPass: PassClaims | null = null;
   if (looksLikePass(text)) {
     const check = verifier.check(text);
-    if (!check.ok) return { admitted: false, reason: 'invalid_pass', code: null, unseenPass: null };
+    if (!check.ok) return { admitted: false, reason: 'invalid_pass', code: null, unseenPass: null, noPassKeys: verifier.size === 0 };
     const cached = cachedCodeById(db, check.claims.codeId);
     if (cached && cached.code !== check.claims.code) return { admitted: false, reason: 'invalid_pass', code: null, unseenPass: null };
     if (cached) {
@@ -76,6 +78,9 @@ const SERVER_REASONS: Record<ValidationReason, DecisionReason> = {
 export function reasonFromServer(reason: ValidationReason): DecisionReason {
   return SERVER_REASONS[reason];
 }
+
+export const NO_PASS_KEYS_MESSAGE =
+  'This kiosk has not received the organization\'s pass keys yet, so it cannot check passes offline. Type the code, or call the host.';
 
 /** The sentence the guard reads. */
 export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline'): string {

@@ -9,7 +9,7 @@ import {
 import type { ValidationResult } from '../../shared/schemas/access.ts';
 import { addLocalUse, cachedCodeById, noteServerUse, rememberPass } from './code-cache.ts';
 import type { CoreContext } from './context.ts';
-import { decideOffline, decisionMessage, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
+import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { applyAnswer, attemptOperation, newOperation } from './operations.ts';
 import { countPendingOperations, enqueueOperation, operationById, settleOperation } from './outbox.ts';
 import { readSetting } from './settings.ts';
@@ -182,7 +182,10 @@ function decideHere(
 
 function offlineDecision(decisionId: string, input: KioskCallParsed<'scan'>, now: Date, verdict: OfflineVerdict, visitId: string): ScanDecision {
   const code = verdict.code;
-  if (!verdict.admitted) return refusal(decisionId, input, now, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null);
+  if (!verdict.admitted) {
+    const refused = refusal(decisionId, input, now, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null);
+    return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
+  }
   return {
     decisionId,
     admitted: true,

@@ -16,7 +16,8 @@ export type ServerAnswer<T = any> =
 
 export interface ServerApi {
   request<T = any>(method: string, path: string, options?: { body?: string; idempotencyKey?: string; timeoutMs?: number }): Promise<ServerAnswer<T>>;
-  health(timeoutMs?: number): Promise<boolean>;
+  /** ok: the server answers and its database too; serverTime: its clock, to correct the kiosk's. */
+  health(timeoutMs?: number): Promise<{ ok: boolean; serverTime: string | null }>;
 }
 
 export interface ServerApiOptions {
@@ -63,9 +64,9 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
       try {
         const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
         const body = parseJson(await response.text());
-        return response.ok && body?.status === 'ok';
+        return { ok: response.ok && body?.status === 'ok', serverTime: typeof body?.timestamp === 'string' ? body.timestamp : null };
       } catch {
-        return false;
+        return { ok: false, serverTime: null };
       }
     },
   };

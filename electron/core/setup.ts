@@ -35,7 +35,7 @@ export function setupStatus(ctx: CoreContext): SetupStatus {
 export async function checkSettings(settings: KioskSettings, fetchImpl: typeof fetch, timeoutMs: number): Promise<ConfigureCheck[]> {
   const api = createServerApi({ serverUrl: settings.serverUrl, apiKey: settings.apiKey, fetch: fetchImpl, timeoutMs });
   const checks: ConfigureCheck[] = [];
-  if (!(await api.health())) {
+  if (!(await api.health()).ok) {
     checks.push({ name: 'reachable', ok: false, message: `No healthy Tsaro API answers at ${settings.serverUrl}/health` });
     return checks;
   }

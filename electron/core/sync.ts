@@ -1,7 +1,7 @@
 import type { SyncReport } from '../../shared/kiosk/calls.ts';
 import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
 import type { z } from 'zod';
-import { applyFeedPage, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
+import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { applyAnswer, attemptOperation, giveUp } from './operations.ts';
 import { countPendingOperations, pendingOperations } from './outbox.ts';
@@ -12,6 +12,21 @@ import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
 
 const FEED_PAGE = 1000;
 const OUTBOX_BATCH = 500;
+
+/**
+ * The wait after the n-th failure in a row: exponential from the base, capped, with "equal
+ * jitter" (half fixed, half random) so kiosks coming back together spread out; never less than
+ * the server's Retry-After.
+ */
+export function backoffDelayMs(
+  failures: number,
+  timings: Pick<CoreContext['timings'], 'backoffBaseMs' | 'backoffMaxMs'>,
+  random: number,
+  retryAfterMs: number | null,
+): number {
+  const ceiling = Math.min(timings.backoffMaxMs, timings.backoffBaseMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+  return Math.max(ceiling / 2 + random * (ceiling / 2), retryAfterMs ?? 0);
+}
 
 class SyncStopped extends Error {
   constructor(
@@ -43,11 +58,15 @@ export class SyncLoop {
   private nextRun: NodeJS.Timeout | null = null;
   private stopped = true;
   nextAttemptAt: string | null = null;
+  /** Kept here rather than counted on every status call: the screens poll status every second. */
+  cachedCodes: number;
 
   constructor(
     private readonly ctx: CoreContext,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.cachedCodes = countCachedCodes(ctx.db);
+  }
 
   get syncing(): boolean {
     return this.running !== null;
@@ -121,14 +140,17 @@ export class SyncLoop {
     let retryAfterMs: number | null = null;
     try {
       if (!ctx.api) throw new SyncStopped('This kiosk is not set up yet', null);
-      const healthy = await ctx.api.health(ctx.timings.healthTimeoutMs);
-      noteContact(ctx, healthy);
-      if (!healthy) throw new SyncStopped('The server cannot be reached', null);
+      const sentAt = ctx.localNowMs();
+      const health = await ctx.api.health(ctx.timings.healthTimeoutMs);
+      noteContact(ctx, health.ok);
+      if (!health.ok) throw new SyncStopped('The server cannot be reached', null);
+      if (health.serverTime) ctx.learnServerTime(health.serverTime, sentAt, ctx.localNowMs());
       report.online = true;
       // SOS first, ahead of everything queued.
       await sendPendingPanics(ctx);
       await this.refreshPassKeys();
       report.codesUpdated = await this.pullCodeFeed();
+      if (report.codesUpdated > 0) this.cachedCodes = countCachedCodes(ctx.db);
       const drained = await this.drainOutbox();
       report.sent = drained.sent;
       report.refused = drained.refused;
@@ -150,12 +172,8 @@ export class SyncLoop {
     return report;
   }
 
-  /** Exponential from the base, capped, with "equal jitter" (half fixed, half random) so kiosks coming back together spread out. */
   private backoffMs(retryAfterMs: number | null): number {
-    const { backoffBaseMs, backoffMaxMs } = this.ctx.timings;
-    const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(this.failures - 1, 20));
-    const delay = ceiling / 2 + this.random() * (ceiling / 2);
-    return Math.max(delay, retryAfterMs ?? 0);
+    return backoffDelayMs(this.failures, this.ctx.timings, this.random(), retryAfterMs);
   }
 
   private async refreshPassKeys(): Promise<void> {

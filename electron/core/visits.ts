@@ -101,7 +101,10 @@ export function visitorsOnPremises(db: KioskDb, search: string | undefined): Vis
       (row) => row.visit_id,
     ),
   );
-  const local = db.prepare('SELECT * FROM visits').all() as VisitRow[];
+  // Inside, or in the organization's list (to hide those checked out here since it was fetched).
+  const local = db
+    .prepare(`SELECT * FROM visits WHERE state = 'inside' UNION SELECT v.* FROM visits v JOIN server_visitors s ON s.log_id = v.log_id`)
+    .all() as VisitRow[];
   const byLogId = new Map(local.filter((visit) => visit.log_id).map((visit) => [visit.log_id!, visit]));
   const result: Visit[] = [];
   for (const visitor of db.prepare('SELECT * FROM server_visitors').all() as CurrentVisitor[]) {

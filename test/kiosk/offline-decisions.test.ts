@@ -84,6 +84,15 @@ describe('offline decisions', () => {
     expect(logs[0]).toMatchObject({ method: 'code', code_id: late.code_id, visitor_name: 'Ada Obi' });
   });
 
+  it('says so when it cannot judge a pass because it has never synced the pass keys', async () => {
+    const code = await createCode(gate.owner);
+    const { core, link } = gate.kiosk();
+    link.up = false;
+    const decision = await core.call('scan', { text: code.qr_payload, method: 'camera' });
+    expect(decision).toMatchObject({ admitted: false, decidedBy: 'offline', reason: 'invalid_pass' });
+    expect(decision.message).toMatch(/has not received the organization's pass keys/);
+  });
+
   it('refuses offline what the server would: revoked, not yet valid, expired, and uses spent here', async () => {
     const revoked = await createCode(gate.owner);
     const tomorrow = new Date(gate.clock.now().getTime() + 24 * 3600_000).toISOString();

@@ -1,0 +1,46 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backoffDelayMs } from '../../electron/core/sync.ts';
+import { ManualClock } from '../support/clock.ts';
+import { serverLogs, startGate, type Gate } from './support/gate.ts';
+
+describe('sync backoff', () => {
+  const timings = { backoffBaseMs: 1_000, backoffMaxMs: 30_000 };
+
+  it('doubles from the base after each failure in a row, up to the cap, with half of it random', () => {
+    expect([1, 2, 3, 4, 5, 6, 10].map((failures) => backoffDelayMs(failures, timings, 1, null))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect([1, 2, 3, 6].map((failures) => backoffDelayMs(failures, timings, 0, null))).toEqual([500, 1_000, 2_000, 15_000]);
+    expect(backoffDelayMs(3, timings, 0.5, null)).toBe(3_000);
+  });
+
+  it('never retries before the server\'s Retry-After', () => {
+    expect(backoffDelayMs(1, timings, 0, 20_000)).toBe(20_000);
+    expect(backoffDelayMs(6, timings, 1, 5_000)).toBe(30_000);
+  });
+});
+
+describe("the kiosk's clock", () => {
+  let gate: Gate;
+  beforeEach(async () => {
+    gate = await startGate();
+  });
+  afterEach(async () => {
+    await gate.stop();
+  });
+
+  it('ten minutes fast, is corrected by the server\'s at sync, so offline records replay with the right time', async () => {
+    const fast = new ManualClock(new Date(gate.clock.now().getTime() + 10 * 60_000).toISOString());
+    const { core, link } = gate.kiosk({ clock: fast });
+    await core.call('syncNow', {});
+    link.up = false;
+    const walkIn = await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    expect(walkIn.visit.checkedInAt).toBe(gate.clock.now().toISOString());
+
+    link.up = true;
+    gate.clock.advance(60_000);
+    fast.advance(60_000);
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0, refused: 0 });
+    const [log] = await serverLogs(gate.owner);
+    expect(log!.checked_in_at).toBe(walkIn.visit.checkedInAt);
+    expect((await core.call('kioskStatus', {})).attentionCount).toBe(0);
+  });
+});
