@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { kioskCall, openKiosk, wedgeScan } from './support/page.ts';
+import { keepScreenshot, kioskCall, openKiosk, wedgeScan } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -39,7 +38,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
     await expect.poll(() => bar.getAttribute('data-online'), { timeout: 15_000 }).toBe('false');
     await expect.poll(async () => Number(await bar.getAttribute('data-pending')), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     expect(await page.getByTestId('status-pending').textContent()).toMatch(/Waiting to send: [1-9]/);
-    await page.screenshot({ path: join(stack.dir, 'offline-waiting.png') });
+    await keepScreenshot(page, stack.dir, 'offline-waiting', true);
 
     await stack.startServer();
     await result.waitFor({ state: 'detached', timeout: 15_000 });

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText } from './support/cut-text.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
+import { keepScreenshot, kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
 
 /** Presses the panic button with a finger (the mouse here) and lets go after `until` says so. */
 async function press(page: Page, until: () => Promise<void>): Promise<void> {
@@ -64,7 +63,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromi
     expect(await page.getByTestId('panic-banner').textContent()).toContain('Responder:');
     for (const viewport of [SMALL, LARGE]) {
       await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(stack.dir, `panic-sent-${viewport.width}x${viewport.height}.png`) });
+      await keepScreenshot(page, stack.dir, 'panic-sent', true);
       expect(await findCutText(page)).toEqual([]);
     }
     expect(await incidents()).toHaveLength(1);

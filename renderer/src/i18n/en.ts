@@ -113,6 +113,7 @@ export const catalogue = {
   'panic.title': 'Emergency',
   'panic.hold': 'HOLD FOR HELP',
   'panic.holdHint': 'Press and hold for 2 seconds',
+  'panic.explain': 'The nearest responder is sent to this gate. This screen then shows who is coming and when.',
   'panic.keepHolding': 'KEEP HOLDING…',
   'panic.tooShort': 'Not sent. Hold the button until it is full.',
   'panic.sending': 'Sending SOS…',

@@ -39,7 +39,8 @@ export function PanicScreen({ panic, onPanic }: PanicScreenProps) {
         onTooShort={() => setTooShort(true)}
       />
       <div className="panic-status" data-testid="panic-status" data-delivery={panic?.delivery ?? 'none'}>
-        {tooShort && !panic && <p className="notice">{t('panic.tooShort')}</p>}
+        {!panic && <p className="panic-explain">{t('panic.explain')}</p>}
+        {tooShort && !panic && <p className="notice panic-too-short">{t('panic.tooShort')}</p>}
         {panic && (
           <>
             <p className={`panic-delivery panic-delivery-${panic.delivery === 'refused' ? 'retrying' : panic.delivery}`}>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { ScanDecision, ScanMethod } from '../../../shared/kiosk/calls.ts';
 import { CameraView } from '../components/camera-view.tsx';
 import { OnScreenKeyboard } from '../components/on-screen-keyboard.tsx';
-import { useI18n } from '../i18n/index.tsx';
+import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { clockTime, normalizeTypedCode } from '../kiosk/format.ts';
 
 interface ScanScreenProps {
@@ -47,7 +47,11 @@ export function ScanScreen({ onScan, showingResult, checking, recent }: ScanScre
                 <span className="recent-mark" aria-hidden="true">
                   {decision.admitted ? '✓' : '✕'}
                 </span>
-                <span className="recent-name">{decision.visitor?.name ?? decision.code ?? '—'}</span>
+                <span className="recent-name">
+                  {decision.admitted
+                    ? (decision.visitor?.name ?? decision.code ?? t('result.noName'))
+                    : [t(`reason.${decision.reason}` as MessageKey), decision.visitor?.name ?? decision.code].filter(Boolean).join(' · ')}
+                </span>
                 <span className="recent-time">{clockTime(decision.scannedAt, language)}</span>
               </li>
             ))}

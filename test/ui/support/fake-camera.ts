@@ -7,8 +7,27 @@ import QRCode from 'qrcode';
  * holds a phone up to the gate camera. See ../shared/TESTING.md.
  */
 export function writeQrVideo(path: string, text: string, modulePixels = 5): void {
+  writeFrame(path, (luma, width, height) => drawQr(luma, width, height, text, modulePixels));
+}
+
+/** A camera looking at an empty gate: a soft grey gradient, nothing to decode. */
+export function writeEmptyVideo(path: string): void {
+  writeFrame(path, (luma, width, height) => {
+    for (let y = 0; y < height; y++) luma.fill(60 + Math.round((y / height) * 80), y * width, (y + 1) * width);
+  });
+}
+
+function writeFrame(path: string, draw: (luma: Buffer, width: number, height: number) => void): void {
   const width = 640;
   const height = 480;
+  const luma = Buffer.alloc(width * height, 110);
+  draw(luma, width, height);
+  const chroma = Buffer.alloc((width * height) / 4, 128);
+  const header = Buffer.from(`YUV4MPEG2 W${width} H${height} F15:1 Ip A1:1 C420jpeg\n`);
+  writeFileSync(path, Buffer.concat([header, Buffer.from('FRAME\n'), luma, chroma, chroma]));
+}
+
+function drawQr(luma: Buffer, width: number, height: number, text: string, modulePixels: number): void {
   const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
   const modules = qr.modules.size;
   const quiet = 4;
@@ -17,7 +36,6 @@ export function writeQrVideo(path: string, text: string, modulePixels = 5): void
   const left = Math.floor((width - side) / 2);
   const top = Math.floor((height - side) / 2);
 
-  const luma = Buffer.alloc(width * height, 110);
   for (let y = 0; y < side; y++) {
     for (let x = 0; x < side; x++) {
       const moduleX = Math.floor(x / modulePixels) - quiet;
@@ -27,7 +45,4 @@ export function writeQrVideo(path: string, text: string, modulePixels = 5): void
       luma[(top + y) * width + left + x] = dark ? 16 : 235;
     }
   }
-  const chroma = Buffer.alloc((width * height) / 4, 128);
-  const header = Buffer.from(`YUV4MPEG2 W${width} H${height} F15:1 Ip A1:1 C420jpeg\n`);
-  writeFileSync(path, Buffer.concat([header, Buffer.from('FRAME\n'), luma, chroma, chroma]));
 }

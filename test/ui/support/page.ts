@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { KioskCallInput, KioskCallName, KioskCallResult } from '../../../shared/kiosk/calls.ts';
@@ -39,4 +41,21 @@ export async function kioskCall<N extends KioskCallName>(stack: { kioskUrl: stri
   const body = (await response.json()) as { result: KioskCallResult<N> };
   if (!response.ok) throw new Error(`${name}: ${JSON.stringify(body)}`);
   return body.result;
+}
+
+const DOCS_SCREENSHOTS = resolve(import.meta.dirname, '../../../docs/screenshots');
+
+/**
+ * Keeps a screenshot of what the guard sees in the test's folder (test-artifacts/ui/...). With
+ * TSARO_UPDATE_SCREENSHOTS=1 the 1024x600 ones of `readme` screens also replace the README's,
+ * in docs/screenshots.
+ */
+export async function keepScreenshot(page: Page, dir: string, name: string, readme = false): Promise<void> {
+  const viewport = page.viewportSize();
+  const size = viewport ? `${viewport.width}x${viewport.height}` : 'page';
+  const image = await page.screenshot({ path: join(dir, `${name}-${size}.png`) });
+  if (readme && process.env.TSARO_UPDATE_SCREENSHOTS === '1' && viewport?.width === SMALL.width && viewport.height === SMALL.height) {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    writeFileSync(join(DOCS_SCREENSHOTS, `${name}.png`), image);
+  }
 }
