@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; http-api, webhooks, dispatch)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, webhooks, dispatch, threat)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -25,13 +25,16 @@ import type { LoadSettings } from './lib/load.ts';
 import { formatSection } from './lib/report.ts';
 import { intFromEnv } from './lib/settings.ts';
 import type { BenchSection, SectionResult } from './lib/section.ts';
+import { threatSection } from './threat.ts';
 import { webhooksSection } from './webhooks.ts';
 
-/** Every section, in run order. Add threat engine, kiosk here. */
-const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection, dispatchSection];
+/** Every section, in run order. Add kiosk here. */
+const SECTIONS: BenchSection[] = [httpApiSection, webhooksSection, dispatchSection, threatSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;
+/** Seconds a section spends besides its targets (data generation, loading, in-process timings), for the watchdog. */
+const EXTRA_SECONDS: Record<string, number> = { threat: 300 };
 
 function selectSections(): BenchSection[] {
   const only = process.env.BENCH_ONLY?.trim();
@@ -67,7 +70,9 @@ async function main(): Promise<number> {
     connections: intFromEnv('BENCH_CONNECTIONS', 50, 1),
   };
   const sections = selectSections();
-  const estimateS = sections.length * TARGETS_PER_SECTION_ESTIMATE * (load.durationS + load.warmupS + 15) + 120;
+  const estimateS =
+    sections.length * TARGETS_PER_SECTION_ESTIMATE * (load.durationS + load.warmupS + 15) + 120 +
+    sections.reduce((sum, s) => sum + (EXTRA_SECONDS[s.name] ?? 0), 0);
   const timeoutS = intFromEnv('BENCH_TIMEOUT_S', estimateS, 10);
 
   // The run stops by itself: past the deadline, children are stopped and the process exits.
