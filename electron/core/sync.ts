@@ -7,10 +7,12 @@ import { applyAnswer, attemptOperation, giveUp } from './operations.ts';
 import { countPendingOperations, pendingOperations } from './outbox.ts';
 import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPanics } from './panic.ts';
 import type { ServerAnswer } from './server-api.ts';
+import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
 import { readSetting, writeSetting } from './settings.ts';
 import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
 
 const FEED_PAGE = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 const OUTBOX_BATCH = 500;
 
 /**
@@ -157,6 +159,7 @@ export class SyncLoop {
       await this.refreshVisitors();
       await refreshPanicIncidents(ctx);
       ctx.net.problem = null;
+      this.pruneDaily();
       writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
       this.failures = 0;
     } catch (error) {
@@ -174,6 +177,15 @@ export class SyncLoop {
 
   private backoffMs(retryAfterMs: number | null): number {
     return backoffDelayMs(this.failures, this.ctx.timings, this.random(), retryAfterMs);
+  }
+
+  /** At most once a day, after a sync that went through. */
+  private pruneDaily(): void {
+    const now = this.ctx.clock.now().getTime();
+    const last = Number(readSetting(this.ctx.db, 'pruned_at_ms') ?? 0);
+    if (now - last < DAY_MS) return;
+    pruneKioskJournal(this.ctx.db, new Date(now - KIOSK_RETENTION_DAYS * DAY_MS).toISOString());
+    writeSetting(this.ctx.db, 'pruned_at_ms', String(now));
   }
 
   private async refreshPassKeys(): Promise<void> {

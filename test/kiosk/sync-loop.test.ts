@@ -44,3 +44,29 @@ describe("the kiosk's clock", () => {
     expect((await core.call('kioskStatus', {})).attentionCount).toBe(0);
   });
 });
+
+describe('what the kiosk keeps', () => {
+  let gate: Gate;
+  beforeEach(async () => {
+    gate = await startGate();
+  });
+  afterEach(async () => {
+    await gate.stop();
+  });
+
+  it('forgets settled visits and their records after 30 days, and keeps who is still inside', async () => {
+    const { core } = gate.kiosk();
+    const left = await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    await core.call('checkout', { visitId: left.visit.visitId });
+    const stays = await core.call('walkIn', { visitorName: 'Bola Ade', visitorPhone: '+2348030000003' });
+    await core.call('syncNow', {});
+    const rows = () => (core.db.prepare(`SELECT visitor_name FROM visits ORDER BY visitor_name`).all() as Array<{ visitor_name: string }>).map((row) => row.visitor_name);
+    expect(rows()).toEqual(['Bola Ade', 'Ngozi Eze']);
+
+    gate.clock.advance(31 * 24 * 3600_000);
+    await core.call('syncNow', {});
+    expect(rows()).toEqual(['Bola Ade']);
+    expect(core.db.prepare(`SELECT count(*) AS n FROM outbox`).get()).toEqual({ n: 0 });
+    expect((await core.call('onPremises', {})).visitors.map((visit) => visit.visitId)).toEqual([stays.visit.visitId]);
+  });
+});
