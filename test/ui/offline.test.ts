@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
-import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
+import { writeEmptyVideo } from './support/fake-camera.ts';
+import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
 import { keepScreenshot, kioskCall, openKiosk, wedgeScan } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down (real Chromium, browser host, real server)', () => {
@@ -11,7 +13,9 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
   beforeAll(async () => {
     await ensureRendererBuilt();
     stack = await startKioskStack({ name: 'offline' });
-    browser = await launchChromium();
+    const video = join(stack.dir, 'empty-gate.y4m');
+    writeEmptyVideo(video);
+    browser = await launchChromium({ cameraVideo: video });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -52,5 +56,30 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
     const logs = await stack.api.get('/access-logs?search=Bola');
     expect(logs.body.results).toHaveLength(1);
     expect(logs.body.results[0]).toMatchObject({ method: 'code', code_id: pass.code_id, entry_point: 'Gate A' });
+  }, 90_000);
+
+  it('an SOS held with the server down shows "NOT SENT YET, retrying" on every screen until it gets through, then there is one incident', async () => {
+    const page = await openKiosk(browser, stack.kioskUrl);
+    await stack.stopServer();
+    await page.getByTestId('nav-panic').click();
+    const box = (await page.locator('.panic-button').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await expect.poll(() => page.locator('.panic-button').getAttribute('data-state'), { timeout: 5_000 }).toBe('done');
+    await page.mouse.up();
+
+    const banner = page.getByTestId('panic-banner');
+    await expect.poll(() => banner.getAttribute('data-delivery'), { timeout: 15_000 }).toBe('retrying');
+    expect(await banner.textContent()).toContain('SOS NOT SENT YET, retrying');
+    // It stays whatever the guard does next, the answer to a scan included.
+    await page.getByTestId('nav-scan').click();
+    expect(await banner.isVisible()).toBe(true);
+    await keepScreenshot(page, stack.dir, 'panic-retrying', true);
+
+    await stack.startServer();
+    await expect.poll(() => banner.getAttribute('data-delivery'), { timeout: 30_000 }).toBe('sent');
+    const incidents = (await stack.api.get('/incidents')).body.results as { category: string; location: { coordinates: number[] } }[];
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({ category: 'sos', location: { coordinates: [GATE.longitude, GATE.latitude] } });
   }, 90_000);
 });

@@ -1,13 +1,13 @@
 import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { useI18n } from '../i18n/index.tsx';
-import { clockTime } from '../kiosk/format.ts';
+import { secondsUntil } from '../kiosk/format.ts';
 
 /**
  * The SOS as it stands, on every screen, above everything else, until the incident is over.
  * "Not sent yet" is loud (red, blinking border) and cannot be closed: only delivery clears it.
  */
 export function PanicBanner({ panic }: { panic: PanicStatus }) {
-  const { t, language } = useI18n();
+  const { t } = useI18n();
   if (panic.delivery === 'refused') {
     return (
       <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="refused">
@@ -21,7 +21,7 @@ export function PanicBanner({ panic }: { panic: PanicStatus }) {
       <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="retrying">
         <strong>⚠ {t('panic.notSent')}</strong>
         <span>{t('panic.attempts', { count: panic.attempts })}</span>
-        {panic.nextAttemptAt && <span>{t('panic.nextAttempt', { time: clockTime(panic.nextAttemptAt, language) })}</span>}
+        {panic.nextAttemptAt && <span>{t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}</span>}
       </div>
     );
   }

@@ -121,7 +121,7 @@ export const catalogue = {
   'panic.notSent': 'SOS NOT SENT YET, retrying',
   'panic.refused': 'SOS REFUSED by the server: raise the alarm another way',
   'panic.attempts': 'Tries: {count}',
-  'panic.nextAttempt': 'Next try {time}',
+  'panic.nextAttempt': 'Next try in {seconds} s',
   'panic.status': 'Status: {status}',
   'panic.waitingResponder': 'Finding the nearest responder…',
   'panic.responder': 'Responder: {name}',

@@ -29,3 +29,8 @@ export function newPressId(): string {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
+
+/** Whole seconds from now until `iso`, never negative. */
+export function secondsUntil(iso: string, now = Date.now()): number {
+  return Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
+}

@@ -3,7 +3,7 @@ import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { HoldButton } from '../components/hold-button.tsx';
 import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { catalogue } from '../i18n/en.ts';
-import { clockTime } from '../kiosk/format.ts';
+import { secondsUntil } from '../kiosk/format.ts';
 
 export const PANIC_HOLD_MS = 2000;
 
@@ -18,7 +18,7 @@ interface PanicScreenProps {
  * want the attacker to know help is coming.
  */
 export function PanicScreen({ panic, onPanic }: PanicScreenProps) {
-  const { t, language } = useI18n();
+  const { t } = useI18n();
   const [tooShort, setTooShort] = useState(false);
   return (
     <section className="screen panic-screen" aria-label={t('panic.title')}>
@@ -55,7 +55,7 @@ export function PanicScreen({ panic, onPanic }: PanicScreenProps) {
             {panic.delivery === 'retrying' && (
               <p>
                 {t('panic.attempts', { count: panic.attempts })}
-                {panic.nextAttemptAt ? ` · ${t('panic.nextAttempt', { time: clockTime(panic.nextAttemptAt, language) })}` : ''}
+                {panic.nextAttemptAt ? ` · ${t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}` : ''}
               </p>
             )}
             {panic.incidentStatus && <p data-testid="panic-incident-status">{t('panic.status', { status: incidentStatus(panic.incidentStatus, t) })}</p>}
