@@ -15,6 +15,19 @@ export const KIOSK_DB_FILE = 'kiosk.db';
 export function openKioskDatabase(dataDir: string): KioskDb {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, KIOSK_DB_FILE));
+  // One kiosk process per data folder: the connection holds the file's lock for its lifetime.
+  // The lock is the operating system's, so a kiosk that was killed or lost power never leaves a
+  // stale one behind.
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('busy_timeout = 0');
+  try {
+    db.pragma('journal_mode = WAL');
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`Another kiosk process is using ${dataDir}`);
+    throw error;
+  }
   configure(db);
   migrateKioskDatabase(db);
   return db;

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMemoryDatabase } from '../../electron/core/database.ts';
+import { openKioskDatabase, openMemoryDatabase } from '../../electron/core/database.ts';
 import { KIOSK_MIGRATIONS, kioskSchemaVersion, migrateKioskDatabase } from '../../electron/core/migrations.ts';
 
 function tables(db: ReturnType<typeof openMemoryDatabase>): string[] {
@@ -38,5 +41,19 @@ describe('kiosk database migrations', () => {
     const db = openMemoryDatabase();
     db.pragma(`user_version = ${KIOSK_MIGRATIONS.length + 1}`);
     expect(() => migrateKioskDatabase(db)).toThrow(/newer than this kiosk/);
+  });
+});
+
+describe('the kiosk data folder', () => {
+  it('is used by one kiosk process at a time, and free again once it closes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsaro-kiosk-lock-'));
+    try {
+      const first = openKioskDatabase(dir);
+      expect(() => openKioskDatabase(dir)).toThrow(/Another kiosk process is using/);
+      first.close();
+      openKioskDatabase(dir).close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
