@@ -130,7 +130,11 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
   useSettings(settings);
   const sync = new SyncLoop(ctx, options.random);
 
-  /** When offline, a guard's action is a good moment to look again (at most every few seconds). */
+  /**
+   * When the link is down, a guard at the screen is a good reason to look again (at most every
+   * few seconds, a bare health check), rather than wait out the backoff: the screen shows
+   * "online" soon after the link returns. A server that answers but fails keeps its backoff.
+   */
   let lastNudge = 0;
   const nudgeWhenOffline = () => {
     const now = Date.now();
@@ -203,22 +207,25 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     },
     panicStatus: async (input) => panicStatus(ctx, input.pressId),
 
-    kioskStatus: async (): Promise<KioskStatus> => ({
-      configured: ctx.settings !== undefined,
-      online: ctx.net.online === true,
-      entryPoint: ctx.settings?.entryPoint ?? null,
-      guard: ctx.guard(),
-      pendingOperations: countPendingOperations(db),
-      lastSyncAt: sync.lastSyncAt,
-      lastContactAt: ctx.net.lastContactAt,
-      nextAttemptAt: sync.nextAttemptAt,
-      syncing: sync.syncing,
-      problem: ctx.net.problem,
-      cachedCodes: sync.cachedCodes,
-      attentionCount: countOpenAttention(db),
-      attention: openAttention(db, 50),
-      activePanic: activePanicStatus(ctx),
-    }),
+    kioskStatus: async (): Promise<KioskStatus> => {
+      nudgeWhenOffline();
+      return {
+        configured: ctx.settings !== undefined,
+        online: ctx.net.online === true,
+        entryPoint: ctx.settings?.entryPoint ?? null,
+        guard: ctx.guard(),
+        pendingOperations: countPendingOperations(db),
+        lastSyncAt: sync.lastSyncAt,
+        lastContactAt: ctx.net.lastContactAt,
+        nextAttemptAt: sync.nextAttemptAt,
+        syncing: sync.syncing,
+        problem: ctx.net.problem,
+        cachedCodes: sync.cachedCodes,
+        attentionCount: countOpenAttention(db),
+        attention: openAttention(db, 50),
+        activePanic: activePanicStatus(ctx),
+      };
+    },
 
     dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
 
