@@ -44,6 +44,7 @@ export function App() {
   const [recent, setRecent] = useState<ScanDecision[]>([]);
   const [notice, setNotice] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
   const [attentionOpen, setAttentionOpen] = useState(false);
+  const [changingGuard, setChangingGuard] = useState(false);
   const [lastPress, setLastPress] = useState<PanicStatus | null>(null);
   const [theme, setTheme] = useState(() => localStorage.getItem(THEME_KEY) ?? 'night');
   const status = live.status;
@@ -141,8 +142,15 @@ export function App() {
       />
       {activePanic && <PanicBanner panic={activePanic} />}
       <div className="app-body">
-        {status && !status.guard ? (
-          <ShiftScreen onStarted={live.refresh} onError={showError} />
+        {status && (!status.guard || changingGuard) ? (
+          <ShiftScreen
+            onStarted={() => {
+              setChangingGuard(false);
+              live.refresh();
+            }}
+            onCancel={status.guard ? () => setChangingGuard(false) : undefined}
+            onError={showError}
+          />
         ) : (
           <>
             <nav className="nav-rail" aria-label="Screens">
@@ -165,10 +173,11 @@ export function App() {
               <button type="button" className="nav-small" onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}>
                 {theme === 'night' ? `☀ ${t('nav.day')}` : `☾ ${t('nav.night')}`}
               </button>
-              <span className="nav-guard">
+              <button type="button" className="nav-guard" data-testid="change-guard" onClick={() => setChangingGuard(true)}>
                 {status?.entryPoint && <strong>{status.entryPoint}</strong>}
                 {status?.guard && <span>{t('status.guard', { name: status.guard.name })}</span>}
-              </span>
+                <span className="nav-guard-change">{t('nav.changeGuard')}</span>
+              </button>
             </nav>
             <main className="content">
               {screen === 'scan' && <ScanScreen onScan={(text, method) => void scan(text, method)} showingResult={decision !== null} checking={checking} recent={recent} />}

@@ -121,6 +121,12 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('every screen at 1024x600 and 
     await checkScreen('attention');
     await page.getByRole('button', { name: 'Close' }).click();
 
+    // Another guard takes over: the same shift screen, with a way back.
+    await page.getByTestId('change-guard').click();
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
+    await checkScreen('shift-change', SIZES, false);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
     await page.getByTestId('nav-scan').click();
     await page.getByRole('button', { name: /Day view/ }).click();
     await checkScreen('scan-day');

@@ -5,7 +5,8 @@ import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { writeEmptyVideo } from './support/fake-camera.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { keepScreenshot, kioskCall, openKiosk, wedgeScan } from './support/page.ts';
+import { findCutText } from './support/cut-text.ts';
+import { keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -74,7 +75,12 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
     // It stays whatever the guard does next, the answer to a scan included.
     await page.getByTestId('nav-scan').click();
     expect(await banner.isVisible()).toBe(true);
+    await page.locator('.camera[data-camera-state=running]').waitFor({ timeout: 15_000 });
     await keepScreenshot(page, stack.dir, 'panic-retrying', true);
+    for (const size of [LARGE, SMALL]) {
+      await page.setViewportSize(size);
+      expect(await findCutText(page), `banner at ${size.width}x${size.height}`).toEqual([]);
+    }
 
     await stack.startServer();
     await expect.poll(() => banner.getAttribute('data-delivery'), { timeout: 30_000 }).toBe('sent');

@@ -1,5 +1,6 @@
 import type { AttentionItem } from '../../../shared/kiosk/calls.ts';
-import { useI18n, type MessageKey, type Translate } from '../i18n/index.tsx';
+import { useI18n, type Translate } from '../i18n/index.tsx';
+import { ATTENTION_TEXT, OPERATION_TEXT } from '../kiosk/words.ts';
 import { clockTime } from '../kiosk/format.ts';
 
 interface AttentionPanelProps {
@@ -43,11 +44,9 @@ export function AttentionPanel({ items, onDismiss, onClose }: AttentionPanelProp
 }
 
 function describe(item: AttentionItem, t: Translate): string {
-  if (item.kind === 'admission_refused') {
-    return t('attention.admission_refused', { name: item.visitorName ?? t('attention.someone'), code: item.code ?? '' });
-  }
-  if (item.kind === 'refusal_overturned') {
-    return t('attention.refusal_overturned', { name: item.visitorName ?? t('attention.someone'), code: item.code ?? '' });
-  }
-  return t('attention.operation_refused', { operation: t(`attention.op.${item.operation}` as MessageKey) });
+  return t(ATTENTION_TEXT[item.kind], {
+    name: item.visitorName ?? t('attention.someone'),
+    code: item.code ?? '',
+    operation: t(OPERATION_TEXT[item.operation]),
+  });
 }

@@ -148,7 +148,7 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
       <div className="camera-controls">
         <p className="camera-hint">{t('scan.hint')}</p>
         {cameras.length > 1 && (
-          <button type="button" className="button button-secondary" onClick={switchCamera} title={current?.label}>
+          <button type="button" className="button button-secondary" onClick={switchCamera} title={current ? t('scan.cameraName', { name: current.label }) : undefined}>
             {t('scan.switchCamera')}
           </button>
         )}

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
-import { useI18n, type MessageKey } from '../i18n/index.tsx';
+import { useI18n } from '../i18n/index.tsx';
+import { REASON_TEXT } from '../kiosk/words.ts';
 
 /** How long the answer stays before the kiosk goes back to scanning by itself. */
 export const SHOW_ADMITTED_MS = 4000;
@@ -20,7 +21,7 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
     return () => window.clearTimeout(timer);
   }, [decision.decisionId, onDone, showMs]);
 
-  const detail = decision.admitted ? null : (`reason.${decision.reason}.detail` as MessageKey);
+  const { headline, detail } = REASON_TEXT[decision.reason];
   return (
     <div
       className={`result ${decision.admitted ? 'result-admitted' : 'result-refused'}`}
@@ -58,7 +59,7 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
       ) : (
         <>
           <div className="result-reason" data-testid="result-reason">
-            {t(`reason.${decision.reason}` as MessageKey)}
+            {t(headline)}
           </div>
           {detail && <p className="result-detail">{t(detail)}</p>}
           {decision.visitor?.name && <p className="result-detail">{decision.visitor.name}</p>}

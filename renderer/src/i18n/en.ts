@@ -170,6 +170,7 @@ export const catalogue = {
   'shift.name': 'Your name',
   'shift.phone': 'Your phone (optional)',
   'shift.start': 'START SHIFT',
+  'shift.cancel': 'Cancel',
 
   // Times and errors
   'time.justNow': 'just now',

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { HoldButton } from '../components/hold-button.tsx';
-import { useI18n, type MessageKey } from '../i18n/index.tsx';
-import { catalogue } from '../i18n/en.ts';
+import { useI18n, type MessageKey, type Translate } from '../i18n/index.tsx';
+import { INCIDENT_STATUS_TEXT } from '../kiosk/words.ts';
 import { secondsUntil } from '../kiosk/format.ts';
 
 export const PANIC_HOLD_MS = 2000;
@@ -76,7 +76,7 @@ export function PanicScreen({ panic, onPanic }: PanicScreenProps) {
   );
 }
 
-function incidentStatus(status: string, t: (key: MessageKey) => string): string {
-  const key = `incident.${status}`;
-  return key in catalogue ? t(key as MessageKey) : status.replace(/_/g, ' ');
+function incidentStatus(status: string, t: Translate): string {
+  const key = (INCIDENT_STATUS_TEXT as Record<string, MessageKey | undefined>)[status];
+  return key ? t(key) : status.replace(/_/g, ' ');
 }

@@ -2,8 +2,9 @@ import { useState } from 'react';
 import type { ScanDecision, ScanMethod } from '../../../shared/kiosk/calls.ts';
 import { CameraView } from '../components/camera-view.tsx';
 import { OnScreenKeyboard } from '../components/on-screen-keyboard.tsx';
-import { useI18n, type MessageKey } from '../i18n/index.tsx';
+import { useI18n } from '../i18n/index.tsx';
 import { clockTime, normalizeTypedCode } from '../kiosk/format.ts';
+import { REASON_TEXT } from '../kiosk/words.ts';
 
 interface ScanScreenProps {
   onScan(text: string, method: ScanMethod): void;
@@ -50,7 +51,7 @@ export function ScanScreen({ onScan, showingResult, checking, recent }: ScanScre
                 <span className="recent-name">
                   {decision.admitted
                     ? (decision.visitor?.name ?? decision.code ?? t('result.noName'))
-                    : [t(`reason.${decision.reason}` as MessageKey), decision.visitor?.name ?? decision.code].filter(Boolean).join(' · ')}
+                    : [t(REASON_TEXT[decision.reason].headline), decision.visitor?.name ?? decision.code].filter(Boolean).join(' · ')}
                 </span>
                 <span className="recent-time">{clockTime(decision.scannedAt, language)}</span>
               </li>

@@ -6,7 +6,14 @@ import { useKiosk } from '../kiosk/kiosk-context.tsx';
 type Field = 'guardName' | 'guardPhone';
 
 /** The guard on duty says who they are: they are named on every entry and on an SOS. */
-export function ShiftScreen({ onStarted, onError }: { onStarted(): void; onError(message: string): void }) {
+interface ShiftScreenProps {
+  onStarted(): void;
+  /** Present when a guard is already on duty: changing guards can be called off. */
+  onCancel?: () => void;
+  onError(message: string): void;
+}
+
+export function ShiftScreen({ onStarted, onCancel, onError }: ShiftScreenProps) {
   const { t } = useI18n();
   const kiosk = useKiosk();
   const [values, setValues] = useState<Record<Field, string>>({ guardName: '', guardPhone: '' });
@@ -60,6 +67,11 @@ export function ShiftScreen({ onStarted, onError }: { onStarted(): void; onError
         <button type="submit" className="button button-primary" disabled={!values.guardName.trim()} data-testid="shift-start">
           {t('shift.start')}
         </button>
+        {onCancel && (
+          <button type="button" className="button button-secondary shift-cancel" onClick={onCancel}>
+            {t('shift.cancel')}
+          </button>
+        )}
       </form>
       <OnScreenKeyboard layout="text" onKey={type} onBackspace={() => setValues((current) => ({ ...current, [active]: current[active].slice(0, -1) }))} />
     </section>
