@@ -122,7 +122,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
   // Imports from the CLI and verified incidents from any host reach the index within a sweep interval.
   const threatTimer = setInterval(() => {
-    threat.refresh().catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
+    threat
+      .refresh()
+      // Zones for the new data or the new day are worked out here, before a partner asks.
+      .then(() => threat.dangerZones(clock.now()))
+      .catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
   }, config.SWEEP_INTERVAL_S * 1000);
   threatTimer.unref();
   if (options.deliverWebhooks !== false) webhooks.start(1000);

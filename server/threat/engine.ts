@@ -14,14 +14,17 @@ export interface ThreatEngine {
   current(): ThreatIndex;
   /** Loads what was written since the last load; true when the index changed. */
   refresh(): Promise<boolean>;
-  /** The danger zones as of `now`'s day, computed once per index and day. */
-  dangerZones(now: Date): DangerZone[];
+  /**
+   * The danger zones as of `now`'s day, computed once per index and day, in slices that let
+   * other requests through (seconds for a million events; the sweep starts it ahead of time).
+   */
+  dangerZones(now: Date): Promise<DangerZone[]>;
 }
 
 export async function createThreatEngine(db: Db, logger: Logger): Promise<ThreatEngine> {
   let index = ThreatIndex.build([], 0);
   let queue: Promise<unknown> = Promise.resolve();
-  let zones: { index: ThreatIndex; day: number; zones: DangerZone[] } | undefined;
+  let zones: { index: ThreatIndex; day: number; zones: Promise<DangerZone[]> } | undefined;
 
   async function load(): Promise<boolean> {
     const revision = await currentThreatRevision(db);
@@ -43,7 +46,14 @@ export async function createThreatEngine(db: Db, logger: Logger): Promise<Threat
     current: () => index,
     dangerZones(now) {
       const day = dayNumber(now);
-      if (zones?.index !== index || zones.day !== day) zones = { index, day, zones: computeDangerZones(index, now) };
+      if (zones?.index !== index || zones.day !== day) {
+        const computing = computeDangerZones(index, now);
+        zones = { index, day, zones: computing };
+        // A failure is not kept: the next call computes again.
+        computing.catch(() => {
+          if (zones?.zones === computing) zones = undefined;
+        });
+      }
       return zones.zones;
     },
     refresh() {

@@ -84,6 +84,20 @@ class EventColumns {
   }
 }
 
+/** km per degree of latitude on geokdbush's sphere (radius 6,371 km): 111.195. */
+const KM_PER_DEGREE = (6371 * Math.PI) / 180;
+
+/**
+ * The latitude/longitude box that holds every point within `radiusKm` of a point (great circle
+ * on a 6,371 km sphere), as [minLng, minLat, maxLng, maxLat], with 0.1% to spare for rounding.
+ */
+export function boxAround(latitude: number, longitude: number, radiusKm: number): [number, number, number, number] {
+  const dLat = (radiusKm / KM_PER_DEGREE) * 1.001;
+  const cos = Math.cos((Math.min(89, Math.abs(latitude) + dLat) * Math.PI) / 180);
+  const dLng = Math.min(180, (radiusKm / (KM_PER_DEGREE * cos)) * 1.001);
+  return [longitude - dLng, latitude - dLat, longitude + dLng, latitude + dLat];
+}
+
 /** Events appended after the tree was built are scanned one by one until there are this many. */
 const REBUILD_AFTER = 4096;
 
@@ -137,17 +151,27 @@ export class ThreatIndex {
    * great-circle distance decides.
    */
   forEachWithin(latitude: number, longitude: number, radiusKm: number, visit: (id: number, km: number) => void): void {
-    const dLat = radiusKm / 110.574;
-    const cos = Math.cos((Math.min(89, Math.abs(latitude) + dLat) * Math.PI) / 180);
-    const dLng = Math.min(180, radiusKm / (111.32 * cos));
     const { latitude: lat, longitude: lng } = this.columns;
     const check = (id: number) => {
       const km = distance(longitude, latitude, lng[id]!, lat[id]!);
       if (km <= radiusKm) visit(id, km);
     };
-    if (this.indexed) for (const id of this.tree.range(longitude - dLng, latitude - dLat, longitude + dLng, latitude + dLat)) check(id);
+    if (this.indexed) {
+      const [minLng, minLat, maxLng, maxLat] = boxAround(latitude, longitude, radiusKm);
+      for (const id of this.tree.range(minLng, minLat, maxLng, maxLat)) check(id);
+    }
     for (let id = this.indexed; id < this.size; id++) check(id);
   }
+
+  /**
+   * A value computed once per snapshot and key (e.g. the day's area grid): snapshots are
+   * immutable, so what is derived from one stays true for it.
+   */
+  memo<T>(key: string, make: () => T): T {
+    if (this.derived?.key !== key) this.derived = { key, value: make() };
+    return this.derived.value as T;
+  }
+  private derived?: { key: string; value: unknown };
 
   /** Ids of the events inside a latitude/longitude box (edges included). */
   inBox(minLatitude: number, minLongitude: number, maxLatitude: number, maxLongitude: number): number[] {

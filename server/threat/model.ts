@@ -1,3 +1,4 @@
+import { AreaGrid } from './area-grid.ts';
 import { dayNumber, type ThreatIndex } from './event-index.ts';
 import { THREAT_TYPES, type ThreatType } from './taxonomy.ts';
 
@@ -86,22 +87,27 @@ export function eventMass(index: ThreatIndex, id: number, today: number): number
   return (severity[id]! / 10) * weight[id]! * ageWeight(today - day[id]!);
 }
 
+/** The day's area grid of a snapshot (built once per snapshot and day). */
+export function areaGridOf(index: ThreatIndex, today: number): AreaGrid {
+  return index.memo(`area-grid:${today}`, () => AreaGrid.build(index, (id) => eventMass(index, id, today)));
+}
+
 /**
  * Everything known about the circle of `radiusKm` around a point, as of `now`:
  *
  *   mass(e) = severity(e)/10 × weight(e) × ageWeight(today − day(e))
  *             where weight = source weight (1 public and verified, 0.5 × confidence community)
  *                            × location-precision weight (1, 0.8, 0.5, 0.2, 0.2, 0 by UCDP code)
- *   M       = 0.5 × Σ mass(e) within radiusKm  +  0.15 × Σ mass(e) within max(50 km, radiusKm)
+ *   M       = 0.5 × Σ mass(e) within radiusKm  +  0.15 × Σ mass(cell) within max(50 km, radiusKm)
  *   score   = round(100 × e^(−M))
  *
+ * The area term sums the day's 0.05° cells (area-grid.ts) whose centre of mass is in reach.
  * Counts (7, 30, 90 days, total) and types count every event within radiusKm, whatever its weight.
  */
 export function assessArea(index: ThreatIndex, latitude: number, longitude: number, radiusKm: number, now: Date): AreaAssessment {
   const today = dayNumber(now);
   const { day, type } = index.columns;
   let local = 0;
-  let area = 0;
   let totalIncidents = 0;
   let last7Days = 0;
   let last30Days = 0;
@@ -109,11 +115,8 @@ export function assessArea(index: ThreatIndex, latitude: number, longitude: numb
   let previous90Days = 0;
   let lastIncidentDay: number | null = null;
   const typeCounts = new Array<number>(THREAT_TYPES.length).fill(0);
-  index.forEachWithin(latitude, longitude, Math.max(AREA_RADIUS_KM, radiusKm), (id, km) => {
-    const mass = eventMass(index, id, today);
-    area += mass;
-    if (km > radiusKm) return;
-    local += mass;
+  index.forEachWithin(latitude, longitude, radiusKm, (id) => {
+    local += eventMass(index, id, today);
     totalIncidents++;
     const age = today - day[id]!;
     if (age < 7) last7Days++;
@@ -123,6 +126,7 @@ export function assessArea(index: ThreatIndex, latitude: number, longitude: numb
     typeCounts[type[id]!]!++;
     if (lastIncidentDay === null || day[id]! > lastIncidentDay) lastIncidentDay = day[id]!;
   });
+  const area = areaGridOf(index, today).massWithin(latitude, longitude, Math.max(AREA_RADIUS_KM, radiusKm));
   // Rounded so that the same events summed in another order give the same score.
   const mass = Math.round((LOCAL_WEIGHT * local + AREA_WEIGHT * area) * 1e6) / 1e6;
   const score = scoreFromMass(mass);

@@ -26,8 +26,8 @@ export function threatRoutes(deps: RouteDeps & { threat: ThreatEngine }): Router
   router.get('/danger-zones/heatmap', guard, (req, res) => {
     res.json(heatmapData(deps, parseInput(HeatmapQuery, req.query, 'query')));
   });
-  router.get('/danger-zones', guard, (req, res) => {
-    res.json(listDangerZones(deps, parseInput(DangerZonesQuery, req.query, 'query')));
+  router.get('/danger-zones', guard, async (req, res) => {
+    res.json(await listDangerZones(deps, parseInput(DangerZonesQuery, req.query, 'query')));
   });
   return router;
 }

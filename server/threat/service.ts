@@ -128,13 +128,13 @@ export function heatmapData({ threat, clock }: ThreatDeps, query: z.output<typeo
   return { count: points.length, incident_count: events, heatmap: points };
 }
 
-export function listDangerZones({ threat, clock }: ThreatDeps, query: z.output<typeof DangerZonesQuery>): Page<DangerZone> {
+export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.output<typeof DangerZonesQuery>): Promise<Page<DangerZone>> {
   if ((query.latitude === undefined) !== (query.longitude === undefined)) {
     throw new ApiError(400, `${query.latitude === undefined ? 'latitude' : 'longitude'}: give latitude and longitude together`);
   }
   const from = query.from_date ? new Date(query.from_date).getTime() : -Infinity;
   const to = query.to_date ? new Date(query.to_date).getTime() : Infinity;
-  const zones = threat.dangerZones(clock.now()).filter((zone) => {
+  const zones = (await threat.dangerZones(clock.now())).filter((zone) => {
     if (query.incident_type && !zone.incident_types.includes(query.incident_type)) return false;
     if (query.severity_min !== undefined && zone.severity < query.severity_min) return false;
     const last = Date.parse(zone.last_incident_at);

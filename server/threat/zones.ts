@@ -30,7 +30,7 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
  * level and severity come from the one scoring function at its centre and radius; a cluster
  * that scores `safe` there is not listed. Its name is the place most of its events name.
  */
-export function computeDangerZones(index: ThreatIndex, now: Date): DangerZone[] {
+export async function computeDangerZones(index: ThreatIndex, now: Date, pause: () => Promise<void> = yieldToEventLoop): Promise<DangerZone[]> {
   const today = dayNumber(now);
   const { latitude, longitude, day, precision, type } = index.columns;
   const mass = new Float64Array(index.size);
@@ -46,8 +46,14 @@ export function computeDangerZones(index: ThreatIndex, now: Date): DangerZone[] 
   const eligible = new Uint8Array(index.size);
   for (const id of candidates) eligible[id] = 1;
   const zones: DangerZone[] = [];
+  let since = performance.now();
   for (const seed of candidates) {
     if (taken[seed]) continue;
+    // A million events take seconds: let requests through every 20 ms.
+    if (performance.now() - since > 20) {
+      await pause();
+      since = performance.now();
+    }
     const members: number[] = [];
     index.forEachWithin(latitude[seed]!, longitude[seed]!, ZONE_RADIUS_KM, (id) => {
       if (eligible[id] && !taken[id]) members.push(id);
@@ -82,6 +88,8 @@ export function computeDangerZones(index: ThreatIndex, now: Date): DangerZone[] 
   }
   return zones.sort((a, b) => b.severity - a.severity || b.incident_count - a.incident_count || a.zone_id.localeCompare(b.zone_id));
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Stable for the same first event: `zone_` and 16 hex characters of its rounded position. */
 function zoneId(lat: number, lng: number): string {
