@@ -66,12 +66,11 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
       })();
       return decision;
     }
-    if (attempt.sent && attempt.answer.kind === 'refused') {
-      applyAnswer(ctx, operationById(ctx.db, op.op_id)!, attempt.answer);
-    }
-    // No answer in time (or the key is refused): decide here; the operation stays queued,
-    // since the request may have reached the server.
-    return decideHere(ctx, { decisionId, visitId, input, now, opId: attempt.sent && attempt.answer.kind === 'refused' ? null : op.op_id, queued: true });
+    // No answer in time, the key refused, or the scan refused as such (a 4xx): the guard still
+    // gets a decision, made here. The operation stays queued: the request may have reached the
+    // server, and the sync loop settles it as it settles any replay (a 4xx lands in the
+    // attention list with the decision it contradicts).
+    return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: true });
   }
   return decideHere(ctx, { decisionId, visitId, input, now, opId: null, queued: false, op });
 }

@@ -17,6 +17,9 @@ import {
 import type { ServerAnswer } from './server-api.ts';
 import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
 
+/** How old a replayed check-in may be and still carry its own time (the server's window is 7 days). */
+const REPLAYABLE_MS = 6 * 24 * 60 * 60 * 1000;
+
 /** A new outbox operation with its own Idempotency-Key, made here on the kiosk. */
 export function newOperation(
   ctx: CoreContext,
@@ -127,6 +130,8 @@ function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, 
     checkout: `The checkout of ${name ?? 'a visitor'}`,
   }[op.kind];
   if (op.kind === 'validate' && decision?.codeId) settleLocalUse(ctx.db, decision.codeId, {});
+  // A visitor let in offline is inside whatever the server thinks of the scan: keep their visit.
+  const followUp = op.kind === 'validate' && decision?.admitted ? recordAdmissionAsWalkIn(ctx, op, decision, serverMessage, at) : null;
   addAttention(ctx.db, {
     attention_id: ctx.newId('att', new Date(at)),
     kind: 'operation_refused',
@@ -138,9 +143,38 @@ function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, 
     happened_at: op.created_at,
     log_id: visit?.log_id ?? null,
     op_id: op.op_id,
-    follow_up_op_id: null,
+    follow_up_op_id: followUp,
     created_at: at,
   });
+}
+
+/**
+ * Queues a walk-in for a visitor admitted here offline whose scan the server did not accept,
+ * so the server keeps a record of who is inside (and a later checkout has a visit to close).
+ * Answers the walk-in's operation id.
+ */
+function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: ScanDecision, serverSaid: string, at: string): string {
+  const { scanned_at: scannedAt, validated_by: validatedBy } = JSON.parse(op.body) as { scanned_at: string; validated_by?: string };
+  const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
+  const walkIn = newOperation(ctx, new Date(at), {
+    kind: 'walk_in',
+    method: 'POST',
+    path: '/access-logs',
+    body: {
+      visitor_name: decision.visitor?.name ?? `Visitor with code ${decision.code ?? 'unknown'}`,
+      visitor_phone: visit?.visitor_phone ?? decision.visitor?.phone ?? 'unknown',
+      ...(ctx.settings?.entryPoint ? { entry_point: ctx.settings.entryPoint } : {}),
+      ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
+      notes: `Admitted offline at ${scannedAt} with code ${decision.code ?? '?'}; the server refused it on sync: ${serverSaid}`.slice(0, 2000),
+      ...(validatedBy ? { recorded_by: validatedBy } : {}),
+      // The server takes replays up to 7 days old; an older one is recorded now, its time in the notes.
+      ...(Date.parse(at) - Date.parse(scannedAt) < REPLAYABLE_MS ? { checked_in_at: scannedAt } : {}),
+    },
+    visitId: op.visit_id,
+    decisionId: op.decision_id,
+  });
+  enqueueOperation(ctx.db, walkIn);
+  return walkIn.op_id;
 }
 
 /** A replayed scan: confirm it, or reconcile what the gate did with what the server decided. */
@@ -148,7 +182,7 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResu
   const decision = decisionOf(ctx, op.decision_id);
   const db = ctx.db;
   const setOutcome = (outcome: string) => db.prepare('UPDATE decisions SET server_outcome = ? WHERE decision_id = ?').run(outcome, op.decision_id);
-  const { scanned_at: scannedAt, validated_by: validatedBy } = JSON.parse(op.body) as { scanned_at: string; validated_by?: string };
+  const scannedAt = (JSON.parse(op.body) as { scanned_at: string }).scanned_at;
 
   if (result.valid) {
     const cached = cachedCodeById(db, result.code_id);
@@ -219,25 +253,8 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResu
       status: reason === 'revoked' ? 'revoked' : undefined,
     });
   }
-  const visit = op.visit_id ? visitById(db, op.visit_id) : undefined;
   const name = decision.visitor?.name ?? null;
-  const walkIn = newOperation(ctx, new Date(at), {
-    kind: 'walk_in',
-    method: 'POST',
-    path: '/access-logs',
-    body: {
-      visitor_name: name ?? `Visitor with code ${decision.code ?? 'unknown'}`,
-      visitor_phone: visit?.visitor_phone ?? decision.visitor?.phone ?? 'unknown',
-      ...(ctx.settings?.entryPoint ? { entry_point: ctx.settings.entryPoint } : {}),
-      ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
-      notes: `Admitted offline with code ${decision.code ?? '?'}; the server refused it on sync: ${result.reason}`,
-      ...(validatedBy ? { recorded_by: validatedBy } : {}),
-      checked_in_at: scannedAt,
-    },
-    visitId: op.visit_id,
-    decisionId: op.decision_id,
-  });
-  enqueueOperation(db, walkIn);
+  const walkInOpId = recordAdmissionAsWalkIn(ctx, op, decision, result.reason, at);
   addAttention(db, {
     attention_id: ctx.newId('att', new Date(at)),
     kind: 'admission_refused',
@@ -249,7 +266,7 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResu
     happened_at: scannedAt,
     log_id: null,
     op_id: op.op_id,
-    follow_up_op_id: walkIn.op_id,
+    follow_up_op_id: walkInOpId,
     created_at: at,
   });
 }

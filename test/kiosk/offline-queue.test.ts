@@ -128,4 +128,26 @@ describe('the outbox', () => {
     await core.call('checkout', { visitId: decision.visitId! });
     expect((await serverLogs(gate.owner))[0]!.status).toBe('checked_out');
   });
+
+  it('after eight days offline, scans too old for the server are listed, and the visitors are still recorded', async () => {
+    const code = await createCode(gate.owner, { visitor_name: 'Emeka Obi', valid_until: new Date(gate.clock.now().getTime() + 10 * 86_400_000).toISOString() });
+    const { core, link } = gate.kiosk();
+    await core.call('syncNow', {});
+    link.up = false;
+    const decision = await core.call('scan', { text: code.code, method: 'keypad' });
+    expect(decision).toMatchObject({ admitted: true, decidedBy: 'offline' });
+    gate.clock.advance(8 * 86_400_000);
+    link.up = true;
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0, refused: 1 });
+
+    const status = await core.call('kioskStatus', {});
+    expect(status.attention).toHaveLength(1);
+    expect(status.attention[0]).toMatchObject({ kind: 'operation_refused', operation: 'validate', visitorName: 'Emeka Obi' });
+    expect(status.attention[0]!.serverMessage).toMatch(/7 days/);
+    const logs = await serverLogs(gate.owner);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ method: 'walk_in', visitor_name: 'Emeka Obi', checked_in_at: gate.clock.now().toISOString() });
+    expect(logs[0]!.notes).toContain(`Admitted offline at ${decision.scannedAt}`);
+    expect(status.attention[0]!.logId).toBe(logs[0]!.log_id);
+  });
 });
