@@ -83,12 +83,12 @@ export const NO_PASS_KEYS_MESSAGE =
   'This kiosk has not received the organization\'s pass keys yet, so it cannot check passes offline. Type the code, or call the host.';
 
 /** The sentence the guard reads. */
-export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline'): string {
+export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline', code: string | null = null): string {
+  // A pass carries no name (a photo of it leaks nothing personal): one never synced here shows its code.
+  const who = visitorName ?? (code ? `the holder of ${code} (name not on this kiosk yet)` : 'the visitor');
   switch (reason) {
     case 'admitted':
-      return decidedBy === 'server'
-        ? `Admit ${visitorName ?? 'the visitor'}.`
-        : `Admit ${visitorName ?? 'the visitor'}. Decided offline: the server will confirm when the link returns.`;
+      return decidedBy === 'server' ? `Admit ${who}.` : `Admit ${who}. Decided offline: the server will confirm when the link returns.`;
     case 'not_found':
       return decidedBy === 'server'
         ? 'This code is not known. Check it with the visitor or call the host.'

@@ -190,7 +190,7 @@ function offlineDecision(decisionId: string, input: KioskCallParsed<'scan'>, now
     admitted: true,
     decidedBy: 'offline',
     reason: 'admitted',
-    message: decisionMessage('admitted', code!.visitor_name, 'offline'),
+    message: decisionMessage('admitted', code!.visitor_name, 'offline', code!.code),
     code: code!.code,
     codeId: code!.code_id,
     visitor: code!.visitor_name || code!.visitor_phone ? { name: code!.visitor_name, phone: code!.visitor_phone } : null,

@@ -72,6 +72,7 @@ describe('offline decisions', () => {
 
     const decision = await core.call('scan', { text: late.qr_payload.toLowerCase(), method: 'keyboard_wedge' });
     expect(decision).toMatchObject({ admitted: true, decidedBy: 'offline', code: late.code, codeId: late.code_id, visitor: null, usesLeft: null });
+    expect(decision.message).toContain(`the holder of ${late.code}`);
     // Its one use is spent here now.
     expect(await core.call('scan', { text: late.qr_payload, method: 'camera' })).toMatchObject({ admitted: false, reason: 'used_up' });
 
