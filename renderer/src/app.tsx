@@ -153,7 +153,7 @@ export function App() {
           />
         ) : (
           <>
-            <nav className="nav-rail" aria-label="Screens">
+            <nav className="nav-rail" aria-label={t('nav.label')}>
               {SCREENS.map((item) => (
                 <button
                   type="button"

@@ -118,7 +118,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('every screen at 1024x600 and 
 
     await page.getByTestId('status-attention').click();
     await page.getByTestId('attention-panel').waitFor();
-    await checkScreen('attention');
+    await checkScreen('attention-empty', SIZES, false);
     await page.getByRole('button', { name: 'Close' }).click();
 
     // Another guard takes over: the same shift screen, with a way back.

@@ -21,6 +21,7 @@ export const catalogue = {
   'status.problem': 'Cannot sync: {problem}',
 
   // Navigation
+  'nav.label': 'Screens',
   'nav.scan': 'Scan',
   'nav.walkIn': 'Walk-in',
   'nav.onPremises': 'On premises',
@@ -143,7 +144,7 @@ export const catalogue = {
   'attention.dismiss': 'Done',
   'attention.close': 'Close',
   'attention.server': 'Server: {message}',
-  'attention.admission_refused': '{name} was let in offline with {code}, but the server refused the code',
+  'attention.admission_refused': '{name} was let in offline with {code}, but the server refused the code: find the visitor and call the host',
   'attention.refusal_overturned': '{name} was turned away offline with {code}, but the server accepted the code; the visit was closed on the server',
   'attention.operation_refused': 'The server refused {operation}',
   'attention.op.validate': 'a scan',
@@ -158,6 +159,7 @@ export const catalogue = {
   'setup.serverUrl': 'Server URL',
   'setup.apiKey': 'Kiosk API key',
   'setup.entryPoint': 'Gate name',
+  'setup.entryPoint.example': 'Gate A',
   'setup.latitude': 'Latitude',
   'setup.longitude': 'Longitude',
   'setup.save': 'CHECK AND SAVE',

@@ -4,10 +4,11 @@ import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { useKiosk } from '../kiosk/kiosk-context.tsx';
 
 type Field = 'serverUrl' | 'apiKey' | 'entryPoint' | 'latitude' | 'longitude';
-const FIELDS: { name: Field; label: MessageKey; type: string; placeholder: string }[] = [
+// Technical examples are the same in every language; the gate's name is not.
+const FIELDS: { name: Field; label: MessageKey; type: string; placeholder: string | { key: MessageKey } }[] = [
   { name: 'serverUrl', label: 'setup.serverUrl', type: 'url', placeholder: 'https://tsaro.example.ng/v1/external' },
   { name: 'apiKey', label: 'setup.apiKey', type: 'password', placeholder: 'svc_live_…' },
-  { name: 'entryPoint', label: 'setup.entryPoint', type: 'text', placeholder: 'Gate A' },
+  { name: 'entryPoint', label: 'setup.entryPoint', type: 'text', placeholder: { key: 'setup.entryPoint.example' } },
   { name: 'latitude', label: 'setup.latitude', type: 'text', placeholder: '6.5244' },
   { name: 'longitude', label: 'setup.longitude', type: 'text', placeholder: '3.3792' },
 ];
@@ -77,7 +78,7 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
               type={field.type}
               autoComplete="off"
               spellCheck={false}
-              placeholder={field.placeholder}
+              placeholder={typeof field.placeholder === 'string' ? field.placeholder : t(field.placeholder.key)}
               value={values[field.name]}
               onChange={(event) => setValues((current) => ({ ...current, [field.name]: event.target.value }))}
             />

@@ -6,6 +6,7 @@ import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { ManualClock } from '../../support/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
+import { startCuttableLink, type CuttableLink } from './link.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
@@ -56,6 +57,8 @@ export interface KioskStackOptions {
   environment?: 'live' | 'sandbox';
   /** Run the dispatch sweep and the simulated sandbox responders (panic tests). */
   runDispatch?: boolean;
+  /** The kiosk reaches the server through a link the test can cut (`stack.link`). */
+  throughLink?: boolean;
 }
 
 export interface KioskStack {
@@ -70,6 +73,8 @@ export interface KioskStack {
   /** This test's folder: the kiosk's data, Chromium's TMPDIR, screenshots. */
   dir: string;
   serverUrl: string;
+  /** With `throughLink`: the kiosk's connection to the server, to cut and restore. */
+  link: CuttableLink | null;
   stopServer(): Promise<void>;
   startServer(): Promise<void>;
   stop(): Promise<void>;
@@ -98,6 +103,8 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   const gate = await org.keyWith(GATE_SCOPES, environment);
   const gateKey = gate.key!;
   const serverUrl = server.baseUrl;
+  const link = options.throughLink ? await startCuttableLink(serverPort) : null;
+  const kioskServerUrl = link ? serverUrl.replace(`:${serverPort}/`, `:${link.port}/`) : serverUrl;
 
   const kioskPort = await freePort();
   const dataDir = join(tmp, 'kiosk-data');
@@ -111,7 +118,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION']) delete env[name];
   if (options.configured !== false) {
     Object.assign(env, {
-      KIOSK_SERVER_URL: serverUrl,
+      KIOSK_SERVER_URL: kioskServerUrl,
       KIOSK_API_KEY: gateKey,
       KIOSK_ENTRY_POINT: GATE.entryPoint,
       KIOSK_LOCATION: `${GATE.latitude},${GATE.longitude}`,
@@ -139,6 +146,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
     gateKey,
     dir,
     serverUrl,
+    link,
     async stopServer() {
       if (!running) return;
       running = false;
@@ -160,6 +168,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
         }
         await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
       }
+      await link?.close();
       if (running) await server.running.stop();
       await database.drop();
     },
