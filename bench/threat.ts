@@ -52,7 +52,8 @@ import pg from 'pg';
 import { migrateToLatest, openDatabase } from '../server/db/database.ts';
 import { isCovered } from '../server/threat/coverage.ts';
 import type { ThreatEngine } from '../server/threat/engine.ts';
-import { dayNumber, dayText, greatCircleKm, ThreatIndex } from '../server/threat/event-index.ts';
+import { EARTH_RADIUS_KM, greatCircleKm } from '../server/geo.ts';
+import { dayNumber, dayText, ThreatIndex } from '../server/threat/event-index.ts';
 import { ucdpRow } from '../server/threat/importers/ucdp.ts';
 import { AREA_RADIUS_KM, assessArea } from '../server/threat/model.ts';
 import { heatmapData, routeSafety, safetyScore, type ThreatDeps } from '../server/threat/service.ts';
@@ -93,8 +94,7 @@ const NIGERIA_BOX = { minLat: 4.3, maxLat: 13.9, minLng: 2.7, maxLng: 14.6 } as 
 /** The issue's heatmap: a year of Nigeria (the API's example bounds). */
 const NIGERIA_BOUNDS = { minLat: 4, minLng: 2.6, maxLat: 14, maxLng: 14.7 } as const;
 const MAIDUGURI = { latitude: 11.8311, longitude: 13.151 } as const;
-/** geokdbush's Earth radius (km) and PostGIS's sphere (m): the same radius is a slightly different angle. */
-const GEOKDBUSH_RADIUS_KM = 6371;
+/** PostGIS's sphere for geography with use_spheroid false (m); the server's is EARTH_RADIUS_KM (server/geo.ts). */
 const POSTGIS_SPHERE_M = 6371008.8;
 
 // Synthetic type mix: conflict data leads, crime and roads follow.
@@ -298,7 +298,7 @@ function queryPoints(count: number, places: readonly Place[]): LatLng[] {
 /** The point `km` from `from` on `bearing` (radians), on a sphere. */
 function destination(from: LatLng, km: number, bearing: number): LatLng {
   const rad = Math.PI / 180;
-  const δ = km / 6371;
+  const δ = km / EARTH_RADIUS_KM;
   const φ1 = from.latitude * rad;
   const λ1 = from.longitude * rad;
   const φ2 = Math.asin(Math.sin(φ1) * Math.cos(δ) + Math.cos(φ1) * Math.sin(δ) * Math.cos(bearing));
@@ -542,7 +542,7 @@ async function explainMismatch(client: pg.Client, index: ThreatIndex, point: Lat
   const { latitude, longitude } = index.columns;
   const describe = (id: number, postgisM: number): OneSided => ({
     id,
-    indexM: greatCircleKm(point.longitude, point.latitude, longitude[id]!, latitude[id]!) * 1000,
+    indexM: greatCircleKm(point.latitude, point.longitude, latitude[id]!, longitude[id]!) * 1000,
     postgisM,
     bearing: bearingDeg(point, latitude[id]!, longitude[id]!),
   });
@@ -679,7 +679,7 @@ async function postgisSide(context: SectionContext, rows: readonly IndexedEventR
     } else {
       notes.push(`PostGIS at ${AREA_RADIUS_KM} km: skipped (BENCH_THREAT_PG_POINTS_50=0).`);
     }
-    const angleGapMm = (km: number) => (km * 1e6 * (POSTGIS_SPHERE_M / 1000 / GEOKDBUSH_RADIUS_KM - 1)).toFixed(1);
+    const angleGapMm = (km: number) => Math.abs(km * 1e6 * (POSTGIS_SPHERE_M / 1000 / EARTH_RADIUS_KM - 1)).toFixed(1);
     const m = (value: number) => `${value.toFixed(3)} m`;
     for (const c of comparisons) {
       if (c.equal === c.points) continue;
@@ -704,9 +704,9 @@ async function postgisSide(context: SectionContext, rows: readonly IndexedEventR
       );
     }
     notes.push(
-      `Counts: geokdbush measures on a sphere of ${GEOKDBUSH_RADIUS_KM} km, PostGIS (use_spheroid false) on ${POSTGIS_SPHERE_M} m: the same ` +
-        `metric radius is a slightly smaller angle in PostGIS, so an event less than ${angleGapMm(SCORE_RADIUS_KM)} mm inside the index's edge at ` +
-        `${SCORE_RADIUS_KM} km (${angleGapMm(AREA_RADIUS_KM)} mm at ${AREA_RADIUS_KM} km) is counted by the index only. PostGIS times are at the client ` +
+      `Counts: the index measures on a sphere of ${EARTH_RADIUS_KM} km, PostGIS (use_spheroid false) on ${POSTGIS_SPHERE_M} m: the angles ` +
+        `differ by ${angleGapMm(SCORE_RADIUS_KM)} mm at ${SCORE_RADIUS_KM} km (${angleGapMm(AREA_RADIUS_KM)} mm at ${AREA_RADIUS_KM} km), so only floating-point ` +
+        `rounding at the very edge can make a count differ. PostGIS times are at the client ` +
         `(prepared statement, one connection, loopback round trip included); "exec" is EXPLAIN ANALYZE's execution time on the server for ` +
         `${EXPLAIN_POINTS} of the points. The "x faster" columns divide PostGIS's client time by the index's.`,
     );

@@ -1,32 +1,6 @@
-/** Mean Earth radius (km), as in the haversine formula's usual statement. */
-const EARTH_RADIUS_KM = 6371.0088;
-const RAD = Math.PI / 180;
+import { distanceKm, type Point } from '../geo.ts';
 
-export interface Point {
-  latitude: number;
-  longitude: number;
-}
-
-/** Great-circle distance in kilometres (haversine). */
-export function distanceKm(a: Point, b: Point): number {
-  const dLat = (b.latitude - a.latitude) * RAD;
-  const dLng = (b.longitude - a.longitude) * RAD;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * RAD) * Math.cos(b.latitude * RAD) * Math.sin(dLng / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
-/** A latitude/longitude box that contains every point within `radiusKm` of `center` (for a SQL prefilter). */
-export function boundingBox(center: Point, radiusKm: number): { minLat: number; maxLat: number; minLng: number; maxLng: number } {
-  const dLat = radiusKm / (EARTH_RADIUS_KM * RAD);
-  const cos = Math.cos(center.latitude * RAD);
-  const dLng = cos < 1e-9 ? 180 : Math.min(180, radiusKm / (EARTH_RADIUS_KM * RAD * cos));
-  return {
-    minLat: Math.max(-90, center.latitude - dLat),
-    maxLat: Math.min(90, center.latitude + dLat),
-    minLng: center.longitude - dLng,
-    maxLng: center.longitude + dLng,
-  };
-}
+export { boundingBox, distanceKm, type Point } from '../geo.ts';
 
 export interface Candidate extends Point {
   responderId: string;

@@ -1,6 +1,6 @@
 import KDBush from 'kdbush';
-import { distance } from 'geokdbush';
-import { boxAround, type ThreatIndex } from './event-index.ts';
+import { boundingBox, greatCircleKm } from '../geo.ts';
+import type { ThreatIndex } from './event-index.ts';
 
 /** Cell size of the area grid in degrees: about 5.5 km. */
 export const AREA_CELL_DEGREES = 0.05;
@@ -52,10 +52,10 @@ export class AreaGrid {
 
   /** The mass of the cells whose centre of mass is within `radiusKm` of the point. */
   massWithin(latitude: number, longitude: number, radiusKm: number): number {
-    const [minLng, minLat, maxLng, maxLat] = boxAround(latitude, longitude, radiusKm);
+    const box = boundingBox({ latitude, longitude }, radiusKm);
     let total = 0;
-    for (const cell of this.tree.range(minLng, minLat, maxLng, maxLat)) {
-      if (cell < this.mass.length && distance(longitude, latitude, this.longitude[cell]!, this.latitude[cell]!) <= radiusKm) total += this.mass[cell]!;
+    for (const cell of this.tree.range(box.minLng, box.minLat, box.maxLng, box.maxLat)) {
+      if (cell < this.mass.length && greatCircleKm(latitude, longitude, this.latitude[cell]!, this.longitude[cell]!) <= radiusKm) total += this.mass[cell]!;
     }
     return total;
   }

@@ -1,5 +1,5 @@
 import KDBush from 'kdbush';
-import { distance } from 'geokdbush';
+import { boundingBox, greatCircleKm } from '../geo.ts';
 import type { IndexedEventRow } from './store.ts';
 import { precisionWeight, THREAT_TYPES, type ThreatSource, THREAT_SOURCES, type ThreatType } from './taxonomy.ts';
 
@@ -84,26 +84,13 @@ class EventColumns {
   }
 }
 
-/** km per degree of latitude on geokdbush's sphere (radius 6,371 km): 111.195. */
-const KM_PER_DEGREE = (6371 * Math.PI) / 180;
-
-/**
- * The latitude/longitude box that holds every point within `radiusKm` of a point (great circle
- * on a 6,371 km sphere), as [minLng, minLat, maxLng, maxLat], with 0.1% to spare for rounding.
- */
-export function boxAround(latitude: number, longitude: number, radiusKm: number): [number, number, number, number] {
-  const dLat = (radiusKm / KM_PER_DEGREE) * 1.001;
-  const cos = Math.cos((Math.min(89, Math.abs(latitude) + dLat) * Math.PI) / 180);
-  const dLng = Math.min(180, (radiusKm / (KM_PER_DEGREE * cos)) * 1.001);
-  return [longitude - dLng, latitude - dLat, longitude + dLng, latitude + dLat];
-}
-
 /** Events appended after the tree was built are scanned one by one until there are this many. */
 const REBUILD_AFTER = 4096;
 
 /**
  * An immutable view of the threat events: a kd-tree (kdbush) over the first `indexed` events
- * and a short list of later ones. Radius queries go through geokdbush (great-circle distance).
+ * and a short list of later ones. Radius queries take the candidates in the circle's bounding box
+ * from the tree and keep those within the great-circle distance (server/geo.ts).
  * Adding events gives a new snapshot; queries running on the old one are not disturbed.
  */
 export class ThreatIndex {
@@ -147,18 +134,18 @@ export class ThreatIndex {
 
   /**
    * Calls `visit(id, km)` for every event within `radiusKm` (great circle) of the point: the
-   * kd-tree gives the candidates in the enclosing latitude/longitude box, geokdbush's
-   * great-circle distance decides.
+   * kd-tree gives the candidates in the enclosing latitude/longitude box, the great-circle
+   * distance decides.
    */
   forEachWithin(latitude: number, longitude: number, radiusKm: number, visit: (id: number, km: number) => void): void {
     const { latitude: lat, longitude: lng } = this.columns;
     const check = (id: number) => {
-      const km = distance(longitude, latitude, lng[id]!, lat[id]!);
+      const km = greatCircleKm(latitude, longitude, lat[id]!, lng[id]!);
       if (km <= radiusKm) visit(id, km);
     };
     if (this.indexed) {
-      const [minLng, minLat, maxLng, maxLat] = boxAround(latitude, longitude, radiusKm);
-      for (const id of this.tree.range(minLng, minLat, maxLng, maxLat)) check(id);
+      const box = boundingBox({ latitude, longitude }, radiusKm);
+      for (const id of this.tree.range(box.minLng, box.minLat, box.maxLng, box.maxLat)) check(id);
     }
     for (let id = this.indexed; id < this.size; id++) check(id);
   }
@@ -193,4 +180,3 @@ export class ThreatIndex {
   }
 }
 
-export { distance as greatCircleKm };

@@ -1,5 +1,7 @@
 /** Points along the great circle between two places. */
 
+import { EARTH_RADIUS_KM, greatCircleKm } from '../geo.ts';
+
 const rad = Math.PI / 180;
 
 export interface LatLng {
@@ -7,18 +9,10 @@ export interface LatLng {
   lng: number;
 }
 
-/** Great-circle distance in km (spherical Earth, radius 6,371 km). */
-export function haversineKm(a: LatLng, b: LatLng): number {
-  const dLat = (b.lat - a.lat) * rad;
-  const dLng = (b.lng - a.lng) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
 /** `count` points evenly spaced along the great circle from `from` to `to`, both ends included. */
 export function greatCirclePoints(from: LatLng, to: LatLng, count: number): LatLng[] {
   const [φ1, λ1, φ2, λ2] = [from.lat * rad, from.lng * rad, to.lat * rad, to.lng * rad];
-  const δ = haversineKm(from, to) / 6371;
+  const δ = greatCircleKm(from.lat, from.lng, to.lat, to.lng) / EARTH_RADIUS_KM;
   return Array.from({ length: count }, (_, i) => {
     const f = count === 1 ? 0 : i / (count - 1);
     if (i === 0) return { ...from };

@@ -19,7 +19,8 @@ import { dayText } from './event-index.ts';
 import type { ThreatEngine } from './engine.ts';
 import { heatmap } from './heatmap.ts';
 import { assessArea, type AreaAssessment } from './model.ts';
-import { greatCirclePoints, haversineKm } from './route.ts';
+import { greatCircleKm } from '../geo.ts';
+import { greatCirclePoints } from './route.ts';
 import type { DangerZone } from './zones.ts';
 
 export interface ThreatDeps {
@@ -72,7 +73,7 @@ export function routeSafety({ threat, clock }: ThreatDeps, query: z.output<typeo
   const index = threat.current();
   const from = { lat: query.from_lat, lng: query.from_lng };
   const to = { lat: query.to_lat, lng: query.to_lng };
-  const distanceKm = haversineKm(from, to);
+  const distanceKm = greatCircleKm(from.lat, from.lng, to.lat, to.lng);
   // Each checkpoint covers half the way to its neighbours, so together they cover the route.
   const radiusKm = Math.round(Math.min(25, Math.max(2, distanceKm / (query.checkpoints - 1) / 2)) * 10) / 10;
   const scored = greatCirclePoints(from, to, query.checkpoints).map((point, i) => {
@@ -140,7 +141,7 @@ export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.ou
     const last = Date.parse(zone.last_incident_at);
     if (last < from || last >= to) return false;
     if (query.latitude !== undefined && query.longitude !== undefined) {
-      const km = haversineKm({ lat: query.latitude, lng: query.longitude }, { lat: zone.center.latitude, lng: zone.center.longitude });
+      const km = greatCircleKm(query.latitude, query.longitude, zone.center.latitude, zone.center.longitude);
       if (km > query.radius_km) return false;
     }
     return true;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dayNumber, dayText, type ThreatIndex } from './event-index.ts';
 import { ageWeight, assessArea, eventMass, severityFromScore, type Level } from './model.ts';
-import { haversineKm } from './route.ts';
+import { greatCircleKm } from '../geo.ts';
 import { THREAT_TYPES, type ThreatType } from './taxonomy.ts';
 
 /** Events within this distance of a zone's first event join it. */
@@ -70,7 +70,7 @@ export async function computeDangerZones(index: ThreatIndex, now: Date, pause: (
     }
     const center = { latitude: round(lat / total, 5), longitude: round(lng / total, 5) };
     let farthest = 0;
-    for (const id of members) farthest = Math.max(farthest, haversineKm({ lat: center.latitude, lng: center.longitude }, { lat: latitude[id]!, lng: longitude[id]! }));
+    for (const id of members) farthest = Math.max(farthest, greatCircleKm(center.latitude, center.longitude, latitude[id]!, longitude[id]!));
     const radiusKm = Math.max(1, Math.ceil(farthest * 10) / 10);
     const assessment = assessArea(index, center.latitude, center.longitude, radiusKm, now);
     if (assessment.level === 'safe') continue;

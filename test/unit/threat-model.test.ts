@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { distance } from 'geokdbush';
 import { describe, expect, it } from 'vitest';
 import { dayNumber, ThreatIndex } from '../../server/threat/event-index.ts';
 import { heatmap } from '../../server/threat/heatmap.ts';
 import { ageWeight, assessArea, levelOf, scoreFromMass, severityFromScore, trendOf } from '../../server/threat/model.ts';
-import { greatCirclePoints, haversineKm } from '../../server/threat/route.ts';
+import { EARTH_RADIUS_KM, greatCircleKm } from '../../server/geo.ts';
+import { greatCirclePoints, type LatLng } from '../../server/threat/route.ts';
+
+const haversineKm = (a: LatLng, b: LatLng) => greatCircleKm(a.lat, a.lng, b.lat, b.lng);
 import type { IndexedEventRow } from '../../server/threat/store.ts';
 import { computeDangerZones } from '../../server/threat/zones.ts';
 
@@ -146,7 +148,7 @@ describe('the spatial index', () => {
           const index = ThreatIndex.build(rows.slice(0, split), 1).withAdded(rows.slice(split), 2);
           const found: number[] = [];
           index.forEachWithin(at.lat, at.lng, radius, (id) => found.push(id));
-          const expected = rows.flatMap((row, i) => (distance(at.lng, at.lat, row.longitude, row.latitude) <= radius ? [i] : []));
+          const expected = rows.flatMap((row, i) => (greatCircleKm(at.lat, at.lng, row.latitude, row.longitude) <= radius ? [i] : []));
           expect(found.sort((a, b) => a - b)).toEqual(expected);
         },
       ),
@@ -170,10 +172,10 @@ describe('the spatial index', () => {
   });
 });
 
-/** The point `km` from (lng, lat) at `bearing` degrees on geokdbush's sphere. */
+/** The point `km` from (lng, lat) at `bearing` degrees on the server's sphere. */
 function destination(lng: number, lat: number, bearing: number, km: number): [number, number] {
   const rad = Math.PI / 180;
-  const d = km / 6371;
+  const d = km / EARTH_RADIUS_KM;
   const φ1 = lat * rad;
   const θ = bearing * rad;
   const φ2 = Math.asin(Math.sin(φ1) * Math.cos(d) + Math.cos(φ1) * Math.sin(d) * Math.cos(θ));
