@@ -61,12 +61,17 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
     },
 
     async health(timeoutMs = 2000) {
-      try {
-        const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-        const body = parseJson(await response.text());
-        return { ok: response.ok && body?.status === 'ok', serverTime: typeof body?.timestamp === 'string' ? body.timestamp : null };
-      } catch {
-        return { ok: false, serverTime: null };
+      // A connection kept alive past the server's idle timeout fails once when reused: one more
+      // try at once tells that apart from a link that is down.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+          const body = parseJson(await response.text());
+          return { ok: response.ok && body?.status === 'ok', serverTime: typeof body?.timestamp === 'string' ? body.timestamp : null };
+        } catch (error) {
+          const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
+          if (timedOut || attempt >= 2) return { ok: false, serverTime: null };
+        }
       }
     },
   };
