@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
@@ -32,6 +32,17 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     expect(res.status).toBe(201);
     return res.body.access_code as { code_id: string; code: string; qr_payload: string };
   };
+  /** The camera's answer; if none comes, what the screen showed instead, to tell a camera that never started from a code never decoded. */
+  const waitForAnswer = async (page: Page, name: string) => {
+    try {
+      await page.locator('.result').waitFor({ timeout: 20_000 });
+    } catch (error) {
+      await page.screenshot({ path: join(stack.dir, `${name}-no-answer.png`) });
+      const camera = page.locator('.camera');
+      const state = (await camera.count()) ? `camera ${await camera.getAttribute('data-camera-state')}, repeats ${await camera.getAttribute('data-repeats')}` : 'no camera on screen';
+      throw new Error(`no answer from the camera (${state}): ${(error as Error).message}`);
+    }
+  };
   const codeOnServer = async (codeId: string) => (await stack.api.get(`/access-codes/${codeId}`)).body.access_code;
 
   it('a QR pass shown to the camera turns the screen green with the visitor, is read once while held up, and shown again is "Maximum uses reached"', async () => {
@@ -43,7 +54,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
 
     const page = await openKiosk(browser, stack.kioskUrl);
     const result = page.locator('.result');
-    await result.waitFor({ timeout: 20_000 });
+    await waitForAnswer(page, 'camera-first');
     expect(await result.getAttribute('data-decision')).toBe('admitted');
     expect(await page.getByTestId('result-name').textContent()).toBe('Musa Bello');
     expect(await result.textContent()).toContain('Plumbing repair');
@@ -62,7 +73,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     // The same one-use pass shown again (a new page: the kiosk has forgotten it saw it).
     const again = await openKiosk(browser, stack.kioskUrl);
     const refused = again.locator('.result');
-    await refused.waitFor({ timeout: 20_000 });
+    await waitForAnswer(again, 'camera-again');
     expect(await refused.getAttribute('data-decision')).toBe('refused');
     expect(await again.getByTestId('result-reason').textContent()).toBe('Maximum uses reached');
     await again.screenshot({ path: join(stack.dir, 'camera-refused.png') });
@@ -74,7 +85,22 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     const scanned = await createCode('Chidi Okeke');
     const browser = await launchChromium();
     browsers.push(browser);
-    const page = await openKiosk(browser, stack.kioskUrl);
+    // Every tone the page plays, as the oscillators are started (WebAudio, no files).
+    const context = await browser.newContext();
+    await context.addInitScript(() => {
+      const win = globalThis as any;
+      win.tones = [];
+      const start = win.OscillatorNode.prototype.start;
+      win.OscillatorNode.prototype.start = function (this: any, ...args: unknown[]) {
+        win.tones.push(`${this.type} ${this.frequency.value}`);
+        return start.apply(this, args);
+      };
+    });
+    const page = await openKiosk(context, stack.kioskUrl);
+    const tones = async () => {
+      const played = await page.evaluate(() => (globalThis as any).tones.splice(0) as string[]);
+      return [...new Set(played)].sort();
+    };
 
     // The keypad: the guard may leave out the dash.
     await page.getByTestId('open-keypad').click();
@@ -86,6 +112,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     expect(await result.getAttribute('data-decision')).toBe('admitted');
     expect(await page.getByTestId('result-name').textContent()).toBe('Ada Obi');
     expect(await result.textContent()).toContain('Uses left1');
+    expect(await tones()).toEqual(['sine 1320', 'sine 880']);
     await page.getByRole('button', { name: 'Next visitor' }).click();
     await result.waitFor({ state: 'detached' });
 
@@ -103,5 +130,14 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
 
     expect((await codeOnServer(typed.code_id)).use_count).toBe(1);
     expect((await codeOnServer(scanned.code_id)).use_count).toBe(1);
+
+    // Refused has a sound of its own: low square buzzes, not the admitting chimes.
+    await page.getByRole('button', { name: 'Next visitor' }).click();
+    await result.waitFor({ state: 'detached' });
+    await tones();
+    await wedgeScan(page, scanned.qr_payload);
+    await page.locator('.result[data-decision=refused]').waitFor();
+    expect(await page.getByTestId('result-reason').textContent()).toBe('Maximum uses reached');
+    expect(await tones()).toEqual(['square 220']);
   }, 60_000);
 });

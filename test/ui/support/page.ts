@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { KioskCallInput, KioskCallName, KioskCallResult } from '../../../shared/kiosk/calls.ts';
 import { KIOSK_CALL_PATH } from '../../../shared/kiosk/client.ts';
 
@@ -9,8 +9,9 @@ export const SMALL = { width: 1024, height: 600 };
 export const LARGE = { width: 1920, height: 1080 };
 
 /** Opens the kiosk and, on a kiosk that is set up, starts a shift for the guard. */
-export async function openKiosk(browser: Browser, url: string, viewport = SMALL, guardName = 'Sani Abubakar'): Promise<Page> {
-  const page = await browser.newPage({ viewport });
+export async function openKiosk(browser: Browser | BrowserContext, url: string, viewport = SMALL, guardName = 'Sani Abubakar'): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewportSize(viewport);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(url);
