@@ -151,14 +151,18 @@ export class ThreatIndex {
   }
 
   /**
-   * A value computed once per snapshot and key (e.g. the day's area grid): snapshots are
-   * immutable, so what is derived from one stays true for it.
+   * A value computed once per snapshot and key (the day's area grid, the last year's events):
+   * snapshots are immutable, so what is derived from one stays true for it. The last few keys
+   * are kept (yesterday's go).
    */
   memo<T>(key: string, make: () => T): T {
-    if (this.derived?.key !== key) this.derived = { key, value: make() };
-    return this.derived.value as T;
+    if (!this.derived.has(key)) {
+      this.derived.set(key, make());
+      if (this.derived.size > 4) this.derived.delete(this.derived.keys().next().value!);
+    }
+    return this.derived.get(key) as T;
   }
-  private derived?: { key: string; value: unknown };
+  private readonly derived = new Map<string, unknown>();
 
   /** Ids of the events inside a latitude/longitude box (edges included). */
   inBox(minLatitude: number, minLongitude: number, maxLatitude: number, maxLongitude: number): number[] {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dayNumber, dayText, type ThreatIndex } from './event-index.ts';
-import { ageWeight, assessArea, eventMass, severityFromScore, type Level } from './model.ts';
+import { assessArea, massesOn, severityFromScore, type Level } from './model.ts';
 import { greatCircleKm } from '../geo.ts';
 import { THREAT_TYPES, type ThreatType } from './taxonomy.ts';
 
@@ -33,13 +33,10 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
 export async function computeDangerZones(index: ThreatIndex, now: Date, pause: () => Promise<void> = yieldToEventLoop): Promise<DangerZone[]> {
   const today = dayNumber(now);
   const { latitude, longitude, day, precision, type } = index.columns;
-  const mass = new Float64Array(index.size);
+  const mass = massesOn(index, today);
   const candidates: number[] = [];
-  for (let id = 0; id < index.size; id++) {
-    if (precision[id]! > 3 || ageWeight(today - day[id]!) === 0) continue;
-    mass[id] = eventMass(index, id, today);
-    if (mass[id]! > 0) candidates.push(id);
-  }
+  // Remembered (an event over ten years old weighs nothing) and placed precisely enough to draw.
+  for (let id = 0; id < index.size; id++) if (precision[id]! <= 3 && mass[id]! > 0) candidates.push(id);
   // Heaviest first; ties by position, so the order does not depend on load order.
   candidates.sort((a, b) => mass[b]! - mass[a]! || latitude[a]! - latitude[b]! || longitude[a]! - longitude[b]!);
   const taken = new Uint8Array(index.size);
