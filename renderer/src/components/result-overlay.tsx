@@ -38,17 +38,17 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
       </div>
       {decision.admitted ? (
         <>
-          <div className="result-name" data-testid="result-name">
+          <div className={`result-name ${lengthClass(decision.visitor?.name)}`} data-testid="result-name">
             {decision.visitor?.name ?? t('result.noName')}
           </div>
           <dl className="result-facts">
             <div>
               <dt>{t('result.purpose')}</dt>
-              <dd>{decision.purpose ?? t('result.unknown')}</dd>
+              <dd className="result-long-text">{decision.purpose ?? t('result.unknown')}</dd>
             </div>
             <div>
               <dt>{t('result.host')}</dt>
-              <dd>{decision.hostUserId ?? t('result.unknown')}</dd>
+              <dd className="result-long-text">{decision.hostUserId ?? t('result.unknown')}</dd>
             </div>
             <div>
               <dt>{t('result.usesLeft')}</dt>
@@ -74,4 +74,10 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
       </div>
     </div>
   );
+}
+
+/** Names run up to 200 characters: a long one gets smaller type rather than pushing the rest off the screen. */
+function lengthClass(name: string | null | undefined): string {
+  const length = name?.length ?? 0;
+  return length > 80 ? 'result-name-very-long' : length > 32 ? 'result-name-long' : '';
 }
