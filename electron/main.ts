@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
-import { answerCall } from './core/answer-call.ts';
+import { answerBridgeCall } from './core/answer-call.ts';
 import { createKioskCore, type KioskCore } from './core/core.ts';
 import { kioskOptionsFromEnvironment } from './core/from-environment.ts';
 import { KIOSK_IPC_CHANNEL } from './ipc.ts';
@@ -42,8 +42,7 @@ if (!app.requestSingleInstanceLock()) {
 
     ipcMain.handle(KIOSK_IPC_CHANNEL, async (event, name: unknown, input: unknown) => {
       if (!fromOurPage(event)) return { error: { code: 403, message: 'Calls are accepted only from the kiosk page itself' } };
-      const answer = await answerCall(core!, String(name), input, (error) => log(String((error as Error)?.stack ?? error)));
-      return 'result' in answer.body ? { result: answer.body.result } : { error: answer.body };
+      return answerBridgeCall(core!, String(name), input, (error) => log(String((error as Error)?.stack ?? error)));
     });
 
     // The camera for the QR scanner, for our page only; nothing else, ever.

@@ -1,3 +1,4 @@
+import type { KioskBridge } from '../../shared/kiosk/bridge.ts';
 import { isKioskCallName, KioskCallError, type KioskErrorBody } from '../../shared/kiosk/calls.ts';
 import type { KioskCore } from './core.ts';
 
@@ -17,4 +18,10 @@ export async function answerCall(core: KioskCore, name: string, input: unknown, 
     logError(error);
     return { status: 500, body: { code: 500, message: 'The kiosk core failed; see its log' } };
   }
+}
+
+/** The same, in the shape the Electron bridge carries (errors as data: Error subclasses do not cross contextBridge). */
+export async function answerBridgeCall(core: KioskCore, name: string, input: unknown, logError: (error: unknown) => void): ReturnType<KioskBridge['call']> {
+  const answer = await answerCall(core, name, input, logError);
+  return 'result' in answer.body ? { result: answer.body.result } : { error: answer.body };
 }

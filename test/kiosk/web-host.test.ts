@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKioskClient, httpTransport } from '../../shared/kiosk/client.ts';
+import { answerBridgeCall } from '../../electron/core/answer-call.ts';
+import { bridgeTransport, createKioskClient, httpTransport } from '../../shared/kiosk/client.ts';
 import { startWebHost, type WebHost } from '../../electron/web-host/server.ts';
 import { createCode, startGate, type Gate } from './support/gate.ts';
 
@@ -65,5 +66,20 @@ describe('the browser host', () => {
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Gate screens</title>');
     expect(await (await fetch(host.url)).text()).toContain('Gate screens');
     expect(await (await fetch(`${host.url}visitors`)).text()).toContain('Gate screens');
+  });
+});
+
+describe('the Electron bridge', () => {
+  it('carries the same calls, with errors as data, to the same typed client', async () => {
+    const { core } = gate.kiosk();
+    const logged: unknown[] = [];
+    // What electron/main.ts's IPC handler answers, behind what preload.ts exposes.
+    const bridge = { call: (name: string, input: unknown) => answerBridgeCall(core, name, input, (error) => logged.push(error)) };
+    const client = createKioskClient(bridgeTransport(bridge));
+    const code = await createCode(gate.owner, { visitor_name: 'Ada Obi' });
+    expect(await client.call('scan', { text: code.qr_payload, method: 'camera' })).toMatchObject({ admitted: true, visitor: { name: 'Ada Obi' } });
+    await expect(client.call('walkIn', { visitorName: '', visitorPhone: '+2348030000002' })).rejects.toMatchObject({ name: 'KioskCallError', code: 400 });
+    expect(await bridge.call('nope', {})).toEqual({ error: { code: 404, message: 'Unknown kiosk call nope' } });
+    expect(logged).toEqual([]);
   });
 });
