@@ -51,7 +51,7 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
     decisionId,
   });
 
-  if (tryServerFirst(ctx)) {
+  if (tryServerFirst(ctx) && !spentHere(ctx, input.text, now)) {
     enqueueOperation(ctx.db, op);
     const attempt = await attemptOperation(ctx, operationById(ctx.db, op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
     if (attempt.sent && attempt.answer.kind === 'ok') {
@@ -73,6 +73,16 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
     return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: true });
   }
   return decideHere(ctx, { decisionId, visitId, input, now, opId: null, queued: false, op });
+}
+
+/**
+ * The code's last uses were granted here offline and the server has not heard of them yet: it
+ * would admit again. The kiosk refuses without asking.
+ */
+function spentHere(ctx: CoreContext, text: string, now: Date): boolean {
+  const verdict = decideOffline(ctx.db, ctx.verifier, text, now.getTime());
+  const code = verdict.code;
+  return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
 }
 
 function decidedByServer(

@@ -85,6 +85,29 @@ describe('offline decisions', () => {
     expect(logs[0]).toMatchObject({ method: 'code', code_id: late.code_id, visitor_name: 'Ada Obi' });
   });
 
+  it('while the queue is being replayed, refuses a code whose last use it granted offline, rather than ask the server', async () => {
+    const code = await createCode(gate.owner, { visitor_name: 'Musa Bello', max_uses: 1 });
+    const { core, link } = gate.kiosk();
+    await core.call('syncNow', {});
+    link.up = false;
+    await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: true, decidedBy: 'offline' });
+
+    // The link returns; the sync is under way (the server answered its health check) and the
+    // queue's first operation is on its way when the same pass is shown again.
+    link.up = true;
+    const hold = link.holdNextWrite();
+    const sync = core.call('syncNow', {});
+    await hold.reached;
+    expect((await core.call('kioskStatus', {})).online).toBe(true);
+    expect(await core.call('scan', { text: code.qr_payload, method: 'camera' })).toMatchObject({ admitted: false, reason: 'used_up' });
+    hold.release();
+    await sync;
+
+    expect((await core.call('kioskStatus', {})).attentionCount).toBe(0);
+    expect((await serverLogs(gate.owner)).filter((log) => log.code_id === code.code_id)).toHaveLength(1);
+  });
+
   it('says so when it cannot judge a pass because it has never synced the pass keys', async () => {
     const code = await createCode(gate.owner);
     const { core, link } = gate.kiosk();

@@ -20,9 +20,27 @@ export class Link {
   loseAnswers = 0;
   /** Every request that left the kiosk while the link was up: "METHOD /path". */
   readonly sent: string[] = [];
+  private hold: { reached: () => void; released: Promise<void> } | null = null;
+
+  /** The next POST or PATCH waits, before it leaves, until `release` is called; `reached` resolves when it is waiting. */
+  holdNextWrite(): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let reached!: () => void;
+    const released = new Promise<void>((done) => (release = done));
+    const reachedPromise = new Promise<void>((done) => (reached = done));
+    this.hold = { reached, released };
+    return { reached: reachedPromise, release };
+  }
+
   readonly fetch: typeof fetch = async (input, init) => {
     if (!this.up) throw new TypeError('fetch failed', { cause: { code: 'ENETUNREACH' } });
     const method = init?.method ?? 'GET';
+    if (this.hold && (method === 'POST' || method === 'PATCH')) {
+      const hold = this.hold;
+      this.hold = null;
+      hold.reached();
+      await hold.released;
+    }
     this.sent.push(`${method} ${new URL(String(input)).pathname.replace(/^\/v1\/external/, '')}`);
     const response = await fetch(input, init);
     if ((method === 'POST' || method === 'PATCH') && this.loseAnswers > 0) {
