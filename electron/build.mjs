@@ -5,8 +5,10 @@ import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// KIOSK_BUILD_DIR: elsewhere than dist-electron/ (the tests build into a temporary folder).
+const out = process.env.KIOSK_BUILD_DIR || 'dist-electron';
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node22', sourcemap: true, absWorkingDir: root, logLevel: 'warning' };
 
-await build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist-electron/main.cjs', external: ['electron', 'better-sqlite3'] });
+await build({ ...common, entryPoints: ['electron/main.ts'], outfile: `${out}/main.cjs`, external: ['electron', 'better-sqlite3'] });
 // The preload runs sandboxed: only `electron` may be required, everything else is bundled in.
-await build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist-electron/preload.cjs', external: ['electron'] });
+await build({ ...common, entryPoints: ['electron/preload.ts'], outfile: `${out}/preload.cjs`, external: ['electron'] });
