@@ -26,10 +26,23 @@ export async function openKiosk(browser: Browser | BrowserContext, url: string, 
   return page;
 }
 
-/** What a USB scanner does: the text as fast keystrokes, then Enter. */
+/**
+ * What a USB scanner does: the text as real keystrokes a few milliseconds apart, then Enter.
+ * The key events go down the DevTools protocol all at once rather than one round trip each (as
+ * `keyboard.type` does), so a busy test machine cannot space them out like a person's typing.
+ */
 export async function wedgeScan(page: Page, text: string): Promise<void> {
-  await page.keyboard.type(text, { delay: 0 });
-  await page.keyboard.press('Enter');
+  const session = await page.context().newCDPSession(page);
+  const sent: Promise<unknown>[] = [];
+  for (const character of text) {
+    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: character, text: character, unmodifiedText: character }));
+    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: character }));
+  }
+  const enter = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
+  sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyDown', ...enter, text: '\r', unmodifiedText: '\r' }));
+  sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyUp', ...enter }));
+  await Promise.all(sent);
+  await session.detach();
 }
 
 /** A call on the kiosk's handler map, as the page makes it: for a test to read the core's state. */
