@@ -228,7 +228,7 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResu
       message: `${result.visitor.name ?? 'A visitor'} was turned away here, but the server accepted the code; the kiosk has checked them out on the server. Call the host if they are still waiting.`,
       server_message: 'valid',
       visitor_name: result.visitor.name,
-      code: decision?.code ?? null,
+      code: decision?.code ?? cached?.code ?? null,
       happened_at: scannedAt,
       log_id: result.log_id,
       op_id: op.op_id,
