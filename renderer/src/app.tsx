@@ -4,7 +4,7 @@ import { AttentionPanel } from './components/attention-panel.tsx';
 import { PanicBanner } from './components/panic-banner.tsx';
 import { ResultOverlay } from './components/result-overlay.tsx';
 import { StatusBar } from './components/status-bar.tsx';
-import { useI18n, type MessageKey } from './i18n/index.tsx';
+import { languages, useI18n, type MessageKey } from './i18n/index.tsx';
 import { newPressId } from './kiosk/format.ts';
 import { useKiosk, useKioskStatus } from './kiosk/kiosk-context.tsx';
 import { OnPremisesScreen } from './screens/on-premises-screen.tsx';
@@ -33,7 +33,7 @@ function passPart(text: string): string {
 }
 
 export function App() {
-  const { t } = useI18n();
+  const { t, language, setLanguage } = useI18n();
   const kiosk = useKiosk();
   const live = useKioskStatus();
   const sounds = useMemo(() => createSoundPlayer(), []);
@@ -170,6 +170,19 @@ export function App() {
                 </button>
               ))}
               <div className="nav-spacer" />
+              {languages.length > 1 && (
+                <button
+                  type="button"
+                  className="nav-small"
+                  data-testid="language"
+                  onClick={() => {
+                    const index = languages.findIndex((module) => module.language.code === language);
+                    setLanguage(languages[(index + 1) % languages.length]!.language.code);
+                  }}
+                >
+                  {languages.find((module) => module.language.code === language)?.language.name ?? language}
+                </button>
+              )}
               <button type="button" className="nav-small" onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}>
                 {theme === 'night' ? `☀ ${t('nav.day')}` : `☾ ${t('nav.night')}`}
               </button>

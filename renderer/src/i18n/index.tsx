@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { Catalogue, MessageKey } from './en.ts';
 
 export type { MessageKey } from './en.ts';
@@ -36,6 +36,9 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     localStorage.setItem(LANGUAGE_KEY, code);
     setLanguageState(code);
   }, []);
+  useEffect(() => {
+    document.documentElement.lang = language;
+  }, [language]);
   const value = useMemo(() => ({ t, language, setLanguage }), [t, language, setLanguage]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
