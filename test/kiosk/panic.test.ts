@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKioskCore } from '../../electron/core/core.ts';
-import { GATE_A, startGate, type Gate } from './support/gate.ts';
+import { GATE_A, GATE_SCOPES, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;
 beforeEach(async () => {
@@ -81,5 +81,26 @@ describe('the panic button', () => {
     const next = await core.call('panicPress', { pressId: 'press-0101-bbbb' });
     expect(next.incidentId).not.toBe(pressed.incidentId);
     expect(await serverIncidents()).toHaveLength(2);
+  });
+
+  it('shows the incident as it changes: the responder assigned, then on the way with an ETA', async () => {
+    const sandboxKey = (await gate.org.keyWith(GATE_SCOPES, 'sandbox')).key!;
+    const { core } = gate.kiosk({ apiKey: sandboxKey });
+    const pressed = await core.call('panicPress', { pressId: 'press-0200-aaaa' });
+    expect(pressed).toMatchObject({ delivery: 'sent', incidentStatus: 'dispatching', responder: null });
+
+    const seen: string[] = [pressed.incidentStatus!];
+    for (let i = 0; i < 40 && seen.at(-1) !== 'responding'; i++) {
+      gate.clock.advance(1_000);
+      await gate.server.running.advanceDispatch();
+      await core.call('syncNow', {});
+      const status = await core.call('panicStatus', { pressId: 'press-0200-aaaa' });
+      if (status!.incidentStatus !== seen.at(-1)) seen.push(status!.incidentStatus!);
+    }
+    expect(seen).toEqual(['dispatching', 'assigned', 'responding']);
+    const status = await core.call('panicStatus', {});
+    expect(status!.responder).toMatchObject({ name: 'Simulated Responder (Lagos)' });
+    expect(status!.responder!.etaMinutes).toEqual(expect.any(Number));
+    expect((await core.call('kioskStatus', {})).activePanic).toMatchObject({ incidentStatus: 'responding' });
   });
 });
