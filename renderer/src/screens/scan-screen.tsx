@@ -1,10 +1,12 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ScanDecision, ScanMethod } from '../../../shared/kiosk/calls.ts';
 import { CameraView } from '../components/camera-view.tsx';
 import { OnScreenKeyboard } from '../components/on-screen-keyboard.tsx';
 import { useI18n } from '../i18n/index.tsx';
 import { clockTime, normalizeTypedCode } from '../kiosk/format.ts';
 import { REASON_TEXT } from '../kiosk/words.ts';
+
+const KEYPAD_IDLE_MS = 60_000;
 
 interface ScanScreenProps {
   onScan(text: string, method: ScanMethod): void;
@@ -20,6 +22,16 @@ export function ScanScreen({ onScan, showingResult, checking, recent }: ScanScre
   const [typing, setTyping] = useState(false);
   const [typed, setTyped] = useState('');
 
+  // A keypad left open goes back to the camera view after a minute without a key.
+  useEffect(() => {
+    if (!typing) return;
+    const timer = window.setTimeout(() => {
+      setTyping(false);
+      setTyped('');
+    }, KEYPAD_IDLE_MS);
+    return () => window.clearTimeout(timer);
+  }, [typing, typed]);
+
   const submitTyped = () => {
     const code = normalizeTypedCode(typed);
     if (!code) return;
@@ -31,7 +43,8 @@ export function ScanScreen({ onScan, showingResult, checking, recent }: ScanScre
   return (
     <section className="screen scan-screen" aria-label={t('scan.title')}>
       <div className="scan-camera">
-        <CameraView onDecode={(text) => onScan(text, 'camera')} paused={showingResult || typing} />
+        {/* Still reading under the keypad: a visitor may hold up the pass while the guard types. */}
+        <CameraView onDecode={(text) => onScan(text, 'camera')} paused={showingResult} />
       </div>
       <div className="scan-side">
         <button type="button" className="button button-primary button-huge" data-testid="open-keypad" onClick={() => setTyping(true)}>
