@@ -65,6 +65,8 @@ export interface CoreContext {
   inFlight: Set<string>;
   guard(): Guard | null;
   nowIso(): string;
+  /** What the core could not handle; the host logs it. */
+  logError(error: unknown): void;
 }
 
 /** Called when the server answered (whatever it said) or could not be reached. */

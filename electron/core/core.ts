@@ -49,6 +49,8 @@ export interface KioskCoreOptions {
   timings?: Partial<KioskTimings>;
   /** Jitter source for the backoff. */
   random?: () => number;
+  /** Where unexpected failures of the background sync go (default: stderr). */
+  logError?: (error: unknown) => void;
 }
 
 export interface KioskCore {
@@ -122,6 +124,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     inFlight: new Set(),
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
+    logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
   };
   const useSettings = (next: KioskSettings | undefined) => {
     ctx.settings = next;

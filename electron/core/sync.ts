@@ -163,9 +163,14 @@ export class SyncLoop {
       writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
       this.failures = 0;
     } catch (error) {
-      if (!(error instanceof SyncStopped)) throw error;
-      report.error = error.message;
-      retryAfterMs = error.retryAfterMs;
+      // Whatever went wrong, the loop goes on: a bug here must not stop the kiosk's sync for good.
+      if (error instanceof SyncStopped) {
+        report.error = error.message;
+        retryAfterMs = error.retryAfterMs;
+      } else {
+        ctx.logError(error);
+        report.error = `The sync failed: ${(error as Error)?.message ?? String(error)}`;
+      }
       this.failures++;
     } finally {
       report.pendingOperations = countPendingOperations(ctx.db);

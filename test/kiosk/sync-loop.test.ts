@@ -70,3 +70,30 @@ describe('what the kiosk keeps', () => {
     expect((await core.call('onPremises', {})).visitors.map((visit) => visit.visitId)).toEqual([stays.visit.visitId]);
   });
 });
+
+describe('a sync that meets the unexpected', () => {
+  let gate: Gate;
+  beforeEach(async () => {
+    gate = await startGate();
+  });
+  afterEach(async () => {
+    await gate.stop();
+  });
+
+  it('reports and logs it, and the next sync goes through', async () => {
+    let garble = true;
+    const logged: unknown[] = [];
+    const fetchGarbled: typeof fetch = async (input, init) => {
+      if (garble && String(input).includes('/access-codes/changes')) {
+        garble = false;
+        return new Response('{"unexpected":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      return fetch(input, init);
+    };
+    const { core } = gate.kiosk({ fetch: fetchGarbled, logError: (error) => logged.push(error) });
+    const first = await core.call('syncNow', {});
+    expect(first.error).toMatch(/^The sync failed/);
+    expect(logged).toHaveLength(1);
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null });
+  });
+});
