@@ -59,7 +59,7 @@ export interface KioskCore {
   call<N extends KioskCallName>(name: N, input: unknown): Promise<KioskCallResult<N>>;
   /** Starts the background sync loop and the SOS retry timer. */
   start(): void;
-  /** Stops the timers and closes the database. */
+  /** Stops the timers, lets a sync under way finish (a few seconds at most), and closes the database. */
   close(): Promise<void>;
   readonly kioskId: string;
   readonly dataDir: string;
@@ -246,7 +246,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     },
     start: () => sync.start(),
     async close() {
-      sync.stop();
+      await sync.stop();
       db.close();
     },
   };

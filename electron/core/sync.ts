@@ -93,12 +93,17 @@ export class SyncLoop {
     this.schedule(0);
   }
 
-  stop(): void {
+  /** Stops the timers; answers once the sync under way, if any, has finished (or after `graceMs`). */
+  async stop(graceMs = 3_000): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     if (this.nextRun) clearTimeout(this.nextRun);
     this.nextRun = null;
+    const running = this.queued ?? this.running;
+    if (running) {
+      await Promise.race([running.then(() => undefined, () => undefined), new Promise((done) => setTimeout(done, graceMs).unref())]);
+    }
   }
 
   /** A sync as soon as possible, without waiting for it. */
@@ -123,7 +128,7 @@ export class SyncLoop {
     this.nextAttemptAt = new Date(this.ctx.clock.now().getTime() + delayMs).toISOString();
     this.nextRun = setTimeout(() => {
       this.nextRun = null;
-      void this.syncNow();
+      this.syncNow().catch((error: unknown) => this.ctx.logError(error));
     }, delayMs);
     this.nextRun.unref();
   }
