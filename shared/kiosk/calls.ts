@@ -6,9 +6,11 @@ import { z } from 'zod';
  * The Electron preload and the browser host carry exactly these calls and nothing else.
  *
  * Conventions: ids made by the kiosk are ULIDs with a prefix (`vis_`, `dec_`, `att_`); times
- * are ISO 8601 UTC strings; every call answers within well under a second because it reads
- * and writes the kiosk's own SQLite and never waits on the network, except `configure`
- * (which checks the server on purpose) and `syncNow`.
+ * are ISO 8601 UTC strings. Every call answers within well under a second: the status and
+ * list calls read the kiosk's own SQLite only (cheap enough to poll every second); `scan`,
+ * `walkIn`, `checkout` and `panicPress` save first, then give the server at most 600 ms before
+ * deciding or queueing on their own. Only `configure` (which checks the server on purpose)
+ * and `syncNow` wait for the network.
  */
 
 // ---------- Inputs ----------
