@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'bench/results/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -48,8 +48,12 @@ export function pendingOperations(db: KioskDb, afterSeq: number, limit: number):
   return db.prepare(`SELECT * FROM outbox WHERE state = 'pending' AND seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as OutboxRow[];
 }
 
+/** What waits to reach the server: queued operations and any SOS not yet sent (the guard's "waiting to send"). */
 export function countPendingOperations(db: KioskDb): number {
-  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
+  const row = db
+    .prepare(`SELECT (SELECT count(*) FROM outbox WHERE state = 'pending') + (SELECT count(*) FROM panics WHERE state = 'pending') AS n`)
+    .get() as { n: number };
+  return row.n;
 }
 
 /** Pending operations of one visit before this one: a checkout waits for its check-in. */
