@@ -39,6 +39,7 @@ import { INCIDENT_BODY } from './http-api.ts';
 import { startChild, type BenchChild } from './lib/children.ts';
 import { createEngineDatabase, type BenchDatabase } from './lib/databases.ts';
 import { enginesWanted, intFromEnv, sleep, type Engine } from './lib/settings.ts';
+import { fmt, seededRandom, summarize } from './lib/stats.ts';
 import type { BenchSection, SectionContext, SectionTable } from './lib/section.ts';
 
 /** Nigeria's bounding box (degrees). */
@@ -62,17 +63,6 @@ interface ServeReady {
   sandboxKey: string;
 }
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
 
 /** Uniform in latitude and longitude over Nigeria's bounding box. */
 function pointsOverNigeria(count: number, random: () => number): Point[] {
@@ -82,27 +72,6 @@ function pointsOverNigeria(count: number, random: () => number): Point[] {
   }));
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-interface Summary {
-  count: number;
-  p50: number;
-  p99: number;
-  mean: number;
-  min: number;
-  max: number;
-}
-
-function summarize(values: readonly number[]): Summary {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mean = sorted.length ? sorted.reduce((sum, v) => sum + v, 0) / sorted.length : 0;
-  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean, min: sorted[0] ?? 0, max: sorted.at(-1) ?? 0 };
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 /** Microseconds with a precision that suits their size. */
 const us = (ms: number) => fmt(ms * 1000, ms < 0.1 ? 1 : 0);
 

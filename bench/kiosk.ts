@@ -42,6 +42,7 @@ import { registerCleanup, runCleanups } from './lib/cleanup.ts';
 import { createSqliteDatabase } from './lib/databases.ts';
 import { formatSection } from './lib/report.ts';
 import { intFromEnv } from './lib/settings.ts';
+import { summarize } from './lib/stats.ts';
 import type { BenchSection, SectionContext, SectionResult, SectionTable } from './lib/section.ts';
 
 interface ServeReady {
@@ -169,15 +170,6 @@ async function seedCodes(databaseUrl: string, organizationId: string, count: num
   } finally {
     await database.close();
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function summarize(samplesMs: number[]) {
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1)!, mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 }
 
 const ms = (value: number) => (value < 1 ? value.toFixed(3) : value.toFixed(2));

@@ -65,6 +65,7 @@ import { startChild, type BenchChild } from './lib/children.ts';
 import { createEngineDatabase, createSqliteDatabase } from './lib/databases.ts';
 import { measure, type LoadMeasurement, type LoadSettings } from './lib/load.ts';
 import { intFromEnv } from './lib/settings.ts';
+import { fmt, seededRandom, summarize, type Summary } from './lib/stats.ts';
 import type { AimCheck, BenchSection, ResultRow, SectionContext, SectionTable } from './lib/section.ts';
 
 /** The aims. */
@@ -131,44 +132,11 @@ interface Place extends LatLng {
   country: string | null;
 }
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
-
 /** Standard normal (Box–Muller). */
 function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-interface Summary {
-  count: number;
-  p50: number;
-  p99: number;
-  mean: number;
-  min: number;
-  max: number;
-}
-
-function summarize(values: readonly number[]): Summary {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mean = sorted.length ? sorted.reduce((sum, v) => sum + v, 0) / sorted.length : 0;
-  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean, min: sorted[0] ?? 0, max: sorted.at(-1) ?? 0 };
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 /** Milliseconds with a precision that suits their size. */
 const ms = (value: number) => fmt(value, value < 1 ? 3 : value < 100 ? 1 : 0);
 const mb = (bytes: number) => fmt(bytes / 1_048_576, 1);

@@ -31,6 +31,7 @@ import { startChild, type BenchChild } from './lib/children.ts';
 import { createEngineDatabase, type BenchDatabase } from './lib/databases.ts';
 import { enginesWanted, intFromEnv, sleep, type Engine } from './lib/settings.ts';
 import type { LoadMeasurement } from './lib/load.ts';
+import { percentile } from './lib/stats.ts';
 import type { BenchSection, ResultRow, SectionContext } from './lib/section.ts';
 
 const WARMUP_INCIDENTS = 20;
@@ -188,11 +189,6 @@ async function sendBurst(sender: IncidentSender, count: number, connections: num
     }),
   );
   return sent;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
