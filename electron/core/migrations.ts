@@ -150,6 +150,12 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
       );
     `);
   },
+
+  function v2_panic_closed(db) {
+    // A sent SOS the kiosk stopped following: its incident cannot be read (403/404), or the
+    // kiosk moved to another server or key. A closed SOS is never joined by a new press.
+    db.exec(`ALTER TABLE panics ADD COLUMN closed_at TEXT;`);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

@@ -17,35 +17,57 @@ interface PanicRow {
   incident_status: string | null;
   responder: string | null;
   updated_at: string;
+  /** Set when the kiosk stopped following the incident: its poll answered 403/404, or the kiosk moved. */
+  closed_at: string | null;
 }
 
 const FINAL_INCIDENT_STATUSES = new Set(['resolved', 'cancelled']);
+
+/**
+ * A new press joins a sent SOS only this soon after its first press: a guard pressing twice, or
+ * a screen retrying. Later it is a new emergency, and gets a new incident, whatever the kiosk's
+ * (possibly stale) copy of the old incident's status says.
+ */
+export const PANIC_JOIN_WINDOW_MS = 2 * 60_000;
+
+/** A sent SOS the kiosk still follows: its incident not over as far as the kiosk knows. */
+const FOLLOWED = `state = 'sent' AND closed_at IS NULL AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled'))`;
 
 function panicById(ctx: CoreContext, panicId: string): PanicRow | undefined {
   return ctx.db.prepare('SELECT * FROM panics WHERE panic_id = ?').get(panicId) as PanicRow | undefined;
 }
 
-/** The SOS still under way: not yet acknowledged, or acknowledged and its incident not over. */
+/** The SOS shown as under way: not yet acknowledged, or acknowledged and its incident followed and not over. */
 function activePanic(ctx: CoreContext): PanicRow | undefined {
+  return ctx.db.prepare(`SELECT * FROM panics WHERE state = 'pending' OR (${FOLLOWED}) ORDER BY pressed_at DESC LIMIT 1`).get() as PanicRow | undefined;
+}
+
+/** The SOS a new press joins: one not sent yet, or one sent and first pressed within the join window. */
+function joinablePanic(ctx: CoreContext, now: Date): PanicRow | undefined {
+  const since = new Date(now.getTime() - PANIC_JOIN_WINDOW_MS).toISOString();
   return ctx.db
-    .prepare(
-      `SELECT * FROM panics WHERE state = 'pending' OR (state = 'sent' AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled')))
-       ORDER BY pressed_at DESC LIMIT 1`,
-    )
-    .get() as PanicRow | undefined;
+    .prepare(`SELECT * FROM panics WHERE state = 'pending' OR (${FOLLOWED} AND pressed_at >= ?) ORDER BY pressed_at DESC LIMIT 1`)
+    .get(since) as PanicRow | undefined;
 }
 
-function firstPressOf(ctx: CoreContext, panicId: string): string {
-  const row = ctx.db.prepare('SELECT press_id FROM panic_presses WHERE panic_id = ? ORDER BY pressed_at, rowid LIMIT 1').get(panicId) as { press_id: string };
-  return row.press_id;
+function firstPressOf(ctx: CoreContext, panicId: string): { press_id: string; pressed_at: string } {
+  return ctx.db.prepare('SELECT press_id, pressed_at FROM panic_presses WHERE panic_id = ? ORDER BY pressed_at, rowid LIMIT 1').get(panicId) as {
+    press_id: string;
+    pressed_at: string;
+  };
 }
 
-/** `pressId`: the press the screen asked about, so it can keep polling with its own id. */
-export function toPanicStatus(row: PanicRow, pressId: string): PanicStatus {
+function statusOfPress(ctx: CoreContext, row: PanicRow, pressId: string): PanicStatus {
+  const press = ctx.db.prepare('SELECT pressed_at FROM panic_presses WHERE press_id = ?').get(pressId) as { pressed_at: string } | undefined;
+  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at);
+}
+
+/** `pressId`: the press the screen asked about, so it can keep polling with its own id; `pressedAt`: that press's own time. */
+export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string = row.pressed_at): PanicStatus {
   const responder = row.responder ? (JSON.parse(row.responder) as PanicStatus['responder']) : null;
   return {
     pressId,
-    pressedAt: row.pressed_at,
+    pressedAt,
     delivery: row.state === 'sent' ? 'sent' : row.state === 'refused' ? 'refused' : row.attempts === 0 ? 'sending' : 'retrying',
     attempts: row.attempts,
     lastError: row.last_error,
@@ -69,11 +91,11 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
   const at = now.toISOString();
   return ctx.db.transaction(() => {
     const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
-    if (known) return toPanicStatus(panicById(ctx, known.panic_id)!, pressId);
-    const active = activePanic(ctx);
+    if (known) return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
+    const active = joinablePanic(ctx, now);
     if (active) {
       ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, active.panic_id, at);
-      return toPanicStatus(active, pressId);
+      return toPanicStatus(active, pressId, at);
     }
     const panicId = ctx.newId('sos', now);
     const key = `${ctx.kioskId}.${panicId}`;
@@ -104,15 +126,27 @@ export function panicStatus(ctx: CoreContext, pressId: string | undefined): Pani
   if (pressId) {
     const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
     if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
-    return toPanicStatus(panicById(ctx, known.panic_id)!, pressId);
+    return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
   }
   const latest = ctx.db.prepare('SELECT * FROM panics ORDER BY pressed_at DESC LIMIT 1').get() as PanicRow | undefined;
-  return latest ? toPanicStatus(latest, firstPressOf(ctx, latest.panic_id)) : null;
+  if (!latest) return null;
+  const first = firstPressOf(ctx, latest.panic_id);
+  return toPanicStatus(latest, first.press_id, first.pressed_at);
 }
 
 export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
   const row = activePanic(ctx);
-  return row ? toPanicStatus(row, firstPressOf(ctx, row.panic_id)) : null;
+  if (!row) return null;
+  const first = firstPressOf(ctx, row.panic_id);
+  return toPanicStatus(row, first.press_id, first.pressed_at);
+}
+
+/**
+ * The kiosk moved to another server or key: the incidents it sent are not readable there, and
+ * a new press must not join them.
+ */
+export function closeFollowedPanics(ctx: Pick<CoreContext, 'db'>, at: string): void {
+  ctx.db.prepare(`UPDATE panics SET closed_at = ?, updated_at = ? WHERE ${FOLLOWED}`).run(at, at);
 }
 
 export function hasUnsentPanic(ctx: CoreContext): boolean {
@@ -186,14 +220,19 @@ function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, a
 export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
   const api = ctx.api;
   if (!api) return;
-  const open = ctx.db
-    .prepare(`SELECT * FROM panics WHERE state = 'sent' AND incident_id IS NOT NULL AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled'))`)
-    .all() as PanicRow[];
+  const open = ctx.db.prepare(`SELECT * FROM panics WHERE ${FOLLOWED} AND incident_id IS NOT NULL`).all() as PanicRow[];
   for (const panic of open) {
     const answer = await api.request<{ incident: Incident }>('GET', `/incidents/${encodeURIComponent(panic.incident_id!)}`, {
       timeoutMs: ctx.timings.requestTimeoutMs,
     });
     noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    if ((answer.kind === 'blocked' || answer.kind === 'refused') && (answer.status === 403 || answer.status === 404)) {
+      // The key may not read incidents, or the incident is not this key's (the kiosk moved): it
+      // never will be readable, so the kiosk stops following it (and a new press is a new SOS).
+      const at = ctx.nowIso();
+      ctx.db.prepare('UPDATE panics SET closed_at = ?, updated_at = ? WHERE panic_id = ?').run(at, at, panic.panic_id);
+      continue;
+    }
     if (answer.kind !== 'ok') continue;
     recordIncident(ctx, panic.panic_id, answer.body.incident, ctx.nowIso());
   }
@@ -201,5 +240,5 @@ export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
 
 export function hasOpenIncident(ctx: CoreContext): boolean {
   const row = activePanic(ctx);
-  return row?.state === 'sent' && !FINAL_INCIDENT_STATUSES.has(row.incident_status ?? '');
+  return row?.state === 'sent' && row.closed_at === null && !FINAL_INCIDENT_STATUSES.has(row.incident_status ?? '');
 }

@@ -104,4 +104,47 @@ describe('the panic button', () => {
     expect(status!.responder!.etaMinutes).toEqual(expect.any(Number));
     expect((await core.call('kioskStatus', {})).activePanic).toMatchObject({ incidentStatus: 'responding' });
   });
+
+  it('a press hours after an SOS whose incident was closed while the link was down is a new SOS, sent', async () => {
+    const { core, link } = gate.kiosk();
+    const first = await core.call('panicPress', { pressId: 'press-0300-aaaa' });
+    expect(first.delivery).toBe('sent');
+    link.up = false;
+    // The responders close it while the gate is offline: the kiosk's copy still says "dispatching".
+    await gate.owner.post(`/incidents/${first.incidentId}/cancel`, { reason: 'Handled' });
+    gate.clock.advance(3 * 3_600_000);
+    const second = await core.call('panicPress', { pressId: 'press-0301-bbbb' });
+    expect(second).toMatchObject({ delivery: 'retrying', incidentId: null, pressedAt: gate.clock.now().toISOString() });
+    link.up = true;
+    await core.call('syncNow', {});
+    expect(await serverIncidents()).toHaveLength(2);
+    expect(await core.call('panicStatus', { pressId: 'press-0301-bbbb' })).toMatchObject({ delivery: 'sent', incidentId: expect.not.stringMatching(first.incidentId!) });
+  });
+
+  it('with a key that cannot read incidents, stops following the SOS, and a later press is a new SOS', async () => {
+    const key = (await gate.org.keyWith(['access_codes:validate', 'access_codes:write', 'logs:read', 'incidents:write'])).key!;
+    const { core } = gate.kiosk({ apiKey: key });
+    const first = await core.call('panicPress', { pressId: 'press-0400-aaaa' });
+    expect(first.delivery).toBe('sent');
+    await core.call('syncNow', {});
+    // The poll answered 403: nothing more will be learnt, so the banner does not stay forever.
+    expect((await core.call('kioskStatus', {})).activePanic).toBeNull();
+    gate.clock.advance(10 * 60_000);
+    const later = await core.call('panicPress', { pressId: 'press-0401-bbbb' });
+    expect(later.delivery).toBe('sent');
+    expect(later.incidentId).not.toBe(first.incidentId);
+    expect(await serverIncidents()).toHaveLength(2);
+  });
+
+  it('a second press within moments joins the first SOS, and shows its own time', async () => {
+    const { core } = gate.kiosk();
+    const first = await core.call('panicPress', { pressId: 'press-0500-aaaa' });
+    gate.clock.advance(30_000);
+    const joined = await core.call('panicPress', { pressId: 'press-0501-bbbb' });
+    expect(joined).toMatchObject({ delivery: 'sent', incidentId: first.incidentId, pressedAt: gate.clock.now().toISOString() });
+    expect(joined.pressedAt).not.toBe(first.pressedAt);
+    expect(await core.call('panicStatus', { pressId: 'press-0501-bbbb' })).toMatchObject({ pressedAt: joined.pressedAt });
+    expect(await core.call('panicStatus', { pressId: 'press-0500-aaaa' })).toMatchObject({ pressedAt: first.pressedAt });
+    expect(await serverIncidents()).toHaveLength(1);
+  });
 });
