@@ -7,6 +7,7 @@ import {
   type KioskHandlers,
   type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
+import { createHash } from 'node:crypto';
 import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
@@ -14,7 +15,7 @@ import { openKioskDatabase, type KioskDb } from './database.ts';
 import { checkout, onPremises, scan, walkIn } from './gate.ts';
 import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
-import { activePanicStatus, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
+import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
 import { PassVerifier } from './pass-verifier.ts';
 import { createServerApi } from './server-api.ts';
 import {
@@ -67,6 +68,58 @@ export interface KioskCore {
   readonly db: KioskDb;
 }
 
+/** Which server and key the cache belongs to: a hash, so the key itself is not kept a second time. */
+export function serverFingerprint(settings: Pick<KioskSettings, 'serverUrl' | 'apiKey'>): string {
+  return createHash('sha256').update(`${settings.serverUrl}\n${settings.apiKey}`).digest('hex');
+}
+
+/** The key alone: it belongs to one organization, whatever address the server is reached at. */
+function keyFingerprint(settings: Pick<KioskSettings, 'apiKey'>): string {
+  return createHash('sha256').update(`key\n${settings.apiKey}`).digest('hex');
+}
+
+const FINGERPRINT_SETTING = 'server_fingerprint';
+const KEY_FINGERPRINT_SETTING = 'key_fingerprint';
+const MOVED_WITH_PENDING = 'Operations are still waiting to reach the current server; sync them before moving this kiosk';
+
+function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
+  writeSetting(db, FINGERPRINT_SETTING, serverFingerprint(settings));
+  writeSetting(db, KEY_FINGERPRINT_SETTING, keyFingerprint(settings));
+}
+
+/**
+ * Another server or key may be another organization: its codes, pass keys, visitors and feed
+ * cursor are not ours, and the incidents it holds are not readable with the new key. In the
+ * caller's transaction.
+ */
+function forgetServer(db: KioskDb, at: string): void {
+  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at');`);
+  closeFollowedPanics({ db }, at);
+}
+
+/**
+ * At start: the cache is the settings' server's, or (another server or key, given by the
+ * environment) it is wiped, as `configure` does. With operations waiting: another key (maybe
+ * another organization) is refused; the same key at another address (the same organization,
+ * the server reached another way) keeps the queue and the cache, so a kiosk whose old address
+ * is gone can still deliver. A cache from before fingerprints were kept is wiped when nothing
+ * waits (it is fetched again), and otherwise adopted.
+ */
+function adoptServer(db: KioskDb, settings: KioskSettings | undefined, at: string): void {
+  if (!settings) return;
+  const stored = readSetting(db, FINGERPRINT_SETTING);
+  if (stored === serverFingerprint(settings)) return;
+  const storedKey = readSetting(db, KEY_FINGERPRINT_SETTING);
+  const pending = countPendingOperations(db) > 0;
+  if (pending && storedKey !== undefined && storedKey !== keyFingerprint(settings)) {
+    throw new Error(`The KIOSK_* settings give this kiosk another API key. ${MOVED_WITH_PENDING} (start it with the previous settings until "Waiting to send" reads 0)`);
+  }
+  db.transaction(() => {
+    if (!pending) forgetServer(db, at);
+    writeFingerprints(db, settings);
+  })();
+}
+
 function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefined {
   const given = [options.serverUrl, options.apiKey, options.entryPoint, options.location].filter((value) => value !== undefined);
   if (given.length === 0) return undefined;
@@ -95,8 +148,17 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     kioskId = newId('kiosk', clock.now());
     writeSetting(db, 'kiosk_id', kioskId);
   }
-  const fromOptions = settingsFromOptions(options);
-  const settings = fromOptions ?? readStoredSetup(db, secrets);
+  let settings: KioskSettings | undefined;
+  let fromOptions: KioskSettings | undefined;
+  try {
+    fromOptions = settingsFromOptions(options);
+    settings = fromOptions ?? readStoredSetup(db, secrets);
+    adoptServer(db, settings, clock.now().toISOString());
+  } catch (error) {
+    // The data folder's lock goes with the database: a kiosk that cannot start must not keep it.
+    db.close();
+    throw error;
+  }
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const verifier = new PassVerifier();
   verifier.setKeys(loadPassKeys(db));
@@ -158,16 +220,16 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       const checks = await checkSettings(next, fetchImpl, timings.requestTimeoutMs);
       if (checks.some((check) => !check.ok)) return configureResult(false, checks, ctx);
       const previous = ctx.settings;
-      const elsewhere = previous && (previous.serverUrl !== next.serverUrl || previous.apiKey !== next.apiKey);
-      if (elsewhere && countPendingOperations(db) > 0) {
-        throw new KioskCallError(409, 'Operations are still waiting to reach the current server; sync them before moving this kiosk');
-      }
+      const storedFingerprint = readSetting(db, FINGERPRINT_SETTING);
+      const elsewhere =
+        storedFingerprint !== undefined
+          ? storedFingerprint !== serverFingerprint(next)
+          : previous !== undefined && (previous.serverUrl !== next.serverUrl || previous.apiKey !== next.apiKey);
+      if (elsewhere && countPendingOperations(db) > 0) throw new KioskCallError(409, MOVED_WITH_PENDING);
       db.transaction(() => {
-        if (elsewhere) {
-          // Another server or key may be another organization: its codes are not ours.
-          db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at');`);
-        }
+        if (elsewhere) forgetServer(db, ctx.nowIso());
         writeStoredSetup(db, secrets, next);
+        writeFingerprints(db, next);
       })();
       if (elsewhere) {
         verifier.setKeys([]);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKioskCore } from '../../electron/core/core.ts';
 import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
 import type { SecretStore } from '../../electron/core/settings.ts';
-import { createCode, GATE_A, startGate, type Gate } from './support/gate.ts';
+import { createCode, GATE_A, GATE_SCOPES, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;
 beforeEach(async () => {
@@ -76,5 +76,34 @@ describe('first-run setup', () => {
     const { core } = gate.kiosk();
     expect(await core.call('setupStatus', {})).toMatchObject({ configured: true, source: 'environment' });
     await expect(core.call('configure', setupInput(gate.gateKey))).rejects.toMatchObject({ code: 409 });
+  });
+});
+
+describe('a kiosk pointed by KIOSK_* at another server or key', () => {
+  it('forgets the old organization\'s codes, pass keys and feed cursor, and refuses to start while operations wait', async () => {
+    const codeA = await createCode(gate.owner, { visitor_name: 'A Visitor' });
+    const first = gate.kiosk();
+    await first.core.call('syncNow', {});
+    const sos = await first.core.call('panicPress', { pressId: 'press-0900-aaaa' });
+    expect(sos.delivery).toBe('sent');
+    await first.core.close();
+
+    const orgB = await gate.server.createOrganization({ name: 'Other Estate' });
+    const keyB = (await orgB.keyWith(GATE_SCOPES)).key!;
+    const codeB = await createCode(orgB.live, { visitor_name: 'B Visitor' });
+    const second = gate.kiosk({ dataDir: first.dataDir, apiKey: keyB });
+    // The old organization's SOS is not followed with the new key, nor joined by a new press.
+    expect((await second.core.call('kioskStatus', {})).activePanic).toBeNull();
+    expect(await second.core.call('syncNow', {})).toMatchObject({ error: null });
+    second.link.up = false;
+    expect(await second.core.call('scan', { text: codeA.code, method: 'keypad' })).toMatchObject({ admitted: false, decidedBy: 'offline', reason: 'not_found' });
+    expect(await second.core.call('scan', { text: codeB.code, method: 'keypad' })).toMatchObject({ admitted: true, decidedBy: 'offline' });
+    await second.core.close();
+
+    // That admission waits to reach org B: org A's key must not replay it.
+    expect(() => gate.kiosk({ dataDir: first.dataDir })).toThrow(/another API key.*waiting/);
+    // The folder was not left locked by the refusal: the right settings still start it.
+    const third = gate.kiosk({ dataDir: first.dataDir, apiKey: keyB });
+    expect(await third.core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0 });
   });
 });
