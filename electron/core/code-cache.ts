@@ -110,9 +110,11 @@ export function countCachedCodes(db: KioskDb): number {
   return (db.prepare('SELECT count(*) AS n FROM codes WHERE from_feed = 1').get() as { n: number }).n;
 }
 
+/** The server's current set replaces the stored one: a key retired there no longer verifies passes here. */
 export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key: string; created_at: string }>): void {
   const insert = db.prepare(`INSERT INTO pass_keys (kid, public_key, created_at) VALUES (?, ?, ?) ON CONFLICT (kid) DO UPDATE SET public_key = excluded.public_key`);
   db.transaction(() => {
+    db.prepare('DELETE FROM pass_keys').run();
     for (const key of keys) insert.run(key.kid, key.public_key, key.created_at);
   })();
 }

@@ -10,7 +10,7 @@ import type { ValidationResult } from '../../shared/schemas/access.ts';
 import { addLocalUse, cachedCodeById, noteServerUse, rememberPass } from './code-cache.ts';
 import type { CoreContext } from './context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
-import { applyAnswer, attemptOperation, newOperation } from './operations.ts';
+import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
 import { countPendingOperations, enqueueOperation, operationById, settleOperation } from './outbox.ts';
 import { readSetting } from './settings.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
@@ -53,24 +53,27 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
 
   if (tryServerFirst(ctx) && !spentHere(ctx, input.text, now)) {
     enqueueOperation(ctx.db, op);
-    const attempt = await attemptOperation(ctx, operationById(ctx.db, op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
-    if (attempt.sent && attempt.answer.kind === 'ok') {
-      return decidedByServer(ctx, op.op_id, attempt.answer.status, attempt.answer.body as ValidationResult, { decisionId, visitId, input, now });
-    }
-    if (attempt.sent && attempt.answer.kind === 'unavailable' && attempt.answer.status === 429 && /unknown code/i.test(attempt.answer.message)) {
-      // The server refused to decide: nothing happened there, and nothing is to replay.
-      const decision = refusal(decisionId, input, now, 'too_many_attempts', 'server', null);
-      ctx.db.transaction(() => {
-        settleOperation(ctx.db, op.op_id, { state: 'withdrawn', statusCode: 429, response: { message: attempt.answer.kind === 'unavailable' ? attempt.answer.message : '' }, at: now.toISOString() });
-        insertDecision(ctx, decision, op.op_id);
-      })();
-      return decision;
-    }
-    // No answer in time, the key refused, or the scan refused as such (a 4xx): the guard still
-    // gets a decision, made here. The operation stays queued: the request may have reached the
-    // server, and the sync loop settles it as it settles any replay (a 4xx lands in the
-    // attention list with the decision it contradicts).
-    return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: true });
+    return whileInFlight(ctx, op.op_id, async () => {
+      const attempt = await attemptOperation(ctx, operationById(ctx.db, op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
+      if (attempt.sent && attempt.answer.kind === 'ok') {
+        return decidedByServer(ctx, op.op_id, attempt.answer.status, attempt.answer.body as ValidationResult, { decisionId, visitId, input, now });
+      }
+      if (attempt.sent && attempt.answer.kind === 'unavailable' && attempt.answer.status === 429 && /unknown code/i.test(attempt.answer.message)) {
+        // The server refused to decide: nothing happened there, and nothing is to replay.
+        const decision = refusal(decisionId, input, now, 'too_many_attempts', 'server', null);
+        const message = attempt.answer.message;
+        ctx.db.transaction(() => {
+          settleOperation(ctx.db, op.op_id, { state: 'withdrawn', statusCode: 429, response: { message }, at: now.toISOString() });
+          insertDecision(ctx, decision, op.op_id);
+        })();
+        return decision;
+      }
+      // No answer in time, the key refused, or the scan refused as such (a 4xx): the guard still
+      // gets a decision, made here. The operation stays queued: the request may have reached the
+      // server, and the sync loop settles it as it settles any replay (a 4xx lands in the
+      // attention list with the decision it contradicts).
+      return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: true });
+    });
   }
   return decideHere(ctx, { decisionId, visitId, input, now, opId: null, queued: false, op });
 }
@@ -347,14 +350,15 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
  */
 async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
   if (!tryServerFirst(ctx)) return false;
-  const op = operationById(ctx.db, opId)!;
-  const attempt = await attemptOperation(ctx, op, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
-  if (!attempt.sent) return false;
-  if (attempt.answer.kind === 'ok' || attempt.answer.kind === 'refused') {
-    applyAnswer(ctx, operationById(ctx.db, opId)!, attempt.answer);
-    return true;
-  }
-  return false;
+  return whileInFlight(ctx, opId, async () => {
+    const attempt = await attemptOperation(ctx, operationById(ctx.db, opId)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
+    if (!attempt.sent) return false;
+    if (attempt.answer.kind === 'ok' || attempt.answer.kind === 'refused') {
+      applyAnswer(ctx, operationById(ctx.db, opId)!, attempt.answer);
+      return true;
+    }
+    return false;
+  });
 }
 
 export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'>): OnPremises {

@@ -43,11 +43,24 @@ export function newOperation(
 export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer };
 
 /**
- * One request for one operation. A checkout goes only once its visit's check-in has a `log_id`.
- * `markFirst`: record durably, before it leaves, that the server may now hold it (the first,
- * inline attempt: a scan refused offline after it is replayed to learn the truth). The sync
- * loop does not: an operation it sends is pending already and replayed until answered, and
- * one fsync per operation is what the drain would pay for nothing.
+ * Runs `work` (a request for the operation and the commit of its answer) with the operation
+ * marked in flight, so the sync loop leaves it alone until the answer is committed, not merely
+ * received (clearing it before the commit would let the loop send it again in between).
+ */
+export async function whileInFlight<T>(ctx: CoreContext, opId: string, work: () => Promise<T>): Promise<T> {
+  ctx.inFlight.add(opId);
+  try {
+    return await work();
+  } finally {
+    ctx.inFlight.delete(opId);
+  }
+}
+
+/**
+ * One request for one operation; call it inside `whileInFlight`. A checkout goes only once its
+ * visit's check-in has a `log_id`. `markFirst` (the inline send): count the attempt and keep
+ * the checkout's path before it leaves; the sync loop does not, as one fsync per operation is
+ * what the drain would pay for nothing.
  */
 export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options: { timeoutMs?: number; markFirst?: boolean } = {}): Promise<Attempt> {
   const { timeoutMs, markFirst = false } = options;
@@ -65,17 +78,12 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
     path = `/access-logs/${encodeURIComponent(visit.log_id)}/checkout`;
   }
   if (markFirst) markAttempted(ctx.db, op.op_id, path);
-  ctx.inFlight.add(op.op_id);
-  try {
-    const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });
-    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
-    if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
-    else if (answer.kind !== 'unavailable') ctx.net.problem = null;
-    if (answer.kind === 'blocked' || answer.kind === 'unavailable') noteFailure(ctx.db, op.op_id, answer.message);
-    return { sent: true, answer };
-  } finally {
-    ctx.inFlight.delete(op.op_id);
-  }
+  const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });
+  noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+  if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+  else if (answer.kind !== 'unavailable') ctx.net.problem = null;
+  if (answer.kind === 'blocked' || answer.kind === 'unavailable') noteFailure(ctx.db, op.op_id, answer.message);
+  return { sent: true, answer };
 }
 
 interface StoredDecision {
@@ -95,12 +103,13 @@ function decisionOf(ctx: CoreContext, decisionId: string | null): ScanDecision |
 export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer, { kind: 'ok' | 'refused' }>): void {
   const at = ctx.nowIso();
   ctx.db.transaction(() => {
+    // Settled already (an earlier send's answer committed first): what follows was done then.
     if (answer.kind === 'refused') {
-      settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: answer.status, response: { message: answer.message }, at });
+      if (!settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: answer.status, response: { message: answer.message }, at })) return;
       refusedForGood(ctx, op, answer.message, at);
       return;
     }
-    settleOperation(ctx.db, op.op_id, { state: 'done', statusCode: answer.status, response: answer.body, at });
+    if (!settleOperation(ctx.db, op.op_id, { state: 'done', statusCode: answer.status, response: answer.body, at })) return;
     if (op.kind === 'validate') applyValidation(ctx, op, answer.body as ValidationResult, at);
     else if (op.kind === 'walk_in') {
       const logId = (answer.body as { access_log?: { log_id?: string } }).access_log?.log_id;
@@ -114,7 +123,7 @@ export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<Ser
 export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
   const at = ctx.nowIso();
   ctx.db.transaction(() => {
-    settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: null, response: { message }, at });
+    if (!settleOperation(ctx.db, op.op_id, { state: 'refused', statusCode: null, response: { message }, at })) return;
     refusedForGood(ctx, op, message, at);
   })();
 }
@@ -129,7 +138,8 @@ function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, 
     walk_in: `The walk-in check-in of ${name ?? 'a visitor'}`,
     checkout: `The checkout of ${name ?? 'a visitor'}`,
   }[op.kind];
-  if (op.kind === 'validate' && decision?.codeId) settleLocalUse(ctx.db, decision.codeId, {});
+  // Only an admission decided here offline added a local use; any other refusal has none to settle.
+  if (op.kind === 'validate' && decision?.codeId && decision.admitted && decision.decidedBy === 'offline') settleLocalUse(ctx.db, decision.codeId, {});
   // A visitor let in offline is inside whatever the server thinks of the scan: keep their visit.
   const followUp = op.kind === 'validate' && decision?.admitted ? recordAdmissionAsWalkIn(ctx, op, decision, serverMessage, at) : null;
   addAttention(ctx.db, {

@@ -14,6 +14,7 @@ export interface OutboxRow {
   visit_id: string | null;
   decision_id: string | null;
   state: 'pending' | 'done' | 'refused' | 'withdrawn';
+  /** A column of the first schema, no longer written or read. */
   attempted: number;
   attempts: number;
   last_error: string | null;
@@ -56,32 +57,28 @@ export function countPendingOperations(db: KioskDb): number {
   return row.n;
 }
 
-/** Pending operations of one visit before this one: a checkout waits for its check-in. */
-export function earlierPendingForVisit(db: KioskDb, visitId: string, seq: number): number {
-  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND seq < ?`).get(visitId, seq) as { n: number }).n;
-}
-
-/** Before an inline request leaves: from now on the server may have it. */
+/** Before a request for it leaves: counts the attempt, and keeps the checkout's path once its visit has a log_id. */
 export function markAttempted(db: KioskDb, opId: string, path: string | null): void {
-  db.prepare('UPDATE outbox SET attempted = 1, attempts = attempts + 1, path = COALESCE(?, path) WHERE op_id = ?').run(path, opId);
+  db.prepare('UPDATE outbox SET attempts = attempts + 1, path = COALESCE(?, path) WHERE op_id = ?').run(path, opId);
 }
 
 export function noteFailure(db: KioskDb, opId: string, message: string): void {
   db.prepare('UPDATE outbox SET last_error = ? WHERE op_id = ?').run(message, opId);
 }
 
+/** Settles a pending operation; false when it was settled already (another send got there first): then nothing changed. */
 export function settleOperation(
   db: KioskDb,
   opId: string,
   outcome: { state: 'done' | 'refused' | 'withdrawn'; statusCode: number | null; response: unknown; at: string },
-): void {
-  db.prepare(`UPDATE outbox SET state = ?, status_code = ?, response = ?, settled_at = ?, last_error = NULL WHERE op_id = ? AND state = 'pending'`).run(
+): boolean {
+  return db.prepare(`UPDATE outbox SET state = ?, status_code = ?, response = ?, settled_at = ?, last_error = NULL WHERE op_id = ? AND state = 'pending'`).run(
     outcome.state,
     outcome.statusCode,
     outcome.response === undefined ? null : JSON.stringify(outcome.response),
     outcome.at,
     opId,
-  );
+  ).changes > 0;
 }
 
 // ---------- Needs attention ----------

@@ -3,8 +3,8 @@ import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
 import type { z } from 'zod';
 import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, giveUp } from './operations.ts';
-import { countPendingOperations, pendingOperations } from './outbox.ts';
+import { applyAnswer, attemptOperation, giveUp, whileInFlight, type Attempt } from './operations.ts';
+import { countPendingOperations, operationById, pendingOperations } from './outbox.ts';
 import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPanics } from './panic.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
@@ -39,10 +39,24 @@ class SyncStopped extends Error {
   }
 }
 
+/** A 403: the key lacks a scope for this part of the sync, not the others. */
+class Forbidden extends SyncStopped {
+  constructor(
+    message: string,
+    readonly problem: string,
+  ) {
+    super(message, null);
+  }
+}
+
 /** Throws SyncStopped for anything but a 2xx: the sync ends there and is tried again later. */
 function okOrStop<T>(ctx: CoreContext, answer: ServerAnswer<T>): T {
   if (answer.kind === 'ok') return answer.body;
-  if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+  if (answer.kind === 'blocked') {
+    const problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+    ctx.net.problem = problem;
+    if (answer.status === 403) throw new Forbidden(answer.message, problem);
+  }
   throw new SyncStopped(answer.message, answer.kind === 'unavailable' ? answer.retryAfterMs : null);
 }
 
@@ -155,14 +169,26 @@ export class SyncLoop {
       report.online = true;
       // SOS first, ahead of everything queued.
       await sendPendingPanics(ctx);
-      await this.refreshPassKeys();
-      report.codesUpdated = await this.pullCodeFeed();
+      // A key without access_codes:validate may still send walk-ins and checkouts: the outbox
+      // goes on, and the problem is shown (and the sync counted as failed) at the end.
+      let forbidden: Forbidden | null = null;
+      try {
+        await this.refreshPassKeys();
+        report.codesUpdated = await this.pullCodeFeed();
+      } catch (error) {
+        if (!(error instanceof Forbidden)) throw error;
+        forbidden = error;
+      }
       if (report.codesUpdated > 0) this.cachedCodes = countCachedCodes(ctx.db);
       const drained = await this.drainOutbox();
       report.sent = drained.sent;
       report.refused = drained.refused;
       await this.refreshVisitors();
       await refreshPanicIncidents(ctx);
+      if (forbidden) {
+        ctx.net.problem = forbidden.problem;
+        throw forbidden;
+      }
       ctx.net.problem = null;
       this.pruneDaily();
       writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
@@ -178,10 +204,18 @@ export class SyncLoop {
       }
       this.failures++;
     } finally {
-      report.pendingOperations = countPendingOperations(ctx.db);
-      report.online = ctx.net.online === true;
+      // Whatever happens here (even the database failing to answer), the next run is scheduled.
+      try {
+        report.pendingOperations = countPendingOperations(ctx.db);
+        report.online = ctx.net.online === true;
+      } catch (error) {
+        ctx.logError(error);
+        report.error ??= `The sync failed: ${(error as Error)?.message ?? String(error)}`;
+        this.failures++;
+      } finally {
+        this.schedule(report.error ? this.backoffMs(retryAfterMs) : ctx.timings.syncIntervalMs);
+      }
     }
-    this.schedule(report.error ? this.backoffMs(retryAfterMs) : ctx.timings.syncIntervalMs);
     return report;
   }
 
@@ -220,6 +254,10 @@ export class SyncLoop {
       applyFeedPage(ctx.db, page.codes, page.next_cursor, ctx.nowIso());
       updated += page.codes.length;
       if (!page.has_more) return updated;
+      // "More" with a cursor that does not move on would ask for the same page forever.
+      if (!(page.next_cursor > cursor)) {
+        throw new SyncStopped(`The code feed did not advance past cursor ${cursor}; it is read again at the next sync`, null);
+      }
     }
   }
 
@@ -238,27 +276,35 @@ export class SyncLoop {
       for (;;) {
         const batch = pendingOperations(ctx.db, afterSeq, OUTBOX_BATCH);
         if (batch.length === 0) break;
-        for (const op of batch) {
-          afterSeq = op.seq;
-          if (ctx.inFlight.has(op.op_id)) continue;
-          const attempt = await attemptOperation(ctx, op);
-          if (!attempt.sent) {
-            if (attempt.why === 'unsendable') {
-              giveUp(ctx, op, 'its check-in never reached the server');
-              refused++;
-              progressed = true;
+        for (const listed of batch) {
+          afterSeq = listed.seq;
+          if (ctx.inFlight.has(listed.op_id)) continue;
+          // The batch may be stale: an inline send may have settled this one since it was read.
+          const op = operationById(ctx.db, listed.op_id);
+          if (op?.state !== 'pending') continue;
+          const outcome = await whileInFlight(ctx, op.op_id, async (): Promise<Attempt | 'refused' | 'sent'> => {
+            const attempt = await attemptOperation(ctx, op);
+            if (!attempt.sent) {
+              if (attempt.why === 'unsendable') {
+                giveUp(ctx, op, 'its check-in never reached the server');
+                return 'refused';
+              }
+              return attempt;
             }
-            continue;
-          }
-          const answer = attempt.answer;
-          if (answer.kind === 'ok' || answer.kind === 'refused') {
-            applyAnswer(ctx, op, answer);
-            if (answer.kind === 'ok') sent++;
+            const answer = attempt.answer;
+            if (answer.kind === 'ok' || answer.kind === 'refused') {
+              applyAnswer(ctx, op, answer);
+              return answer.kind === 'ok' ? 'sent' : 'refused';
+            }
+            return attempt;
+          });
+          if (outcome === 'sent' || outcome === 'refused') {
+            if (outcome === 'sent') sent++;
             else refused++;
             progressed = true;
             continue;
           }
-          okOrStop(ctx, answer);
+          if (outcome.sent) okOrStop(ctx, outcome.answer);
         }
       }
     }

@@ -12,15 +12,41 @@ function tables(db: ReturnType<typeof openMemoryDatabase>): string[] {
 }
 
 describe('kiosk database migrations', () => {
-  it('v1 creates the kiosk tables and records its version, and running again changes nothing', () => {
+  it('v1 creates the kiosk tables and records its version', () => {
     const db = openMemoryDatabase();
     expect(migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 1))).toBe(1);
     expect(tables(db)).toEqual(['attention', 'codes', 'decisions', 'outbox', 'panic_presses', 'panics', 'pass_keys', 'server_visitors', 'settings', 'visits']);
     expect(kioskSchemaVersion(db)).toBe(1);
+  });
+
+  it('upgrades a v1 database holding data to the latest version, keeping the data, and running again changes nothing', () => {
+    const db = openMemoryDatabase();
+    migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 1));
     db.prepare(`INSERT INTO settings (key, value) VALUES ('kiosk_id', 'kiosk_1')`).run();
+    db.prepare(
+      `INSERT INTO panics (panic_id, pressed_at, idempotency_key, body, state, incident_id, incident_status, updated_at)
+       VALUES ('sos_1', '2026-01-01T00:00:00.000Z', 'kiosk_1.sos_1', '{}', 'sent', 'inc_1', 'dispatching', '2026-01-01T00:00:00.000Z')`,
+    ).run();
+    db.prepare(`INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES ('press-1', 'sos_1', '2026-01-01T00:00:00.000Z')`).run();
+    db.prepare(
+      `INSERT INTO outbox (op_id, kind, idempotency_key, method, path, body, state, created_at) VALUES ('op_1', 'walk_in', 'kiosk_1.op_1', 'POST', '/access-logs', '{}', 'pending', '2026-01-01T00:00:00.000Z')`,
+    ).run();
+
+    expect(migrateKioskDatabase(db)).toBe(KIOSK_MIGRATIONS.length);
+    expect(KIOSK_MIGRATIONS.length).toBeGreaterThan(1);
+    expect(kioskSchemaVersion(db)).toBe(KIOSK_MIGRATIONS.length);
+    // v2: a sent SOS the kiosk stopped following; the v1 row is still followed.
+    expect(db.prepare('SELECT panic_id, state, incident_status, closed_at FROM panics').all()).toEqual([
+      { panic_id: 'sos_1', state: 'sent', incident_status: 'dispatching', closed_at: null },
+    ]);
+    expect(db.prepare('SELECT press_id FROM panic_presses').all()).toEqual([{ press_id: 'press-1' }]);
+    expect(db.prepare('SELECT op_id, state FROM outbox').all()).toEqual([{ op_id: 'op_1', state: 'pending' }]);
+    expect(db.prepare('SELECT value FROM settings').all()).toEqual([{ value: 'kiosk_1' }]);
+
+    const schema = db.prepare(`SELECT sql FROM sqlite_master ORDER BY name`).all();
     migrateKioskDatabase(db);
     expect(kioskSchemaVersion(db)).toBe(KIOSK_MIGRATIONS.length);
-    expect(db.prepare('SELECT value FROM settings').all()).toEqual([{ value: 'kiosk_1' }]);
+    expect(db.prepare(`SELECT sql FROM sqlite_master ORDER BY name`).all()).toEqual(schema);
   });
 
   it('a migration that fails leaves the database at the last whole version', () => {

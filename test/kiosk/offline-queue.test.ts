@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKioskCore } from '../../electron/core/core.ts';
-import { createCode, GATE_A, serverLogs, startGate, type Gate } from './support/gate.ts';
+import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;
 beforeEach(async () => {
@@ -64,13 +63,115 @@ describe('the outbox', () => {
       'PATCH /access-logs/log_…/checkout',
     ]);
     expect((await core.call('kioskStatus', {})).attentionCount).toBe(0);
+  });
 
-    // Restarted on the same folder and synced again: nothing is sent twice.
+  it('restarted with operations still waiting, sends each of them once when the link returns', async () => {
+    const code = await createCode(gate.owner, { visitor_name: 'Musa Bello' });
+    const { core, link } = gate.kiosk();
+    await core.call('syncNow', {});
+    link.up = false;
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: true, decidedBy: 'offline' });
+    const walkIn = await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    await core.call('checkout', { visitId: walkIn.visit.visitId });
+    // The first write reaches the server but its answer is lost; then the kiosk is switched off.
+    link.up = true;
+    link.loseAnswers = 1;
+    expect((await core.call('syncNow', {})).error).not.toBeNull();
+    expect((await core.call('kioskStatus', {})).pendingOperations).toBe(3);
     await core.close();
-    const restarted = createKioskCore({ dataDir: core.dataDir, serverUrl: gate.server.baseUrl, apiKey: gate.gateKey, entryPoint: GATE_A.entryPoint, location: GATE_A.location, clock: gate.clock });
-    await restarted.call('syncNow', {});
-    expect(await serverLogs(gate.owner)).toHaveLength(3);
-    await restarted.close();
+
+    const restarted = gate.kiosk({ dataDir: core.dataDir, link });
+    expect(await restarted.core.call('kioskStatus', {})).toMatchObject({ pendingOperations: 3 });
+    expect(await restarted.core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0, refused: 0 });
+    const logs = await serverLogs(gate.owner);
+    expect(logs.map((log) => [log.visitor_name, log.status]).sort()).toEqual([
+      ['Musa Bello', 'checked_in'],
+      ['Ngozi Eze', 'checked_out'],
+    ]);
+    expect((await codeOnServer(code.code_id)).use_count).toBe(1);
+    expect((await restarted.core.call('kioskStatus', {})).attentionCount).toBe(0);
+  });
+
+  it('does not send again an operation the inline send settled while the replay held it in a batch read earlier', async () => {
+    const elsewhere = await gate.owner.post('/access-logs', { visitor_name: 'Bola Ade', visitor_phone: '+2348030000003', entry_point: 'Gate B' });
+    const logId = elsewhere.body.access_log.log_id as string;
+    const link = new Link();
+    const holds: Array<{ match: (method: string, url: string) => boolean; release: Promise<void>; open: () => void; reached: () => void; arrived: Promise<void> }> = [];
+    const hold = (match: (method: string, url: string) => boolean) => {
+      let open!: () => void;
+      let reached!: () => void;
+      const release = new Promise<void>((done) => (open = done));
+      const arrived = new Promise<void>((done) => (reached = done));
+      const entry = { match, release, open, reached, arrived };
+      holds.push(entry);
+      return entry;
+    };
+    const held: typeof fetch = async (input, init) => {
+      const entry = holds.find((h) => h.match(init?.method ?? 'GET', String(input)));
+      if (entry) {
+        holds.splice(holds.indexOf(entry), 1);
+        entry.reached();
+        await entry.release;
+      }
+      return link.fetch(input, init);
+    };
+    const { core } = gate.kiosk({ fetch: held, link });
+    await core.call('syncNow', {});
+    link.up = false;
+    await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    // Gate B checks the visitor out: this kiosk's checkout will be refused.
+    await gate.owner.patch(`/access-logs/${logId}/checkout`, {});
+    link.up = true;
+
+    const feed = hold((_method, url) => url.includes('/access-codes/changes'));
+    const sync = core.call('syncNow', {});
+    await feed.arrived;
+    const patch = hold((method) => method === 'PATCH');
+    const checkout = core.call('checkout', { visitId: logId });
+    await patch.arrived;
+    const post = hold((method, url) => method === 'POST' && url.endsWith('/access-logs'));
+    feed.open();
+    // The replay has read [walk-in, checkout] and is sending the walk-in; the inline checkout's answer comes now.
+    await post.arrived;
+    patch.open();
+    expect((await checkout).queued).toBe(false);
+    post.open();
+    expect(await sync).toMatchObject({ error: null, pendingOperations: 0 });
+    expect(link.writes().filter((line) => line.startsWith('PATCH'))).toHaveLength(1);
+    const status = await core.call('kioskStatus', {});
+    expect(status.attention.map((item) => item.operation)).toEqual(['checkout']);
+  });
+
+  it('an offline refusal replayed and refused for good leaves the code\'s uses granted here offline counted', async () => {
+    const start = gate.clock.now().getTime();
+    const code = await createCode(gate.owner, {
+      visitor_name: 'Tunde Ola',
+      max_uses: 1,
+      valid_from: new Date(start + 3_600_000).toISOString(),
+      valid_until: new Date(start + 10 * 86_400_000).toISOString(),
+    });
+    const link = new Link();
+    let validations = 0;
+    // The second replayed validation is lost with the link: the offline admission stays queued.
+    const flaky: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && String(input).endsWith('/access-codes/validate') && ++validations === 2) throw new TypeError('fetch failed');
+      return link.fetch(input, init);
+    };
+    const { core } = gate.kiosk({ fetch: flaky, link });
+    await core.call('syncNow', {});
+    link.up = false;
+    // Tried on the server first (the link just failed): refused here, and queued since the request may have got there.
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: false, decidedBy: 'offline', reason: 'not_yet_active' });
+    gate.clock.advance(1.5 * 86_400_000);
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: true, decidedBy: 'offline', usesLeft: 0 });
+    // Eight days on, the refusal is too old for the server (a 4xx), the admission not.
+    gate.clock.advance(6.5 * 86_400_000);
+    link.up = true;
+    validations = 0;
+    expect(await core.call('syncNow', {})).toMatchObject({ pendingOperations: 1 });
+    expect((await core.call('kioskStatus', {})).attention).toMatchObject([{ kind: 'operation_refused', operation: 'validate' }]);
+    link.up = false;
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ admitted: false, reason: 'used_up' });
   });
 
   it('puts an operation the server refuses for good in the needs-attention list and never sends it again', async () => {

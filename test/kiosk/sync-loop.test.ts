@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backoffDelayMs } from '../../electron/core/sync.ts';
 import { ManualClock } from '../support/clock.ts';
-import { serverLogs, startGate, type Gate } from './support/gate.ts';
+import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 describe('sync backoff', () => {
   const timings = { backoffBaseMs: 1_000, backoffMaxMs: 30_000 };
@@ -95,5 +95,93 @@ describe('a sync that meets the unexpected', () => {
     expect(first.error).toMatch(/^The sync failed/);
     expect(logged).toHaveLength(1);
     expect(await core.call('syncNow', {})).toMatchObject({ error: null });
+  });
+});
+
+describe('the sync loop, when parts of it fail', () => {
+  let gate: Gate;
+  beforeEach(async () => {
+    gate = await startGate();
+  });
+  afterEach(async () => {
+    await gate.stop();
+  });
+
+  const waitFor = async (done: () => boolean, ms = 3_000) => {
+    for (const until = Date.now() + ms; !done() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  it('is scheduled again even when the end of a run fails', async () => {
+    const errors: unknown[] = [];
+    const { core, link } = gate.kiosk({ timings: { syncIntervalMs: 50, backoffBaseMs: 20, backoffMaxMs: 40 }, logError: (error) => errors.push(error) });
+    const prepare = core.db.prepare.bind(core.db);
+    let broken = 1;
+    core.db.prepare = ((sql: string) => {
+      if (broken > 0 && sql.includes("FROM panics WHERE state = 'pending') AS n")) {
+        broken--;
+        throw new Error('disk I/O error');
+      }
+      return prepare(sql);
+    }) as typeof core.db.prepare;
+    core.start();
+    const healthChecks = () => link.sent.filter((line) => line === 'GET /health').length;
+    await waitFor(() => healthChecks() >= 2);
+    expect(broken).toBe(0);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(healthChecks()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('stops reading the code feed when the server says there is more but its cursor does not move', async () => {
+    const link = new Link();
+    let pages = 0;
+    const stuck: typeof fetch = async (input, init) => {
+      const url = new URL(String(input));
+      if (!url.pathname.endsWith('/access-codes/changes')) return link.fetch(input, init);
+      pages++;
+      await (await link.fetch(input, init)).arrayBuffer();
+      // A safety stop for the test itself: a kiosk that loops would ask forever.
+      const body = { codes: [], next_cursor: Number(url.searchParams.get('cursor')), has_more: pages < 50 };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const { core } = gate.kiosk({ fetch: stuck, link });
+    const report = await core.call('syncNow', {});
+    expect(pages).toBe(1);
+    expect(report.error).toMatch(/did not advance/);
+  });
+
+  it('with a key that may not read codes or pass keys (403), still sends the walk-ins and checkouts, and says why', async () => {
+    const key = (await gate.org.keyWith(['access_codes:write', 'logs:read', 'incidents:write', 'incidents:read'])).key!;
+    const { core, link } = gate.kiosk({ apiKey: key });
+    link.up = false;
+    const walkIn = await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    expect(walkIn.queued).toBe(true);
+    link.up = true;
+    const report = await core.call('syncNow', {});
+    expect(report).toMatchObject({ sent: 1, pendingOperations: 0 });
+    expect(report.error).not.toBeNull();
+    expect((await serverLogs(gate.owner)).map((log) => log.visitor_name)).toEqual(['Ngozi Eze']);
+    expect((await core.call('kioskStatus', {})).problem).toMatch(/403/);
+  });
+
+  it('forgets a pass key the server no longer lists', async () => {
+    const code = await createCode(gate.owner, { visitor_name: 'Ada Obi' });
+    const link = new Link();
+    let retired = false;
+    const keys: typeof fetch = async (input, init) => {
+      if (retired && new URL(String(input)).pathname.endsWith('/access-codes/pass-keys')) {
+        return new Response(JSON.stringify({ keys: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      return link.fetch(input, init);
+    };
+    const { core } = gate.kiosk({ fetch: keys, link });
+    await core.call('syncNow', {});
+    expect((core.db.prepare('SELECT count(*) AS n FROM pass_keys').get() as { n: number }).n).toBeGreaterThan(0);
+    retired = true;
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null });
+    expect(core.db.prepare('SELECT kid FROM pass_keys').all()).toEqual([]);
+    link.up = false;
+    // A pass never seen, signed with the retired key: refused.
+    core.db.prepare('DELETE FROM codes').run();
+    expect(await core.call('scan', { text: code.qr_payload, method: 'camera' })).toMatchObject({ admitted: false, decidedBy: 'offline' });
   });
 });
