@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
 import { answerBridgeCall } from './core/answer-call.ts';
 import { createKioskCore, type KioskCore } from './core/core.ts';
 import { kioskOptionsFromEnvironment } from './core/from-environment.ts';
 import { KIOSK_IPC_CHANNEL } from './ipc.ts';
 import { safeStorageSecrets } from './safe-storage-secrets.ts';
+import { mayUseCamera, PageRecovery, startupFailureText } from './shell-policy.ts';
 
 const log = (message: string) => process.stderr.write(`[tsaro-kiosk] ${message}\n`);
 
@@ -21,8 +22,10 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   let core: KioskCore | undefined;
   let window: BrowserWindow | undefined;
+  let quitting = false;
   const rendererIndex = join(app.getAppPath(), 'renderer', 'dist', 'index.html');
   const rendererUrl = pathToFileURL(rendererIndex).href;
+  const recovery = new PageRecovery();
 
   app.on('second-instance', () => {
     if (window?.isMinimized()) window.restore();
@@ -33,7 +36,18 @@ if (!app.requestSingleInstanceLock()) {
   const fromOurPage = (event: IpcMainInvokeEvent) =>
     event.sender === window?.webContents && event.senderFrame !== null && event.senderFrame === window.webContents.mainFrame && event.senderFrame.url === rendererUrl;
 
-  app.whenReady().then(() => {
+  /** The page crashed or hangs: load it again, so the panic button comes back. */
+  const reloadPage = (why: string) => {
+    if (quitting || !window || window.isDestroyed()) return;
+    const delayMs = recovery.reloadDelayMs(Date.now());
+    log(`the kiosk page ${why}; loading it again in ${delayMs} ms`);
+    setTimeout(() => {
+      if (quitting || !window || window.isDestroyed()) return;
+      window.webContents.loadFile(rendererIndex).catch((error: unknown) => log(`could not load the kiosk page: ${String(error)}`));
+    }, delayMs);
+  };
+
+  const start = () => {
     core = createKioskCore({
       ...kioskOptionsFromEnvironment(process.env, join(app.getPath('userData'), 'kiosk')),
       secretStore: safeStorageSecrets(safeStorage, log),
@@ -47,9 +61,14 @@ if (!app.requestSingleInstanceLock()) {
 
     // The camera for the QR scanner, for our page only; nothing else, ever.
     session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
-      callback(permission === 'media' && contents === window?.webContents && details.requestingUrl === rendererUrl);
+      callback(mayUseCamera({ permission, fromOurWindow: contents === window?.webContents, pageUrl: contents.getURL(), requestingUrl: details.requestingUrl }, rendererUrl));
     });
-    session.defaultSession.setPermissionCheckHandler((contents, permission) => permission === 'media' && contents === window?.webContents);
+    session.defaultSession.setPermissionCheckHandler((contents, permission, _requestingOrigin, details) =>
+      mayUseCamera(
+        { permission, fromOurWindow: contents !== null && contents === window?.webContents, pageUrl: contents?.getURL() ?? null, requestingUrl: details.requestingUrl },
+        rendererUrl,
+      ),
+    );
 
     window = new BrowserWindow({
       kiosk: true,
@@ -74,14 +93,42 @@ if (!app.requestSingleInstanceLock()) {
     // The kiosk shows one page: no navigation away, no new windows.
     window.webContents.on('will-navigate', (event) => event.preventDefault());
     window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    window.webContents.on('render-process-gone', (_event, details) => reloadPage(`stopped (${details.reason})`));
+    // A hung page cannot be reloaded in place: its renderer is ended, and 'render-process-gone' reloads it.
+    window.on('unresponsive', () => {
+      log('the kiosk page stopped responding; restarting it');
+      window?.webContents.forcefullyCrashRenderer();
+    });
     void window.loadFile(rendererIndex);
-  }, (error: unknown) => {
-    log(`could not start: ${String(error)}`);
-    app.exit(1);
-  });
+  };
+
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => {
+      // Not a silent process holding the single-instance lock: say why, and exit.
+      log(`could not start: ${(error as Error)?.stack ?? String(error)}`);
+      const { title, message } = startupFailureText(error);
+      try {
+        dialog.showErrorBox(title, message);
+      } finally {
+        quitting = true;
+        void core?.close().catch(() => undefined);
+        app.exit(1);
+      }
+    });
 
   app.on('window-all-closed', () => app.quit());
-  app.on('will-quit', () => {
-    void core?.close();
+  // The sync under way finishes (a few seconds at most) and the database closes before the process ends.
+  app.on('will-quit', (event) => {
+    if (!core || quitting) return;
+    quitting = true;
+    event.preventDefault();
+    const closing = core;
+    core = undefined;
+    closing
+      .close()
+      .catch((error: unknown) => log(`closing the kiosk core: ${String(error)}`))
+      .finally(() => app.exit(0));
   });
 }
