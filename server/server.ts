@@ -28,7 +28,7 @@ export interface RunningServer {
   deliverWebhooks(): Promise<number>;
   /** Runs the dispatch sweep now: first offers, simulated steps, escalation, unresponsive. */
   advanceDispatch(): Promise<number>;
-  /** Loads threat events written since the last load (the sweep does it every SWEEP_INTERVAL_S). */
+  /** Loads threat events written since the last load (done every second in the background). */
   refreshThreatIndex(): Promise<boolean>;
   stop(): Promise<void>;
 }
@@ -120,14 +120,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
-  // Imports from the CLI and verified incidents from any host reach the index within a sweep interval.
+  // Imports from the CLI and verified incidents from any host reach the index within a second:
+  // a refresh with nothing new is one read of the revision counter.
   const threatTimer = setInterval(() => {
     threat
       .refresh()
       // Zones for the new data or the new day are worked out here, before a partner asks.
       .then(() => threat.dangerZones(clock.now()))
       .catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
-  }, config.SWEEP_INTERVAL_S * 1000);
+  }, 1000);
   threatTimer.unref();
   if (options.deliverWebhooks !== false) webhooks.start(1000);
   // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.

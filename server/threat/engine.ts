@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/schema.ts';
 import { dayNumber, ThreatIndex } from './event-index.ts';
-import { currentThreatRevision, threatEventsBetween, type IndexedEventRow } from './store.ts';
+import { currentThreatRevision, threatEventsBetween } from './store.ts';
 import { computeDangerZones, type DangerZone } from './zones.ts';
 
 /**
@@ -34,9 +34,7 @@ export async function createThreatEngine(db: Db, logger: Logger): Promise<Threat
     if (index.size === 0) {
       index = await ThreatIndex.fromPages(threatEventsBetween(db, index.revision, revision), revision);
     } else {
-      const rows: IndexedEventRow[] = [];
-      for await (const page of threatEventsBetween(db, index.revision, revision)) rows.push(...page);
-      index = index.withAdded(rows, revision);
+      index = await index.withAddedPages(threatEventsBetween(db, index.revision, revision), revision);
     }
     logger.info({ events: index.size, added: index.size - before, revision, ms: Math.round(performance.now() - started) }, 'threat index updated');
     return true;

@@ -84,7 +84,7 @@ class EventColumns {
   }
 }
 
-/** Events appended after the tree was built are scanned one by one until there are this many. */
+/** Events appended after the main tree was built sit in a small side tree until there are this many. */
 const REBUILD_AFTER = 4096;
 
 /**
@@ -101,6 +101,8 @@ export class ThreatIndex {
     readonly size: number,
     /** Raised by every write the index has loaded (migration 0008). */
     readonly revision: number,
+    /** A small tree over the events after `indexed` (rebuilt with each addition: at most 4,096 points). */
+    private readonly sideTree: KDBush | null = null,
   ) {}
 
   static build(rows: readonly IndexedEventRow[], revision: number): ThreatIndex {
@@ -124,12 +126,32 @@ export class ThreatIndex {
     return new ThreatIndex(columns, tree, columns.size, columns.size, revision);
   }
 
-  /** A snapshot with these events too: kept in a side list, or everything re-indexed when that list grows long. */
+  /** A snapshot with these events too: in a small side tree, or everything re-indexed when that grows past 4,096. */
   withAdded(rows: readonly IndexedEventRow[], revision: number): ThreatIndex {
-    if (this.columns.size !== this.size) throw new Error('ThreatIndex: only the newest snapshot can be extended');
+    this.requireNewest();
     this.columns.append(rows);
-    if (this.columns.size - this.indexed > REBUILD_AFTER) return ThreatIndex.indexAll(this.columns, revision);
-    return new ThreatIndex(this.columns, this.tree, this.indexed, this.columns.size, revision);
+    return this.extended(revision);
+  }
+
+  /** As `withAdded`, a page at a time as they are read (a large import never sits in memory as objects at once). */
+  async withAddedPages(pages: AsyncIterable<readonly IndexedEventRow[]>, revision: number): Promise<ThreatIndex> {
+    this.requireNewest();
+    for await (const page of pages) this.columns.append(page);
+    return this.extended(revision);
+  }
+
+  private requireNewest() {
+    if (this.columns.size !== this.size) throw new Error('ThreatIndex: only the newest snapshot can be extended');
+  }
+
+  private extended(revision: number): ThreatIndex {
+    const size = this.columns.size;
+    if (size - this.indexed > REBUILD_AFTER) return ThreatIndex.indexAll(this.columns, revision);
+    if (size === this.indexed) return new ThreatIndex(this.columns, this.tree, this.indexed, size, revision);
+    const side = new KDBush(size - this.indexed, 64, Float64Array);
+    for (let id = this.indexed; id < size; id++) side.add(this.columns.longitude[id]!, this.columns.latitude[id]!);
+    side.finish();
+    return new ThreatIndex(this.columns, this.tree, this.indexed, size, revision, side);
   }
 
   /**
@@ -143,26 +165,28 @@ export class ThreatIndex {
       const km = greatCircleKm(latitude, longitude, lat[id]!, lng[id]!);
       if (km <= radiusKm) visit(id, km);
     };
-    if (this.indexed) {
-      const box = boundingBox({ latitude, longitude }, radiusKm);
-      for (const id of this.tree.range(box.minLng, box.minLat, box.maxLng, box.maxLat)) check(id);
-    }
-    for (let id = this.indexed; id < this.size; id++) check(id);
+    const box = boundingBox({ latitude, longitude }, radiusKm);
+    if (this.indexed) for (const id of this.tree.range(box.minLng, box.minLat, box.maxLng, box.maxLat)) check(id);
+    if (this.sideTree) for (const id of this.sideTree.range(box.minLng, box.minLat, box.maxLng, box.maxLat)) check(this.indexed + id);
   }
 
   /**
-   * A value computed once per snapshot and key (the day's area grid, the last year's events):
-   * snapshots are immutable, so what is derived from one stays true for it. The last few keys
-   * are kept (yesterday's go).
+   * A value computed once per snapshot, day and name (the day's masses, area grid, last year's
+   * events): snapshots are immutable, so what is derived from one stays true for it. A newer
+   * day clears the older day's values; a computation still running for an older day gets its
+   * values made afresh and not kept, so it never pushes out the current day's.
    */
-  memo<T>(key: string, make: () => T): T {
-    if (!this.derived.has(key)) {
-      this.derived.set(key, make());
-      if (this.derived.size > 4) this.derived.delete(this.derived.keys().next().value!);
+  memo<T>(day: number, name: string, make: () => T): T {
+    if (day > this.derivedDay) {
+      this.derived.clear();
+      this.derivedDay = day;
     }
-    return this.derived.get(key) as T;
+    if (day < this.derivedDay) return make();
+    if (!this.derived.has(name)) this.derived.set(name, make());
+    return this.derived.get(name) as T;
   }
   private readonly derived = new Map<string, unknown>();
+  private derivedDay = -Infinity;
 
   /** Ids of the events inside a latitude/longitude box (edges included). */
   inBox(minLatitude: number, minLongitude: number, maxLatitude: number, maxLongitude: number): number[] {

@@ -30,7 +30,7 @@ export const MAX_DAYS = 365;
  * once a day: a year of Nigeria is then a few per cent of its events in all years.
  */
 function lastYearOf(index: ThreatIndex, today: number): { tree: KDBush; ids: Int32Array } {
-  return index.memo(`last-year:${today}`, () => {
+  return index.memo(today, 'last-year', () => {
     const { day, latitude, longitude } = index.columns;
     const ids: number[] = [];
     for (let id = 0; id < index.size; id++) if (today - day[id]! < MAX_DAYS) ids.push(id);

@@ -54,7 +54,8 @@ function normalize(format: ImportFormat, text: string, path: string, importedAt:
 /**
  * Imports a file of the given format in one transaction. Every event keeps a stable id from
  * its source (`ucdp:16342`, `acled:NIG12345`, `community:<id>`), so importing the same file
- * again adds nothing: `imported` counts new events, `skipped` rows already there or unusable.
+ * again adds nothing: `imported` counts new events, `skipped` rows already there or unusable
+ * (no id, no real day, a day after tomorrow, no point, deaths not a number, a kind that is not violence).
  */
 export async function importThreatFile(db: Db, clock: Clock, format: ImportFormat, path: string): Promise<{ imported: number; skipped: number }> {
   let text: string;
@@ -63,8 +64,11 @@ export async function importThreatFile(db: Db, clock: Clock, format: ImportForma
   } catch (err) {
     throw new ImportError(`cannot read ${path}: ${(err as Error).message}`);
   }
-  const rows = normalize(format, text, path, clock.now().toISOString());
-  const usable = rows.filter((row): row is NewThreatEvent => row !== null);
+  const now = clock.now();
+  const rows = normalize(format, text, path, now.toISOString());
+  // An event dated after tomorrow is a typo (2062 for 2026), not news: it would count in full for years.
+  const latestDay = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
+  const usable = rows.filter((row): row is NewThreatEvent => row !== null && row.occurred_on <= latestDay);
   const imported = await inTransaction(db, (trx) => insertThreatEvents(trx, usable));
   return { imported, skipped: rows.length - imported };
 }

@@ -89,7 +89,7 @@ export function eventMass(index: ThreatIndex, id: number, today: number): number
 
 /** Every event's mass on `today`, worked out once per snapshot and day (8 bytes an event). */
 export function massesOn(index: ThreatIndex, today: number): Float64Array {
-  return index.memo(`masses:${today}`, () => {
+  return index.memo(today, 'masses', () => {
     const masses = new Float64Array(index.size);
     for (let id = 0; id < index.size; id++) masses[id] = eventMass(index, id, today);
     return masses;
@@ -98,7 +98,7 @@ export function massesOn(index: ThreatIndex, today: number): Float64Array {
 
 /** The day's area grid of a snapshot (built once per snapshot and day). */
 export function areaGridOf(index: ThreatIndex, today: number): AreaGrid {
-  return index.memo(`area-grid:${today}`, () => {
+  return index.memo(today, 'area-grid', () => {
     const masses = massesOn(index, today);
     return AreaGrid.build(index, (id) => masses[id]!);
   });

@@ -19,12 +19,22 @@ export const ATTRIBUTION =
   'Contains data from the UCDP Georeferenced Event Dataset (Uppsala Conflict Data Program, https://ucdp.uu.se), licensed CC BY 4.0. ' +
   'Subset and column-reduced; not endorsed by UCDP. Sundberg & Melander (2013), Journal of Peace Research 50(4).';
 
+/**
+ * A decimal number in a query string. `z.coerce.number()` would read an empty value as 0 (a
+ * real place, in the Gulf of Guinea) and accept `0x5`: this takes only decimal text.
+ */
+const decimal = (range: z.ZodNumber) =>
+  z
+    .string()
+    .regex(/^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/, 'expected a decimal number')
+    .transform(Number)
+    .pipe(range);
 const latitude = (name: string) =>
-  z.coerce.number().min(-90).max(90).meta({ description: `${name}: WGS 84 decimal degrees, in Sub-Saharan Africa`, example: 9.0765 });
+  decimal(z.number().min(-90).max(90)).meta({ description: `${name}: WGS 84 decimal degrees (-90 to 90), in Sub-Saharan Africa`, example: '9.0765' });
 const longitude = (name: string) =>
-  z.coerce.number().min(-180).max(180).meta({ description: `${name}: WGS 84 decimal degrees, in Sub-Saharan Africa`, example: 7.3986 });
+  decimal(z.number().min(-180).max(180)).meta({ description: `${name}: WGS 84 decimal degrees (-180 to 180), in Sub-Saharan Africa`, example: '7.3986' });
 const radius = (fallback: number) =>
-  z.coerce.number().gt(0).max(100).default(fallback).meta({ description: `Radius in km, over 0 and at most 100 (default ${fallback})` });
+  decimal(z.number().gt(0).max(100)).default(fallback).meta({ description: `Radius in km, over 0 and at most 100 (default ${fallback})` });
 
 export const Level = z.enum(['safe', 'moderate', 'high_risk', 'critical']).meta({
   id: 'ThreatLevel',
@@ -77,7 +87,7 @@ export const RouteSafety = z
       z.object({
         checkpoint: z.int().meta({ description: '1 is the start' }),
         location: z.object({ lat: z.number(), lng: z.number() }),
-        radius_km: z.number().meta({ description: 'Radius scored around the checkpoint: half the spacing, 2 to 25 km, so the circles cover the route' }),
+        radius_km: z.number().meta({ description: 'Radius scored around the checkpoint: half the spacing, 2 to 25 km (the circles cover the route while checkpoints are at most 50 km apart)' }),
         safety_score: Score,
         level: Level,
       }),
@@ -154,9 +164,9 @@ export const Heatmap = z
 export const DangerZonesQuery = PageQuery.extend({
   incident_type: ThreatType.optional().meta({ description: 'Only zones with events of this type' }),
   severity_min: z.coerce.number().int().min(1).max(10).optional().meta({ description: 'Only zones of at least this severity (1 to 10)' }),
-  latitude: z.coerce.number().min(-90).max(90).optional().meta({ description: 'With `longitude`: only zones whose centre is within `radius_km`' }),
-  longitude: z.coerce.number().min(-180).max(180).optional(),
-  radius_km: z.coerce.number().gt(0).max(2000).default(50).meta({ description: 'With `latitude` and `longitude`: km, default 50' }),
+  latitude: decimal(z.number().min(-90).max(90)).optional().meta({ description: 'With `longitude`: only zones whose centre is within `radius_km`' }),
+  longitude: decimal(z.number().min(-180).max(180)).optional(),
+  radius_km: decimal(z.number().gt(0).max(2000)).default(50).meta({ description: 'With `latitude` and `longitude`: km, default 50' }),
   from_date: DateRangeQuery.shape.from_date.meta({ description: 'Only zones whose last incident is at or after this instant' }),
   to_date: DateRangeQuery.shape.to_date.meta({ description: 'Only zones whose last incident is before this instant' }),
 });

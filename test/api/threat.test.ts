@@ -144,6 +144,12 @@ describe('threat intelligence endpoints', () => {
     });
   });
 
+  it('skips a report dated after tomorrow: a typo must not count in full for years', async () => {
+    expect(await importReports('future.csv', ['fut1,2062-11-20,9.0765,7.3986,attack,1,1000,Wuse', 'fut2,2026-11-23,9.0765,7.3986,attack,1,0,Wuse'])).toEqual({ imported: 1, skipped: 1 });
+    const score = await api.get(`/safety/score${query(ABUJA)}`);
+    expect(score.body.breakdown).toMatchObject({ total_incidents: 1 });
+  });
+
   it('answers the heatmap of a box, aggregated, with the 90-day default', async () => {
     await importReports('heat.csv', ['h1,2026-11-01,7.3775,3.947,crime,0.5,0,Ibadan', 'h2,2026-05-01,7.3775,3.947,crime,0.5,0,Ibadan']);
     const response = await api.get(`/danger-zones/heatmap${query({ bounds: '7,3.5,8,4.5' })}`);
@@ -203,7 +209,11 @@ describe('threat intelligence endpoints', () => {
 
   it.each([
     ['/safety/score?longitude=3.4', 'latitude is required'],
-    ['/safety/score?latitude=abc&longitude=3.4', 'latitude'],
+    ['/safety/score?latitude=abc&longitude=3.4', 'latitude: expected a decimal number'],
+    ['/safety/score?latitude=&longitude=10', 'latitude: expected a decimal number'],
+    ['/safety/score?latitude=0x5&longitude=0x8', 'latitude: expected a decimal number'],
+    ['/safety/route?from_lat=6.5&from_lng=&to_lat=7.4&to_lng=3.9', 'from_lng: expected a decimal number'],
+    ['/danger-zones?latitude=&longitude=', 'latitude: expected a decimal number'],
     ['/safety/score?latitude=91&longitude=3.4', 'latitude'],
     ['/safety/score?latitude=6.5&longitude=3.4&radius_km=0', 'radius_km'],
     ['/safety/score?latitude=48.8566&longitude=2.3522', 'latitude: the point 48.8566, 2.3522 is outside the covered area'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { acledRow } from '../../server/threat/importers/acled.ts';
 import { communityFeatures, communityReport } from '../../server/threat/importers/community.ts';
 import { calendarDay } from '../../server/threat/importers/fields.ts';
+import { ucdpRow } from '../../server/threat/importers/ucdp.ts';
 
 const AT = '2026-11-22T10:00:00.000Z';
 
@@ -11,6 +12,7 @@ describe('calendar days in the forms event exports use', () => {
     ['15 March 2024', '2024-03-15'],
     ['5-Mar-2024', '2024-03-05'],
     ['2024-03-15T23:30:00-02:00', '2024-03-16'],
+    ['2024-03-15T00:30:00', '2024-03-15'], // no zone: UTC, whatever the machine's zone
     ['2024-02-30', null],
     ['31 Smarch 2024', null],
     ['', null],
@@ -117,5 +119,39 @@ describe('community reports', () => {
     });
     expect(communityReport(features![0]!, AT, 'd')).toMatchObject({ event_id: 'community:g-1', latitude: 6.5, longitude: 3.4, type: 'kidnapping', weight: 0.3 });
     expect(communityFeatures({ type: 'Feature' })).toBeNull();
+  });
+});
+
+describe('rows that would poison the scores are skipped', () => {
+  const ucdp = (overrides: Record<string, string> = {}) => ({
+    id: '1',
+    date: '2024-03-15',
+    latitude: '11.8',
+    longitude: '13.1',
+    violence_code: '1',
+    deaths_best: '3',
+    location_precision: '1',
+    ...overrides,
+  });
+
+  it.each([
+    [{ date: '2024-13-45' }],
+    [{ date: '2024-02-30' }],
+    [{ deaths_best: '1e400' }],
+    [{ deaths_best: '-4' }],
+    [{ latitude: '' }],
+  ])('UCDP %o', (overrides) => {
+    expect(ucdpRow(ucdp(overrides), AT)).toBeNull();
+  });
+
+  it('a precision off the 1-7 scale is read as "within ~25 km"; deaths are capped at a million', () => {
+    expect(ucdpRow(ucdp({ location_precision: '-1' }), AT)!.precision).toBe(2);
+    expect(ucdpRow(ucdp({ location_precision: '1.5' }), AT)!.precision).toBe(2);
+    expect(ucdpRow(ucdp({ deaths_best: '1e12' }), AT)!.fatalities).toBe(1_000_000);
+  });
+
+  it('community reports and ACLED rows with deaths that are not a number', () => {
+    expect(communityReport({ id: 'x', date: '2026-11-20', latitude: '6.5', longitude: '3.4', type: 'attack', confidence: '1', fatalities: 'Infinity' }, AT, 'd')).toBeNull();
+    expect(acledRow({ event_id_cnty: 'N1', event_date: '2025-01-12', event_type: 'Battles', latitude: '11.8', longitude: '6.25', fatalities: 'many' }, AT)).toBeNull();
   });
 });

@@ -122,16 +122,19 @@ describe('assessArea on hand-made events', () => {
   });
 
   it('answers the same whether events were indexed at once or added later, in any order', () => {
-    const rows = Array.from({ length: 300 }, (_, i) =>
+    const rows = Array.from({ length: 6000 }, (_, i) =>
       event({ latitude: 9 + ((i * 37) % 100) / 1000, longitude: 7 + ((i * 53) % 100) / 1000, severity: 1 + (i % 10), occurred_on: `2026-0${1 + (i % 9)}-15` }),
     );
     const once = ThreatIndex.build(rows, 1);
-    let growing = ThreatIndex.build(rows.slice(200).reverse(), 1);
-    growing = growing.withAdded(rows.slice(0, 100), 2);
-    growing = growing.withAdded(rows.slice(100, 200), 3);
+    let growing = ThreatIndex.build(rows.slice(5000).reverse(), 1);
+    // 100 more: in the side tree; then 4,900 more: past 4,096, everything re-indexed.
+    const withSide = growing.withAdded(rows.slice(0, 100), 2);
+    growing = withSide.withAdded(rows.slice(100, 5000), 3);
     for (const radius of [0.5, 2, 5]) {
       expect(assessArea(growing, 9.05, 7.05, radius, NOW)).toEqual(assessArea(once, 9.05, 7.05, radius, NOW));
     }
+    const sideOnly = ThreatIndex.build(rows.slice(5000), 1);
+    expect(assessArea(withSide, 9.05, 7.05, 2, NOW).totalIncidents).toBe(assessArea(sideOnly, 9.05, 7.05, 2, NOW).totalIncidents + assessArea(ThreatIndex.build(rows.slice(0, 100), 1), 9.05, 7.05, 2, NOW).totalIncidents);
   });
 });
 
@@ -230,6 +233,13 @@ describe('heatmap', () => {
 });
 
 describe('danger zones', () => {
+  it('survive a cluster of 130,000 events on one point (a megacity geocoded to its centre)', async () => {
+    const rows = Array.from({ length: 130_000 }, (_, i) => event({ occurred_on: `2026-0${1 + (i % 9)}-15`, place: 'Lagos town' }));
+    const zones = await computeDangerZones(ThreatIndex.build(rows, 1), NOW);
+    expect(zones).toHaveLength(1);
+    expect(zones[0]).toMatchObject({ name: 'Lagos town', incident_count: 130_000, last_incident_at: '2026-09-15T00:00:00.000Z' });
+  });
+
   it('cluster three or more remembered events within 5 km, named after the place most of them name', async () => {
     const town = { place: 'Konduga town', admin1: 'Borno state' };
     const rows = [

@@ -1,6 +1,6 @@
 import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, calendarDay, numberField, validPoint } from './fields.ts';
+import { blank, calendarDay, deathsField, numberField, validPoint } from './fields.ts';
 
 export const ACLED_REQUIRED_COLUMNS = ['event_id_cnty', 'event_date', 'event_type', 'latitude', 'longitude'];
 
@@ -36,8 +36,8 @@ export function acledRow(row: Record<string, string>, importedAt: string): NewTh
   const day = calendarDay(row.event_date);
   const type = acledType(row.event_type ?? '', row.sub_event_type ?? '');
   const id = blank(row.event_id_cnty);
-  if (!id || !day || !type || !validPoint(latitude, longitude)) return null;
-  const deaths = Math.max(0, Math.round(Number(row.fatalities) || 0));
+  const deaths = deathsField(row.fatalities);
+  if (!id || !day || !type || !validPoint(latitude, longitude) || deaths === null) return null;
   return {
     event_id: `acled:${id}`,
     source: 'public',

@@ -1,6 +1,6 @@
 import { isThreatType, SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, calendarDay, numberField, validPoint } from './fields.ts';
+import { blank, calendarDay, deathsField, numberField, precisionField, validPoint } from './fields.ts';
 
 export const COMMUNITY_REQUIRED_FIELDS = ['id', 'date', 'latitude', 'longitude', 'type', 'confidence'];
 
@@ -38,10 +38,9 @@ export function communityReport(fields: Record<string, unknown>, importedAt: str
   const day = calendarDay(fields.date ?? fields.occurred_at ?? fields.occurred_on);
   const confidenceText = blank(fields.confidence);
   const confidence = confidenceText === null ? NaN : Number(confidenceText);
-  if (!id || !day || !validPoint(latitude, longitude) || !(confidence >= 0 && confidence <= 1)) return null;
+  const deaths = deathsField(fields.fatalities);
+  if (!id || !day || !validPoint(latitude, longitude) || !(confidence >= 0 && confidence <= 1) || deaths === null) return null;
   const type = communityType(blank(fields.type));
-  const deaths = Math.max(0, Math.round(Number(fields.fatalities) || 0));
-  const precision = Math.round(Number(fields.precision));
   return {
     event_id: `community:${id}`,
     source: 'community',
@@ -49,7 +48,7 @@ export function communityReport(fields: Record<string, unknown>, importedAt: str
     occurred_on: day,
     latitude,
     longitude,
-    precision: precision >= 1 && precision <= 7 ? precision : 2,
+    precision: precisionField(fields.precision, 2),
     type,
     severity: severityFromDeaths(deaths, type),
     fatalities: deaths,

@@ -25,7 +25,8 @@ export function calendarDay(value: unknown): string | null {
   const iso = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(text);
   const named = /^(\d{1,2})[\s-]+([A-Za-z]+)[\s-]+(\d{4})$/.exec(text);
   if (iso && text.length > 10) {
-    const at = new Date(text);
+    // A timestamp without a zone is read as UTC, whatever the importing machine's zone.
+    const at = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
     if (Number.isNaN(at.getTime())) return null;
     return at.toISOString().slice(0, 10);
   } else if (iso) {
@@ -40,4 +41,19 @@ export function calendarDay(value: unknown): string | null {
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
   return date.toISOString().slice(0, 10);
+}
+
+/** Deaths as a whole number; 0 when blank; null when not a finite number (the row is unusable). Capped at 1,000,000. */
+export function deathsField(value: unknown): number | null {
+  const text = blank(value);
+  if (text === null) return 0;
+  const deaths = Number(text);
+  if (!Number.isFinite(deaths) || deaths < 0) return null;
+  return Math.min(1_000_000, Math.round(deaths));
+}
+
+/** A location precision on UCDP's 1-7 scale; anything else (blank, -1, 1.5) is the fallback. */
+export function precisionField(value: unknown, fallback: number): number {
+  const precision = Number(blank(value) ?? NaN);
+  return Number.isInteger(precision) && precision >= 1 && precision <= 7 ? precision : fallback;
 }

@@ -1,6 +1,6 @@
 import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
-import { blank, numberField, validPoint } from './fields.ts';
+import { blank, calendarDay, deathsField, numberField, precisionField, validPoint } from './fields.ts';
 
 const UCDP_TYPES: Record<string, ThreatType> = {
   '1': 'armed_conflict',
@@ -15,17 +15,19 @@ export function ucdpRow(row: Record<string, string>, importedAt: string): NewThr
   const latitude = numberField(row.latitude);
   const longitude = numberField(row.longitude);
   const type = UCDP_TYPES[row.violence_code?.trim() ?? ''];
-  if (!row.id?.trim() || !/^\d{4}-\d{2}-\d{2}$/.test(row.date?.trim() ?? '') || !validPoint(latitude, longitude) || !type) return null;
-  const deaths = Math.max(0, Math.round(Number(row.deaths_best) || 0));
+  // The day exactly as written and real (2024-02-30 is refused, not moved to March).
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(row.date?.trim() ?? '') ? calendarDay(row.date) : null;
+  const deaths = deathsField(row.deaths_best);
+  if (!row.id?.trim() || day !== row.date?.trim() || !validPoint(latitude, longitude) || !type || deaths === null) return null;
   return {
     event_id: `ucdp:${row.id.trim()}`,
     source: 'public',
     dataset: blank(row.source_dataset) ?? 'UCDP GED',
-    occurred_on: row.date!.trim(),
+    occurred_on: day,
     latitude,
     longitude,
     // The supplement's sampled rows have no precision: treat them as "within ~25 km".
-    precision: Number(row.location_precision) || 2,
+    precision: precisionField(row.location_precision, 2),
     type,
     severity: severityFromDeaths(deaths, type),
     fatalities: deaths,
