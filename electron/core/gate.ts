@@ -95,7 +95,6 @@ function decidedByServer(
   result: ValidationResult,
   at: { decisionId: string; visitId: string; input: KioskCallParsed<'scan'>; now: Date },
 ): ScanDecision {
-  const settings = settingsOf(ctx);
   let decision: ScanDecision;
   if (result.valid) {
     const cached = cachedCodeById(ctx.db, result.code_id);
@@ -125,19 +124,11 @@ function decidedByServer(
     if (result.valid) {
       const cached = cachedCodeById(ctx.db, result.code_id);
       if (cached) noteServerUse(ctx.db, result.code_id, cached.max_uses - result.uses_remaining);
-      insertVisit(ctx.db, {
-        visit_id: at.visitId,
-        log_id: result.log_id,
-        method: 'code',
+      insertCodeVisit(ctx, at.visitId, result.log_id, at.now, {
         code_id: result.code_id,
         visitor_name: result.visitor.name,
         visitor_phone: result.visitor.phone,
         host_user_id: result.host_user_id,
-        entry_point: settings.entryPoint,
-        checked_in_at: at.now.toISOString(),
-        checked_out_at: null,
-        state: 'inside',
-        origin: 'kiosk',
       });
     }
   })();
@@ -161,7 +152,6 @@ function decideHere(
 ): ScanDecision {
   const verdict = decideOffline(ctx.db, ctx.verifier, at.input.text, at.now.getTime());
   const decision = offlineDecision(at.decisionId, at.input, at.now, verdict, at.visitId);
-  const settings = settingsOf(ctx);
   ctx.db.transaction(() => {
     let opId = at.opId;
     if (verdict.admitted && at.op && !opId) {
@@ -174,22 +164,33 @@ function decideHere(
     if (!verdict.admitted || !verdict.code) return;
     if (verdict.unseenPass) rememberPass(ctx.db, verdict.unseenPass, at.now.toISOString());
     addLocalUse(ctx.db, verdict.code.code_id);
-    insertVisit(ctx.db, {
-      visit_id: at.visitId,
-      log_id: null,
-      method: 'code',
-      code_id: verdict.code.code_id,
-      visitor_name: verdict.code.visitor_name,
-      visitor_phone: verdict.code.visitor_phone,
-      host_user_id: verdict.code.host_user_id,
-      entry_point: settings.entryPoint,
-      checked_in_at: at.now.toISOString(),
-      checked_out_at: null,
-      state: 'inside',
-      origin: 'kiosk',
-    });
+    insertCodeVisit(ctx, at.visitId, null, at.now, verdict.code);
   })();
   return decision;
+}
+
+/** A visit opened here by a code, admitted by the server (with its log id) or offline (log id to come). */
+function insertCodeVisit(
+  ctx: CoreContext,
+  visitId: string,
+  logId: string | null,
+  now: Date,
+  code: Pick<VisitRow, 'code_id' | 'visitor_name' | 'visitor_phone' | 'host_user_id'>,
+): void {
+  insertVisit(ctx.db, {
+    visit_id: visitId,
+    log_id: logId,
+    method: 'code',
+    code_id: code.code_id,
+    visitor_name: code.visitor_name,
+    visitor_phone: code.visitor_phone,
+    host_user_id: code.host_user_id,
+    entry_point: settingsOf(ctx).entryPoint,
+    checked_in_at: now.toISOString(),
+    checked_out_at: null,
+    state: 'inside',
+    origin: 'kiosk',
+  });
 }
 
 function offlineDecision(decisionId: string, input: KioskCallParsed<'scan'>, now: Date, verdict: OfflineVerdict, visitId: string): ScanDecision {

@@ -10,6 +10,7 @@ export interface OutboxRow {
   idempotency_key: string;
   method: string;
   path: string | null;
+  /** The exact JSON sent on every attempt: the server's Idempotency-Key check compares bodies. */
   body: string;
   visit_id: string | null;
   decision_id: string | null;
@@ -21,18 +22,8 @@ export interface OutboxRow {
   created_at: string;
 }
 
-export interface NewOperation {
-  op_id: string;
-  kind: OperationKind;
-  idempotency_key: string;
-  method: string;
-  path: string | null;
-  /** The exact JSON sent on every attempt: the server's Idempotency-Key check compares bodies. */
-  body: string;
-  visit_id: string | null;
-  decision_id: string | null;
-  created_at: string;
-}
+/** What an operation is when it is queued; the rest of its row is the outbox's bookkeeping. */
+export type NewOperation = Pick<OutboxRow, 'op_id' | 'kind' | 'idempotency_key' | 'method' | 'path' | 'body' | 'visit_id' | 'decision_id' | 'created_at'>;
 
 export function enqueueOperation(db: KioskDb, op: NewOperation): void {
   db.prepare(`
