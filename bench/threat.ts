@@ -409,7 +409,8 @@ async function inProcess(context: SectionContext, rows: readonly IndexedEventRow
     heat.times.push(elapsed);
     heat.work.push(answer.incident_count);
   }
-  const inNigeriaBox = idx.inBox(NIGERIA_BOUNDS.minLat, NIGERIA_BOUNDS.minLng, NIGERIA_BOUNDS.maxLat, NIGERIA_BOUNDS.maxLng).length;
+  const { minLat, minLng, maxLat, maxLng } = NIGERIA_BOUNDS;
+  const inNigeriaBox = rows.filter((r) => r.latitude >= minLat && r.latitude <= maxLat && r.longitude >= minLng && r.longitude <= maxLng).length;
 
   // Danger zones, once.
   context.log('[threat] danger zones (once)');

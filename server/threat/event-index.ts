@@ -188,20 +188,6 @@ export class ThreatIndex {
   private readonly derived = new Map<string, unknown>();
   private derivedDay = -Infinity;
 
-  /** Ids of the events inside a latitude/longitude box (edges included). */
-  inBox(minLatitude: number, minLongitude: number, maxLatitude: number, maxLongitude: number): number[] {
-    const ids = this.indexed ? this.tree.range(minLongitude, minLatitude, maxLongitude, maxLatitude) : [];
-    const { latitude: lat, longitude: lng } = this.columns;
-    for (let i = this.indexed; i < this.size; i++) {
-      if (lat[i]! >= minLatitude && lat[i]! <= maxLatitude && lng[i]! >= minLongitude && lng[i]! <= maxLongitude) ids.push(i);
-    }
-    return ids;
-  }
-
-  typeOf(id: number): ThreatType {
-    return THREAT_TYPES[this.columns.type[id]!]!;
-  }
-
   placeOf(id: number): string | null {
     const place = this.columns.place[id]!;
     return place < 0 ? null : this.columns.places[place]!;
