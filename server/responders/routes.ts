@@ -1,108 +1,169 @@
-import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { AvailabilityRequest, OffersQuery, ProgressRequest, ResolveRequest } from '../../shared/schemas/responders.ts';
+import {
+  AvailabilityRequest,
+  Offer,
+  OffersQuery,
+  ProgressRequest,
+  ResolveRequest,
+  ResponderEnvelope,
+  ResponderIncident,
+} from '../../shared/schemas/responders.ts';
+import { ErrorBody } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
-import type { Db, ResponderRow } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
-import { parseInput } from '../http/parse.ts';
-import { acceptOffer, declineOffer, reportProgress, resolveAssigned, responderView } from '../dispatch/responder-actions.ts';
-import { assignmentsOf, pendingOffersFor } from '../dispatch/store.ts';
-import { buildResponderOpenApiDocument } from './openapi.ts';
+import { authenticateResponder, responderAuthentication, responderOf } from '../auth/responder-token.ts';
+import type { Db } from '../db/schema.ts';
+import { json } from '../docs/responses.ts';
+import { acceptOffer, declineOffer, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import { rowToResponder } from './responder.ts';
-import { findResponderByToken, reportAvailability } from './service.ts';
+import { openOffers, recentAssignments, reportAvailability } from './service.ts';
 
-const TOKEN = /^rtk_[0-9A-Za-z]{32,64}$/;
+/** How often a long poll looks for a new offer. */
+const POLL_EVERY_MS = 500;
+
+interface ResponderRouteDeps {
+  db: Db;
+  clock: Clock;
+}
+
+const route = routeFor<ResponderRouteDeps>();
+const error = (description: string) => ({ description, ...json(ErrorBody) });
+const authErrors = { 401: error('Missing, unknown or deactivated responder token') };
+const incidentAnswer = { 200: { description: 'The incident as the responder now sees it', ...json(z.object({ incident: ResponderIncident })) } };
+const OfferParams = z.object({ offerId: z.string() });
+const IncidentParams = z.object({ incidentId: z.string() });
 
 /**
  * The responder API at /v1/responder, apart from the partner API: a responder's phone app
  * authenticates with its own token (`Authorization: Bearer rtk_...`), reports availability and
  * location, and (with the dispatch engine) sees and answers offers.
  */
-export function responderRoutes(deps: { db: Db; clock: Clock }): Router {
-  const router = Router();
+export const responderRouteList = [
+  route({
+    method: 'get',
+    path: '/me',
+    access: 'responder',
+    operationId: 'me',
+    summary: 'This responder',
+    responses: { 200: { description: 'The responder', ...json(ResponderEnvelope) }, ...authErrors },
+    handler(_input, req, res) {
+      res.json({ responder: rowToResponder(responderOf(req)) });
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/availability',
+    access: 'responder',
+    body: AvailabilityRequest,
+    operationId: 'reportAvailability',
+    summary: 'Heartbeat: available or not, and where',
+    responses: { 200: { description: 'Recorded', ...json(ResponderEnvelope) }, 400: error('Invalid body'), ...authErrors },
+    async handler({ body }, req, res, deps) {
+      res.json({ responder: await reportAvailability(deps.db, deps.clock, responderOf(req).responder_id, body) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/offers',
+    access: 'responder',
+    query: OffersQuery,
+    operationId: 'offers',
+    summary: 'Incidents offered to this responder, still open',
+    description: 'With `wait`, a long poll: answers as soon as an offer is open, or with an empty list after `wait` seconds. `answer_by` says when the incident escalates if nobody accepts.',
+    responses: { 200: { description: 'Open offers', ...json(z.object({ offers: z.array(Offer) })) }, ...authErrors },
+    /**
+     * With `?wait=N` a long poll that answers as soon as an offer arrives (checked every 500 ms).
+     * It ends after N seconds of the injected clock, and after N seconds' worth of checks whatever
+     * that clock says, so a test's stopped clock cannot hold a phone's request forever.
+     */
+    async handler({ query }, req, res, deps) {
+      const responderId = responderOf(req).responder_id;
+      const until = deps.clock.now().getTime() + query.wait * 1000;
+      let checksLeft = Math.ceil((query.wait * 1000) / POLL_EVERY_MS);
+      let offers = await openOffers(deps.db, responderId);
+      let closed = false;
+      req.on('close', () => (closed = true));
+      while (!offers.length && checksLeft-- > 0 && deps.clock.now().getTime() < until && !closed) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+        // Deactivated while waiting: the 401 signs the phone out now, not at the end of the wait.
+        await authenticateResponder(deps.db, req);
+        offers = await openOffers(deps.db, responderId);
+      }
+      if (!closed) res.json({ offers });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/offers/:offerId/accept',
+    access: 'responder',
+    params: OfferParams,
+    operationId: 'acceptOffer',
+    summary: 'Take the incident',
+    description:
+      'The first to accept is assigned; the others get 409 (`Offer is taken by another responder`). An escalated or unresponsive incident can still be taken. A retry by the responder already assigned answers the incident again.',
+    responses: { ...incidentAnswer, 404: error('No such offer for this responder'), 409: error('Taken by another responder, cancelled, or already answered'), ...authErrors },
+    async handler({ params }, req, res, deps) {
+      res.json({ incident: await acceptOffer(deps.db, deps.clock, responderOf(req), params.offerId) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/offers/:offerId/decline',
+    access: 'responder',
+    params: OfferParams,
+    operationId: 'declineOffer',
+    summary: 'Decline an offer',
+    responses: {
+      200: { description: 'Declined', ...json(z.object({ offer: z.object({ offer_id: z.string(), status: z.literal('declined') }) })) },
+      404: error('No such offer'),
+      409: error('Already answered'),
+      ...authErrors,
+    },
+    async handler({ params }, req, res, deps) {
+      res.json({ offer: await declineOffer(deps.db, deps.clock, responderOf(req), params.offerId) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/assignments',
+    access: 'responder',
+    operationId: 'assignments',
+    summary: "This responder's open incidents, and any closed in the last day",
+    description: 'A partner cancelling an assigned incident shows here as status `cancelled`.',
+    responses: { 200: { description: 'Incidents', ...json(z.object({ incidents: z.array(ResponderIncident) })) }, ...authErrors },
+    async handler(_input, req, res, deps) {
+      res.json({ incidents: await recentAssignments(deps.db, deps.clock, responderOf(req).responder_id) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/incidents/:incidentId/status',
+    access: 'responder',
+    params: IncidentParams,
+    body: ProgressRequest,
+    operationId: 'reportProgress',
+    summary: 'On the way (`responding`, with an ETA) or arrived (`on_scene`)',
+    description: 'Reporting the status the incident already has (a retry) answers it again.',
+    responses: { ...incidentAnswer, 400: error('Invalid body'), 404: error('Not assigned to this responder'), 409: error('Not allowed from the current status'), ...authErrors },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ incident: await reportProgress(deps.db, deps.clock, responderOf(req), params.incidentId, body.status, body.eta_minutes) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/incidents/:incidentId/resolve',
+    access: 'responder',
+    params: IncidentParams,
+    body: ResolveRequest,
+    operationId: 'resolve',
+    summary: 'Close the incident with an outcome',
+    description: 'A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409.',
+    responses: { ...incidentAnswer, 400: error('Invalid body'), 404: error('Not assigned to this responder'), 409: error('Not on scene yet'), ...authErrors },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ incident: await resolveAssigned(deps.db, deps.clock, responderOf(req), params.incidentId, body.outcome, body.notes) });
+    },
+  }),
+];
 
-  async function responderOf(req: Request): Promise<ResponderRow> {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.get('authorization') ?? '');
-    const token = match?.[1];
-    if (!token || !TOKEN.test(token)) throw new ApiError(401, 'Missing or malformed responder token: send Authorization: Bearer rtk_...');
-    const row = await findResponderByToken(deps.db, token);
-    if (!row || row.status !== 'active') throw new ApiError(401, 'Invalid or deactivated responder token');
-    return row;
-  }
-
-  const document = JSON.stringify(buildResponderOpenApiDocument());
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(document);
-  });
-
-  router.get('/me', async (req, res) => {
-    res.json({ responder: rowToResponder(await responderOf(req)) });
-  });
-
-  router.put('/availability', async (req, res) => {
-    const responder = await responderOf(req);
-    const body = parseInput(AvailabilityRequest, req.body, 'body');
-    res.json({ responder: await reportAvailability(deps.db, deps.clock, responder.responder_id, body) });
-  });
-
-  const offersOf = async (responderId: string) =>
-    (await pendingOffersFor(deps.db, responderId)).map((row) => ({
-      offer_id: row.offer_id,
-      distance_km: Number(row.distance_km),
-      offered_at: row.offered_at,
-      incident: responderView(row),
-    }));
-
-  /** Pending offers; with `?wait=N` a long poll that answers as soon as one arrives (checked every 500 ms). */
-  router.get('/offers', async (req, res) => {
-    const responder = await responderOf(req);
-    const { wait } = parseInput(OffersQuery, req.query, 'query');
-    const until = Date.now() + wait * 1000;
-    let offers = await offersOf(responder.responder_id);
-    let closed = false;
-    req.on('close', () => (closed = true));
-    while (!offers.length && Date.now() < until && !closed) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      offers = await offersOf(responder.responder_id);
-    }
-    if (!closed) res.json({ offers });
-  });
-
-  const OfferParams = z.object({ offerId: z.string() });
-  const IncidentParams = z.object({ incidentId: z.string() });
-
-  router.post('/offers/:offerId/accept', async (req, res) => {
-    const responder = await responderOf(req);
-    const { offerId } = parseInput(OfferParams, req.params, 'params');
-    res.json({ incident: await acceptOffer(deps.db, deps.clock, responder, offerId) });
-  });
-
-  router.post('/offers/:offerId/decline', async (req, res) => {
-    const responder = await responderOf(req);
-    const { offerId } = parseInput(OfferParams, req.params, 'params');
-    res.json({ offer: await declineOffer(deps.db, deps.clock, responder, offerId) });
-  });
-
-  /** Incidents assigned to this responder that are open, and any closed in the last day (a cancellation reaches them here). */
-  router.get('/assignments', async (req, res) => {
-    const responder = await responderOf(req);
-    const since = new Date(deps.clock.now().getTime() - 24 * 3_600_000).toISOString();
-    res.json({ incidents: (await assignmentsOf(deps.db, responder.responder_id, since)).map(responderView) });
-  });
-
-  router.post('/incidents/:incidentId/status', async (req, res) => {
-    const responder = await responderOf(req);
-    const { incidentId } = parseInput(IncidentParams, req.params, 'params');
-    const body = parseInput(ProgressRequest, req.body, 'body');
-    res.json({ incident: await reportProgress(deps.db, deps.clock, responder, incidentId, body.status, body.eta_minutes) });
-  });
-
-  router.post('/incidents/:incidentId/resolve', async (req, res) => {
-    const responder = await responderOf(req);
-    const { incidentId } = parseInput(IncidentParams, req.params, 'params');
-    const body = parseInput(ResolveRequest, req.body, 'body');
-    res.json({ incident: await resolveAssigned(deps.db, deps.clock, responder, incidentId, body.outcome, body.notes) });
-  });
-
-  return router;
-}
+export const responderRoutes = (deps: ResponderRouteDeps) =>
+  routerOf(responderRouteList, deps, { responder: responderAuthentication(deps.db) });

@@ -1,65 +1,65 @@
-import type { Responder } from '../../shared/schemas/responders.ts';
+import { NewResponderInput, type Offer, type Responder, type ResponderIncident } from '../../shared/schemas/responders.ts';
 import { hashSecret, randomBase62 } from '../auth/secrets.ts';
+import { offersOpenTo, responderAssignments } from '../dispatch/responder-actions.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, ResponderRow } from '../db/schema.ts';
+import { describeIssue } from '../http/parse.ts';
 import { newId } from '../ids.ts';
 import { rowToResponder } from './responder.ts';
+import { findResponderById, findResponderByTokenHash, insertResponder, listResponderRows, markResponderDeactivated, recordAvailability } from './store.ts';
 
-export class ResponderInputError extends Error {}
-
-export interface NewResponder {
-  name: string;
-  phone: string;
-  latitude: number;
-  longitude: number;
-  environment: 'live' | 'sandbox';
+/**
+ * A bad field of a new responder. The message names it in the schema's words (`latitude: ...`)
+ * and `field` says which, so the operator tool can name its own flag (`--lat`) instead.
+ */
+export class ResponderInputError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Adds a responder to the network, available at the given place; the token is shown once. */
-export async function addResponder(db: Executor, clock: Clock, input: NewResponder): Promise<{ responder: Responder; token: string }> {
-  const name = input.name.trim();
-  const phone = input.phone.trim();
-  if (!name || name.length > 200) throw new ResponderInputError('--name: 1 to 200 characters');
-  if (!/^\+?[0-9 ()-]{5,32}$/.test(phone)) throw new ResponderInputError('--phone: a phone number, e.g. +2348030000000');
-  if (!(input.latitude >= -90 && input.latitude <= 90)) throw new ResponderInputError('--lat: a latitude from -90 to 90');
-  if (!(input.longitude >= -180 && input.longitude <= 180)) throw new ResponderInputError('--lng: a longitude from -180 to 180');
+export async function addResponder(db: Executor, clock: Clock, input: NewResponderInput): Promise<{ responder: Responder; token: string }> {
+  const parsed = NewResponderInput.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path[0] ?? 'responder');
+    throw new ResponderInputError(field, describeIssue(issue, 'responder', input));
+  }
+  const { name, phone, latitude, longitude, environment } = parsed.data;
   const token = `rtk_${randomBase62(40)}`;
   const at = clock.now().toISOString();
   const row: ResponderRow = {
     responder_id: newId('rsp', clock.now()),
-    environment: input.environment,
+    environment,
     name,
     phone,
     token_hash: hashSecret(token),
     token_hint: `rtk_…${token.slice(-4)}`,
     status: 'active',
     available: 1,
-    latitude: input.latitude,
-    longitude: input.longitude,
+    latitude,
+    longitude,
     location_at: at,
     created_at: at,
     updated_at: at,
   };
-  await db.insertInto('responders').values(row).execute();
+  await insertResponder(db, row);
   return { responder: rowToResponder(row), token };
 }
 
 export async function listResponders(db: Executor, environment?: string): Promise<Responder[]> {
-  let query = db.selectFrom('responders').selectAll().orderBy('created_at').orderBy('responder_id');
-  if (environment) query = query.where('environment', '=', environment);
-  return (await query.execute()).map(rowToResponder);
+  return (await listResponderRows(db, environment)).map(rowToResponder);
 }
 
-/** A deactivated responder is never offered an incident and its token stops working. */
+/** A deactivated responder is never offered an incident and its token stops working (the app signs out on its next call). */
 export async function deactivateResponder(db: Executor, clock: Clock, responderId: string): Promise<Responder | undefined> {
-  const at = clock.now().toISOString();
-  await db.updateTable('responders').set({ status: 'deactivated', available: 0, updated_at: at }).where('responder_id', '=', responderId).execute();
-  const row = await db.selectFrom('responders').selectAll().where('responder_id', '=', responderId).executeTakeFirst();
+  await markResponderDeactivated(db, responderId, clock.now().toISOString());
+  const row = await findResponderById(db, responderId);
   return row && rowToResponder(row);
-}
-
-export async function findResponderByToken(db: Executor, token: string): Promise<ResponderRow | undefined> {
-  return db.selectFrom('responders').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst();
 }
 
 /** The heartbeat: availability and where the responder is now. */
@@ -69,11 +69,22 @@ export async function reportAvailability(
   responderId: string,
   report: { available: boolean; latitude: number; longitude: number },
 ): Promise<Responder> {
-  const at = clock.now().toISOString();
-  await db
-    .updateTable('responders')
-    .set({ available: report.available ? 1 : 0, latitude: report.latitude, longitude: report.longitude, location_at: at, updated_at: at })
-    .where('responder_id', '=', responderId)
-    .execute();
-  return rowToResponder((await db.selectFrom('responders').selectAll().where('responder_id', '=', responderId).executeTakeFirstOrThrow())!);
+  await recordAvailability(db, responderId, report, clock.now().toISOString());
+  return rowToResponder((await findResponderById(db, responderId))!);
+}
+
+/** The offers this responder may still answer (dispatch owns offers; see offersOpenTo). */
+export async function openOffers(db: Executor, responderId: string): Promise<Offer[]> {
+  return offersOpenTo(db, responderId);
+}
+
+/** The responder a token's hash belongs to, active or not: the responder API's authentication. */
+export async function responderByTokenHash(db: Executor, tokenHash: string): Promise<ResponderRow | undefined> {
+  return findResponderByTokenHash(db, tokenHash);
+}
+
+/** Incidents assigned to this responder that are open, and any closed in the last day (a cancellation reaches them here). */
+export async function recentAssignments(db: Executor, clock: Clock, responderId: string): Promise<ResponderIncident[]> {
+  const since = new Date(clock.now().getTime() - 24 * 3_600_000).toISOString();
+  return responderAssignments(db, responderId, since);
 }

@@ -1,0 +1,30 @@
+import type { Responder } from '../api.ts';
+import type { LocationState } from '../state.ts';
+import { locationLine } from '../presence.ts';
+
+export function DutyScreen(props: { responder: Responder | null; onDuty: boolean; location: LocationState; now: number; onDutyChange: (next: boolean) => void }) {
+  const line = locationLine(props.onDuty, props.location, props.now);
+  return (
+    <main className="screen duty" data-testid="screen-duty">
+      <header>
+        <p className="muted">Signed in as</p>
+        <h1 data-testid="responder-name">{props.responder?.name ?? '…'}</h1>
+      </header>
+      <button
+        type="button"
+        role="switch"
+        aria-checked={props.onDuty}
+        data-testid="duty-switch"
+        className={`duty-switch ${props.onDuty ? 'on' : 'off'}`}
+        onClick={() => props.onDutyChange(!props.onDuty)}
+      >
+        <span className="knob" />
+        <span className="label">{props.onDuty ? 'On duty' : 'Off duty'}</span>
+      </button>
+      <p className={line.problem ? 'warning' : 'muted'} data-testid="location-status" role={line.problem ? 'alert' : undefined}>
+        {line.text}
+      </p>
+      {props.onDuty && <p className="waiting">Waiting for incidents near you. Keep this app open.</p>}
+    </main>
+  );
+}

@@ -1,0 +1,38 @@
+import type { Executor, ResponderRow } from '../db/schema.ts';
+
+/** The responders table: the only SQL of the responders feature. */
+
+export async function insertResponder(db: Executor, row: ResponderRow): Promise<void> {
+  await db.insertInto('responders').values(row).execute();
+}
+
+export function findResponderById(db: Executor, responderId: string): Promise<ResponderRow | undefined> {
+  return db.selectFrom('responders').selectAll().where('responder_id', '=', responderId).executeTakeFirst();
+}
+
+export function findResponderByTokenHash(db: Executor, tokenHash: string): Promise<ResponderRow | undefined> {
+  return db.selectFrom('responders').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export function listResponderRows(db: Executor, environment?: string): Promise<ResponderRow[]> {
+  let query = db.selectFrom('responders').selectAll().orderBy('created_at').orderBy('responder_id');
+  if (environment) query = query.where('environment', '=', environment);
+  return query.execute();
+}
+
+export async function markResponderDeactivated(db: Executor, responderId: string, at: string): Promise<void> {
+  await db.updateTable('responders').set({ status: 'deactivated', available: 0, updated_at: at }).where('responder_id', '=', responderId).execute();
+}
+
+export async function recordAvailability(
+  db: Executor,
+  responderId: string,
+  report: { available: boolean; latitude: number; longitude: number },
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('responders')
+    .set({ available: report.available ? 1 : 0, latitude: report.latitude, longitude: report.longitude, location_at: at, updated_at: at })
+    .where('responder_id', '=', responderId)
+    .execute();
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { keepScreenshot, partnerEvents, partnerView, reportIncident, startResponderStack, type Phone, type ResponderStack } from './support/stack.ts';
+
+const STEPS_SEEN_BY_PARTNER = ['incident.updated:assigned', 'incident.updated:responding', 'incident.updated:on_scene', 'incident.resolved:resolved'];
+
+/** What the server holds for this responder, by its own token (as the phone would ask). */
+async function serverSide(stack: ResponderStack, token: string) {
+  const response = await fetch(stack.server.baseUrl.replace('/v1/external', '/v1/responder/me'), { headers: { authorization: `Bearer ${token}` } });
+  return ((await response.json()) as any).responder as { available: boolean; location: { latitude: number; longitude: number } | null };
+}
+
+async function signInAndGoOnDuty(stack: ResponderStack, phone: Phone, shots = false): Promise<Page> {
+  const { page } = phone;
+  await page.goto(phone.appUrl);
+  await page.getByTestId('screen-duty').waitFor();
+  await expect.poll(() => page.getByTestId('responder-name').textContent()).not.toBe('…');
+  // The token is kept on the phone, not left in the address bar.
+  expect(page.url()).not.toContain('rtk_');
+  // Signing in reports the phone off duty until the responder says otherwise.
+  await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(false);
+  if (shots) await keepScreenshot(page, stack.dir, 'off-duty');
+  await page.getByTestId('duty-switch').click();
+  await expect.poll(() => page.getByTestId('duty-switch').getAttribute('aria-checked')).toBe('true');
+  await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
+  await expect.poll(() => page.getByTestId('location-status').textContent()).toContain('Location sent');
+  if (shots) await keepScreenshot(page, stack.dir, 'on-duty');
+  return page;
+}
+
+/** Waits until the partner's incident has this status. */
+const partnerSees = (stack: ResponderStack, incidentId: string, status: string) =>
+  expect.poll(async () => (await partnerView(stack.partner, incidentId)).status, { timeout: 15_000 }).toBe(status);
+
+describe('the responder app on a phone (412x915, fake geolocation)', () => {
+  let stack: ResponderStack;
+  beforeAll(async () => {
+    stack = await startResponderStack('respond');
+  }, 180_000);
+  afterAll(() => stack?.stop());
+
+  it('signs in by link, goes on duty, hears a live incident within 2 s, and works it to resolved; the partner sees every step', async () => {
+    const phone = await stack.addPhone('Emeka Okafor', '+2348030000101');
+    const page = await signInAndGoOnDuty(stack, phone, true);
+    // The heartbeat carried the phone's own position.
+    expect((await serverSide(stack, phone.token)).location).toEqual({ latitude: 6.4478, longitude: 3.4723 });
+
+    const incident = await reportIncident(stack.partner);
+    const reported = Date.now();
+    await page.getByTestId('screen-offer').waitFor({ timeout: 2_000 });
+    expect(Date.now() - reported).toBeLessThan(2_000);
+    await expect.poll(() => page.getByTestId('offer-time-left').textContent()).toMatch(/^\d+:\d\d left to accept$/);
+    expect(await page.getByTestId('offer-address').textContent()).toBe('14 Admiralty Way, Lekki Phase 1');
+    expect(await page.getByTestId('offer-distance').textContent()).toMatch(/^0\.\d km NE$/);
+    await keepScreenshot(page, stack.dir, 'offer');
+
+    await page.getByTestId('offer-accept').click();
+    await page.getByTestId('screen-incident').waitFor();
+    await partnerSees(stack, incident.incident_id, 'assigned');
+    await expect.poll(() => page.getByTestId('incident-step').textContent()).toBe('Assigned to you');
+    expect(await page.getByTestId('subject-name').textContent()).toBe('Chiamaka Nwosu');
+    expect(await page.getByTestId('subject-call').getAttribute('href')).toBe('tel:+2348035550142');
+    expect(await page.getByTestId('nav-geo').getAttribute('href')).toBe('geo:6.4493,3.4751?q=6.4493,3.4751');
+    expect(await page.getByTestId('nav-osm').getAttribute('href')).toContain('mlat=6.4493&mlon=3.4751');
+    await keepScreenshot(page, stack.dir, 'incident-assigned');
+
+    await page.fill('input[name=eta]', '7');
+    await page.getByTestId('step-on-my-way').click();
+    await partnerSees(stack, incident.incident_id, 'responding');
+    expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident.responder).toMatchObject({ name: 'Emeka Okafor', eta_minutes: 7 });
+    await keepScreenshot(page, stack.dir, 'on-my-way');
+
+    await page.getByTestId('step-on-scene').click();
+    await partnerSees(stack, incident.incident_id, 'on_scene');
+    await page.getByTestId('step-resolve').click();
+    await page.getByLabel('Assisted').check();
+    await page.fill('textarea[name=notes]', 'Taken to Reddington Hospital by family');
+    await keepScreenshot(page, stack.dir, 'resolve');
+    await page.getByTestId('resolve-submit').click();
+    await page.getByTestId('notice-resolved').waitFor();
+    await partnerSees(stack, incident.incident_id, 'resolved');
+    await keepScreenshot(page, stack.dir, 'resolved');
+
+    const resolved = (await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident;
+    expect(resolved).toMatchObject({ resolution_outcome: 'assisted', resolution_notes: 'Taken to Reddington Hospital by family' });
+    const events = (await partnerView(stack.partner, incident.incident_id)).events;
+    for (const step of ['assigned', 'responding', 'on_scene', 'resolved']) expect(events.filter((event) => event === step)).toHaveLength(1);
+    expect((await partnerEvents(stack.partner, incident.incident_id)).filter((event) => STEPS_SEEN_BY_PARTNER.includes(event))).toEqual(STEPS_SEEN_BY_PARTNER);
+
+    // Back on duty and free: the server offers this responder the next incident.
+    await page.getByTestId('notice-ok').click();
+    await page.getByTestId('screen-duty').waitFor();
+    await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
+    await phone.context.close();
+  });
+
+  it('with the link cut before every step, each action waits on the phone, survives a reload, and reaches the server exactly once when the link returns', async () => {
+    const phone = await stack.addPhone('Aisha Bello', '+2348030000102');
+    const page = await signInAndGoOnDuty(stack, phone);
+    const incident = await reportIncident(stack.partner, { category: 'sos', severity: 'critical' });
+    await page.getByTestId('screen-offer').waitFor({ timeout: 10_000 });
+
+    /** Cuts the link, does the step, shows it waiting (tried at least once), then restores the link and waits for the server. */
+    const offline = async (step: () => Promise<void>, label: string, status: string, shot?: string, reload = false) => {
+      phone.link.cut();
+      await step();
+      await expect.poll(() => page.getByTestId('outbox-waiting').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`Waiting to send: ${label}.*tried \\d+×`));
+      await expect.poll(() => page.getByTestId('link-status').textContent()).toContain('No connection');
+      expect((await partnerView(stack.partner, incident.incident_id)).status).not.toBe(status);
+      if (reload) {
+        // Offline: the service worker opens the app, to the same incident and the same waiting action.
+        await page.reload();
+        await page.getByTestId('screen-incident').waitFor();
+        await expect.poll(() => page.getByTestId('outbox-waiting').textContent(), { timeout: 10_000 }).toContain(`Waiting to send: ${label}`);
+      }
+      if (shot) await keepScreenshot(page, stack.dir, shot);
+      phone.link.restore();
+      await partnerSees(stack, incident.incident_id, status);
+      await expect.poll(() => page.getByTestId('link-status').textContent(), { timeout: 10_000 }).toBe('Connected');
+      // Everything the phone held has gone, the heartbeat the step queued behind it included, before the next cut.
+      await expect.poll(() => page.getByTestId('outbox-waiting').count(), { timeout: 10_000 }).toBe(0);
+    };
+
+    await offline(() => page.getByTestId('offer-accept').click(), 'Accept', 'assigned', 'offline-waiting', true);
+    await expect.poll(() => page.getByTestId('incident-step').textContent()).toBe('Assigned to you');
+    await offline(
+      async () => {
+        await page.fill('input[name=eta]', '12');
+        await page.getByTestId('step-on-my-way').click();
+      },
+      'On my way, 12 min',
+      'responding',
+      undefined,
+      true,
+    );
+    await offline(() => page.getByTestId('step-on-scene').click(), 'On scene', 'on_scene');
+    await page.getByTestId('step-resolve').click();
+    await page.getByLabel('False alarm').check();
+    await offline(() => page.getByTestId('resolve-submit').click(), 'Resolve: false alarm', 'resolved', undefined, true);
+    await page.getByTestId('notice-resolved').waitFor();
+
+    const { events } = await partnerView(stack.partner, incident.incident_id);
+    for (const step of ['assigned', 'responding', 'on_scene', 'resolved']) expect(events.filter((event) => event === step)).toHaveLength(1);
+    expect((await partnerEvents(stack.partner, incident.incident_id)).filter((event) => STEPS_SEEN_BY_PARTNER.includes(event))).toEqual(STEPS_SEEN_BY_PARTNER);
+    expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident).toMatchObject({ resolution_outcome: 'false_alarm', responder: { eta_minutes: 0 } });
+    await phone.context.close();
+  });
+});
