@@ -19,4 +19,9 @@ export function isCovered(latitude: number, longitude: number): boolean {
   return country !== null && ALSO_COVERED.has(country);
 }
 
+/** ISO 3166-1 alpha-2 code of the country (or its territorial waters) at a point; null at sea or outside any. */
+export function countryAt(latitude: number, longitude: number): string | null {
+  return iso1A2Code([longitude, latitude]);
+}
+
 export const COVERAGE_TEXT = 'Sub-Saharan Africa (UN M49 region 202, and Sudan)';

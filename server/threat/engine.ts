@@ -27,12 +27,13 @@ export async function createThreatEngine(db: Db, logger: Logger): Promise<Threat
   let zones: { index: ThreatIndex; day: number; zones: Promise<DangerZone[]> } | undefined;
 
   async function load(): Promise<boolean> {
-    const revision = await currentThreatRevision(db);
+    const { revision, rebuild } = await currentThreatRevision(db);
     if (revision <= index.revision) return false;
     const started = performance.now();
     const before = index.size;
-    if (index.size === 0) {
-      index = await ThreatIndex.fromPages(threatEventsBetween(db, index.revision, revision), revision);
+    // A write since the last load replaced stored events (a newer UCDP release): the index only appends, so read everything again.
+    if (index.size === 0 || rebuild > index.revision) {
+      index = await ThreatIndex.fromPages(threatEventsBetween(db, 0, revision), revision);
     } else {
       index = await index.withAddedPages(threatEventsBetween(db, index.revision, revision), revision);
     }

@@ -1,7 +1,8 @@
 import KDBush from 'kdbush';
 import { boundingBox, greatCircleKm } from '../geo.ts';
+import { countryAt } from './coverage.ts';
 import type { IndexedEventRow } from './store.ts';
-import { precisionWeight, THREAT_TYPES, type ThreatSource, THREAT_SOURCES, type ThreatType } from './taxonomy.ts';
+import { feedOf, precisionWeight, THREAT_FEEDS, THREAT_TYPES, type ThreatSource, THREAT_SOURCES, type ThreatType } from './taxonomy.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -29,8 +30,16 @@ class EventColumns {
   place = new Int32Array(1024);
   /** Location precision as given (1 exact … 7). */
   precision = new Uint8Array(1024);
+  /** Index into THREAT_FEEDS (ucdp-ged, ucdp-candidate, ...): what `data.sources` names. */
+  feed = new Uint8Array(1024);
+  /** Index into `countries` of the country at the event's point; NO_COUNTRY at sea. */
+  country = new Uint8Array(1024);
   readonly places: string[] = [];
   private readonly placeIds = new Map<string, number>();
+  readonly countries: string[] = [];
+  private readonly countryIds = new Map<string, number>();
+  /** Country by 0.1° cell: a million events need a few thousand lookups, not a million (country-coder takes ~10 µs a point). */
+  private readonly cellCountry = new Map<number, number>();
 
   private grow(needed: number) {
     if (needed <= this.latitude.length) return;
@@ -51,6 +60,37 @@ class EventColumns {
     this.source = copy(this.source);
     this.place = copy(this.place);
     this.precision = copy(this.precision);
+    this.feed = copy(this.feed);
+    this.country = copy(this.country);
+  }
+
+  private countryId(latitude: number, longitude: number): number {
+    const row = Math.floor(latitude * 10);
+    const column = Math.floor(longitude * 10);
+    const key = (row + 900) * 3601 + (column + 1800);
+    let id = this.cellCountry.get(key);
+    if (id === undefined) {
+      // A cell whose centre and four corners lie in one country (or all at sea) is that
+      // country's; any other (a border, a coast) asks each event's own point.
+      const codes = new Set([[0.5, 0.5], [0, 0], [0, 1], [1, 0], [1, 1]].map(([dy, dx]) => countryAt((row + dy!) / 10, (column + dx!) / 10)));
+      const [only] = codes;
+      if (codes.size > 1) id = BORDER_CELL;
+      else id = only === null || only === undefined ? NO_COUNTRY : this.countryCode(only);
+      this.cellCountry.set(key, id);
+    }
+    if (id !== BORDER_CELL) return id;
+    const own = countryAt(latitude, longitude);
+    return own === null ? NO_COUNTRY : this.countryCode(own);
+  }
+
+  private countryCode(code: string): number {
+    let id = this.countryIds.get(code);
+    if (id === undefined) {
+      id = this.countries.length;
+      this.countries.push(code);
+      this.countryIds.set(code, id);
+    }
+    return id;
   }
 
   private placeId(row: IndexedEventRow): number {
@@ -80,9 +120,16 @@ class EventColumns {
       this.source[i] = Math.max(0, THREAT_SOURCES.indexOf(row.source as ThreatSource));
       this.place[i] = this.placeId(row);
       this.precision[i] = row.precision;
+      this.feed[i] = THREAT_FEEDS.indexOf(feedOf(row.source, row.event_id, row.dataset));
+      this.country[i] = this.countryId(row.latitude, row.longitude);
     }
   }
 }
+
+/** `country` of an event at sea or outside every country. */
+export const NO_COUNTRY = 255;
+/** A 0.1° cell that straddles a border or a coast: its events are looked up one by one. */
+const BORDER_CELL = -1;
 
 /** Events appended after the main tree was built sit in a small side tree until there are this many. */
 const REBUILD_AFTER = 4096;

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type Db } from '../db/schema.ts';
+import { inTransaction, type Db, type Executor } from '../db/schema.ts';
 import { ACLED_REQUIRED_COLUMNS, acledRow } from './importers/acled.ts';
 import { COMMUNITY_REQUIRED_FIELDS, communityFeatures, communityReport } from './importers/community.ts';
 import { UCDP_REQUIRED_COLUMNS, ucdpRow } from './importers/ucdp.ts';
-import { insertThreatEvents, type NewThreatEvent } from './store.ts';
+import { insertThreatEvents, upsertThreatEvents, type NewThreatEvent } from './store.ts';
+import { isNewerRelease, ucdpRelease } from './taxonomy.ts';
 
 export const IMPORT_FORMATS = ['ucdp', 'acled', 'community'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -51,13 +52,33 @@ function normalize(format: ImportFormat, text: string, path: string, importedAt:
   }
 }
 
+export interface ImportResult {
+  /** Events new to the store. */
+  imported: number;
+  /** Rows that replaced a stored event: a newer UCDP release of it. */
+  replaced: number;
+  /** Rows already stored (same or older release) or unusable. */
+  skipped: number;
+}
+
+/** A UCDP row replaces the stored event of the same id only when its release is newer (GED 26.1 over Candidate 26.0.2 over GED 25.1). */
+const newerUcdpRelease = (incoming: NewThreatEvent, storedDataset: string) => isNewerRelease(ucdpRelease(incoming.dataset), ucdpRelease(storedDataset));
+
 /**
  * Imports a file of the given format in one transaction. Every event keeps a stable id from
  * its source (`ucdp:16342`, `acled:NIG12345`, `community:<id>`), so importing the same file
- * again adds nothing: `imported` counts new events, `skipped` rows already there or unusable
- * (no id, no real day, a day after tomorrow, no point, deaths not a number, a kind that is not violence).
+ * again adds nothing: `imported` counts new events, `replaced` UCDP events a newer release of
+ * them replaced, `skipped` rows already there or unusable (no id, no real day, a day after
+ * tomorrow, no point, deaths not a number, a kind that is not violence). `afterImport` runs in
+ * the same transaction (the shipped-data loader records the file there).
  */
-export async function importThreatFile(db: Db, clock: Clock, format: ImportFormat, path: string): Promise<{ imported: number; skipped: number }> {
+export async function importThreatFile(
+  db: Db,
+  clock: Clock,
+  format: ImportFormat,
+  path: string,
+  afterImport?: (trx: Executor, result: ImportResult) => Promise<void>,
+): Promise<ImportResult> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -69,6 +90,11 @@ export async function importThreatFile(db: Db, clock: Clock, format: ImportForma
   // An event dated after tomorrow is a typo (2062 for 2026), not news: it would count in full for years.
   const latestDay = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
   const usable = rows.filter((row): row is NewThreatEvent => row !== null && row.occurred_on <= latestDay);
-  const imported = await inTransaction(db, (trx) => insertThreatEvents(trx, usable));
-  return { imported, skipped: rows.length - imported };
+  return inTransaction(db, async (trx) => {
+    const { inserted, replaced } =
+      format === 'ucdp' ? await upsertThreatEvents(trx, usable, newerUcdpRelease) : { inserted: await insertThreatEvents(trx, usable), replaced: 0 };
+    const result = { imported: inserted, replaced, skipped: rows.length - inserted - replaced };
+    await afterImport?.(trx, result);
+    return result;
+  });
 }

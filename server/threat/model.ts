@@ -79,6 +79,8 @@ export interface AreaAssessment {
   types: ThreatType[];
   /** Day (YYYY-MM-DD) of the most recent event, or null. */
   lastIncidentDay: number | null;
+  /** A bit per THREAT_FEEDS index: the feeds of the events within the radius. */
+  feeds: number;
 }
 
 /** What one event weighs today: severity × source and precision weight × age weight. */
@@ -118,7 +120,8 @@ export function areaGridOf(index: ThreatIndex, today: number): AreaGrid {
  */
 export function assessArea(index: ThreatIndex, latitude: number, longitude: number, radiusKm: number, now: Date): AreaAssessment {
   const today = dayNumber(now);
-  const { day, type } = index.columns;
+  const { day, type, feed } = index.columns;
+  let feeds = 0;
   let local = 0;
   let totalIncidents = 0;
   let last7Days = 0;
@@ -137,6 +140,7 @@ export function assessArea(index: ThreatIndex, latitude: number, longitude: numb
     if (age < 90) last90Days++;
     else if (age < 180) previous90Days++;
     typeCounts[type[id]!]!++;
+    feeds |= 1 << feed[id]!;
     if (lastIncidentDay === null || day[id]! > lastIncidentDay) lastIncidentDay = day[id]!;
   });
   const area = areaGridOf(index, today).massWithin(latitude, longitude, Math.max(AREA_RADIUS_KM, radiusKm));
@@ -159,5 +163,6 @@ export function assessArea(index: ThreatIndex, latitude: number, longitude: numb
     trend: trendOf(last90Days, previous90Days),
     types,
     lastIncidentDay,
+    feeds,
   };
 }

@@ -9,13 +9,17 @@ import type {
   RouteSafetyQuery,
   SafetyScore,
   SafetyScoreQuery,
+  ThreatCoverage,
 } from '../../shared/schemas/threat.ts';
+import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../http/errors.ts';
 import { pageWindow, toPage } from '../http/pagination.ts';
-import { COVERAGE_TEXT, isCovered } from './coverage.ts';
-import { dayText } from './event-index.ts';
+import { countryAt, COVERAGE_TEXT, isCovered } from './coverage.ts';
+import { coverageReport, currencyAtPoint, currencyInBox, currencyOfAll, currencyOfRoute, type DataCurrency } from './data-currency.ts';
+import { dayNumber, dayText, type ThreatIndex } from './event-index.ts';
+import { shippedDataNotes } from './shipped-data.ts';
 import type { ThreatEngine } from './engine.ts';
 import { heatmap } from './heatmap.ts';
 import { assessArea, type AreaAssessment } from './model.ts';
@@ -36,10 +40,15 @@ function requireCovered(latitude: number, longitude: number, field: string) {
 
 const dayInstant = (day: number | null) => (day === null ? null : `${dayText(day)}T00:00:00.000Z`);
 
+/** How current the data is at a point: its country's newest event, or a newer one within the radius. */
+const currencyAt = (index: ThreatIndex, now: Date, latitude: number, longitude: number, area: AreaAssessment): DataCurrency =>
+  currencyAtPoint(index, dayNumber(now), countryAt(latitude, longitude), { lastDay: area.lastIncidentDay, feeds: area.feeds });
+
 export function safetyScore({ threat, clock }: ThreatDeps, query: z.output<typeof SafetyScoreQuery>): z.input<typeof SafetyScore> {
   requireCovered(query.latitude, query.longitude, 'latitude');
   const now = clock.now();
-  const area = assessArea(threat.current(), query.latitude, query.longitude, query.radius_km, now);
+  const index = threat.current();
+  const area = assessArea(index, query.latitude, query.longitude, query.radius_km, now);
   return {
     location: { latitude: query.latitude, longitude: query.longitude },
     radius_km: query.radius_km,
@@ -48,6 +57,7 @@ export function safetyScore({ threat, clock }: ThreatDeps, query: z.output<typeo
     color: area.color,
     breakdown: { recent_incidents_7d: area.last7Days, recent_incidents_30d: area.last30Days, total_incidents: area.totalIncidents, trend: area.trend },
     timestamp: now.toISOString(),
+    data: currencyAt(index, now, query.latitude, query.longitude, area),
   };
 }
 
@@ -78,7 +88,7 @@ export function routeSafety({ threat, clock }: ThreatDeps, query: z.output<typeo
   const radiusKm = Math.round(Math.min(25, Math.max(2, distanceKm / (query.checkpoints - 1) / 2)) * 10) / 10;
   const scored = greatCirclePoints(from, to, query.checkpoints).map((point, i) => {
     const area = assessArea(index, point.lat, point.lng, radiusKm, now);
-    return { checkpoint: i + 1, point, area };
+    return { checkpoint: i + 1, point, area, data: currencyAt(index, now, point.lat, point.lng, area) };
   });
   const scores = scored.map((c) => c.area.score);
   const lowest = Math.min(...scores);
@@ -101,12 +111,15 @@ export function routeSafety({ threat, clock }: ThreatDeps, query: z.output<typeo
     recommendation:
       worst.area.level === 'safe' ? RECOMMENDATIONS.safe : `${RECOMMENDATIONS[worst.area.level]} Lowest: checkpoint ${worst.checkpoint} (score ${lowest}).`,
     alternative_needed: lowest < 30,
+    data: currencyOfRoute(scored.map((c) => c.data)),
   };
 }
 
 export function dangerAnalytics({ threat, clock }: ThreatDeps, query: z.output<typeof DangerAnalyticsQuery>): z.input<typeof DangerAnalytics> {
   requireCovered(query.latitude, query.longitude, 'latitude');
-  const area = assessArea(threat.current(), query.latitude, query.longitude, query.radius_km, clock.now());
+  const now = clock.now();
+  const index = threat.current();
+  const area = assessArea(index, query.latitude, query.longitude, query.radius_km, now);
   return {
     location: { latitude: query.latitude, longitude: query.longitude },
     radius_km: query.radius_km,
@@ -121,21 +134,26 @@ export function dangerAnalytics({ threat, clock }: ThreatDeps, query: z.output<t
       trend: area.trend,
       last_incident_at: dayInstant(area.lastIncidentDay),
     },
+    data: currencyAt(index, now, query.latitude, query.longitude, area),
   };
 }
 
 export function heatmapData({ threat, clock }: ThreatDeps, query: z.output<typeof HeatmapQuery>): z.input<typeof Heatmap> {
-  const { points, events } = heatmap(threat.current(), query.bounds, query.days, clock.now());
-  return { count: points.length, incident_count: events, heatmap: points };
+  const now = clock.now();
+  const index = threat.current();
+  const { points, events } = heatmap(index, query.bounds, query.days, now);
+  return { count: points.length, incident_count: events, heatmap: points, data: currencyInBox(index, dayNumber(now), query.bounds) };
 }
 
-export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.output<typeof DangerZonesQuery>): Promise<Page<DangerZone>> {
+export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.output<typeof DangerZonesQuery>): Promise<Page<DangerZone> & { data: DataCurrency }> {
   if ((query.latitude === undefined) !== (query.longitude === undefined)) {
     throw new ApiError(400, `${query.latitude === undefined ? 'latitude' : 'longitude'}: give latitude and longitude together`);
   }
   const from = query.from_date ? new Date(query.from_date).getTime() : -Infinity;
   const to = query.to_date ? new Date(query.to_date).getTime() : Infinity;
-  const zones = (await threat.dangerZones(clock.now())).filter((zone) => {
+  const now = clock.now();
+  const index = threat.current();
+  const zones = (await threat.dangerZones(now)).filter((zone) => {
     if (query.incident_type && !zone.incident_types.includes(query.incident_type)) return false;
     if (query.severity_min !== undefined && zone.severity < query.severity_min) return false;
     const last = Date.parse(zone.last_incident_at);
@@ -147,5 +165,18 @@ export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.ou
     return true;
   });
   const { offset, limit } = pageWindow(query);
-  return toPage(zones.slice(offset, offset + limit), zones.length, query);
+  let data: DataCurrency;
+  if (query.latitude !== undefined && query.longitude !== undefined) {
+    // The point's country only: a zone search reaches 2,000 km, too far to walk every event for a date.
+    data = currencyAtPoint(index, dayNumber(now), countryAt(query.latitude, query.longitude), { lastDay: null, feeds: 0 });
+  } else {
+    data = currencyOfAll(index, dayNumber(now));
+  }
+  return { ...toPage(zones.slice(offset, offset + limit), zones.length, query), data };
+}
+
+/** Per country, the period each source covers, its events per year and its gaps, with the data's attribution. */
+export function threatCoverage({ threat, clock }: ThreatDeps): z.input<typeof ThreatCoverage> {
+  const countries = coverageReport(threat.current(), dayNumber(clock.now()), shippedDataNotes);
+  return { countries, attribution: ATTRIBUTION, citations: [...CITATIONS] };
 }

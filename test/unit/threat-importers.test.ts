@@ -3,6 +3,7 @@ import { acledRow } from '../../server/threat/importers/acled.ts';
 import { communityFeatures, communityReport } from '../../server/threat/importers/community.ts';
 import { calendarDay } from '../../server/threat/importers/fields.ts';
 import { ucdpRow } from '../../server/threat/importers/ucdp.ts';
+import { isNewerRelease, ucdpRelease } from '../../server/threat/taxonomy.ts';
 
 const AT = '2026-11-22T10:00:00.000Z';
 
@@ -153,5 +154,45 @@ describe('rows that would poison the scores are skipped', () => {
   it('community reports and ACLED rows with deaths that are not a number', () => {
     expect(communityReport({ id: 'x', date: '2026-11-20', latitude: '6.5', longitude: '3.4', type: 'attack', confidence: '1', fatalities: 'Infinity' }, AT, 'd')).toBeNull();
     expect(acledRow({ event_id_cnty: 'N1', event_date: '2025-01-12', event_type: 'Battles', latitude: '11.8', longitude: '6.25', fatalities: 'many' }, AT)).toBeNull();
+  });
+});
+
+describe('UCDP rows: final, provisional and flagged data', () => {
+  const row = (overrides: Record<string, string> = {}) => ({
+    id: '540001',
+    date: '2026-01-14',
+    latitude: '11.85',
+    longitude: '13.16',
+    location_precision: '1',
+    violence_code: '3',
+    deaths_best: '4',
+    source_dataset: 'UCDP GED 25.1 via HDX',
+    ...overrides,
+  });
+
+  it.each([
+    ['a GED row', {}, 1],
+    ['a Candidate row', { source_dataset: 'UCDP Candidate Events 26.0.1 (January 2026, provisional)' }, 0.5],
+    ['a Candidate row UCDP has cleared', { source_dataset: 'UCDP Candidate Events 26.0.1', code_status: 'Clear' }, 0.5],
+    ['a Candidate row flagged for checking', { source_dataset: 'UCDP Candidate Events 26.0.1', code_status: 'Check deaths' }, 0.25],
+    ['a row flagged in a check_status column', { check_status: 'check dyad' }, 0.25],
+  ])('%s weighs %f', (_what, overrides, weight) => {
+    expect(ucdpRow(row(overrides), AT)).toMatchObject({ event_id: 'ucdp:540001', source: 'public', weight });
+  });
+});
+
+describe('UCDP releases, oldest to newest', () => {
+  it('reads the release a dataset label names', () => {
+    expect(ucdpRelease('UCDP GED 20.1 via HDX')).toEqual([20, 1]);
+    expect(ucdpRelease('UCDP GED release to 2021 (22.1) via HDX, third-party cleaned copy')).toEqual([22, 1]);
+    expect(ucdpRelease('UCDP Candidate Events 26.0.2 (February 2026, provisional)')).toEqual([26, 0, 2]);
+    expect(ucdpRelease('UCDP GED release to 2021 via HDX')).toBeNull();
+  });
+
+  it('orders GED 26.1 over its Candidate previews over GED 25.1 over an unnamed release', () => {
+    const order = [null, [25, 1], [26, 0, 1], [26, 0, 2], [26, 1]];
+    for (let i = 0; i < order.length; i++) {
+      for (let j = 0; j < order.length; j++) expect(isNewerRelease(order[i]!, order[j]!)).toBe(i > j);
+    }
   });
 });

@@ -9,6 +9,7 @@ import { greatCirclePoints, type LatLng } from '../../server/threat/route.ts';
 const haversineKm = (a: LatLng, b: LatLng) => greatCircleKm(a.lat, a.lng, b.lat, b.lng);
 import type { IndexedEventRow } from '../../server/threat/store.ts';
 import { computeDangerZones } from '../../server/threat/zones.ts';
+import { checkProperty } from '../support/property.ts';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const P = { latitude: 9, longitude: 7 };
@@ -18,6 +19,7 @@ const east = (km: number) => P.longitude + km / (111.32 * Math.cos((P.latitude *
 const event = (overrides: Partial<IndexedEventRow> = {}): IndexedEventRow => ({
   event_id: `test:${Math.random()}`,
   source: 'public',
+  dataset: 'UCDP GED',
   occurred_on: '2026-11-22',
   latitude: P.latitude,
   longitude: P.longitude,
@@ -140,7 +142,7 @@ describe('assessArea on hand-made events', () => {
 
 describe('the spatial index', () => {
   it('finds exactly the events within a radius, as a scan of every event would', () => {
-    fc.assert(
+    checkProperty(
       fc.property(
         fc.array(fc.record({ lat: fc.double({ min: -10, max: 10, noNaN: true }), lng: fc.double({ min: 0, max: 20, noNaN: true }) }), { maxLength: 200 }),
         fc.record({ lat: fc.double({ min: -10, max: 10, noNaN: true }), lng: fc.double({ min: 0, max: 20, noNaN: true }) }),

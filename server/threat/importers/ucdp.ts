@@ -1,4 +1,4 @@
-import { SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
+import { CHECK_FLAGGED_WEIGHT, isCandidateDataset, PROVISIONAL_WEIGHT, SOURCE_WEIGHT, severityFromDeaths, type ThreatType } from '../taxonomy.ts';
 import type { NewThreatEvent } from '../store.ts';
 import { blank, calendarDay, deathsField, numberField, precisionField, validPoint } from './fields.ts';
 
@@ -10,7 +10,18 @@ const UCDP_TYPES: Record<string, ThreatType> = {
 
 export const UCDP_REQUIRED_COLUMNS = ['id', 'date', 'latitude', 'longitude', 'violence_code'];
 
-/** A UCDP GED row (the columns of threat-data/ucdp/README.md) as a normalized event; null when unusable. */
+/**
+ * What a UCDP row weighs: 1 for GED; 0.5 for a Candidate event (provisional: revised or dropped
+ * before the GED release); 0.25 when the source flags it for checking (a `code_status` or
+ * `check_status` column saying "Check ...", as UCDP's own Candidate files carry).
+ */
+export function ucdpWeight(row: Record<string, string>): number {
+  const status = blank(row.code_status) ?? blank(row.check_status);
+  if (status && /^check/i.test(status)) return SOURCE_WEIGHT.public * CHECK_FLAGGED_WEIGHT;
+  return isCandidateDataset(row.source_dataset) ? SOURCE_WEIGHT.public * PROVISIONAL_WEIGHT : SOURCE_WEIGHT.public;
+}
+
+/** A UCDP GED or Candidate row (the columns of threat-data/ucdp/README.md) as a normalized event; null when unusable. */
 export function ucdpRow(row: Record<string, string>, importedAt: string): NewThreatEvent | null {
   const latitude = numberField(row.latitude);
   const longitude = numberField(row.longitude);
@@ -31,7 +42,7 @@ export function ucdpRow(row: Record<string, string>, importedAt: string): NewThr
     type,
     severity: severityFromDeaths(deaths, type),
     fatalities: deaths,
-    weight: SOURCE_WEIGHT.public,
+    weight: ucdpWeight(row),
     country: blank(row.country),
     admin1: blank(row.admin1),
     admin2: blank(row.admin2),
