@@ -1,11 +1,17 @@
 import { createDocument } from 'zod-openapi';
-import { accessCodePaths } from '../access-codes/openapi.ts';
-import { accessLogPaths } from '../access-logs/openapi.ts';
-import { apiKeyPaths } from '../auth/openapi.ts';
-import { healthPaths } from '../health/routes.ts';
-import { incidentPaths } from '../incidents/openapi.ts';
-import { THREAT_TAG_DESCRIPTION, threatPaths } from '../threat/openapi.ts';
-import { webhookPaths } from '../webhooks/openapi.ts';
+import { accessCodeRouteList } from '../access-codes/routes.ts';
+import { accessLogRouteList } from '../access-logs/routes.ts';
+import { apiKeyRouteList } from '../auth/routes.ts';
+import { eventRouteList } from '../events/routes.ts';
+import { healthRouteList } from '../health/routes.ts';
+import { pathsOf } from '../http/define-route.ts';
+import { incidentRouteList } from '../incidents/routes.ts';
+import { kioskReplayRouteList } from '../kiosk-replay/routes.ts';
+import { organizationRouteList } from '../organizations/routes.ts';
+import { THREAT_TAG_DESCRIPTION } from '../threat/openapi.ts';
+import { threatRouteList } from '../threat/routes.ts';
+import { webhookRouteList } from '../webhooks/routes.ts';
+import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 
 const DESCRIPTION = `
 Emergency incidents dispatched to the service's own responder network, visitor access codes
@@ -15,33 +21,57 @@ and logs, and threat intelligence for Nigeria and Sub-Saharan Africa.
 Data never crosses organizations or environments: another organization's resource is a 404.
 Checks run in this order: 401 (key) → 402 (plan, subscription) → 403 (scope) → 429 (rate).
 
-**Errors** are always \`{code, message}\` with \`code\` equal to the HTTP status.
+**Errors** are always \`{code, message}\` with \`code\` equal to the HTTP status, protocol errors
+included (431 for headers over 16 KB; 400 for a garbage request line or for both Content-Length
+and Transfer-Encoding; the connection then closes). A \`__proto__\`, \`constructor\` or
+\`prototype\` key anywhere in a JSON body is a 400 naming its path.
 
 **Rate limits**: per key, sliding one minute, by plan (starter 60, growth 300, enterprise 1,000).
+An SOS (\`POST /incidents\` with \`category: sos\`) is never refused for the budget.
 
 **Idempotency**: every POST, PATCH and DELETE takes an \`Idempotency-Key\` header (Stripe's semantics).
 
 **Timestamps** are ISO 8601 UTC with milliseconds. **Ids** are a prefix and a sortable ULID.
 
-**Threat data**: contains data from the UCDP Georeferenced Event Dataset (Uppsala Conflict Data Program,
-https://ucdp.uu.se), licensed CC BY 4.0; subset and column-reduced; not endorsed by UCDP.
+**Requests**: \`null\` for an optional body field means the field is absent; unknown fields are a 400 naming them.
+Date filters and \`valid_from\`/\`valid_until\` take a date alone (\`2026-11-22\`: that day in UTC); a date-time without a
+zone is UTC. Numbers in query strings are plain decimals (\`limit=0x10\`, \`1e2\` or a blank are a 400).
+
+**Threat data**: ${ATTRIBUTION} Every threat answer says how current its data is (\`data.through\`,
+\`data.sources\`); \`GET /threat/coverage\` lists each country's periods and gaps. Please cite:
+
+${CITATIONS.map((citation) => `- ${citation}`).join('\n')}
 
 The same routes also answer under \`/v1/external/api/v1/...\`; the paths below are canonical.
 `.trim();
 
-/** The OpenAPI 3.1 document, generated from the zod schemas the routes validate with. */
+/** Every partner route, in the document's order: the same definitions `createApp` serves. */
+export const partnerRouteLists = [
+  healthRouteList,
+  incidentRouteList,
+  accessCodeRouteList,
+  accessLogRouteList,
+  kioskReplayRouteList,
+  organizationRouteList,
+  threatRouteList,
+  webhookRouteList,
+  eventRouteList,
+  apiKeyRouteList,
+];
+
+/** The OpenAPI 3.1 document, generated from the route definitions and the zod schemas they validate with. */
 export function buildOpenApiDocument(serverUrl = '/v1/external') {
   return createDocument({
     openapi: '3.1.0',
-    info: { title: 'Tsaro partner API', version: 'v1', description: DESCRIPTION },
+    info: { title: 'Tsaro partner API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary; threat data CC BY 4.0 (UCDP)', identifier: 'LicenseRef-Tsaro-Proprietary' } },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
     tags: [
-      { name: 'Health' },
-      { name: 'Incidents' },
-      { name: 'Access codes' },
-      { name: 'Access logs' },
-      { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed and the pass keys' },
+      { name: 'Health', description: 'No key: for load balancers and monitors' },
+      { name: 'Incidents', description: 'Emergencies dispatched to the responder network; the service owns the status' },
+      { name: 'Access codes', description: 'Time-limited visitor codes and their signed passes' },
+      { name: 'Access logs', description: 'Check-ins and check-outs, walk-ins included' },
+      { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed, the pass keys, and its queued operations in one request' },
       { name: 'Threat intelligence', description: THREAT_TAG_DESCRIPTION },
       { name: 'Webhooks', description: 'Scope `admin`. Signed deliveries of every event.' },
       { name: 'Events', description: 'Scope `admin`. The event log.' },
@@ -53,6 +83,6 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
       },
     },
-    paths: { ...healthPaths, ...incidentPaths, ...accessCodePaths, ...accessLogPaths, ...threatPaths, ...webhookPaths, ...apiKeyPaths },
+    paths: pathsOf(partnerRouteLists.flat()),
   });
 }

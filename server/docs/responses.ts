@@ -11,6 +11,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   409: 'State conflict; the message states the current status',
   413: 'Request body too large',
   429: 'Rate limit exceeded; see Retry-After',
+  503: 'The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write',
 };
 
 const rateHeaders = {
@@ -30,13 +31,13 @@ export function ok(status: 200 | 201 | 202, description: string, schema: z.ZodTy
 
 /** The authenticated errors every guarded route can answer, plus the ones named. */
 export function errors(...statuses: number[]): ZodOpenApiResponsesObject {
-  const all = [...new Set([400, 401, 402, 403, 429, ...statuses])].sort();
+  const all = [...new Set([400, 401, 402, 403, 429, 503, ...statuses])].sort();
   return Object.fromEntries(
     all.map((status) => [
       String(status),
       {
         description: ERROR_MEANINGS[status] ?? 'Error',
-        ...(status === 429 && {
+        ...((status === 429 || status === 503) && {
           headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } },
         }),
         content: { 'application/json': { schema: ErrorBody } },

@@ -1,6 +1,9 @@
 import express, { Router } from 'express';
 import swaggerUi from 'swagger-ui-dist';
+import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -12,6 +15,10 @@ const PAGE = `<!doctype html>
 </head>
 <body>
   <div id="reference"></div>
+  <footer id="data-attribution" style="font-family: sans-serif; font-size: 13px; max-width: 1400px; margin: 24px auto; padding: 0 20px; color: #3b4151">
+    <p>${escapeHtml(ATTRIBUTION)}</p>
+    <ul>${CITATIONS.map((citation) => `<li>${escapeHtml(citation)}</li>`).join('')}</ul>
+  </footer>
   <script src="docs/assets/swagger-ui-bundle.js"></script>
   <script src="docs/assets/reference.js"></script>
 </body>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, Timestamp, TimestampInput, paginated } from './common.ts';
+import { DateRangeQuery, EndInstantInput, PageQuery, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber } from './common.ts';
 
 export const ACCESS_CODE_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export const AccessCodeStatus = z.enum(ACCESS_CODE_STATUSES).meta({
@@ -34,34 +34,34 @@ const VisitorFields = {
 };
 
 const Validity = {
-  valid_from: TimestampInput.optional().meta({ description: 'Defaults to now' }),
-  valid_until: TimestampInput.optional().meta({ description: 'Defaults to valid_from + 24 h; must be after valid_from' }),
+  valid_from: StartInstantInput.optional().meta({ description: 'Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC' }),
+  valid_until: EndInstantInput.optional().meta({
+    description: 'Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC',
+  }),
 };
 
-export const CreateAccessCodeRequest = z
-  .strictObject({
+export const CreateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     ...VisitorFields,
     ...Validity,
     max_uses: z.int().min(1).max(1000).default(1),
-  })
+  }))
   .meta({ id: 'CreateAccessCodeRequest' });
 export type CreateAccessCodeRequest = z.infer<typeof CreateAccessCodeRequest>;
 
-export const BulkVisitor = z.strictObject({
+export const BulkVisitor = nullMeansAbsent(z.strictObject({
   visitor_name: VisitorName,
   visitor_phone: VisitorPhone,
   visitor_email: VisitorFields.visitor_email,
   entry_point: VisitorFields.entry_point,
   host_user_id: VisitorFields.host_user_id,
   max_uses: z.int().min(1).max(1000).optional(),
-});
+}));
 
-export const BulkCreateAccessCodesRequest = z
-  .strictObject({
+export const BulkCreateAccessCodesRequest = nullMeansAbsent(z.strictObject({
     visitors: z.array(BulkVisitor).min(1).max(50),
     purpose: VisitorFields.purpose,
     ...Validity,
-  })
+  }))
   .meta({ id: 'BulkCreateAccessCodesRequest', description: 'All-or-nothing: one bad visitor is a 400 naming visitors[i].field' });
 export type BulkCreateAccessCodesRequest = z.infer<typeof BulkCreateAccessCodesRequest>;
 
@@ -105,18 +105,17 @@ export const ListAccessCodesQuery = PageQuery.extend({
 }).extend(DateRangeQuery.shape);
 
 export const CodeIdParams = z.object({ codeId: z.string() });
-export const RevokeAccessCodeRequest = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
+export const RevokeAccessCodeRequest = nullMeansAbsent(z.strictObject({ reason: z.string().trim().min(1).max(500).optional() }));
 export const QrQuery = z.object({ format: z.enum(['svg', 'png']).default('svg') });
 
-export const ValidateAccessCodeRequest = z
-  .strictObject({
+export const ValidateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     code: z.string().trim().min(1).max(2000).meta({ description: 'The code as typed (any case, spaces ignored) or the whole signed pass' }),
     validated_by: ShortText.optional().meta({ description: 'Name or id of the guard' }),
     entry_point: ShortText.optional().meta({ description: 'Where the visitor is entering; recorded in the access log' }),
     scanned_at: TimestampInput.optional().meta({
       description: 'When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future.',
     }),
-  })
+  }))
   .meta({ id: 'ValidateAccessCodeRequest' });
 
 export const ValidationResult = z
@@ -148,8 +147,8 @@ export const AccessCodeStats = z
 export const StatsQuery = DateRangeQuery;
 
 export const CodeFeedQuery = z.object({
-  cursor: z.coerce.number().int().min(0).default(0).meta({ description: '`next_cursor` of the previous page; 0 for everything' }),
-  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  cursor: queryNumber(z.int().min(0)).default(0).meta({ description: '`next_cursor` of the previous page; 0 for everything' }),
+  limit: queryNumber(z.int().min(1).max(5000)).default(1000),
 });
 export const CodeFeed = z
   .object({
@@ -195,8 +194,7 @@ export const AccessLog = z
   .meta({ id: 'AccessLog' });
 export type AccessLog = z.infer<typeof AccessLog>;
 
-export const CreateAccessLogRequest = z
-  .strictObject({
+export const CreateAccessLogRequest = nullMeansAbsent(z.strictObject({
     visitor_name: VisitorName,
     visitor_phone: VisitorPhone,
     entry_point: ShortText.optional(),
@@ -204,15 +202,14 @@ export const CreateAccessLogRequest = z
     notes: z.string().trim().max(2000).optional(),
     recorded_by: ShortText.optional().meta({ description: 'The guard who let the visitor in' }),
     checked_in_at: TimestampInput.optional().meta({ description: 'An offline kiosk replaying a walk-in: at most 7 days old, not in the future' }),
-  })
+  }))
   .meta({ id: 'CreateAccessLogRequest' });
 
-export const CheckoutRequest = z
-  .strictObject({
+export const CheckoutRequest = nullMeansAbsent(z.strictObject({
     checkout_notes: z.string().trim().max(2000).optional(),
     recorded_by: ShortText.optional(),
     checked_out_at: TimestampInput.optional().meta({ description: 'An offline kiosk replaying a checkout: not before check-in, not in the future' }),
-  })
+  }))
   .meta({ id: 'CheckoutRequest' });
 
 export const AccessLogEnvelope = z.object({ access_log: AccessLog }).meta({ id: 'AccessLogResponse' });

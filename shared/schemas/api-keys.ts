@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Environment, PageQuery, Timestamp, paginated } from './common.ts';
+import { Environment, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
 
 /** The reference's seven scopes plus `admin`, which manages the organization's own keys and webhook endpoints. */
 export const SCOPES = [
@@ -31,15 +31,14 @@ export const ApiKey = z
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
 
-export const CreateApiKeyRequest = z
-  .strictObject({
+export const CreateApiKeyRequest = nullMeansAbsent(z.strictObject({
     name: z.string().trim().min(1).max(100),
     scopes: z
       .array(Scope)
       .min(1)
       .max(SCOPES.length)
       .meta({ description: 'Only scopes the calling key holds itself can be granted' }),
-  })
+  }))
   .meta({
     id: 'CreateApiKeyRequest',
     description: "The new key is in the calling key's environment (a sandbox key makes sandbox keys)",

@@ -6,10 +6,118 @@ export const Timestamp = z.iso.datetime().meta({
   example: '2026-11-22T10:00:00.000Z',
 });
 
-/** A timestamp a client sends: any ISO 8601 instant with an offset, normalised to UTC by the server. */
-export const TimestampInput = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 timestamp with a zone (Z or ±hh:mm)', example: '2026-11-22T10:00:00Z' });
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
+const DAY_MS = 86_400_000;
+
+/**
+ * A date or instant a client sends, normalised to the API's UTC form. People type dates without
+ * times and many clients drop the zone: `2026-11-22` is that day in UTC (`day` says which end:
+ * `start` for `from_date`, `end` for `to_date` and `valid_until`), a date-time without a zone is UTC.
+ * `exclusiveEnd` gives the next midnight for filters whose upper bound is exclusive.
+ */
+function instantInput(day: 'none' | 'start' | 'end' | 'exclusiveEnd') {
+  const accepted = day === 'none' ? 'an ISO 8601 date-time (UTC when no zone is given)' : 'an ISO 8601 date-time or a date (YYYY-MM-DD, UTC)';
+  return z
+    .string()
+    .transform((text, ctx) => {
+      let iso: string | undefined;
+      if (DATE_TIME.test(text)) iso = HAS_ZONE.test(text) ? text : `${text}Z`;
+      else if (day !== 'none' && DATE_ONLY.test(text)) iso = `${text}T00:00:00.000Z`;
+      const time = iso === undefined ? NaN : Date.parse(iso);
+      if (Number.isNaN(time) || !isCalendarDate(text)) {
+        ctx.addIssue({ code: 'custom', message: `expected ${accepted}` });
+        return z.NEVER;
+      }
+      const dateOnly = DATE_ONLY.test(text);
+      const shifted = !dateOnly ? time : day === 'end' ? time + DAY_MS - 1 : day === 'exclusiveEnd' ? time + DAY_MS : time;
+      return new Date(shifted).toISOString();
+    })
+    .meta({
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+        for (const key of Object.keys(jsonSchema)) if (key !== 'description' && key !== 'example') delete jsonSchema[key];
+        Object.assign(jsonSchema, {
+          type: 'string',
+          pattern: day === 'none' ? DATE_TIME.source : `${DATE_ONLY.source}|${DATE_TIME.source}`,
+        });
+      },
+    });
+}
+
+/** `2026-02-30` is no day, whatever Date.parse makes of it. */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** A timestamp a client sends: ISO 8601 with or without a zone (none means UTC), answered back in UTC. */
+export const TimestampInput = instantInput('none').meta({
+  description: 'ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC',
+  example: '2026-11-22T10:00:00Z',
+});
+/** A start: a date alone is the start of that day, UTC. */
+export const StartInstantInput = instantInput('start').meta({
+  description: 'ISO 8601 date-time, or a date (YYYY-MM-DD: the start of that day, UTC); no zone means UTC',
+  example: '2026-11-22',
+});
+/** An inclusive end, such as `valid_until`: a date alone is the last millisecond of that day, UTC. */
+export const EndInstantInput = instantInput('end').meta({
+  description: 'ISO 8601 date-time, or a date (YYYY-MM-DD: the end of that day, UTC); no zone means UTC',
+  example: '2026-11-22T18:00:00Z',
+});
+/** An exclusive upper bound, such as `to_date`: a date alone lets the whole day in. */
+const ExclusiveEndInstantInput = instantInput('exclusiveEnd');
+
+const DECIMAL = /^[-+]?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * A number in a query string, declared in the document as the number it is (with its range) and
+ * read strictly: decimal text only. `z.coerce.number()` would read a blank value as 0 and accept
+ * `0x10`, `1e2` and padding spaces.
+ */
+export function queryNumber(range: z.ZodNumber) {
+  const declared = z.toJSONSchema(range) as Record<string, unknown>;
+  delete declared.$schema;
+  return z
+    .string()
+    .regex(DECIMAL, 'expected a decimal number')
+    .transform(Number)
+    .pipe(range)
+    .meta({
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+        for (const key of ['type', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) delete jsonSchema[key];
+        Object.assign(jsonSchema, declared);
+      },
+    });
+}
+
+/**
+ * `null` for an optional field means the field is absent, as clients in many languages send it.
+ * Applied to each request object: a field that is optional (or has a default) and does not take
+ * `null` itself reads `null` as missing; required fields and fields where `null` means "clear"
+ * are left as they are, and unknown fields stay a 400.
+ */
+export function nullMeansAbsent<Shape extends z.core.$ZodLooseShape>(object: z.ZodObject<Shape, z.core.$strict>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(object.shape) as [string, z.ZodType][]) {
+    shape[name] = field.isOptional() && !field.safeParse(null).success ? absentIfNull(field) : field;
+  }
+  return z.strictObject(shape as unknown as Shape);
+}
+
+/** `field` again, taking `null` as its absence (its default, if it has one); a wrong value still fails on `field`'s own check. */
+function absentIfNull(field: z.ZodType): z.ZodType {
+  const meta = z.globalRegistry.get(field);
+  const fallback = field.safeParse(undefined);
+  const absent = fallback.success ? fallback.data : undefined;
+  const inner = field instanceof z.ZodOptional || field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : undefined;
+  const wrapped = inner
+    ? inner.nullish().transform((value) => (value === null || value === undefined ? absent : value))
+    : z.union([field, z.null()]).transform((value) => (value === null ? absent : value));
+  return meta ? wrapped.meta(meta) : wrapped;
+}
 
 export const ErrorBody = z
   .object({
@@ -23,20 +131,19 @@ export const MAX_PAGE_LIMIT = 100;
 
 /** `page` and `limit` as every list takes them; out of range is a 400 naming the field. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).meta({ description: 'Page number, from 1' }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_LIMIT)
-    .default(20)
-    .meta({ description: `Results per page, 1 to ${MAX_PAGE_LIMIT}` }),
+  page: queryNumber(z.int().min(1).max(1_000_000)).default(1).meta({ description: 'Page number, from 1' }),
+  limit: queryNumber(z.int().min(1).max(MAX_PAGE_LIMIT)).default(20).meta({ description: `Results per page, 1 to ${MAX_PAGE_LIMIT}` }),
 });
 
 /** `from_date` (inclusive) and `to_date` (exclusive) filter on `created_at`. */
 export const DateRangeQuery = z.object({
-  from_date: TimestampInput.optional().meta({ description: 'Only items created at or after this instant' }),
-  to_date: TimestampInput.optional().meta({ description: 'Only items created before this instant' }),
+  from_date: StartInstantInput.optional().meta({
+    description: 'Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC',
+  }),
+  to_date: ExclusiveEndInstantInput.optional().meta({
+    description: 'Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC',
+    example: '2026-11-22',
+  }),
 });
 
 export function paginated<T extends z.ZodType>(item: T, id: string) {

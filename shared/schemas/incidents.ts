@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, Environment, PageQuery, Timestamp, paginated } from './common.ts';
+import { DateRangeQuery, Environment, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
 
 export const INCIDENT_CATEGORIES = ['sos', 'vehicle', 'location_threat', 'medical'] as const;
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -54,12 +54,21 @@ export type ResolutionOutcome = z.infer<typeof ResolutionOutcome>;
 const Longitude = z.number().min(-180).max(180);
 const Latitude = z.number().min(-90).max(90);
 
-export const Coordinates = z
-  .tuple([Longitude, Latitude])
-  .meta({ description: '[longitude, latitude], GeoJSON order', example: [3.3792, 6.5244] });
+/**
+ * `[longitude, latitude]`. zod checks it as a tuple; the document declares a two-number array
+ * (what Prism and most generators understand, unlike `prefixItems` with `items: false`) and
+ * states each position's range.
+ */
+export const Coordinates = z.tuple([Longitude, Latitude]).meta({
+  description: '[longitude, latitude], GeoJSON order: longitude from -180 to 180, then latitude from -90 to 90',
+  example: [3.3792, 6.5244],
+  override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    for (const key of ['prefixItems', 'items', 'minItems', 'maxItems']) delete jsonSchema[key];
+    Object.assign(jsonSchema, { type: 'array', items: { type: 'number', minimum: -180, maximum: 180 }, minItems: 2, maxItems: 2 });
+  },
+});
 
-export const Subject = z
-  .strictObject({
+export const Subject = nullMeansAbsent(z.strictObject({
     name: z.string().trim().min(1).max(200).meta({ description: 'Full name' }),
     phone: z.string().trim().min(1).max(32).optional(),
     email: z.email().max(254).optional(),
@@ -73,19 +82,17 @@ export const Subject = z
       .refine((value) => Object.keys(value).length <= 20, { message: 'at most 20 keys' })
       .optional()
       .meta({ description: 'Up to 20 string pairs; keys up to 40 characters, values up to 500' }),
-  })
+  }))
   .meta({ id: 'Subject', description: "The partner's end user; needs no account with the service" });
 
-export const IncidentLocationInput = z
-  .strictObject({
+export const IncidentLocationInput = nullMeansAbsent(z.strictObject({
     coordinates: Coordinates,
     address: z.string().max(500).optional(),
     landmark: z.string().max(500).optional(),
-  })
+  }))
   .meta({ id: 'IncidentLocationInput' });
 
-export const CreateIncidentRequest = z
-  .strictObject({
+export const CreateIncidentRequest = nullMeansAbsent(z.strictObject({
     category: IncidentCategory,
     severity: IncidentSeverity,
     subject: Subject,
@@ -99,16 +106,14 @@ export const CreateIncidentRequest = z
       .optional()
       .meta({ description: 'A second create with the same key returns the first incident (200, idempotent: true)' }),
     is_drill: z.boolean().default(false).meta({ description: 'Drills are never offered to real responders' }),
-  })
+  }))
   .meta({ id: 'CreateIncidentRequest' });
 export type CreateIncidentRequest = z.infer<typeof CreateIncidentRequest>;
 
-export const CancelIncidentRequest = z
-  .strictObject({ reason: z.string().trim().min(1).max(2000).optional() })
+export const CancelIncidentRequest = nullMeansAbsent(z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() }))
   .meta({ id: 'CancelIncidentRequest' });
 
-export const AddNoteRequest = z
-  .strictObject({ message: z.string().trim().min(1).max(2000) })
+export const AddNoteRequest = nullMeansAbsent(z.strictObject({ message: z.string().trim().min(1).max(2000) }))
   .meta({ id: 'AddNoteRequest' });
 
 export const ListIncidentsQuery = PageQuery.extend({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Environment, Timestamp } from './common.ts';
+import { Environment, Timestamp, queryNumber, nullMeansAbsent } from './common.ts';
 
 export const Responder = z
   .object({
@@ -16,32 +16,42 @@ export const Responder = z
   .meta({ id: 'Responder' });
 export type Responder = z.infer<typeof Responder>;
 
-export const AvailabilityRequest = z
-  .strictObject({
+/** A responder joining the network (the operator's `tsaro responder add`). */
+export const NewResponderInput = z.strictObject({
+  name: z.string().trim().min(1, '1 to 200 characters').max(200, '1 to 200 characters'),
+  phone: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9 ()-]{5,32}$/, 'a phone number, e.g. +2348030000000'),
+  latitude: z.number('a latitude from -90 to 90').min(-90, 'a latitude from -90 to 90').max(90, 'a latitude from -90 to 90'),
+  longitude: z.number('a longitude from -180 to 180').min(-180, 'a longitude from -180 to 180').max(180, 'a longitude from -180 to 180'),
+  environment: Environment,
+});
+export type NewResponderInput = z.infer<typeof NewResponderInput>;
+
+export const AvailabilityRequest = nullMeansAbsent(z.strictObject({
     available: z.boolean(),
     latitude: z.number().min(-90).max(90),
     longitude: z.number().min(-180).max(180),
-  })
+  }))
   .meta({ id: 'AvailabilityRequest', description: 'The heartbeat: send it on every location change, and at least every few minutes while on duty' });
 
 export const ResponderEnvelope = z.object({ responder: Responder }).meta({ id: 'ResponderResponse' });
 
-export const ProgressRequest = z
-  .strictObject({
+export const ProgressRequest = nullMeansAbsent(z.strictObject({
     status: z.enum(['responding', 'on_scene']),
     eta_minutes: z.int().min(0).max(600).optional().meta({ description: 'With `responding`: minutes to arrival' }),
-  })
+  }))
   .meta({ id: 'ResponderProgressRequest' });
 
-export const ResolveRequest = z
-  .strictObject({
+export const ResolveRequest = nullMeansAbsent(z.strictObject({
     outcome: z.enum(['assisted', 'false_alarm', 'no_action_required', 'referred_to_authorities', 'medical_transport', 'unable_to_locate']),
     notes: z.string().trim().max(2000).optional(),
-  })
+  }))
   .meta({ id: 'ResponderResolveRequest' });
 
 export const OffersQuery = z.object({
-  wait: z.coerce.number().int().min(0).max(30).default(0).meta({ description: 'Long poll: hold up to this many seconds until an offer arrives' }),
+  wait: queryNumber(z.int().min(0).max(30)).default(0).meta({ description: 'Long poll: hold up to this many seconds until an offer arrives' }),
 });
 
 export const ResponderIncident = z
@@ -63,7 +73,18 @@ export const ResponderIncident = z
     updated_at: Timestamp,
   })
   .meta({ id: 'ResponderIncident', description: "What a responder sees of an incident: enough to find and help the person, nothing of the partner's" });
+export type ResponderIncident = z.infer<typeof ResponderIncident>;
 
 export const Offer = z
-  .object({ offer_id: z.string(), distance_km: z.number(), offered_at: Timestamp, incident: ResponderIncident })
+  .object({
+    offer_id: z.string(),
+    distance_km: z.number(),
+    offered_at: Timestamp,
+    answer_by: Timestamp.nullable().meta({
+      description:
+        'When the incident escalates (dispatching) or is given up as unresponsive (escalated) if nobody accepts; null once unresponsive. An escalated or unresponsive incident can still be accepted.',
+    }),
+    incident: ResponderIncident,
+  })
   .meta({ id: 'Offer' });
+export type Offer = z.infer<typeof Offer>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, paginated, Timestamp } from './common.ts';
+import { DateRangeQuery, PageQuery, queryNumber, Timestamp } from './common.ts';
 
 /** One taxonomy of threats for every source (public data, community reports, verified incidents). */
 export const THREAT_TYPES = [
@@ -16,25 +16,48 @@ export const THREAT_TYPES = [
 export const ThreatType = z.enum(THREAT_TYPES).meta({ id: 'ThreatType', description: 'Kind of threat, one taxonomy for every source' });
 
 export const ATTRIBUTION =
-  'Contains data from the UCDP Georeferenced Event Dataset (Uppsala Conflict Data Program, https://ucdp.uu.se), licensed CC BY 4.0. ' +
-  'Subset and column-reduced; not endorsed by UCDP. Sundberg & Melander (2013), Journal of Peace Research 50(4).';
+  'Contains data from the UCDP Georeferenced Event Dataset and the UCDP Candidate Events Dataset (Uppsala Conflict Data Program, ' +
+  'https://ucdp.uu.se), licensed CC BY 4.0. Subset and column-reduced; not endorsed by UCDP. Candidate events are provisional.';
 
-/**
- * A decimal number in a query string. `z.coerce.number()` would read an empty value as 0 (a
- * real place, in the Gulf of Guinea) and accept `0x5`: this takes only decimal text.
- */
-const decimal = (range: z.ZodNumber) =>
-  z
-    .string()
-    .regex(/^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/, 'expected a decimal number')
-    .transform(Number)
-    .pipe(range);
+/** The publications UCDP asks every user of its data to cite: GED always, each shipped GED release, and the Candidate dataset. */
+export const CITATIONS = [
+  'Sundberg, Ralph and Erik Melander (2013). Introducing the UCDP Georeferenced Event Dataset. Journal of Peace Research 50(4): 523-532.',
+  'Pettersson, Therése and Magnus Öberg (2020). Organized violence, 1989-2019. Journal of Peace Research 57(4). (GED 20.1)',
+  'Davies, Shawn, Therése Pettersson and Magnus Öberg (2022). Organized violence 1989-2021 and drone warfare. Journal of Peace Research 59(4). (GED 22.1)',
+  'Davies, Shawn, Therése Pettersson and Magnus Öberg (2023). Organized violence 1989-2022 and the return of conflicts between states? Journal of Peace Research 60(4). (GED 23.1)',
+  'Davies, S., Pettersson, T., Sollenberg, M. and Öberg, M. (2025). Organized violence 1989-2024, and the challenges of identifying civilian victims. Journal of Peace Research 62(4). (GED 25.1)',
+  'Hegre, H., Croicu, M., Eck, K. and Högbladh, S. (2020). Introducing the UCDP Candidate Events Dataset. Research & Politics 7(3). (Candidate Events 26.0.1, 26.0.2)',
+] as const;
+
+/** Where an answer's events came from: final UCDP GED, provisional UCDP Candidate events, ACLED (operator-imported), community reports, the service's verified incidents. */
+export const THREAT_FEEDS = ['ucdp-ged', 'ucdp-candidate', 'acled', 'community', 'verified'] as const;
+export const ThreatFeed = z.enum(THREAT_FEEDS).meta({
+  id: 'ThreatDataSource',
+  description:
+    '`ucdp-ged` UCDP GED (final releases), `ucdp-candidate` UCDP Candidate events (provisional, half weight), `acled` ACLED (imported by the operator), ' +
+    '`community` community reports, `verified` the service\'s own verified incidents',
+});
+
+const Day = z.iso.date().meta({ example: '2026-02-28' });
+
+export const DataCurrency = z
+  .object({
+    through: Day.nullable().meta({
+      description:
+        'Day of the newest event that could have counted for this answer: in the place\'s country or within the radius (a box: in the 1° squares it touches; ' +
+        'a route: the least current checkpoint). Null when no data covers the place. A recent `through` with nothing nearby means quiet; an old one means the data stops there.',
+    }),
+    sources: z.array(ThreatFeed).meta({ description: 'The sources of that data' }),
+    country: z.string().nullable().meta({ description: 'ISO 3166-1 alpha-2 country of the point (null for a box, a route or the whole list)', example: 'NG' }),
+  })
+  .meta({ id: 'ThreatDataCurrency', description: 'How current the data behind the answer is. Per-country periods and gaps: `GET /threat/coverage`.' });
+
 const latitude = (name: string) =>
-  decimal(z.number().min(-90).max(90)).meta({ description: `${name}: WGS 84 decimal degrees (-90 to 90), in Sub-Saharan Africa`, example: '9.0765' });
+  queryNumber(z.number().min(-90).max(90)).meta({ description: `${name}: WGS 84 decimal degrees (-90 to 90), in Sub-Saharan Africa`, example: 9.0765 });
 const longitude = (name: string) =>
-  decimal(z.number().min(-180).max(180)).meta({ description: `${name}: WGS 84 decimal degrees (-180 to 180), in Sub-Saharan Africa`, example: '7.3986' });
+  queryNumber(z.number().min(-180).max(180)).meta({ description: `${name}: WGS 84 decimal degrees (-180 to 180), in Sub-Saharan Africa`, example: 7.3986 });
 const radius = (fallback: number) =>
-  decimal(z.number().gt(0).max(100)).default(fallback).meta({ description: `Radius in km, over 0 and at most 100 (default ${fallback})` });
+  queryNumber(z.number().gt(0).max(100)).default(fallback).meta({ description: `Radius in km, over 0 and at most 100 (default ${fallback})` });
 
 export const Level = z.enum(['safe', 'moderate', 'high_risk', 'critical']).meta({
   id: 'ThreatLevel',
@@ -67,6 +90,7 @@ export const SafetyScore = z
       trend: Trend,
     }),
     timestamp: Timestamp,
+    data: DataCurrency,
   })
   .meta({ id: 'SafetyScore' });
 
@@ -75,7 +99,7 @@ export const RouteSafetyQuery = z.object({
   from_lng: longitude('Start longitude'),
   to_lat: latitude('End latitude'),
   to_lng: longitude('End longitude'),
-  checkpoints: z.coerce.number().int().min(2).max(20).default(10).meta({ description: 'Points scored along the great circle, both ends included: 2 to 20 (default 10)' }),
+  checkpoints: queryNumber(z.int().min(2).max(20)).default(10).meta({ description: 'Points scored along the great circle, both ends included: 2 to 20 (default 10)' }),
 });
 
 export const RouteSafety = z
@@ -97,6 +121,7 @@ export const RouteSafety = z
       .meta({ description: 'Checkpoints scoring under 50 (`high_risk` or `critical`)' }),
     recommendation: z.string(),
     alternative_needed: z.boolean().meta({ description: 'True when the lowest checkpoint scores under 30' }),
+    data: DataCurrency,
   })
   .meta({ id: 'RouteSafety' });
 
@@ -121,6 +146,7 @@ export const DangerAnalytics = z
       trend: Trend,
       last_incident_at: Timestamp.nullable(),
     }),
+    data: DataCurrency,
   })
   .meta({ id: 'DangerAnalytics' });
 
@@ -143,7 +169,7 @@ export const HeatmapQuery = z.object({
       return z.NEVER;
     })
     .meta({ description: 'Two opposite corners: `lat1,lng1,lat2,lng2`', example: '4.0,2.6,14.0,14.7' }),
-  days: z.coerce.number().int().min(1).max(365).default(90).meta({ description: 'Lookback in days, 1 to 365 (default 90)' }),
+  days: queryNumber(z.int().min(1).max(365)).default(90).meta({ description: 'Lookback in days, 1 to 365 (default 90)' }),
 });
 
 export const Heatmap = z
@@ -158,17 +184,18 @@ export const Heatmap = z
         type: ThreatType.meta({ description: 'Most frequent type in the cell' }),
       }),
     ),
+    data: DataCurrency,
   })
   .meta({ id: 'HeatmapResponse' });
 
 export const DangerZonesQuery = PageQuery.extend({
   incident_type: ThreatType.optional().meta({ description: 'Only zones with events of this type' }),
-  severity_min: z.coerce.number().int().min(1).max(10).optional().meta({ description: 'Only zones of at least this severity (1 to 10)' }),
-  latitude: decimal(z.number().min(-90).max(90)).optional().meta({ description: 'With `longitude`: only zones whose centre is within `radius_km`' }),
-  longitude: decimal(z.number().min(-180).max(180)).optional(),
-  radius_km: decimal(z.number().gt(0).max(2000)).default(50).meta({ description: 'With `latitude` and `longitude`: km, default 50' }),
-  from_date: DateRangeQuery.shape.from_date.meta({ description: 'Only zones whose last incident is at or after this instant' }),
-  to_date: DateRangeQuery.shape.to_date.meta({ description: 'Only zones whose last incident is before this instant' }),
+  severity_min: queryNumber(z.int().min(1).max(10)).optional().meta({ description: 'Only zones of at least this severity (1 to 10)' }),
+  latitude: queryNumber(z.number().min(-90).max(90)).optional().meta({ description: 'With `longitude`: only zones whose centre is within `radius_km`' }),
+  longitude: queryNumber(z.number().min(-180).max(180)).optional(),
+  radius_km: queryNumber(z.number().gt(0).max(2000)).default(50).meta({ description: 'With `latitude` and `longitude`: km, default 50' }),
+  from_date: DateRangeQuery.shape.from_date.meta({ description: 'Only zones whose last incident is at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC' }),
+  to_date: DateRangeQuery.shape.to_date.meta({ description: 'Only zones whose last incident is before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC' }),
 });
 
 export const DangerZone = z
@@ -184,4 +211,40 @@ export const DangerZone = z
     last_incident_at: Timestamp,
   })
   .meta({ id: 'DangerZone' });
-export const DangerZonePage = paginated(DangerZone, 'DangerZonePage');
+export const DangerZonePage = z
+  .object({
+    results: z.array(DangerZone),
+    page: z.int(),
+    limit: z.int(),
+    totalPages: z.int(),
+    totalResults: z.int(),
+    data: DataCurrency.meta({ description: 'The whole store, or with `latitude` and `longitude` that point' }),
+  })
+  .meta({ id: 'DangerZonePage', description: 'One page of zones, most severe first' });
+
+const Gap = z.object({ from: Day, to: Day }).meta({ id: 'ThreatDataGap', description: 'Whole calendar years with no event' });
+
+export const ThreatCoverage = z
+  .object({
+    countries: z.array(
+      z.object({
+        country: z.string().meta({ description: 'ISO 3166-1 alpha-2, by the point of each event', example: 'NG' }),
+        through: Day.meta({ description: 'Newest event of any source' }),
+        sources: z.array(
+          z.object({
+            source: ThreatFeed,
+            from: Day,
+            through: Day,
+            events: z.int(),
+            events_by_year: z.record(z.string(), z.int()).meta({ description: 'Events per calendar year', example: { '2024': 297, '2026': 302 } }),
+            gaps: z.array(Gap).meta({ description: 'Years between `from` and `through` without an event of this source' }),
+          }),
+        ),
+        gaps: z.array(Gap).meta({ description: 'Years no source covers (Nigeria: 2025)' }),
+        notes: z.array(z.string()).meta({ description: 'What the shipped data says about this country: partial years, samples, provisional months' }),
+      }),
+    ),
+    attribution: z.string(),
+    citations: z.array(z.string()),
+  })
+  .meta({ id: 'ThreatCoverage' });

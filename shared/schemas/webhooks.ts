@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, Timestamp, paginated } from './common.ts';
+import { DateRangeQuery, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'incident.created',
@@ -44,21 +44,19 @@ export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 const Url = z.url({ protocol: /^https?$/ }).max(2048);
 
-export const CreateWebhookEndpointRequest = z
-  .strictObject({
-    url: Url.meta({ description: 'Live: https, public address only. Sandbox: http on loopback is allowed too.' }),
+export const CreateWebhookEndpointRequest = nullMeansAbsent(z.strictObject({
+    url: Url.meta({ description: 'Live: https, public address only. Sandbox: http too; loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE).' }),
     events: z.array(EventSubscription).min(1).max(32),
     description: z.string().trim().max(500).optional(),
-  })
+  }))
   .meta({ id: 'CreateWebhookEndpointRequest' });
 
-export const UpdateWebhookEndpointRequest = z
-  .strictObject({
+export const UpdateWebhookEndpointRequest = nullMeansAbsent(z.strictObject({
     url: Url.optional(),
     events: z.array(EventSubscription).min(1).max(32).optional(),
     description: z.string().trim().max(500).nullable().optional(),
     status: z.enum(['enabled', 'disabled']).optional(),
-  })
+  }))
   .meta({ id: 'UpdateWebhookEndpointRequest' });
 
 export const CreatedWebhookEndpoint = z
@@ -67,15 +65,14 @@ export const CreatedWebhookEndpoint = z
 export const WebhookEndpointEnvelope = z.object({ webhook_endpoint: WebhookEndpoint }).meta({ id: 'WebhookEndpointResponse' });
 export const WebhookEndpointPage = paginated(WebhookEndpoint, 'WebhookEndpointPage');
 export const EndpointIdParams = z.object({ endpointId: z.string() });
-export const RotateSecretRequest = z
-  .strictObject({
+export const RotateSecretRequest = nullMeansAbsent(z.strictObject({
     expires_in_hours: z
       .int()
       .min(0)
       .max(168)
       .default(24)
       .meta({ description: 'How long the old secret keeps signing too (0: at once)' }),
-  })
+  }))
   .meta({ id: 'RotateSecretRequest' });
 
 export const WebhookDelivery = z
@@ -90,7 +87,7 @@ export const WebhookDelivery = z
     error: z.string().nullable().meta({ description: 'timeout, connection refused, redirect not followed, address refused...' }),
     duration_ms: z.int(),
     attempted_at: Timestamp,
-    next_attempt_at: Timestamp.nullable().meta({ description: 'When it will be tried again; null when done or out of attempts' }),
+    next_attempt_at: Timestamp.nullable().meta({ description: 'When it will be tried again; null when delivered, or failed for good (72 h after the event)' }),
   })
   .meta({ id: 'WebhookDelivery' });
 export const WebhookDeliveryPage = paginated(WebhookDelivery, 'WebhookDeliveryPage');
@@ -98,7 +95,7 @@ export const ListDeliveriesQuery = PageQuery.extend({
   event_id: z.string().max(64).optional(),
   status: z.enum(['succeeded', 'failed']).optional(),
 });
-export const ResendRequest = z.strictObject({ event_id: z.string().min(1).max(64) }).meta({ id: 'ResendEventRequest' });
+export const ResendRequest = nullMeansAbsent(z.strictObject({ event_id: z.string().min(1).max(64) })).meta({ id: 'ResendEventRequest' });
 
 export const Event = z
   .object({
