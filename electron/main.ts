@@ -5,16 +5,19 @@
  * Electron. Built to dist-electron/main.cjs by electron/build.mjs (`npm run kiosk`).
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, safeStorage, session, type IpcMainInvokeEvent } from 'electron';
 import { answerBridgeCall } from './core/answer-call.ts';
 import { createKioskCore, type KioskCore } from './core/core.ts';
 import { kioskOptionsFromEnvironment } from './core/from-environment.ts';
 import { KIOSK_IPC_CHANNEL } from './ipc.ts';
+import { answerRendererRequest, RENDERER_INDEX_URL, RENDERER_SCHEME, RENDERER_SCHEME_PRIVILEGES, rendererMayRequest } from './renderer-protocol.ts';
 import { safeStorageSecrets } from './safe-storage-secrets.ts';
 import { mayUseCamera, PageRecovery, startupFailureText } from './shell-policy.ts';
 
 const log = (message: string) => process.stderr.write(`[tsaro-kiosk] ${message}\n`);
+
+// The screens come from tsaro-kiosk://app/ (see renderer-protocol.ts); this must be said before the app is ready.
+protocol.registerSchemesAsPrivileged([RENDERER_SCHEME_PRIVILEGES]);
 
 // One kiosk per machine: a second start only brings the first window forward.
 if (!app.requestSingleInstanceLock()) {
@@ -23,8 +26,8 @@ if (!app.requestSingleInstanceLock()) {
   let core: KioskCore | undefined;
   let window: BrowserWindow | undefined;
   let quitting = false;
-  const rendererIndex = join(app.getAppPath(), 'renderer', 'dist', 'index.html');
-  const rendererUrl = pathToFileURL(rendererIndex).href;
+  const rendererDir = join(app.getAppPath(), 'renderer', 'dist');
+  const rendererUrl = RENDERER_INDEX_URL;
   const recovery = new PageRecovery();
 
   app.on('second-instance', () => {
@@ -43,7 +46,7 @@ if (!app.requestSingleInstanceLock()) {
     log(`the kiosk page ${why}; loading it again in ${delayMs} ms`);
     setTimeout(() => {
       if (quitting || !window || window.isDestroyed()) return;
-      window.webContents.loadFile(rendererIndex).catch((error: unknown) => log(`could not load the kiosk page: ${String(error)}`));
+      window.webContents.loadURL(rendererUrl).catch((error: unknown) => log(`could not load the kiosk page: ${String(error)}`));
     }, delayMs);
   };
 
@@ -53,6 +56,15 @@ if (!app.requestSingleInstanceLock()) {
       secretStore: safeStorageSecrets(safeStorage, log),
     });
     core.start();
+
+    // The screens, the decoder's .wasm included, from the app's own files with their MIME types;
+    // and nothing from anywhere else (kiosks are offline; the core does all the talking).
+    protocol.handle(RENDERER_SCHEME, (request) => answerRendererRequest(request, rendererDir));
+    session.defaultSession.webRequest.onBeforeRequest((details, callback) => {
+      const allowed = rendererMayRequest(details.url);
+      if (!allowed) log(`refused a request from the kiosk page to ${details.url}`);
+      callback({ cancel: !allowed });
+    });
 
     ipcMain.handle(KIOSK_IPC_CHANNEL, async (event, name: unknown, input: unknown) => {
       if (!fromOurPage(event)) return { error: { code: 403, message: 'Calls are accepted only from the kiosk page itself' } };
@@ -99,7 +111,7 @@ if (!app.requestSingleInstanceLock()) {
       log('the kiosk page stopped responding; restarting it');
       window?.webContents.forcefullyCrashRenderer();
     });
-    void window.loadFile(rendererIndex);
+    void window.loadURL(rendererUrl);
   };
 
   app

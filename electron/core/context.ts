@@ -21,6 +21,8 @@ export interface KioskTimings {
   panicRetryMs: number;
   /** A sent SOS's incident is read this often while it is active. */
   panicPollMs: number;
+  /** While the server cannot be reached, a bare health check this often: the queue leaves as soon as it answers, not after the backoff. */
+  offlineProbeMs: number;
 }
 
 export const DEFAULT_TIMINGS: KioskTimings = {
@@ -32,6 +34,7 @@ export const DEFAULT_TIMINGS: KioskTimings = {
   backoffMaxMs: 30_000,
   panicRetryMs: 3_000,
   panicPollMs: 5_000,
+  offlineProbeMs: 1_000,
 };
 
 /** The network as the kiosk last saw it. */
@@ -61,16 +64,22 @@ export interface CoreContext {
   settingsSource: 'environment' | 'setup' | null;
   api: ServerApi | undefined;
   net: NetworkState;
+  /** The last key proven (or found) admin or not by `checkKeyNotAdmin`: keys' scopes never change, so once a run. */
+  keyCheck?: { apiKey: string; admin: boolean };
   /** Operations a request is out for right now: the sync loop leaves them alone. */
   inFlight: Set<string>;
   guard(): Guard | null;
   nowIso(): string;
   /** What the core could not handle; the host logs it. */
   logError(error: unknown): void;
+  /** What an installer reading the host's log wants to know happened (the link dropping or returning). */
+  logEvent(message: string): void;
 }
 
 /** Called when the server answered (whatever it said) or could not be reached. */
 export function noteContact(ctx: CoreContext, reached: boolean): void {
+  if (reached && ctx.net.online === false) ctx.logEvent(`the server answers again (${ctx.settings?.serverUrl ?? 'no server'})`);
+  if (!reached && ctx.net.online !== false) ctx.logEvent(`the server cannot be reached (${ctx.settings?.serverUrl ?? 'no server'}); working offline`);
   if (reached) {
     ctx.net.online = true;
     ctx.net.lastContactAt = ctx.nowIso();

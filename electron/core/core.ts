@@ -43,6 +43,8 @@ export interface KioskCoreOptions {
   apiKey?: string;
   entryPoint?: string;
   location?: { latitude: number; longitude: number };
+  /** Optional with the four above (KIOSK_ALARM_PHONES): who a guard calls when an SOS cannot be sent. */
+  alarmPhones?: string;
   clock?: KioskClock;
   fetch?: typeof fetch;
   /** How the API key is kept at rest when set up on the kiosk (Electron: safeStorage). */
@@ -52,6 +54,8 @@ export interface KioskCoreOptions {
   random?: () => number;
   /** Where unexpected failures of the background sync go (default: stderr). */
   logError?: (error: unknown) => void;
+  /** Where the link dropping and returning is logged (default: stdout). */
+  logEvent?: (message: string) => void;
 }
 
 export interface KioskCore {
@@ -130,6 +134,7 @@ function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefin
     entryPoint: options.entryPoint!,
     latitude: options.location!.latitude,
     longitude: options.location!.longitude,
+    ...(options.alarmPhones ? { alarmPhones: options.alarmPhones } : {}),
   };
 }
 
@@ -187,6 +192,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
+    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${new Date().toISOString()} kiosk core: ${message}\n`)),
   };
   const useSettings = (next: KioskSettings | undefined) => {
     ctx.settings = next;
@@ -289,6 +295,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         attentionCount: countOpenAttention(db),
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
+        alarmPhones: ctx.settings?.alarmPhones ?? null,
       };
     },
 

@@ -41,8 +41,27 @@ export function openMemoryDatabase(): KioskDb {
 }
 
 function configure(db: KioskDb): void {
+  cacheStatements(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+}
+
+/**
+ * Each SQL text is compiled once per connection: the core prepares its statements where it uses
+ * them, and a drain settles thousands of operations, each with several. No caller changes a
+ * statement's mode (pluck, raw, expand) or iterates one, so sharing them is safe.
+ */
+function cacheStatements(db: KioskDb): void {
+  const prepare = db.prepare.bind(db);
+  const prepared = new Map<string, ReturnType<KioskDb['prepare']>>();
+  db.prepare = ((source: string) => {
+    let statement = prepared.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      prepared.set(source, statement);
+    }
+    return statement;
+  }) as KioskDb['prepare'];
 }

@@ -18,6 +18,7 @@ export function kioskOptionsFromEnvironment(env: Record<string, string | undefin
           apiKey: settings.apiKey,
           entryPoint: settings.entryPoint,
           location: parseLocation(`${settings.latitude},${settings.longitude}`)!,
+          ...(settings.alarmPhones ? { alarmPhones: settings.alarmPhones } : {}),
         }
       : {}),
   };

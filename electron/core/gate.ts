@@ -71,8 +71,9 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
       // No answer in time, the key refused, or the scan refused as such (a 4xx): the guard still
       // gets a decision, made here. The operation stays queued: the request may have reached the
       // server, and the sync loop settles it as it settles any replay (a 4xx lands in the
-      // attention list with the decision it contradicts).
-      return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: true });
+      // attention list with the decision it contradicts). Not sent at all (the key not yet proven
+      // non-admin): a refusal here is final, as any offline refusal.
+      return decideHere(ctx, { decisionId, visitId, input, now, opId: op.op_id, queued: attempt.sent });
     });
   }
   return decideHere(ctx, { decisionId, visitId, input, now, opId: null, queued: false, op });
@@ -116,7 +117,9 @@ function decidedByServer(
       scannedAt: at.now.toISOString(),
     };
   } else {
-    decision = refusal(at.decisionId, at.input, at.now, reasonFromServer(result.reason), 'server', null);
+    // The server says only why; the kiosk may hold the code's details: whose pass, whose visitor.
+    const known = decideOffline(ctx.db, ctx.verifier, at.input.text, at.now.getTime()).code;
+    decision = withDetails(refusal(at.decisionId, at.input, at.now, reasonFromServer(result.reason), 'server', known?.code ?? null, known?.code_id ?? null), known);
   }
   ctx.db.transaction(() => {
     settleOperation(ctx.db, opId, { state: 'done', statusCode: status, response: result, at: ctx.nowIso() });
@@ -196,7 +199,7 @@ function insertCodeVisit(
 function offlineDecision(decisionId: string, input: KioskCallParsed<'scan'>, now: Date, verdict: OfflineVerdict, visitId: string): ScanDecision {
   const code = verdict.code;
   if (!verdict.admitted) {
-    const refused = refusal(decisionId, input, now, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null);
+    const refused = withDetails(refusal(decisionId, input, now, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null), code);
     return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
   }
   return {
@@ -216,6 +219,17 @@ function offlineDecision(decisionId: string, input: KioskCallParsed<'scan'>, now
     visitId,
     method: input.method,
     scannedAt: now.toISOString(),
+  };
+}
+
+/** A refusal names the visitor and the host when the kiosk knows them, so the guard can call the right person. */
+function withDetails(decision: ScanDecision, code: OfflineVerdict['code']): ScanDecision {
+  if (!code) return decision;
+  return {
+    ...decision,
+    visitor: code.visitor_name || code.visitor_phone ? { name: code.visitor_name, phone: code.visitor_phone } : null,
+    purpose: code.purpose,
+    hostUserId: code.host_user_id,
   };
 }
 
@@ -365,7 +379,9 @@ async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
 export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'>): OnPremises {
   const visitors = visitorsOnPremises(ctx.db, input.search);
   const asOf = readSetting(ctx.db, 'visitors_as_of') ?? null;
-  return { visitors, count: visitors.length, source: ctx.net.online && asOf ? 'server' : 'local', asOf };
+  // "N inside" is everyone inside, whatever the search shows.
+  const total = input.search ? visitorsOnPremises(ctx.db, undefined).length : visitors.length;
+  return { visitors, count: visitors.length, total, source: ctx.net.online && asOf ? 'server' : 'local', asOf };
 }
 
 export function pendingCount(ctx: CoreContext): number {

@@ -1,5 +1,6 @@
 import type { ScanDecision } from '../../shared/kiosk/calls.ts';
 import type { ValidationResult } from '../../shared/schemas/access.ts';
+import { checkKeyNotAdmin } from './admin-key.ts';
 import { cachedCodeById, settleLocalUse } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { reasonFromServer } from './decide-offline.ts';
@@ -77,6 +78,8 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
     }
     path = `/access-logs/${encodeURIComponent(visit.log_id)}/checkout`;
   }
+  // Nothing queued leaves under a key not proven non-admin (the sync proves it first; an inline send may be first).
+  if (!(await checkKeyNotAdmin(ctx, timeoutMs ?? ctx.timings.requestTimeoutMs)).maySend) return { sent: false, why: 'waiting' };
   if (markFirst) markAttempted(ctx.db, op.op_id, path);
   const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });
   noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);

@@ -49,15 +49,10 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
       } catch (error) {
         return { kind: 'unavailable', status: null, message: networkMessage(error), retryAfterMs: null };
       }
-      const parsed = parseJson(text);
-      const message = typeof parsed?.message === 'string' ? parsed.message : `HTTP ${response.status}`;
-      if (response.ok) return { kind: 'ok', status: response.status, body: parsed, replayed: response.headers.get('idempotent-replayed') === 'true' };
-      if (response.status === 401 || response.status === 402 || response.status === 403) return { kind: 'blocked', status: response.status, message };
-      if (response.status >= 500 || response.status === 429 || response.status === 409 && /in progress/i.test(message) || response.status === 408) {
-        const retryAfter = Number(response.headers.get('retry-after'));
-        return { kind: 'unavailable', status: response.status, message, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null };
-      }
-      return { kind: 'refused', status: response.status, message };
+      return classifyAnswer(response.status, parseJson(text), {
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        retryAfter: response.headers.get('retry-after'),
+      });
     },
 
     async health(timeoutMs = 2000) {
@@ -67,7 +62,10 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
         try {
           const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
           const body = parseJson(await response.text());
-          return { ok: response.ok && body?.status === 'ok', serverTime: typeof body?.timestamp === 'string' ? body.timestamp : null };
+          // 200 `degraded` is a server that serves every request (only Redis is down, limits are
+          // per host); a 503 is one whose database does not answer.
+          const serving = body?.status === 'ok' || body?.status === 'degraded';
+          return { ok: response.ok && serving, serverTime: typeof body?.timestamp === 'string' ? body.timestamp : null };
         } catch (error) {
           const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
           if (timedOut || attempt >= 2) return { ok: false, serverTime: null };
@@ -75,6 +73,18 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
       }
     },
   };
+}
+
+/** One answer, by its status and body: a whole response, or one item of a batch replay (`POST /kiosk/replay`). */
+export function classifyAnswer(status: number, body: any, meta: { replayed: boolean; retryAfter: string | null }): ServerAnswer {
+  const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
+  if (status >= 200 && status < 300) return { kind: 'ok', status, body, replayed: meta.replayed };
+  if (status === 401 || status === 402 || status === 403) return { kind: 'blocked', status, message };
+  if (status >= 500 || status === 429 || (status === 409 && /in progress/i.test(message)) || status === 408) {
+    const retryAfter = Number(meta.retryAfter);
+    return { kind: 'unavailable', status, message, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null };
+  }
+  return { kind: 'refused', status, message };
 }
 
 function parseJson(text: string): any {

@@ -46,6 +46,8 @@ export interface KioskSettings {
   entryPoint: string;
   latitude: number;
   longitude: number;
+  /** Who a guard calls when an SOS cannot be sent. */
+  alarmPhones?: string;
 }
 
 interface StoredSetup {
@@ -55,6 +57,7 @@ interface StoredSetup {
   longitude: number;
   apiKeySealed: string;
   sealedWith: string;
+  alarmPhones?: string;
 }
 
 export function readStoredSetup(db: KioskDb, secrets: SecretStore): KioskSettings | undefined {
@@ -69,6 +72,7 @@ export function readStoredSetup(db: KioskDb, secrets: SecretStore): KioskSetting
     entryPoint: stored.entryPoint,
     latitude: stored.latitude,
     longitude: stored.longitude,
+    ...(stored.alarmPhones ? { alarmPhones: stored.alarmPhones } : {}),
   };
 }
 
@@ -80,6 +84,7 @@ export function writeStoredSetup(db: KioskDb, secrets: SecretStore, settings: Ki
     longitude: settings.longitude,
     apiKeySealed: secrets.seal(settings.apiKey),
     sealedWith: secrets.kind,
+    ...(settings.alarmPhones ? { alarmPhones: settings.alarmPhones } : {}),
   };
   writeJsonSetting(db, 'setup', stored);
 }
@@ -108,6 +113,8 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     apiKey: env.KIOSK_API_KEY!.trim(),
     entryPoint: env.KIOSK_ENTRY_POINT!.trim(),
     ...location,
+    // Optional, beside the four: who a guard calls when an SOS cannot be sent.
+    ...(env.KIOSK_ALARM_PHONES?.trim() ? { alarmPhones: env.KIOSK_ALARM_PHONES.trim().slice(0, 200) } : {}),
   };
 }
 

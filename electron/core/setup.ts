@@ -23,6 +23,7 @@ export function setupStatus(ctx: CoreContext): SetupStatus {
     longitude: settings?.longitude ?? null,
     apiKeyHint: settings ? apiKeyHint(settings.apiKey) : null,
     environment: settings ? environmentOfKey(settings.apiKey) : null,
+    alarmPhones: settings?.alarmPhones ?? null,
   };
 }
 
@@ -36,7 +37,7 @@ export async function checkSettings(settings: KioskSettings, fetchImpl: typeof f
   const api = createServerApi({ serverUrl: settings.serverUrl, apiKey: settings.apiKey, fetch: fetchImpl, timeoutMs });
   const checks: ConfigureCheck[] = [];
   if (!(await api.health()).ok) {
-    checks.push({ name: 'reachable', ok: false, message: `No healthy Tsaro API answers at ${settings.serverUrl}/health` });
+    checks.push({ name: 'reachable', ok: false, message: `No healthy Tsaro API answers at ${settings.serverUrl}/health${baseUrlHint(settings.serverUrl)}` });
     return checks;
   }
   checks.push({ name: 'reachable', ok: true, message: 'The server answers' });
@@ -62,12 +63,26 @@ export async function checkSettings(settings: KioskSettings, fetchImpl: typeof f
       : { name: 'scopes', ok: true, message: 'The key holds every scope a gate needs' },
   );
   const admin = await api.request('GET', '/api-keys?limit=1');
+  // Only the server's 403 proves it: no answer is no proof, and the key is then not saved.
   checks.push(
     admin.kind === 'ok'
       ? { name: 'not_admin', ok: false, message: 'This key can manage the organization (admin scope); create a gate key with only the gate scopes' }
-      : { name: 'not_admin', ok: true, message: 'The key cannot manage the organization' },
+      : admin.kind === 'blocked' && admin.status === 403
+        ? { name: 'not_admin', ok: true, message: 'The key cannot manage the organization' }
+        : { name: 'not_admin', ok: false, message: `Could not check that the key cannot manage the organization: ${admin.message}` },
   );
   return checks;
+}
+
+/** The usual slip: the server's address without the API's base path. */
+function baseUrlHint(serverUrl: string): string {
+  try {
+    const url = new URL(serverUrl);
+    if (url.pathname.replace(/\/+$/, '').endsWith('/v1/external')) return '';
+    return `. The address ends in /v1/external: try ${url.origin}${url.pathname.replace(/\/+$/, '')}/v1/external`;
+  } catch {
+    return '';
+  }
 }
 
 async function holdsScope(api: ServerApi, scope: (typeof GATE_SCOPES)[number][0]): Promise<boolean> {
@@ -88,6 +103,7 @@ export function toSettings(input: KioskCallParsed<'configure'>): KioskSettings {
     entryPoint: input.entryPoint,
     latitude: input.latitude,
     longitude: input.longitude,
+    ...(input.alarmPhones ? { alarmPhones: input.alarmPhones } : {}),
   };
 }
 

@@ -3,8 +3,10 @@ import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
 import type { z } from 'zod';
 import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
+import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
 import { applyAnswer, attemptOperation, giveUp, whileInFlight, type Attempt } from './operations.ts';
-import { countPendingOperations, operationById, pendingOperations } from './outbox.ts';
+import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from './outbox.ts';
+import { REPLAY_BATCH, replayBatch, type BatchOutcome } from './replay-batch.ts';
 import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPanics } from './panic.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
@@ -13,7 +15,7 @@ import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
 
 const FEED_PAGE = 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const OUTBOX_BATCH = 500;
+export { ADMIN_KEY_PROBLEM };
 
 /**
  * The wait after the n-th failure in a row: exponential from the base, capped, with "equal
@@ -73,6 +75,9 @@ export class SyncLoop {
   private timers: NodeJS.Timeout[] = [];
   private nextRun: NodeJS.Timeout | null = null;
   private stopped = true;
+  private probing = false;
+  /** Operations in the next replay batch: halved after a batch the server could not answer, doubled back after one it did. */
+  private batchSize = REPLAY_BATCH;
   nextAttemptAt: string | null = null;
   /** Kept here rather than counted on every status call: the screens poll status every second. */
   cachedCodes: number;
@@ -103,6 +108,7 @@ export class SyncLoop {
       setInterval(() => {
         if (this.ctx.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
       }, timings.panicPollMs),
+      setInterval(() => void this.probeLink(), timings.offlineProbeMs),
     );
     this.schedule(0);
   }
@@ -136,6 +142,28 @@ export class SyncLoop {
     return this.queued;
   }
 
+  /**
+   * While the server cannot be reached the backoff grows to half a minute; a bare health check
+   * every second sees it answer again, and the sync (SOS first, then the whole queue) starts at
+   * once. A server that answers but fails (5xx, 429) keeps its backoff.
+   */
+  private async probeLink(): Promise<void> {
+    const ctx = this.ctx;
+    if (this.stopped || this.probing || this.running || !ctx.api || ctx.net.online !== false) return;
+    this.probing = true;
+    try {
+      const health = await ctx.api.health(Math.min(ctx.timings.healthTimeoutMs, ctx.timings.offlineProbeMs * 2));
+      if (health.ok && !this.stopped && !this.running) {
+        this.failures = 0;
+        this.schedule(0);
+      }
+    } catch {
+      // Still down: the next probe looks again.
+    } finally {
+      this.probing = false;
+    }
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.nextRun) clearTimeout(this.nextRun);
@@ -167,8 +195,9 @@ export class SyncLoop {
       if (!health.ok) throw new SyncStopped('The server cannot be reached', null);
       if (health.serverTime) ctx.learnServerTime(health.serverTime, sentAt, ctx.localNowMs());
       report.online = true;
-      // SOS first, ahead of everything queued.
+      // SOS first, ahead of everything queued (even with a key refused below: a life first).
       await sendPendingPanics(ctx);
+      await this.refuseAdminKey();
       // A key without access_codes:validate may still send walk-ins and checkouts: the outbox
       // goes on, and the problem is shown (and the sync counted as failed) at the end.
       let forbidden: Forbidden | null = null;
@@ -219,6 +248,21 @@ export class SyncLoop {
     return report;
   }
 
+  /**
+   * An admin key at a gate lets anyone there manage the organization: the setup screen refuses
+   * one, and so does the sync when KIOSK_API_KEY gives one. Nothing but an SOS is sent with it,
+   * nor with a key not yet proven otherwise (no answer to the check: the run stops here).
+   */
+  private async refuseAdminKey(): Promise<void> {
+    const ctx = this.ctx;
+    const verdict = await checkKeyNotAdmin(ctx, ctx.timings.requestTimeoutMs);
+    if (verdict.maySend) return;
+    if (verdict.admin) throw new SyncStopped(ADMIN_KEY_PROBLEM, null);
+    const answer = verdict.answer;
+    if (answer.kind === 'blocked') okOrStop(ctx, answer);
+    throw new SyncStopped(`Could not check that this kiosk's key cannot manage the organization: ${answer.message}`, answer.kind === 'unavailable' ? answer.retryAfterMs : null);
+  }
+
   private backoffMs(retryAfterMs: number | null): number {
     return backoffDelayMs(this.failures, this.ctx.timings, this.random(), retryAfterMs);
   }
@@ -262,51 +306,104 @@ export class SyncLoop {
   }
 
   /**
-   * Replays the outbox in the order things happened. A checkout waits for its check-in; an
-   * operation the server refuses for good goes to the needs-attention list and the replay goes
-   * on; no answer stops the replay, to be resumed from the same operation.
+   * Replays the outbox in the order things happened, in batches (`POST /kiosk/replay`), or one
+   * operation at a time to a server without that route (404, for the rest of the run) or for a
+   * batch it will not take as a whole. A checkout waits for its check-in (or names it, in a
+   * batch); an operation the server refuses for good goes to the needs-attention list and the
+   * replay goes on; no answer stops the replay, to be resumed from the same operation.
    */
   private async drainOutbox(): Promise<{ sent: number; refused: number }> {
     const ctx = this.ctx;
+    const total = { sent: 0, refused: 0 };
+    let batches = true;
+    let stopWith: ServerAnswer | null = null;
+    const add = (done: { sent: number; refused: number }) => {
+      total.sent += done.sent;
+      total.refused += done.refused;
+    };
+    // Two batches out at once: the kiosk commits one batch's answers while the server works on
+    // the next. A checkout in the second naming a check-in in the first is resolved by the
+    // server once the first is applied (424, and the next pass, if it came first).
+    const window: Array<{ listed: OutboxRow[]; outcome: Promise<BatchOutcome> }> = [];
+    const settle = async (entry: (typeof window)[number]): Promise<void> => {
+      const outcome = await entry.outcome;
+      if (outcome.kind === 'answered') {
+        this.batchSize = Math.min(REPLAY_BATCH, this.batchSize * 2);
+        add(outcome);
+        stopWith ??= outcome.stop;
+      } else if (outcome.kind === 'failed') {
+        // A server too slow for the batch (a timeout, the writer held too long): smaller next time.
+        if (outcome.answer.kind === 'unavailable') this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
+        stopWith ??= outcome.answer;
+      } else {
+        if (outcome.answer.status === 404) batches = false;
+        if (!stopWith) add(await this.sendOneByOne(entry.listed));
+      }
+    };
+    try {
+      for (let progressed = true; progressed && !stopWith; ) {
+        const before = total.sent + total.refused;
+        let afterSeq = 0;
+        for (;;) {
+          if (!stopWith) {
+            const listed = pendingOperations(ctx.db, afterSeq, batches ? this.batchSize : REPLAY_BATCH);
+            if (listed.length > 0) {
+              afterSeq = listed.at(-1)!.seq;
+              if (batches) {
+                const outcome = replayBatch(ctx, listed);
+                outcome.catch(() => undefined); // awaited in order below; never an unhandled rejection meanwhile
+                window.push({ listed, outcome });
+                if (window.length < 2) continue;
+              } else {
+                while (window.length > 0) await settle(window.shift()!);
+                if (!stopWith) add(await this.sendOneByOne(listed));
+                continue;
+              }
+            }
+          }
+          const head = window.shift();
+          if (!head) break;
+          await settle(head);
+        }
+        progressed = total.sent + total.refused > before;
+      }
+    } finally {
+      // A stop (or a throw) with a batch still out: its answers are committed when they come.
+      for (const entry of window) await entry.outcome.catch(() => undefined);
+    }
+    if (stopWith) okOrStop(ctx, stopWith);
+    return total;
+  }
+
+  /** The replay one request per operation: servers before `POST /kiosk/replay`. */
+  private async sendOneByOne(listed: OutboxRow[]): Promise<{ sent: number; refused: number }> {
+    const ctx = this.ctx;
     let sent = 0;
     let refused = 0;
-    for (let progressed = true; progressed; ) {
-      progressed = false;
-      let afterSeq = 0;
-      for (;;) {
-        const batch = pendingOperations(ctx.db, afterSeq, OUTBOX_BATCH);
-        if (batch.length === 0) break;
-        for (const listed of batch) {
-          afterSeq = listed.seq;
-          if (ctx.inFlight.has(listed.op_id)) continue;
-          // The batch may be stale: an inline send may have settled this one since it was read.
-          const op = operationById(ctx.db, listed.op_id);
-          if (op?.state !== 'pending') continue;
-          const outcome = await whileInFlight(ctx, op.op_id, async (): Promise<Attempt | 'refused' | 'sent'> => {
-            const attempt = await attemptOperation(ctx, op);
-            if (!attempt.sent) {
-              if (attempt.why === 'unsendable') {
-                giveUp(ctx, op, 'its check-in never reached the server');
-                return 'refused';
-              }
-              return attempt;
-            }
-            const answer = attempt.answer;
-            if (answer.kind === 'ok' || answer.kind === 'refused') {
-              applyAnswer(ctx, op, answer);
-              return answer.kind === 'ok' ? 'sent' : 'refused';
-            }
-            return attempt;
-          });
-          if (outcome === 'sent' || outcome === 'refused') {
-            if (outcome === 'sent') sent++;
-            else refused++;
-            progressed = true;
-            continue;
+    for (const { op_id: opId } of listed) {
+      if (ctx.inFlight.has(opId)) continue;
+      // The batch may be stale: an inline send may have settled this one since it was read.
+      const op = operationById(ctx.db, opId);
+      if (op?.state !== 'pending') continue;
+      const outcome = await whileInFlight(ctx, op.op_id, async (): Promise<Attempt | 'refused' | 'sent'> => {
+        const attempt = await attemptOperation(ctx, op);
+        if (!attempt.sent) {
+          if (attempt.why === 'unsendable') {
+            giveUp(ctx, op, 'its check-in never reached the server');
+            return 'refused';
           }
-          if (outcome.sent) okOrStop(ctx, outcome.answer);
+          return attempt;
         }
-      }
+        const answer = attempt.answer;
+        if (answer.kind === 'ok' || answer.kind === 'refused') {
+          applyAnswer(ctx, op, answer);
+          return answer.kind === 'ok' ? 'sent' : 'refused';
+        }
+        return attempt;
+      });
+      if (outcome === 'sent') sent++;
+      else if (outcome === 'refused') refused++;
+      else if (outcome.sent) okOrStop(ctx, outcome.answer);
     }
     return { sent, refused };
   }

@@ -5,10 +5,8 @@ import express from 'express';
 import { KIOSK_CALL_PATH } from '../../shared/kiosk/client.ts';
 import { answerCall } from '../core/answer-call.ts';
 import type { KioskCore } from '../core/core.ts';
-
-/** The same policy as the renderer's meta tag, plus what only a header can say. */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob: mediastream:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+// The same policy as the renderer's meta tag, plus what only a header can say; one text for both hosts.
+import { RENDERER_CONTENT_SECURITY_POLICY as CONTENT_SECURITY_POLICY } from '../renderer-protocol.ts';
 
 const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tsaro gate</title></head>
 <body style="font-family:sans-serif;padding:2rem"><h1>Tsaro gate kiosk</h1>

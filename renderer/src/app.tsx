@@ -14,6 +14,7 @@ import { SetupScreen } from './screens/setup-screen.tsx';
 import { ShiftScreen } from './screens/shift-screen.tsx';
 import { WalkInScreen } from './screens/walk-in-screen.tsx';
 import { createSoundPlayer } from './sounds.ts';
+import { traceScan } from './scanning/scan-timing.ts';
 import { listenForWedgeScans } from './wedge.ts';
 
 type Screen = 'scan' | 'walkIn' | 'onPremises' | 'panic';
@@ -32,6 +33,10 @@ function passPart(text: string): string {
   return start > 0 ? text.slice(start) : text;
 }
 
+function guardLanguageKey(guardName: string): string {
+  return `tsaro.language.guard.${guardName.trim().toLowerCase()}`;
+}
+
 export function App() {
   const { t, language, setLanguage } = useI18n();
   const kiosk = useKiosk();
@@ -48,6 +53,14 @@ export function App() {
   const [lastPress, setLastPress] = useState<PanicStatus | null>(null);
   const [theme, setTheme] = useState(() => localStorage.getItem(THEME_KEY) ?? 'night');
   const status = live.status;
+  const guardName = status?.guard?.name ?? null;
+
+  // Each guard's language is remembered on this kiosk: the next shift gets its own back.
+  useEffect(() => {
+    if (!guardName) return;
+    const saved = localStorage.getItem(guardLanguageKey(guardName));
+    if (saved && languages.some((module) => module.language.code === saved)) setLanguage(saved);
+  }, [guardName, setLanguage]);
 
   const loadSetup = useCallback(() => {
     kiosk
@@ -74,7 +87,9 @@ export function App() {
     async (text: string, method: ScanMethod) => {
       setChecking(true);
       try {
+        traceScan('call-start');
         const answer = await kiosk.call('scan', { text, method });
+        traceScan('call-end');
         setDecision(answer);
         setRecent((list) => [answer, ...list].slice(0, RECENT_COUNT));
         sounds.play(answer.admitted ? 'admitted' : 'refused');
@@ -140,7 +155,7 @@ export function App() {
         onOpenAttention={() => setAttentionOpen(true)}
         onSyncNow={() => void kiosk.call('syncNow', {}).then(live.refresh, () => live.refresh())}
       />
-      {activePanic && <PanicBanner panic={activePanic} />}
+      {activePanic && <PanicBanner panic={activePanic} alarmPhones={status?.alarmPhones ?? null} />}
       <div className="app-body">
         {status && (!status.guard || changingGuard) ? (
           <ShiftScreen
@@ -170,6 +185,7 @@ export function App() {
                 </button>
               ))}
               <div className="nav-spacer" />
+              <div className="nav-row">
               {languages.length > 1 && (
                 <button
                   type="button"
@@ -177,15 +193,25 @@ export function App() {
                   data-testid="language"
                   onClick={() => {
                     const index = languages.findIndex((module) => module.language.code === language);
-                    setLanguage(languages[(index + 1) % languages.length]!.language.code);
+                    const next = languages[(index + 1) % languages.length]!.language.code;
+                    setLanguage(next);
+                    if (guardName) localStorage.setItem(guardLanguageKey(guardName), next);
                   }}
                 >
                   {languages.find((module) => module.language.code === language)?.language.name ?? language}
                 </button>
               )}
-              <button type="button" className="nav-small" onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}>
-                {theme === 'night' ? `☀ ${t('nav.day')}` : `☾ ${t('nav.night')}`}
+              {/* The theme as an icon beside the language: with three languages the rail needs the room (1024x600 with the SOS banner). */}
+              <button
+                type="button"
+                className="nav-small nav-theme"
+                aria-label={theme === 'night' ? t('nav.day') : t('nav.night')}
+                title={theme === 'night' ? t('nav.day') : t('nav.night')}
+                onClick={() => setTheme(theme === 'night' ? 'day' : 'night')}
+              >
+                {theme === 'night' ? '☀' : '☾'}
               </button>
+              </div>
               <button type="button" className="nav-guard" data-testid="change-guard" onClick={() => setChangingGuard(true)}>
                 {status?.entryPoint && <strong>{status.entryPoint}</strong>}
                 {status?.guard && <span>{t('status.guard', { name: status.guard.name })}</span>}
@@ -214,7 +240,7 @@ export function App() {
                   onError={showError}
                 />
               )}
-              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} onPanic={() => void panic()} />}
+              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} alarmPhones={status?.alarmPhones ?? null} onPanic={() => void panic()} />}
             </main>
           </>
         )}

@@ -1,3 +1,5 @@
+// First: before any schema loads.
+import './zod-config.ts';
 import { createRoot } from 'react-dom/client';
 import { createKioskClient } from '../../shared/kiosk/client.ts';
 import { App } from './app.tsx';

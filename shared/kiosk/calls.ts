@@ -29,6 +29,12 @@ export const ConfigureInput = z.strictObject({
   entryPoint: Text200.meta({ description: 'The gate this kiosk stands at, e.g. "Gate A"' }),
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
+  alarmPhones: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .meta({ description: 'Who a guard calls when an SOS cannot be sent, e.g. "Estate control 0803 000 0000, Police 112"; shown on the panic screen' }),
 });
 export const StartShiftInput = z.strictObject({
   guardName: Text200,
@@ -79,6 +85,8 @@ export interface SetupStatus {
   /** `svc_live_…abcd`: enough to recognise the key, never the secret. */
   apiKeyHint: string | null;
   environment: 'live' | 'sandbox' | null;
+  /** Who to call when an SOS cannot be sent (setup, or KIOSK_ALARM_PHONES). */
+  alarmPhones: string | null;
 }
 
 export interface ConfigureCheck {
@@ -153,7 +161,10 @@ export interface Visit {
 }
 export interface OnPremises {
   visitors: Visit[];
+  /** How many `visitors` lists (the search's matches). */
   count: number;
+  /** Everyone inside, whatever the search. */
+  total: number;
   /** `server`: the organization-wide list fetched at `asOf` plus this kiosk's unsynced changes. `local`: only what this kiosk knows. */
   source: 'server' | 'local';
   asOf: string | null;
@@ -234,6 +245,8 @@ export interface KioskStatus {
   attention: AttentionItem[];
   /** The latest panic press not yet resolved or cancelled, so every screen can show it. */
   activePanic: PanicStatus | null;
+  /** Who to call when an SOS cannot be sent; null when none were given at setup. */
+  alarmPhones: string | null;
 }
 
 export interface SyncReport {

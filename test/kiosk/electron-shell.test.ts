@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { RENDERER_INDEX_URL } from '../../electron/renderer-protocol.ts';
 import { mayUseCamera, PageRecovery, startupFailureText } from '../../electron/shell-policy.ts';
 
-const PAGE = 'file:///opt/tsaro-kiosk/resources/app.asar/renderer/dist/index.html';
+const PAGE = RENDERER_INDEX_URL;
 
 describe('the Electron shell', () => {
   it('grants the camera to our page in our window only, for requests and for checks', () => {
@@ -11,6 +12,7 @@ describe('the Electron shell', () => {
     // The check handler used to look at the window alone: any page shown in it would pass.
     expect(mayUseCamera({ ...ours, pageUrl: 'https://attacker.example/' }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, pageUrl: 'file:///tmp/other.html' }, PAGE)).toBe(false);
+    expect(mayUseCamera({ ...ours, pageUrl: 'tsaro-kiosk://app/other.html' }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, requestingUrl: 'https://attacker.example/frame' }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, fromOurWindow: false }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, pageUrl: null }, PAGE)).toBe(false);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
+import { REPLAY_BATCH } from '../../electron/core/replay-batch.ts';
 import { ManualClock } from '../support/clock.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 import { startChildKiosk, LinkProxy, type ChildKiosk } from './support/child-kiosk.ts';
@@ -16,7 +17,8 @@ class WallClock extends ManualClock {
   }
 }
 
-const VISITORS = 8;
+/** Three operations each (a walk-in, a scan, a checkout): enough for a second batch of 15. */
+const VISITORS = Math.ceil((REPLAY_BATCH + 15) / 3);
 let server: TestServer;
 let org: TestOrganization;
 let proxy: LinkProxy;
@@ -38,7 +40,7 @@ afterEach(async () => {
 });
 
 describe('a kiosk killed mid-sync', () => {
-  it('killed with SIGKILL after the server applied an operation but before the kiosk heard, and restarted: every operation is applied exactly once', async () => {
+  it('killed with SIGKILL after the server applied a batch but before the kiosk heard, and restarted: every operation is applied exactly once', { timeout: 90_000 }, async () => {
     const gateKey = (await org.keyWith(GATE_SCOPES)).key!;
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
     const codes = [];
@@ -64,22 +66,31 @@ describe('a kiosk killed mid-sync', () => {
     const queued = VISITORS * 3;
     expect((await first.client.call('kioskStatus', {})).pendingOperations).toBe(queued);
 
-    // The link returns; the server applies the 11th operation, and the kiosk dies before hearing.
-    proxy.holdAnswerOf = 11;
+    // The link returns; the server applies the second batch, and the kiosk dies before hearing.
+    proxy.holdAnswerOf = 2;
     proxy.down = false;
     void first.client.call('syncNow', {}).catch(() => undefined);
     await proxy.held;
+    const outboxStates = () => {
+      const file = new Database(join(dataDir, KIOSK_DB_FILE), { readonly: true });
+      try {
+        return file.prepare('SELECT state, count(*) AS n FROM outbox GROUP BY state ORDER BY state').all();
+      } finally {
+        file.close();
+      }
+    };
+    // Two batches are in flight at once: their answers can leave the server together (one group
+    // commit), so let the kiosk settle the first before the kill.
+    await expect.poll(async () => (await first.client.call('kioskStatus', {})).pendingOperations, { timeout: 10_000 }).toBe(queued - REPLAY_BATCH);
     await first.kill();
 
-    // What the dead kiosk's file says: ten settled, the 11th still pending though the server has it.
-    const file = new Database(join(dataDir, KIOSK_DB_FILE), { readonly: true });
-    const states = file.prepare('SELECT state, count(*) AS n FROM outbox GROUP BY state ORDER BY state').all();
-    file.close();
+    // What the dead kiosk's file says: the first batch settled, the second still pending though the server has it.
+    const states = outboxStates();
     expect(states).toEqual([
-      { state: 'done', n: 10 },
-      { state: 'pending', n: queued - 10 },
+      { state: 'done', n: REPLAY_BATCH },
+      { state: 'pending', n: queued - REPLAY_BATCH },
     ]);
-    expect(await proxy.held).toMatch(/^(POST|PATCH) /);
+    expect(await proxy.held).toBe('POST /v1/external/kiosk/replay');
 
     const second = await startChildKiosk(env(server.baseUrl));
     children.push(second);

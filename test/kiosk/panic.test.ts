@@ -46,7 +46,7 @@ describe('the panic button', () => {
     await restarted.call('syncNow', {});
 
     expect(link.writes()[0]).toBe('POST /incidents');
-    expect(link.writes()).toContain('POST /access-logs');
+    expect(link.writes()).toEqual(['POST /incidents', 'POST /kiosk/replay']);
     const incidents = await serverIncidents();
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({

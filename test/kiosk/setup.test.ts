@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKioskCore } from '../../electron/core/core.ts';
 import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
 import type { SecretStore } from '../../electron/core/settings.ts';
-import { createCode, GATE_A, GATE_SCOPES, startGate, type Gate } from './support/gate.ts';
+import { createCode, GATE_A, GATE_SCOPES, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;
 beforeEach(async () => {
@@ -76,6 +76,34 @@ describe('first-run setup', () => {
     const { core } = gate.kiosk();
     expect(await core.call('setupStatus', {})).toMatchObject({ configured: true, source: 'environment' });
     await expect(core.call('configure', setupInput(gate.gateKey))).rejects.toMatchObject({ code: 409 });
+  });
+});
+
+describe('a kiosk given an admin key by KIOSK_API_KEY', () => {
+  it('refuses it as the setup screen does: says why, logs it, and sends nothing but an SOS with it', async () => {
+    const events: string[] = [];
+    const { core } = gate.kiosk({ apiKey: gate.org.keys.live, logEvent: (message) => events.push(message) });
+    // The loop's first run, at start, finds out.
+    expect((await core.call('syncNow', {})).error).toContain('admin');
+    await core.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000002' });
+    const report = await core.call('syncNow', {});
+    expect(report).toMatchObject({ pendingOperations: 1, error: expect.stringContaining('admin') });
+    expect((await core.call('kioskStatus', {})).problem).toContain('KIOSK_API_KEY');
+    expect(events.filter((line) => line.includes('admin'))).toHaveLength(1);
+    expect(await serverLogs(gate.owner)).toEqual([]);
+    const code = await createCode(gate.owner);
+    expect(await core.call('scan', { text: code.code, method: 'keypad' })).toMatchObject({ decidedBy: 'offline' });
+    expect((await core.call('panicPress', { pressId: 'press-admin-key' })).delivery).toBe('sent');
+  });
+});
+
+describe('setup hints', () => {
+  it('a bare http://host:port is told to add /v1/external', async () => {
+    const core = createKioskCore({ dataDir: gate.dataDir(), clock: gate.clock, secretStore: sealed });
+    const bare = new URL(gate.server.baseUrl).origin;
+    const result = await core.call('configure', setupInput(gate.gateKey, bare));
+    expect(failed(result)).toEqual([['reachable', expect.stringContaining(`try ${bare}/v1/external`)]]);
+    await core.close();
   });
 });
 

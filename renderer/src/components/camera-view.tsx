@@ -1,6 +1,8 @@
 import { Html5Qrcode, Html5QrcodeSupportedFormats } from 'html5-qrcode';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { useI18n } from '../i18n/index.tsx';
+import { readFramesOf } from '../scanning/frame-reader.ts';
+import { FIRST_DECODER_FPS, traceScan } from '../scanning/scan-timing.ts';
 
 const CAMERA_KEY = 'tsaro.cameraId';
 /** The same text decoded again within this long of its last sighting is the same pass still held up. */
@@ -40,12 +42,16 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
   const latest = useRef({ onDecode, paused });
   latest.current = { onDecode, paused };
 
-  // The picture is 4:3; fit it inside the space the layout gives, once, before starting.
+  // The picture is 4:3; fit it inside the space the layout gives, and again when that changes a
+  // lot (a tablet turned upright): html5-qrcode sizes its video once, at start.
   useLayoutEffect(() => {
     const frame = frameRef.current;
     if (!frame) return;
-    const fit = Math.floor(Math.min(frame.clientWidth, (frame.clientHeight * 4) / 3));
-    setWidth(Math.max(160, fit));
+    const fit = () => Math.max(160, Math.floor(Math.min(frame.clientWidth, (frame.clientHeight * 4) / 3)));
+    setWidth(fit());
+    const observer = new ResizeObserver(() => setWidth((current) => (current === null || Math.abs(fit() - current) > current * 0.15 ? fit() : current)));
+    observer.observe(frame);
+    return () => observer.disconnect();
   }, []);
 
   // Which cameras there are (this asks for permission the first time).
@@ -72,7 +78,8 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
     const scanner = new Html5Qrcode(elementId, { verbose: false, formatsToSupport: [Html5QrcodeSupportedFormats.QR_CODE] });
     scannerRef.current = scanner;
     setState('starting');
-    const onText = (text: string) => {
+    const onText = (text: string, source = 'html5-qrcode') => {
+      traceScan('decoded', source);
       const now = performance.now();
       const previous = lastSeen.current;
       if (previous && previous.text === text && now - previous.at < REPEAT_WINDOW_MS) {
@@ -85,21 +92,25 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
       lastSeen.current = { text, at: now };
       latest.current.onDecode(text);
     };
+    // html5-qrcode is the camera layer and the first decoder; the second reads the same frames.
+    let stopFrames = () => undefined as void;
     const started = scanner
       .start(
         cameraId,
         {
-          fps: 10,
+          fps: FIRST_DECODER_FPS,
           qrbox: (viewWidth, viewHeight) => {
             const side = Math.floor(Math.min(viewWidth, viewHeight) * 0.75);
             return { width: side, height: side };
           },
         },
-        onText,
+        (text) => onText(text),
         () => undefined,
       )
       .then(() => {
         setState('running');
+        const container = document.getElementById(elementId);
+        if (container) stopFrames = readFramesOf(container, onText);
         try {
           const feature = scanner.getRunningTrackCameraCapabilities().torchFeature();
           setTorch({ supported: feature.isSupported(), on: false });
@@ -110,6 +121,7 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
       .catch(() => setState('failed'));
     return () => {
       scannerRef.current = null;
+      stopFrames();
       void started.then(() => (scanner.isScanning ? scanner.stop() : undefined)).catch(() => undefined);
     };
   }, [cameraId, width, elementId]);

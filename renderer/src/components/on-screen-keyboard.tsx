@@ -8,7 +8,7 @@ export type KeyboardLayout = 'code' | 'text';
 
 const ROWS: Record<KeyboardLayout, string[]> = {
   code: ['23456789', 'QWERTYUIOP', 'ASDFGHJKL', 'ZXCVBNM-'],
-  text: ['1234567890', 'QWERTYUIOP', 'ASDFGHJKL', 'ZXCVBNM+-'],
+  text: ['1234567890', 'QWERTYUIOP', "ASDFGHJKL'", 'ZXCVBNM+-', ".,/"],
 };
 
 interface OnScreenKeyboardProps {
@@ -31,6 +31,8 @@ export function OnScreenKeyboard({ layout, onKey, onBackspace }: OnScreenKeyboar
               key={character}
               className="key"
               data-key={character}
+              tabIndex={-1}
+              onPointerDown={keep}
               onMouseDown={keep}
               onClick={() => onKey(character)}
             >
@@ -45,7 +47,7 @@ export function OnScreenKeyboard({ layout, onKey, onBackspace }: OnScreenKeyboar
         </div>
       ))}
       {layout === 'text' && (
-        <div className="keyboard-row">
+        <div className="keyboard-row keyboard-row-space">
           <button type="button" className="key key-space" data-key=" " onMouseDown={keep} onClick={() => onKey(' ')}>
             {t('keypad.space')}
           </button>

@@ -62,10 +62,15 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
             {t(headline)}
           </div>
           {detail && <p className="result-detail">{t(detail)}</p>}
-          {decision.visitor?.name && <p className="result-detail">{decision.visitor.name}</p>}
+          {(decision.visitor?.name || decision.hostUserId) && (
+            <p className="result-detail result-who" data-testid="result-who">
+              {[decision.visitor?.name, decision.hostUserId ? `${t('result.host')}: ${decision.hostUserId}` : null].filter(Boolean).join(' · ')}
+            </p>
+          )}
         </>
       )}
-      {decision.decidedBy === 'offline' && <p className="result-offline">{t('result.offline')}</p>}
+      {/* Offline admissions are replayed to the server; offline refusals are not (nobody went in). */}
+      {decision.decidedBy === 'offline' && <p className="result-offline">{t(decision.admitted ? 'result.offline' : 'result.offlineRefused')}</p>}
       <div className="result-footer">
         <div className="result-countdown" style={{ animationDuration: `${showMs}ms` }} />
         <button type="button" className="button result-next" onClick={onDone}>

@@ -63,6 +63,7 @@ export const catalogue = {
   'result.usesLeft': 'Uses left',
   'result.unknown': '—',
   'result.offline': 'Decided offline: the server will confirm when the link is back',
+  'result.offlineRefused': 'Decided offline, from the codes this kiosk holds',
   'result.next': 'Next visitor',
   'result.noName': 'Name not recorded',
 
@@ -128,6 +129,14 @@ export const catalogue = {
   'panic.responder': 'Responder: {name}',
   'panic.eta': 'Arriving in about {minutes} min',
   'panic.call': 'Phone: {phone}',
+  'panic.arrivingNow': 'Arriving now',
+  'panic.onScene': 'The responder is at the gate',
+  'panic.escalated': 'No responder yet: the service is calling more',
+  'panic.over.resolved': 'This SOS is over: resolved',
+  'panic.over.cancelled': 'The estate cancelled this SOS. Hold again if you still need help',
+  'panic.alreadySent': 'SOS already sent at {time}. Help is already called',
+  'panic.raiseAlarm': 'Do not wait: raise the alarm another way now',
+  'panic.callPhones': 'Call {phones}',
   'incident.created': 'Received',
   'incident.dispatching': 'Finding a responder',
   'incident.assigned': 'Responder assigned',
@@ -161,6 +170,7 @@ export const catalogue = {
   'setup.entryPoint': 'Gate name',
   'setup.entryPoint.example': 'Gate A',
   'setup.latitude': 'Latitude',
+  'setup.alarmPhones': 'If an SOS cannot be sent, call (optional)',
   'setup.longitude': 'Longitude',
   'setup.save': 'CHECK AND SAVE',
   'setup.checking': 'Checking with the server…',
@@ -187,3 +197,8 @@ export const catalogue = {
 export type MessageKey = keyof typeof catalogue;
 /** What every other language's file must provide: the same keys, its own words. */
 export type Catalogue = Record<MessageKey, string>;
+
+/** Placeholders filled into a message (`{name}`). */
+export type Params = Record<string, string | number>;
+/** Looks a message up in the guard's language (plain types, so plain Node code can take one). */
+export type Translate = (key: MessageKey, params?: Params) => string;

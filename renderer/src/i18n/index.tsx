@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { Catalogue, MessageKey } from './en.ts';
+import type { Catalogue, Params, Translate } from './en.ts';
 
-export type { MessageKey } from './en.ts';
+export type { MessageKey, Params, Translate } from './en.ts';
 
 interface LanguageModule {
   language: { code: string; name: string };
@@ -13,8 +13,6 @@ const modules = import.meta.glob<LanguageModule>(['./*.ts'], { eager: true });
 export const languages: LanguageModule[] = Object.values(modules).filter((module) => module.catalogue && module.language);
 
 const LANGUAGE_KEY = 'tsaro.language';
-export type Params = Record<string, string | number>;
-export type Translate = (key: MessageKey, params?: Params) => string;
 
 interface I18n {
   t: Translate;

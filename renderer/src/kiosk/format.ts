@@ -1,4 +1,4 @@
-import type { Translate } from '../i18n/index.tsx';
+import type { Translate } from '../i18n/en.ts';
 
 export function clockTime(iso: string, language: string): string {
   return new Intl.DateTimeFormat(language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
@@ -33,4 +33,20 @@ export function newPressId(): string {
 /** Whole seconds from now until `iso`, never negative. */
 export function secondsUntil(iso: string, now = Date.now()): number {
   return Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
+}
+
+export type WalkInField = 'visitorName' | 'visitorPhone' | 'hostUserId' | 'notes';
+
+/**
+ * How a guard would write it: a name or a house gets a capital at the start of each word, and a
+ * house's letter after a number stays one ("12B", not "12b"); notes are a sentence, a capital
+ * only at the start.
+ */
+export function addCharacter(text: string, character: string, field: WalkInField): string {
+  if (field === 'visitorPhone') return /[0-9+ -]/.test(character) ? text + character : text;
+  // "12B", "Flat 7C": a letter right after a digit stays a capital; otherwise as a name.
+  if (field === 'hostUserId' && /[0-9]$/.test(text)) return text + character.toUpperCase();
+  const startsWord = text.length === 0 || /[ \-'.,/]$/.test(text);
+  if (field === 'notes') return text + (text.length === 0 || /[.!?] $/.test(text) ? character.toUpperCase() : character.toLowerCase());
+  return text + (startsWord ? character.toUpperCase() : character.toLowerCase());
 }

@@ -65,7 +65,7 @@ export function OnPremisesScreen({ onCheckedOut, onError }: OnPremisesScreenProp
     <section className={`screen on-premises-screen ${keyboard ? 'with-keyboard' : ''}`} aria-label={t('onPremises.title')}>
       <div className="on-premises-head">
         <h1>
-          {t('onPremises.title')} <span className="count" data-testid="on-premises-count">{t('onPremises.count', { count: list?.count ?? 0 })}</span>
+          {t('onPremises.title')} <span className="count" data-testid="on-premises-count">{t('onPremises.count', { count: list?.total ?? 0 })}</span>
         </h1>
         <input
           className="search"
@@ -112,7 +112,7 @@ export function OnPremisesScreen({ onCheckedOut, onError }: OnPremisesScreenProp
         })}
       </ul>
       {keyboard && (
-        <OnScreenKeyboard layout="text" onKey={(character) => setSearch((text) => text + character.toLowerCase())} onBackspace={() => setSearch((text) => text.slice(0, -1))} />
+        <OnScreenKeyboard layout="text" onKey={(character) => setSearch((text) => text + character)} onBackspace={() => setSearch((text) => text.slice(0, -1))} />
       )}
     </section>
   );

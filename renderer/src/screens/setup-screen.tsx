@@ -3,7 +3,7 @@ import type { ConfigureCheck, SetupStatus } from '../../../shared/kiosk/calls.ts
 import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { useKiosk } from '../kiosk/kiosk-context.tsx';
 
-type Field = 'serverUrl' | 'apiKey' | 'entryPoint' | 'latitude' | 'longitude';
+type Field = 'serverUrl' | 'apiKey' | 'entryPoint' | 'latitude' | 'longitude' | 'alarmPhones';
 // Technical examples are the same in every language; the gate's name is not.
 const FIELDS: { name: Field; label: MessageKey; type: string; placeholder: string | { key: MessageKey } }[] = [
   { name: 'serverUrl', label: 'setup.serverUrl', type: 'url', placeholder: 'https://tsaro.example.ng/v1/external' },
@@ -11,7 +11,19 @@ const FIELDS: { name: Field; label: MessageKey; type: string; placeholder: strin
   { name: 'entryPoint', label: 'setup.entryPoint', type: 'text', placeholder: { key: 'setup.entryPoint.example' } },
   { name: 'latitude', label: 'setup.latitude', type: 'text', placeholder: '6.5244' },
   { name: 'longitude', label: 'setup.longitude', type: 'text', placeholder: '3.3792' },
+  { name: 'alarmPhones', label: 'setup.alarmPhones', type: 'text', placeholder: '0803 000 0000, 112' },
 ];
+
+/** Which field a failed server check is about. */
+const CHECK_FIELD: Record<string, Field> = { reachable: 'serverUrl', key_valid: 'apiKey', scopes: 'apiKey', not_admin: 'apiKey' };
+
+/** The fields a refusal is about: the failed checks', or the one a 400 names first. */
+function markedFields(checks: ConfigureCheck[], error: string | null): Set<Field> {
+  const marked = new Set<Field>(checks.filter((check) => !check.ok && CHECK_FIELD[check.name]).map((check) => CHECK_FIELD[check.name]!));
+  const named = error ? FIELDS.find((field) => error.startsWith(field.name)) : undefined;
+  if (named) marked.add(named.name);
+  return marked;
+}
 
 /**
  * The first-run step of a fresh kiosk, done once by whoever installs it (with a keyboard): the
@@ -26,15 +38,20 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
     entryPoint: setup?.entryPoint ?? '',
     latitude: setup?.latitude?.toString() ?? '',
     longitude: setup?.longitude?.toString() ?? '',
+    alarmPhones: setup?.alarmPhones ?? '',
   });
   const [checks, setChecks] = useState<ConfigureCheck[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [badNumbers, setBadNumbers] = useState<Field[]>([]);
 
   const save = async () => {
     const latitude = Number(values.latitude);
     const longitude = Number(values.longitude);
-    if (!values.latitude.trim() || !values.longitude.trim() || !Number.isFinite(latitude) || !Number.isFinite(longitude)) {
+    const bad = (['latitude', 'longitude'] as const).filter((name) => !values[name].trim() || !Number.isFinite(Number(values[name])));
+    setBadNumbers(bad);
+    if (bad.length) {
+      setChecks([]);
       setError(t('setup.badNumber'));
       return;
     }
@@ -48,6 +65,7 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
         entryPoint: values.entryPoint.trim(),
         latitude,
         longitude,
+        ...(values.alarmPhones.trim() ? { alarmPhones: values.alarmPhones.trim() } : {}),
       });
       setChecks(result.checks);
       if (result.saved) onSaved();
@@ -58,6 +76,10 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
       setSaving(false);
     }
   };
+
+  const marked = markedFields(checks, error);
+  for (const name of badNumbers) marked.add(name);
+  const problemOf = (name: Field) => checks.find((check) => !check.ok && CHECK_FIELD[check.name] === name)?.message;
 
   return (
     <section className="screen setup-screen" aria-label={t('setup.title')}>
@@ -71,7 +93,7 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
         }}
       >
         {FIELDS.map((field) => (
-          <label key={field.name} className={`field field-${field.name}`}>
+          <label key={field.name} className={`field field-${field.name}${marked.has(field.name) ? ' field-invalid' : ''}`}>
             <span className="field-label">{t(field.label)}</span>
             <input
               name={field.name}
@@ -79,9 +101,11 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
               autoComplete="off"
               spellCheck={false}
               placeholder={typeof field.placeholder === 'string' ? field.placeholder : t(field.placeholder.key)}
+              aria-invalid={marked.has(field.name) || undefined}
               value={values[field.name]}
               onChange={(event) => setValues((current) => ({ ...current, [field.name]: event.target.value }))}
             />
+            {problemOf(field.name) && <span className="field-problem">{problemOf(field.name)}</span>}
           </label>
         ))}
         <button type="submit" className="button button-primary setup-save" disabled={saving} data-testid="setup-save">

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
 import type { WalkInResult } from '../../../shared/kiosk/calls.ts';
 import { OnScreenKeyboard } from '../components/on-screen-keyboard.tsx';
+import { addCharacter } from '../kiosk/format.ts';
 import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { useKiosk } from '../kiosk/kiosk-context.tsx';
 
@@ -12,13 +13,6 @@ const FIELDS: { name: Field; label: MessageKey; required: boolean; type: string 
   { name: 'notes', label: 'walkIn.notes', required: false, type: 'text' },
 ];
 const EMPTY: Record<Field, string> = { visitorName: '', visitorPhone: '', hostUserId: '', notes: '' };
-
-/** Names get a capital at the start of each word, as a guard would write them. */
-function addCharacter(text: string, character: string, field: Field): string {
-  if (field === 'visitorPhone') return /[0-9+ -]/.test(character) ? text + character : text;
-  const startsWord = text.length === 0 || text.endsWith(' ');
-  return text + (startsWord ? character.toUpperCase() : character.toLowerCase());
-}
 
 interface WalkInScreenProps {
   onDone(result: WalkInResult, name: string): void;

@@ -6,6 +6,35 @@ export interface CutText {
 }
 
 /**
+ * Every visible button, input and the camera's picture that is not wholly on the screen, or is
+ * squashed below a usable size (a button narrower than its own text, an input under 120 px).
+ */
+export function findOffScreen(page: Page): Promise<CutText[]> {
+  return page.evaluate(() => {
+    const win = globalThis as any;
+    const problems: { text: string; reason: string }[] = [];
+    const slack = 1;
+    for (const element of Array.from(win.document.querySelectorAll('button, input, .camera-frame')) as any[]) {
+      const style = win.getComputedStyle(element);
+      if (style.visibility === 'hidden' || style.display === 'none') continue;
+      const rect = element.getBoundingClientRect();
+      if (rect.width === 0 && rect.height === 0) continue;
+      const name = (element.textContent || element.name || element.placeholder || element.className || element.tagName).trim().slice(0, 40);
+      let scroller = false;
+      for (let parent = element.parentElement; parent; parent = parent.parentElement) {
+        if (/(auto|scroll)/.test(win.getComputedStyle(parent).overflowY)) scroller = true;
+      }
+      if (!scroller && (rect.left < -slack || rect.top < -slack || rect.right > win.innerWidth + slack || rect.bottom > win.innerHeight + slack)) {
+        problems.push({ text: name, reason: `off the screen (${Math.round(rect.left)},${Math.round(rect.top)} ${Math.round(rect.width)}x${Math.round(rect.height)})` });
+      }
+      if (element.tagName === 'INPUT' && rect.width < 120) problems.push({ text: name, reason: `squashed to ${Math.round(rect.width)} px` });
+      if (element.tagName === 'BUTTON' && element.scrollWidth > element.clientWidth + slack) problems.push({ text: name, reason: 'button narrower than its text' });
+    }
+    return problems;
+  });
+}
+
+/**
  * Every visible piece of text that is wider than its box, or sticks out of the viewport or out
  * of an ancestor that clips it (scrolling lists excepted: their rows can be scrolled to), and
  * every input whose placeholder does not fit. Runs in the page; this project's Node typecheck
@@ -32,7 +61,8 @@ export function findCutText(page: Page): Promise<CutText[]> {
       if (style.visibility === 'hidden' || style.display === 'none') continue;
       const rect = element.getBoundingClientRect();
       if (rect.width === 0 || rect.height === 0) continue;
-      if (element.scrollWidth > element.clientWidth + slack && !/(auto|scroll)/.test(style.overflowX)) {
+      // A password field's dots scroll like any input's: the key is not for reading.
+      if (element.type !== 'password' && element.scrollWidth > element.clientWidth + slack && !/(auto|scroll)/.test(style.overflowX)) {
         problems.push({ text, reason: `wider than its box (${element.scrollWidth} > ${element.clientWidth})` });
         continue;
       }

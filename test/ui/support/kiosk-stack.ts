@@ -57,8 +57,12 @@ export interface KioskStackOptions {
   environment?: 'live' | 'sandbox';
   /** Run the dispatch sweep and the simulated sandbox responders (panic tests). */
   runDispatch?: boolean;
+  /** SANDBOX_SPEED of the server (default 60): how much faster than life the simulated responders answer. */
+  sandboxSpeed?: number;
   /** The kiosk reaches the server through a link the test can cut (`stack.link`). */
   throughLink?: boolean;
+  /** More KIOSK_* settings for the host (e.g. KIOSK_ALARM_PHONES). */
+  env?: Record<string, string>;
 }
 
 export interface KioskStack {
@@ -93,7 +97,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   process.env.TMPDIR = tmp;
   const database: TestDatabase = await createTestDatabase('sqlite');
   const serverPort = await freePort();
-  const config = { PORT: String(serverPort), SANDBOX_SPEED: '60' };
+  const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60) };
   const clock = new WallClock();
   const serverOptions = { database, clock, config, runDispatch: options.runDispatch ?? false };
   let server = await startTestServer(serverOptions);
@@ -115,7 +119,8 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
     KIOSK_PORT: String(kioskPort),
     KIOSK_DATA_DIR: dataDir,
   };
-  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION']) delete env[name];
+  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES']) delete env[name];
+  Object.assign(env, options.env ?? {});
   if (options.configured !== false) {
     Object.assign(env, {
       KIOSK_SERVER_URL: kioskServerUrl,

@@ -7,6 +7,9 @@ import { KIOSK_CALL_PATH } from '../../../shared/kiosk/client.ts';
 
 export const SMALL = { width: 1024, height: 600 };
 export const LARGE = { width: 1920, height: 1080 };
+export const LAPTOP = { width: 1280, height: 800 };
+/** An 800x1280 tablet held upright. */
+export const PORTRAIT = { width: 800, height: 1280 };
 
 /** Opens the kiosk and, on a kiosk that is set up, starts a shift for the guard. */
 export async function openKiosk(browser: Browser | BrowserContext, url: string, viewport = SMALL, guardName = 'Sani Abubakar'): Promise<Page> {
@@ -27,18 +30,23 @@ export async function openKiosk(browser: Browser | BrowserContext, url: string, 
 }
 
 /**
- * What a USB scanner does: the text as real keystrokes a few milliseconds apart, then Enter.
- * The key events go down the DevTools protocol all at once rather than one round trip each (as
- * `keyboard.type` does), so a busy test machine cannot space them out like a person's typing.
+ * What a USB scanner does: the text as real keystrokes 4 ms apart, then Enter. Each key carries
+ * the moment it happened, as a device's key events do, and they go down the DevTools protocol
+ * all at once rather than one round trip each (as `keyboard.type` does): a busy test machine
+ * may deliver them late or in clumps, as a busy kiosk would, but cannot space them out like a
+ * person's typing.
  */
 export async function wedgeScan(page: Page, text: string): Promise<void> {
   const session = await page.context().newCDPSession(page);
   const sent: Promise<unknown>[] = [];
-  for (const character of text) {
-    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: character, text: character, unmodifiedText: character }));
-    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: character }));
-  }
-  const enter = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
+  const start = Date.now() / 1000;
+  const keys = [...text];
+  keys.forEach((character, index) => {
+    const timestamp = start + index * 0.004;
+    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: character, text: character, unmodifiedText: character, timestamp }));
+    sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: character, timestamp: timestamp + 0.001 }));
+  });
+  const enter = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13, timestamp: start + keys.length * 0.004 };
   sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyDown', ...enter, text: '\r', unmodifiedText: '\r' }));
   sent.push(session.send('Input.dispatchKeyEvent', { type: 'keyUp', ...enter }));
   await Promise.all(sent);

@@ -1,0 +1,40 @@
+import type { CoreContext } from './context.ts';
+import type { ServerAnswer } from './server-api.ts';
+
+export const ADMIN_KEY_PROBLEM = 'KIOSK_API_KEY can manage the organization (admin scope): this kiosk refuses it. Give it a gate key with only the gate scopes';
+
+/** Whether the kiosk's key may carry queued operations, and if not, why. */
+export type KeyVerdict = { maySend: true } | { maySend: false; admin: true } | { maySend: false; admin: false; answer: Exclude<ServerAnswer, { kind: 'ok' }> };
+
+/**
+ * An admin key at a gate lets anyone there manage the organization. The setup screen refuses one
+ * before saving it (a 403 from `GET /api-keys` is the proof); a key given by KIOSK_API_KEY is
+ * proven here, once per key and run, before the first operation leaves under it, by the inline
+ * send or the sync, whichever comes first. Until proven (no answer, a key the server refuses)
+ * nothing queued leaves; an SOS does not ask (a life first).
+ */
+export async function checkKeyNotAdmin(ctx: CoreContext, timeoutMs: number): Promise<KeyVerdict> {
+  const apiKey = ctx.settings?.apiKey;
+  if (!ctx.api || apiKey === undefined) return { maySend: false, admin: false, answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
+  if (ctx.settingsSource !== 'environment') return { maySend: true };
+  const known = ctx.keyCheck?.apiKey === apiKey ? ctx.keyCheck : undefined;
+  if (known) return refuseIfAdmin(ctx, known.admin);
+  const answer = await ctx.api.request('GET', '/api-keys?limit=1', { timeoutMs });
+  if (ctx.settings?.apiKey !== apiKey) return { maySend: false, admin: false, answer: { kind: 'unavailable', status: null, message: 'The key changed while it was checked', retryAfterMs: null } };
+  if (answer.kind === 'ok') {
+    ctx.keyCheck = { apiKey, admin: true };
+    ctx.logEvent(ADMIN_KEY_PROBLEM);
+    return refuseIfAdmin(ctx, true);
+  }
+  if (answer.kind === 'blocked' && answer.status === 403) {
+    ctx.keyCheck = { apiKey, admin: false };
+    return { maySend: true };
+  }
+  return { maySend: false, admin: false, answer };
+}
+
+function refuseIfAdmin(ctx: CoreContext, admin: boolean): KeyVerdict {
+  if (!admin) return { maySend: true };
+  ctx.net.problem = ADMIN_KEY_PROBLEM;
+  return { maySend: false, admin: true };
+}

@@ -1,0 +1,122 @@
+import { checkKeyNotAdmin } from './admin-key.ts';
+import { noteContact, type CoreContext } from './context.ts';
+import { applyAnswer, giveUp } from './operations.ts';
+import { noteFailure, operationById, type OutboxRow } from './outbox.ts';
+import { classifyAnswer, type ServerAnswer } from './server-api.ts';
+import { visitById } from './visits.ts';
+
+/**
+ * Operations per `POST /kiosk/replay` (the server takes up to 200). On a SQLite server a batch
+ * holds the writer while it runs, so other gates' writes wait that long: 100 keeps it to a few
+ * hundred milliseconds there while making the drain's round trips and commits a hundredth.
+ */
+export const REPLAY_BATCH = 100;
+
+/** What became of one batch. */
+export type BatchOutcome =
+  /** The server answered each item: settled ones are committed; `stop` is the first item that asks the replay to stop (key refused, try later). */
+  | { kind: 'answered'; sent: number; refused: number; stop: ServerAnswer | null }
+  /** The server will not take this batch (an older server: 404; a malformed operation: 400; a key without access_codes:write: 403): send it one at a time. */
+  | { kind: 'one_at_a_time'; answer: ServerAnswer }
+  /** No answer, or the key or plan refused: nothing changed here; the replay stops. */
+  | { kind: 'failed'; answer: ServerAnswer };
+
+interface Planned {
+  op: OutboxRow;
+  item: Record<string, unknown>;
+}
+
+/**
+ * Sends `ops` (pending, in the order they happened) in one request, and commits every answer in
+ * one local transaction: a kiosk that dies before that commit sends the same batch again, and
+ * the server replays each item's stored answer. A checkout whose visit has no `log_id` yet names
+ * the operation that opens it (`log_of`: its Idempotency-Key), which the server resolves, so a
+ * walk-in and its checkout can go in the same batch.
+ */
+export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<BatchOutcome> {
+  const api = ctx.api;
+  if (!api) return { kind: 'failed', answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
+  const key = await checkKeyNotAdmin(ctx, ctx.timings.requestTimeoutMs);
+  if (!key.maySend) return { kind: 'failed', answer: key.admin ? { kind: 'blocked', status: 403, message: ctx.net.problem ?? 'admin key' } : key.answer };
+
+  let refused = 0;
+  const planned: Planned[] = [];
+  for (const listed of ops) {
+    if (ctx.inFlight.has(listed.op_id)) continue;
+    // The list may be stale: an inline send may have settled this one since it was read.
+    const op = operationById(ctx.db, listed.op_id);
+    if (op?.state !== 'pending') continue;
+    const item = itemFor(ctx, op);
+    if (item === 'waiting') continue;
+    if (item === 'unsendable') {
+      giveUp(ctx, op, 'its check-in never reached the server');
+      refused++;
+      continue;
+    }
+    planned.push({ op, item });
+  }
+  if (planned.length === 0) return { kind: 'answered', sent: 0, refused, stop: null };
+
+  for (const { op } of planned) ctx.inFlight.add(op.op_id);
+  try {
+    const answer = await api.request<{ results?: Array<{ status: number; replayed: boolean; body: unknown }> }>('POST', '/kiosk/replay', {
+      body: JSON.stringify({ ops: planned.map((entry) => entry.item) }),
+      timeoutMs: ctx.timings.requestTimeoutMs,
+    });
+    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    if (answer.kind === 'refused' || (answer.kind === 'blocked' && answer.status === 403)) return { kind: 'one_at_a_time', answer };
+    if (answer.kind !== 'ok') {
+      ctx.db.transaction(() => planned.forEach(({ op }) => noteFailure(ctx.db, op.op_id, answer.message)))();
+      return { kind: 'failed', answer };
+    }
+    const results = answer.body?.results;
+    if (!Array.isArray(results) || results.length !== planned.length) {
+      return { kind: 'failed', answer: { kind: 'unavailable', status: answer.status, message: 'The server answered the replay without a result for each operation', retryAfterMs: null } };
+    }
+    ctx.net.problem = null;
+    let sent = 0;
+    let stop: ServerAnswer | null = null;
+    ctx.db.transaction(() => {
+      results.forEach((result, index) => {
+        const { op } = planned[index]!;
+        // 424: the check-in it names has not been answered yet; it goes in a later batch.
+        if (result.status === 424) return;
+        const item = classifyAnswer(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        if (item.kind === 'ok' || item.kind === 'refused') {
+          applyAnswer(ctx, op, item);
+          if (item.kind === 'ok') sent++;
+          else refused++;
+          return;
+        }
+        noteFailure(ctx.db, op.op_id, item.message);
+        stop ??= item;
+      });
+    })();
+    return { kind: 'answered', sent, refused, stop };
+  } finally {
+    for (const { op } of planned) ctx.inFlight.delete(op.op_id);
+  }
+}
+
+/** The batch item for an operation, as its single request would carry it. */
+function itemFor(ctx: CoreContext, op: OutboxRow): Record<string, unknown> | 'waiting' | 'unsendable' {
+  const body: unknown = JSON.parse(op.body);
+  if (op.kind === 'validate') return { operation: 'validate', idempotency_key: op.idempotency_key, body };
+  if (op.kind === 'walk_in') return { operation: 'walk_in', idempotency_key: op.idempotency_key, body };
+  const target = checkoutTarget(ctx, op);
+  if (typeof target === 'string') return target;
+  return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body };
+}
+
+function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
+  const fromPath = op.path ? /^\/access-logs\/([^/]+)\/checkout$/.exec(op.path) : null;
+  if (fromPath) return { log_id: decodeURIComponent(fromPath[1]!) };
+  const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
+  if (visit?.log_id) return { log_id: visit.log_id };
+  const opener = ctx.db
+    .prepare(`SELECT idempotency_key FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ? AND kind IN ('walk_in', 'validate') ORDER BY seq DESC LIMIT 1`)
+    .get(op.visit_id, op.op_id) as { idempotency_key: string } | undefined;
+  if (opener) return { log_of: opener.idempotency_key };
+  const others = ctx.db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ?`).get(op.visit_id, op.op_id) as { n: number };
+  return others.n > 0 ? 'waiting' : 'unsendable';
+}
