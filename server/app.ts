@@ -1,13 +1,15 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { accessCodeRoutes } from './access-codes/routes.ts';
 import { accessLogRoutes } from './access-logs/routes.ts';
 import { createGuard } from './auth/authenticate.ts';
+import { uncachedKeys, type KeyCache } from './auth/key-cache.ts';
 import { apiKeyRoutes } from './auth/routes.ts';
 import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
 import { docsRoutes } from './docs/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
@@ -16,9 +18,13 @@ import type { RouteDeps } from './http/route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
 import { incidentRoutes } from './incidents/routes.ts';
+import { kioskReplayRoutes } from './kiosk-replay/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
-import type { RateLimitStore } from './rate-limit/store.ts';
+import { responderAppRoutes } from './responders/app-files.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
+import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { threatRoutes } from './threat/routes.ts';
@@ -30,11 +36,15 @@ export interface AppDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  rateLimitStore: RateLimitStore;
+  rateLimitStore: ResilientRateLimitStore;
+  /** Request counts and latency by route; absent, nothing is measured. */
+  metrics?: Metrics;
   dispatcher?: Dispatcher;
   secretBox: SecretBox;
   /** The threat index the threat intelligence routes answer from. */
   threat: ThreatEngine;
+  /** API keys by secret hash, never served after a revoke (server/auth/key-cache.ts); none: every request reads the key. */
+  keyCache?: KeyCache;
   /** Called after every request that may have written events, so deliveries start at once. */
   onChange?: () => void;
 }
@@ -50,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
 
   app.use(requestLog(deps.logger));
+  if (deps.metrics) app.use(deps.metrics.http);
   app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
   app.use(inputGuard);
   const onChange = deps.onChange;
@@ -60,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
     });
   }
 
+  const engine = isPostgresUrl(deps.config.DATABASE_URL) ? 'postgres' : 'sqlite';
   const limiter = createRateLimiter(deps.rateLimitStore, deps.clock);
   const routeDeps: RouteDeps = {
     config: deps.config,
@@ -69,8 +81,10 @@ export function createApp(deps: AppDeps): Express {
     dispatcher: deps.dispatcher ?? noDispatcher,
     rateLimitStore: deps.rateLimitStore,
     secretBox: deps.secretBox,
-    guard: createGuard({ db: deps.db, clock: deps.clock, limiter }),
-    idempotent: idempotency(deps),
+    guard: createGuard({ db: deps.db, clock: deps.clock, limiter, keys: deps.keyCache }),
+    idempotent: idempotency({ ...deps, engine }),
+    engine,
+    keyCache: deps.keyCache ?? uncachedKeys,
   };
 
   const api = express.Router();
@@ -80,14 +94,18 @@ export function createApp(deps: AppDeps): Express {
   api.use(apiKeyRoutes(routeDeps));
   api.use(accessCodeRoutes(routeDeps));
   api.use(accessLogRoutes(routeDeps));
+  api.use(kioskReplayRoutes(routeDeps));
   api.use(organizationRoutes(routeDeps));
   api.use(webhookRoutes(routeDeps));
+  api.use(eventRoutes(routeDeps));
   api.use(threatRoutes({ ...routeDeps, threat: deps.threat }));
 
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
-  app.use(`${API_BASE}/api/v1`, api);
-  app.use(API_BASE, api);
-  app.use(RESPONDER_API_BASE, responderRoutes(deps));
+  const mounted: RequestHandler = deps.metrics?.mounted ?? ((_req, _res, next) => next());
+  app.use(`${API_BASE}/api/v1`, mounted, api);
+  app.use(API_BASE, mounted, api);
+  app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
+  app.use('/responder', responderAppRoutes());
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));
   return app;

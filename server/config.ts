@@ -17,8 +17,17 @@ export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   /** Interface to bind; 127.0.0.1 keeps a fresh install off the network. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** The address phones reach this server at, for the responder app's sign-in links (`tsaro responder add`). Default `http://HOST:PORT`. */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// address' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** `postgres://...` for PostgreSQL (several hosts), otherwise a SQLite file (`./data/tsaro.db`, `sqlite:PATH`, `:memory:`). */
   DATABASE_URL: z.string().min(1).default('./data/tsaro.db'),
+  /** PostgreSQL: seconds to wait for a connection (and at start, for the first answer) before giving up with a 503 (or refusing to start). */
+  DATABASE_CONNECT_TIMEOUT_S: z.coerce.number().min(0.5).max(300).default(10),
+  /** PostgreSQL: seconds a statement may run before the server cancels it (the request gets a 503). */
+  DATABASE_STATEMENT_TIMEOUT_S: z.coerce.number().min(0.5).max(3600).default(30),
   /** `redis://...`: rate limits shared by every host. Unset: limits are kept in this process. */
   REDIS_URL: z
     .string()
@@ -42,15 +51,32 @@ export const ConfigSchema = z.object({
   SWEEP_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(15),
   /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
-  /** Key that seals webhook signing secrets at rest: 64 hex characters or base64 of 32 bytes. Unset: one generated and kept in the database. */
+  /**
+   * Divides the webhook retry schedule (at once, 30 s, 5 min, then hourly until 72 h): 3600 makes
+   * an hour of schedule pass in a second. For tests and fault drills; leave it at 1 in production.
+   */
+  WEBHOOK_RETRY_SCALE: z.coerce.number().min(1).max(1_000_000).default(1),
+  /**
+   * Sandbox webhook endpoints may be on loopback or private addresses (this host's own services,
+   * the operator's network). Off by default: a shared deployment must not let a partner reach its
+   * Redis or PostgreSQL. Development and tests turn it on. Live endpoints are never allowed there.
+   */
+  WEBHOOK_ALLOW_PRIVATE: flag(false),
+  /** Key that seals webhook signing secrets and pass-signing private keys at rest: 64 hex characters or base64 of 32 bytes. Unset: one generated and kept in the database. */
   SECRETS_KEY: z.string().min(32).optional(),
   /** Load the shipped UCDP GED extract into an empty threat event store at start. */
   THREAT_SEED: flag(true),
   /** Largest request body accepted, in kilobytes; larger is 413. */
   BODY_LIMIT_KB: z.coerce.number().int().min(1).max(10_240).default(256),
+  /** Milliseconds a Redis command may take before this host keeps rate limits in its own memory (and probes Redis every second until it answers). */
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(200),
+  /** Port of the Prometheus `GET /metrics` listener. Unset: no metrics listener. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** Interface the metrics listener binds; 127.0.0.1 keeps it off the network unless the operator opens it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
-export type Config = z.infer<typeof ConfigSchema> & { DEMO: boolean; THREAT_SEED: boolean };
+export type Config = z.infer<typeof ConfigSchema> & { DEMO: boolean; THREAT_SEED: boolean; PUBLIC_URL: string; WEBHOOK_ALLOW_PRIVATE: boolean };
 
 export class ConfigError extends Error {}
 
@@ -64,7 +90,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
-  return { ...config, DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL), THREAT_SEED: config.THREAT_SEED ?? true };
+  return {
+    ...config,
+    DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL),
+    THREAT_SEED: config.THREAT_SEED ?? true,
+    PUBLIC_URL: config.PUBLIC_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
+    WEBHOOK_ALLOW_PRIVATE: config.WEBHOOK_ALLOW_PRIVATE ?? false,
+  };
 }
 
 export function isPostgresUrl(url: string): boolean {

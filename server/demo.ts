@@ -1,7 +1,6 @@
 import type { Clock } from './clock.ts';
 import type { Db } from './db/schema.ts';
-import { createOrganization, type CreatedOrganization } from './organizations/service.ts';
-import { countOrganizations } from './organizations/store.ts';
+import { countOrganizations, createOrganization, type CreatedOrganization } from './organizations/service.ts';
 
 /** On an empty database, a demo organization to try the API with; its keys are shown once. */
 export async function ensureDemoOrganization(db: Db, clock: Clock): Promise<CreatedOrganization | undefined> {

@@ -1,14 +1,21 @@
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
+import { createPostgresKeyCache, createSqliteKeyCache, type KeyCache, type PostgresKeyCache } from './auth/key-cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
+import { checkReachable, migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
+import { serverMigrations } from './db/migrations/index.ts';
 import { ensureDemoOrganization, demoBanner } from './demo.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
+import { answerClientError } from './http/client-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
+import { createResilientRateLimitStore, localOnly } from './rate-limit/fallback-store.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
@@ -19,9 +26,15 @@ import { loadShippedThreatData } from './threat/shipped-data.ts';
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
   baseUrl: string;
+  /** The app being served (a test walks its router to check every route is documented). */
+  app: Express;
   port: number;
   database: OpenedDatabase;
   logger: Logger;
+  /** `http://METRICS_HOST:PORT/metrics` when METRICS_PORT is set. */
+  metricsUrl?: string;
+  /** The API-key cache (tests look at the PostgreSQL listener's state). */
+  keyCache: KeyCache | PostgresKeyCache;
   /** Runs the time-driven sweeps now (tests call it after moving the clock). */
   runSweeps(): Promise<SweepReport>;
   /** Sends every due webhook delivery now; answers how many were attempted. */
@@ -47,27 +60,40 @@ export interface StartOptions {
   print?: (text: string) => void;
 }
 
+/** While Redis does not answer, each host asks it again this often. */
+const REDIS_PROBE_INTERVAL_MS = 1000;
+
 /** config → database → migrations → app → listen. `stop()` closes everything, in reverse. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const metrics = createMetrics();
   const database = openDatabase(config.DATABASE_URL, {
-    onConnectionError: (err) => logger.warn({ err }, 'database connection lost; it will be replaced'),
+    connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
+    statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,
+    onConnectionError: (err) => {
+      metrics.onPoolError(err);
+      logger.warn({ err }, 'database connection lost; it will be replaced');
+    },
+    log: metrics.onQuery,
   });
   try {
-    await migrateToLatest(database.db);
+    await checkReachable(database, config.DATABASE_CONNECT_TIMEOUT_S);
+    await migrateToLatest(database.db, serverMigrations({ secretsKey: config.SECRETS_KEY }));
   } catch (err) {
     await database.close();
     throw err;
   }
   if (config.THREAT_SEED) {
-    const seeded = await loadShippedThreatData(database.db, clock);
-    if (seeded) logger.info({ imported: seeded.imported }, 'loaded the shipped UCDP GED extract into the threat event store');
+    for (const load of await loadShippedThreatData(database.db, clock)) {
+      logger.info(load, 'loaded a shipped UCDP file (new or newer version) into the threat event store');
+    }
   }
   const threat = await createThreatEngine(database.db, logger);
   const secrets = await loadSecretsKey(database.db, clock, config.SECRETS_KEY);
-  if (secrets.source === 'database' && database.engine === 'postgres') {
-    logger.warn('SECRETS_KEY is not set: webhook secrets are sealed with a key kept in the same database');
+  // On either engine: a copy of the database (a SQLite file is one) would carry the key with it.
+  if (secrets.source === 'database') {
+    logger.warn('SECRETS_KEY is not set: webhook secrets and pass-signing keys are sealed with a key kept in the same database');
   }
   const secretBox = createSecretBox(secrets.key);
   const webhooks = createWebhookWorker({
@@ -77,6 +103,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     secretBox,
     timeoutMs: config.WEBHOOK_TIMEOUT_S * 1000,
+    retryScale: config.WEBHOOK_RETRY_SCALE,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
   });
   const dispatchDeps = {
     db: database.db,
@@ -91,13 +119,32 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
   const dispatcher =
     options.dispatcher ?? createDispatchEngine(dispatchDeps, { timers: options.simulationTimers ?? options.runDispatch !== false });
-  const rateLimitStore = config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
+  const rateLimitStore = config.REDIS_URL
+    ? createResilientRateLimitStore(
+        createRedisRateLimitStore(config.REDIS_URL, { commandTimeoutMs: config.REDIS_TIMEOUT_MS }),
+        createMemoryRateLimitStore(),
+        { logger, probeIntervalMs: REDIS_PROBE_INTERVAL_MS },
+      )
+    : localOnly(createMemoryRateLimitStore());
+  metrics.watch({
+    db: database.db,
+    clock,
+    poolCounts: database.poolCounts,
+    rateLimitMode: rateLimitStore.mode,
+    onRateLimitSwitch: rateLimitStore.onSwitch,
+  });
+  const keyCache =
+    database.engine === 'postgres'
+      ? createPostgresKeyCache({ url: config.DATABASE_URL, logger, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_S * 1000 })
+      : createSqliteKeyCache(database.db);
   const app = createApp({
     config,
+    keyCache,
     db: database.db,
     clock,
     logger,
     rateLimitStore,
+    metrics,
     dispatcher,
     secretBox,
     threat,
@@ -105,6 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
 
   const server = app.listen(config.PORT, config.HOST);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -112,7 +160,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const baseUrl = `http://${host}:${port}/v1/external`;
-  logger.info({ baseUrl, database: database.describe, rateLimits: config.REDIS_URL ? 'redis' : 'memory' }, 'listening');
+  let metricsListener: MetricsListener | undefined;
+  if (config.METRICS_PORT !== undefined) {
+    try {
+      metricsListener = await startMetricsListener(metrics.registry, config.METRICS_HOST, config.METRICS_PORT, logger);
+    } catch (err) {
+      server.close();
+      await rateLimitStore.close();
+      await database.close();
+      throw err;
+    }
+  }
+  logger.info(
+    { baseUrl, database: database.describe, rateLimits: config.REDIS_URL ? 'redis' : 'memory', metrics: metricsListener?.url },
+    'listening',
+  );
 
   if (config.DEMO) {
     const demo = await ensureDemoOrganization(database.db, clock);
@@ -143,9 +205,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   return {
     baseUrl,
+    app,
     port,
     database,
     logger,
+    metricsUrl: metricsListener?.url,
+    keyCache,
     runSweeps: () => runSweeps(database.db, clock),
     deliverWebhooks: () => webhooks.runOnce(),
     advanceDispatch: () => advanceDispatch(dispatchDeps),
@@ -158,6 +223,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       force.unref();
       await closed;
       clearTimeout(force);
+      await metricsListener?.close();
       await stopSweeps();
       dispatcher.stop?.();
       clearInterval(dispatchTimer);
@@ -165,6 +231,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await dispatchBusy;
       await webhooks.stop();
       await rateLimitStore.close();
+      await keyCache.close();
       await database.close();
     },
   };

@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import { expireDueAccessCodes } from './access-codes/service.ts';
 import { autoCheckOutOverdueVisitors, eraseExpiredVisitorData } from './access-logs/policies.ts';
 import type { Clock } from './clock.ts';
+import { repeatable } from './db/retry.ts';
 import type { Db } from './db/schema.ts';
-import { IDEMPOTENCY_RETENTION_MS } from './idempotency/middleware.ts';
-import { purgeIdempotencyRecords } from './idempotency/store.ts';
+import { purgeExpiredIdempotencyRecords } from './idempotency/middleware.ts';
 
 export interface SweepReport {
   expiredCodes: number;
@@ -21,11 +21,11 @@ export interface SweepReport {
  * while the server was down is done by the next one.
  */
 export async function runSweeps(db: Db, clock: Clock): Promise<SweepReport> {
-  const expiredCodes = await expireDueAccessCodes(db, clock);
-  const autoCheckedOut = await autoCheckOutOverdueVisitors(db, clock);
-  const erased = await eraseExpiredVisitorData(db, clock);
-  const before = new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
-  const purgedIdempotencyRecords = await purgeIdempotencyRecords(db, before);
+  // Each step is safe to repeat, so a dropped connection is retried on a fresh one at once.
+  const expiredCodes = await repeatable(() => expireDueAccessCodes(db, clock));
+  const autoCheckedOut = await repeatable(() => autoCheckOutOverdueVisitors(db, clock));
+  const erased = await repeatable(() => eraseExpiredVisitorData(db, clock));
+  const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, clock));
   return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords };
 }
 

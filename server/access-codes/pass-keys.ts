@@ -3,7 +3,18 @@ import { assemblePass, base32Encode, parsePass, passSigningText, type PassClaims
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import { findPassKey, insertPassKey } from './store.ts';
 import { randomBytes } from 'node:crypto';
+
+/**
+ * What makes and uses a signing key. The private key is sealed with the secrets box (SECRETS_KEY)
+ * before it is stored, as webhook secrets are: a database dump alone cannot sign a pass.
+ */
+export interface PassKeyDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+}
 
 /** Raw 32-byte Ed25519 public keys are the DER SPKI minus this fixed 12-byte prefix. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -12,17 +23,8 @@ export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
 }
 
-async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKeyRow | undefined> {
-  return db
-    .selectFrom('pass_keys')
-    .selectAll()
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
-    .executeTakeFirst();
-}
-
 /** The tenant's signing key, made on first use (one per organization and environment). */
-export async function passKeyOf(db: Executor, clock: Clock, tenant: Tenant): Promise<PassKeyRow> {
+export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant): Promise<PassKeyRow> {
   const existing = await findPassKey(db, tenant);
   if (existing) return existing;
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -32,11 +34,11 @@ export async function passKeyOf(db: Executor, clock: Clock, tenant: Tenant): Pro
     organization_id: tenant.organizationId,
     environment: tenant.environment,
     public_key: raw.toString('base64url'),
-    private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-    created_at: clock.now().toISOString(),
+    private_key: deps.secretBox.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
+    created_at: deps.clock.now().toISOString(),
   };
   try {
-    await db.insertInto('pass_keys').values(row).execute();
+    await insertPassKey(db, row);
     return row;
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -49,9 +51,10 @@ export async function publicPassKeys(db: Executor, tenant: Tenant): Promise<Pass
   return row ? [row] : [];
 }
 
-export function signPass(key: PassKeyRow, claims: PassClaims): string {
+export function signPass(secretBox: SecretBox, key: PassKeyRow, claims: PassClaims): string {
   const text = passSigningText(key.kid, claims);
-  const privateKey = createPrivateKey({ key: Buffer.from(key.private_key, 'base64'), format: 'der', type: 'pkcs8' });
+  const der = Buffer.from(secretBox.open(key.private_key), 'base64');
+  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   return assemblePass(text, sign(null, Buffer.from(text), privateKey));
 }
 

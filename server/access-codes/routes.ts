@@ -1,22 +1,27 @@
-import { Router } from 'express';
 import QRCode from 'qrcode';
 import {
+  AccessCodeEnvelope,
+  AccessCodePage,
+  AccessCodeStats,
+  BulkAccessCodes,
   BulkCreateAccessCodesRequest,
+  CodeFeed,
   CodeFeedQuery,
   CodeIdParams,
   CreateAccessCodeRequest,
   ListAccessCodesQuery,
+  PassKeys,
   QrQuery,
   RevokeAccessCodeRequest,
   StatsQuery,
   ValidateAccessCodeRequest,
+  ValidationResult,
 } from '../../shared/schemas/access.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { ApiError } from '../http/errors.ts';
-import { parseInput } from '../http/parse.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
-import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import {
   accessCodeFeed,
   accessCodeStats,
@@ -26,85 +31,190 @@ import {
   listAccessCodes,
   passKeysOf,
   revokeAccessCode,
-  validateAccessCode,
+  validateAccessCodeGuarded,
 } from './service.ts';
 
-/** Four characters are guessable: more than this many unknown codes a minute from one key is a 429. */
-export const UNKNOWN_CODES_PER_MINUTE = 30;
+const route = routeFor<RouteDeps>();
+const tags = ['Access codes'];
+const issuer = (req: Parameters<typeof tenantOf>[0], deps: RouteDeps) => ({
+  clock: deps.clock,
+  secretBox: deps.secretBox,
+  codePrefix: authOf(req).organization.code_prefix,
+});
 
-export function accessCodeRoutes(deps: RouteDeps): Router {
-  const router = Router();
-  const issuer = (req: Parameters<typeof tenantOf>[0]) => ({ clock: deps.clock, codePrefix: authOf(req).organization.code_prefix });
+export const accessCodeRouteList = [
+  route({
+    method: 'post',
+    path: '/access-codes',
+    access: 'access_codes:write',
+    idempotent: true,
+    body: CreateAccessCodeRequest,
+    operationId: 'createAccessCode',
+    tags,
+    summary: 'Generate an access code',
+    description: '`<PREFIX>-XXXX` from `ABCDEFGHJKLMNPQRSTUVWXYZ23456789`, unique among live codes. `qr_payload` is the signed pass.',
+    responses: { ...ok(201, 'Created', AccessCodeEnvelope), ...errors() },
+    async handler({ body }, req, res, deps) {
+      const access_code = await createAccessCode(requestDb(req, deps.db), issuer(req, deps), tenantOf(req), body);
+      res.status(201).json({ access_code });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/access-codes/bulk',
+    access: 'access_codes:write',
+    idempotent: true,
+    body: BulkCreateAccessCodesRequest,
+    operationId: 'createAccessCodesInBulk',
+    tags,
+    summary: 'Generate up to 50 codes at once',
+    description: 'All or nothing: one bad visitor is a 400 naming `visitors[i].field` and no code is made.',
+    responses: { ...ok(201, 'Created', BulkAccessCodes), ...errors() },
+    async handler({ body }, req, res, deps) {
+      const access_codes = await createAccessCodesInBulk(requestDb(req, deps.db), issuer(req, deps), tenantOf(req), body);
+      res.status(201).json({ access_codes, count: access_codes.length });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/access-codes/validate',
+    access: 'access_codes:validate',
+    idempotent: true,
+    body: ValidateAccessCodeRequest,
+    operationId: 'validateAccessCode',
+    tags,
+    summary: 'Validate (consume) a code or signed pass, and check the visitor in',
+    description: [
+      'An invalid code is not an error: 200 with `valid: false` and a reason, checked in this order:',
+      '`Code not found`, `Code has been revoked`, `Maximum uses reached`, `Code not yet active`, `Code has expired`.',
+      'A valid code consumes one use atomically (N concurrent validations of a code with M uses admit min(N, M)) and creates an access log (`log_id`).',
+      '`scanned_at` replays an offline scan: validity is judged then. More than 30 `Code not found` answers a minute for one key: 429 for typed codes (four characters are guessable). A pass whose signature verifies is never refused by this guard, nor counted by it; a pass whose signature does not verify is treated as a typed code.',
+    ].join(' '),
+    responses: { ...ok(200, 'The decision', ValidationResult), ...errors() },
+    async handler({ body }, req, res, deps) {
+      const guard = { clock: deps.clock, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
+      res.json(await validateAccessCodeGuarded(requestDb(req, deps.db), guard, tenantOf(req), body));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes/stats',
+    access: 'access_codes:read',
+    query: StatsQuery,
+    operationId: 'accessCodeStats',
+    tags,
+    summary: 'Counts of codes created in a window',
+    description: '`total_used` counts codes used at least once.',
+    responses: { ...ok(200, 'Counts', AccessCodeStats), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await accessCodeStats(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes/changes',
+    access: 'access_codes:validate',
+    query: CodeFeedQuery,
+    operationId: 'accessCodeChanges',
+    tags: ['Gate kiosk'],
+    summary: 'Incremental feed of code changes since a cursor (kiosk cache)',
+    description: [
+      'Every code created, used, revoked, expired or erased since `cursor`, in its current state, in commit order.',
+      'Start with `cursor=0`; keep `next_cursor`; repeat while `has_more`. A change committed late is never skipped: change numbers are handed out in commit order per organization and environment.',
+    ].join(' '),
+    responses: { ...ok(200, 'Changes', CodeFeed), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await accessCodeFeed(deps.db, tenantOf(req), query.cursor, query.limit));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes/pass-keys',
+    access: 'access_codes:validate',
+    operationId: 'passKeys',
+    tags: ['Gate kiosk'],
+    summary: 'Public Ed25519 keys that verify signed passes offline',
+    description: [
+      'A pass is `TS1.<KID>.<CODE>.<ULID>.<VALID_FROM_MS>.<VALID_UNTIL_MS>.<MAX_USES>.<SIGNATURE>`;',
+      'the signature (Crockford base32 of 64 bytes) is Ed25519 over everything before its last dot, with the key whose `kid` the pass names.',
+      'Case does not matter. The code id is `code_` + ULID.',
+      'The key exists from the first call, before any code is issued, so a kiosk set up on a new organization can verify its first passes.',
+    ].join(' '),
+    responses: { ...ok(200, 'Keys', PassKeys), ...errors() },
+    async handler(_input, req, res, deps) {
+      res.json(await passKeysOf(deps.db, deps, tenantOf(req)));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes',
+    access: 'access_codes:read',
+    query: ListAccessCodesQuery,
+    operationId: 'listAccessCodes',
+    tags,
+    summary: 'List access codes, newest first',
+    description: '`from_date`/`to_date` filter on `created_at`.',
+    responses: { ...ok(200, 'One page', AccessCodePage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listAccessCodes(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes/:codeId',
+    access: 'access_codes:read',
+    params: CodeIdParams,
+    operationId: 'getAccessCode',
+    tags,
+    summary: 'Get an access code',
+    responses: { ...ok(200, 'The code', AccessCodeEnvelope), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      res.json({ access_code: await getAccessCode(deps.db, tenantOf(req), params.codeId) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-codes/:codeId/qr',
+    access: 'access_codes:read',
+    params: CodeIdParams,
+    query: QrQuery,
+    operationId: 'accessCodeQr',
+    tags,
+    summary: "QR image of the code's signed pass",
+    description: 'SVG by default, PNG with `?format=png`. Send it to the visitor.',
+    responses: {
+      200: {
+        description: 'The image',
+        content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', format: 'binary' } } },
+      },
+      ...errors(404),
+    },
+    async handler({ params, query }, req, res, deps) {
+      const code = await getAccessCode(deps.db, tenantOf(req), params.codeId);
+      res.set('Cache-Control', 'private, no-store');
+      if (query.format === 'png') {
+        res.type('image/png').send(await QRCode.toBuffer(code.qr_payload, { errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
+      } else {
+        res.type('image/svg+xml').send(await QRCode.toString(code.qr_payload, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }));
+      }
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/access-codes/:codeId',
+    access: 'access_codes:write',
+    idempotent: true,
+    params: CodeIdParams,
+    body: RevokeAccessCodeRequest,
+    operationId: 'revokeAccessCode',
+    tags,
+    summary: 'Revoke an access code',
+    description: 'Validation afterwards answers `Code has been revoked`. A code that is not active: 409 naming its status.',
+    responses: { ...ok(200, 'Revoked', AccessCodeEnvelope), ...errors(404, 409) },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ access_code: await revokeAccessCode(requestDb(req, deps.db), deps.clock, tenantOf(req), params.codeId, body.reason) });
+    },
+  }),
+];
 
-  router.post('/access-codes', deps.guard('access_codes:write'), deps.idempotent, async (req, res) => {
-    const body = parseInput(CreateAccessCodeRequest, req.body, 'body');
-    const access_code = await createAccessCode(requestDb(req, deps.db), issuer(req), tenantOf(req), body);
-    res.status(201).json({ access_code });
-  });
-
-  router.post('/access-codes/bulk', deps.guard('access_codes:write'), deps.idempotent, async (req, res) => {
-    const body = parseInput(BulkCreateAccessCodesRequest, req.body, 'body');
-    const access_codes = await createAccessCodesInBulk(requestDb(req, deps.db), issuer(req), tenantOf(req), body);
-    res.status(201).json({ access_codes, count: access_codes.length });
-  });
-
-  router.post('/access-codes/validate', deps.guard('access_codes:validate'), deps.idempotent, async (req, res) => {
-    const body = parseInput(ValidateAccessCodeRequest, req.body, 'body');
-    const bucket = `unknown-code:${authOf(req).keyId}`;
-    const window = { nowMs: deps.clock.now().getTime(), windowMs: 60_000 };
-    const seen = await deps.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, window.nowMs, window.windowMs, false);
-    if (!seen.allowed) {
-      const retryAfter = retryAfterSeconds(seen.resetAt ?? window.nowMs, window.nowMs);
-      throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
-    }
-    const result = await validateAccessCode(requestDb(req, deps.db), deps.clock, tenantOf(req), body);
-    if (!result.valid && result.reason === 'Code not found') {
-      await deps.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, window.nowMs, window.windowMs, true);
-    }
-    res.json(result);
-  });
-
-  router.get('/access-codes/stats', deps.guard('access_codes:read'), async (req, res) => {
-    const query = parseInput(StatsQuery, req.query, 'query');
-    res.json(await accessCodeStats(deps.db, tenantOf(req), query));
-  });
-
-  router.get('/access-codes/changes', deps.guard('access_codes:validate'), async (req, res) => {
-    const query = parseInput(CodeFeedQuery, req.query, 'query');
-    res.json(await accessCodeFeed(deps.db, tenantOf(req), query.cursor, query.limit));
-  });
-
-  router.get('/access-codes/pass-keys', deps.guard('access_codes:validate'), async (req, res) => {
-    res.json(await passKeysOf(deps.db, deps.clock, tenantOf(req)));
-  });
-
-  router.get('/access-codes', deps.guard('access_codes:read'), async (req, res) => {
-    const query = parseInput(ListAccessCodesQuery, req.query, 'query');
-    res.json(await listAccessCodes(deps.db, tenantOf(req), query));
-  });
-
-  router.get('/access-codes/:codeId', deps.guard('access_codes:read'), async (req, res) => {
-    const { codeId } = parseInput(CodeIdParams, req.params, 'params');
-    res.json({ access_code: await getAccessCode(deps.db, tenantOf(req), codeId) });
-  });
-
-  router.get('/access-codes/:codeId/qr', deps.guard('access_codes:read'), async (req, res) => {
-    const { codeId } = parseInput(CodeIdParams, req.params, 'params');
-    const { format } = parseInput(QrQuery, req.query, 'query');
-    const code = await getAccessCode(deps.db, tenantOf(req), codeId);
-    res.set('Cache-Control', 'private, no-store');
-    if (format === 'png') {
-      res.type('image/png').send(await QRCode.toBuffer(code.qr_payload, { errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
-    } else {
-      res.type('image/svg+xml').send(await QRCode.toString(code.qr_payload, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }));
-    }
-  });
-
-  router.delete('/access-codes/:codeId', deps.guard('access_codes:write'), deps.idempotent, async (req, res) => {
-    const { codeId } = parseInput(CodeIdParams, req.params, 'params');
-    const { reason } = parseInput(RevokeAccessCodeRequest, req.body, 'body');
-    res.json({ access_code: await revokeAccessCode(requestDb(req, deps.db), deps.clock, tenantOf(req), codeId, reason) });
-  });
-
-  return router;
-}
+export const accessCodeRoutes = (deps: RouteDeps) => routerOf(accessCodeRouteList, deps, deps);

@@ -13,20 +13,25 @@ import { happenedAt } from '../access-logs/replay-window.ts';
 import { recordCheckIn } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent } from '../events/store.ts';
-import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { appendEvent, scrubVisitorDataFromEvents } from '../events/service.ts';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { retryAfterSeconds } from '../rate-limit/limiter.ts';
+import type { RateLimitStore } from '../rate-limit/store.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
-import { passKeyOf, publicPassKeys, signPass, verifyPass } from './pass-keys.ts';
+import { passKeyOf, publicPassKeys, signPass, verifyPass, type PassKeyDeps } from './pass-keys.ts';
 import {
   activeCodesDue,
   changeCodeStatus,
   codeStats,
   codesChangedAfter,
   consumeUse,
+  eraseCodeVisitorData,
   findAccessCode,
   findAccessCodeByCode,
+  finalCodesToErase,
   insertAccessCode,
   listAccessCodeRows,
   nextChangeSeq,
@@ -36,6 +41,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface CodeIssuer {
   clock: Clock;
+  /** Opens the tenant's sealed pass-signing key. */
+  secretBox: SecretBox;
   /** The organization's `code_prefix`: codes read `<PREFIX>-XXXX`. */
   codePrefix: string;
 }
@@ -67,7 +74,7 @@ async function issueCode(
   window: { from: Date; until: Date },
 ): Promise<AccessCode> {
   const seq = await nextChangeSeq(trx, tenant);
-  const key = await passKeyOf(trx, issuer.clock, tenant);
+  const key = await passKeyOf(trx, issuer, tenant);
   const code = await unusedCode(trx, tenant, issuer.codePrefix);
   const now = issuer.clock.now();
   const codeId = newId('code', now);
@@ -87,7 +94,7 @@ async function issueCode(
     valid_until: window.until.toISOString(),
     max_uses: input.max_uses,
     use_count: 0,
-    qr_payload: signPass(key, {
+    qr_payload: signPass(issuer.secretBox, key, {
       code,
       codeId,
       validFrom: window.from.getTime(),
@@ -281,6 +288,50 @@ export async function validateAccessCode(db: Executor, clock: Clock, tenant: Ten
   });
 }
 
+/** Four characters are guessable: more than this many unknown codes a minute from one key is a 429. */
+export const UNKNOWN_CODES_PER_MINUTE = 30;
+
+export interface GuessGuard {
+  clock: Clock;
+  rateLimitStore: RateLimitStore;
+  /** The guard counts per API key. */
+  keyId: string;
+}
+
+/**
+ * validateAccessCode behind the guard that slows the guessing of typed codes: past
+ * UNKNOWN_CODES_PER_MINUTE `Code not found` answers in a sliding minute, a key's typed codes are
+ * a 429. A pass whose signature verifies was issued by us, so it is never refused by the guard
+ * (nor counted when its code is gone). The single route and the kiosk's batch replay both
+ * validate through here, so a batch is no way around it.
+ */
+export async function validateAccessCodeGuarded(db: Executor, guard: GuessGuard, tenant: Tenant, input: Validation): Promise<ValidationResult> {
+  const guessable = !(await isGenuinePass(db, tenant, input.code));
+  const bucket = `unknown-code:${guard.keyId}`;
+  const nowMs = guard.clock.now().getTime();
+  if (guessable) {
+    const seen = await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, false);
+    if (!seen.allowed) {
+      const retryAfter = retryAfterSeconds(seen.resetAt ?? nowMs, nowMs);
+      throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
+    }
+  }
+  const result = await validateAccessCode(db, guard.clock, tenant, input);
+  if (guessable && !result.valid && result.reason === 'Code not found') await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, true);
+  return result;
+}
+
+/**
+ * True when the guard presented a pass whose signature this tenant's key verifies: a forged or
+ * guessed code cannot be, so the unknown-code guard leaves it alone.
+ */
+export async function isGenuinePass(db: Executor, tenant: Tenant, presented: string): Promise<boolean> {
+  const text = presented.trim();
+  if (!looksLikePass(text)) return false;
+  const [key] = await publicPassKeys(db, tenant);
+  return verifyPass(text, key) !== undefined;
+}
+
 /** The code a guard presented: a signed pass (verified against this tenant's key) or a typed code. */
 async function codeNamedBy(db: Executor, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
   const text = presented.trim();
@@ -299,7 +350,7 @@ export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: numbe
   const page = rows.slice(0, limit);
   return {
     codes: page.map(rowToAccessCode),
-    next_cursor: page.length ? Number(page.at(-1)!.change_seq) : cursor,
+    next_cursor: page.length ? page.at(-1)!.change_seq : cursor,
     has_more: rows.length > limit,
   };
 }
@@ -308,8 +359,8 @@ export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: numbe
  * The tenant's public pass keys. The signing key is made here if no code has been issued yet,
  * so a kiosk set up on a new organization can verify its very first passes offline.
  */
-export async function passKeysOf(db: Executor, clock: Clock, tenant: Tenant) {
-  const keys = [await passKeyOf(db, clock, tenant)];
+export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant) {
+  const keys = [await passKeyOf(db, deps, tenant)];
   return {
     keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519' as const, public_key: key.public_key, created_at: key.created_at })),
   };
@@ -334,4 +385,22 @@ export async function expireDueAccessCodes(db: Executor, clock: Clock, batch = 5
     });
   }
   return expired;
+}
+
+/**
+ * Retention for codes: the visitor's name, phone and email on final codes (used, expired,
+ * revoked) of the organization last changed before `cutoff` are erased, in the row and in the
+ * event log's copies. The erasure gets a change number, so it reaches kiosks through the feed.
+ */
+export async function eraseVisitorDataOfFinalCodes(db: Executor, organizationId: string, cutoff: string, at: string, batch: number): Promise<number> {
+  let erased = 0;
+  for (const code of await finalCodesToErase(db, organizationId, cutoff, batch)) {
+    await inTransaction(db, async (trx) => {
+      const seq = await nextChangeSeq(trx, { organizationId, environment: code.environment });
+      await eraseCodeVisitorData(trx, code.code_id, seq, at);
+      await scrubVisitorDataFromEvents(trx, code.code_id);
+    });
+    erased++;
+  }
+  return erased;
 }

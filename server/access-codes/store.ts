@@ -1,11 +1,12 @@
-import type { AccessCodeRow, Executor, Tenant } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { AccessCodeRow, Executor, PassKeyRow, Tenant } from '../db/schema.ts';
+import { tenantParams, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 
 const scoped = (db: Executor, tenant: Tenant) =>
   db
     .selectFrom('access_codes')
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment);
+    .where(whereTenant(tenant));
 
 /**
  * The tenant's next change number. The counter row stays locked until the transaction commits,
@@ -13,34 +14,46 @@ const scoped = (db: Executor, tenant: Tenant) =>
  * a change that committed after one it has seen. Take it first in a transaction that changes codes.
  */
 export async function nextChangeSeq(trx: Executor, tenant: Tenant): Promise<number> {
-  await trx
-    .insertInto('feed_counters')
-    .values({ organization_id: tenant.organizationId, environment: tenant.environment, last_seq: 0 })
-    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doNothing())
-    .execute();
-  const row = await trx
-    .updateTable('feed_counters')
-    .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_seq);
+  const { rows } = await changeSeqTaken(trx, tenantParams(tenant));
+  return rows[0]!.last_seq;
 }
+
+/**
+ * One statement (one round trip, once on every validation): the counter's first row starts at
+ * 1, an existing one moves on by 1 and stays locked. Built and compiled once (server/db/prepared.ts).
+ */
+const changeSeqTaken = preparedQuery((trx, tenant: Tenant) =>
+  trx
+    .insertInto('feed_counters')
+    .values({ organization_id: tenant.organizationId, environment: tenant.environment, last_seq: 1 })
+    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doUpdateSet((eb) => ({ last_seq: eb('feed_counters.last_seq', '+', 1) })))
+    .returning('last_seq'),
+);
 
 export async function insertAccessCode(db: Executor, row: AccessCodeRow): Promise<void> {
   await db.insertInto('access_codes').values(row).execute();
 }
 
 export async function findAccessCode(db: Executor, tenant: Tenant, codeId: string): Promise<AccessCodeRow | undefined> {
-  return scoped(db, tenant).selectAll().where('code_id', '=', codeId).executeTakeFirst();
+  return (await accessCodeById(db, { ...tenantParams(tenant), codeId })).rows[0];
 }
+
+/** Read twice on every validation: built and compiled once (server/db/prepared.ts). */
+const accessCodeById = preparedQuery((db, p: Tenant & { codeId: string }) => scoped(db, p).selectAll().where('code_id', '=', p.codeId));
 
 /** The code a guard typed: the live one if there is one, else the most recent with that string. */
 export async function findAccessCodeByCode(db: Executor, tenant: Tenant, code: string): Promise<AccessCodeRow | undefined> {
-  const rows = await scoped(db, tenant).selectAll().where('code', '=', code).orderBy('created_at', 'desc').limit(20).execute();
+  // Sorted here, not in SQL: with ORDER BY created_at, SQLite's planner walks the tenant's
+  // created_at index and reads every code (tens of milliseconds at 50,000 codes) instead of
+  // looking the string up in access_codes_by_code. One string has few rows (a final code frees it).
+  const { rows } = await accessCodesByCode(db, { ...tenantParams(tenant), code });
+  rows.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   return rows.find((row) => row.status === 'active') ?? rows[0];
 }
+
+const accessCodesByCode = preparedQuery((db, p: Tenant & { code: string }) =>
+  scoped(db, p).selectAll().where('code', '=', p.code),
+);
 
 export interface CodeFilter {
   status?: string;
@@ -69,9 +82,9 @@ export async function listAccessCodeRows(
   }
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('code_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
 }
 
 /**
@@ -111,14 +124,14 @@ export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: stri
   if (createdFrom) base = base.where('created_at', '>=', createdFrom);
   if (createdBefore) base = base.where('created_at', '<', createdBefore);
   const rows = await base
-    .select(['status', (eb) => eb.fn.countAll().as('n')])
-    .select((eb) => eb.fn.sum(eb.case().when('use_count', '>', 0).then(1).else(0).end()).as('used'))
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .select((eb) => eb.fn.sum<number>(eb.case().when('use_count', '>', 0).then(1).else(0).end()).as('used'))
     .groupBy('status')
     .execute();
-  const byStatus = new Map(rows.map((row) => [row.status, Number(row.n)]));
+  const byStatus = new Map(rows.map((row) => [row.status, row.n]));
   return {
-    total_generated: rows.reduce((sum, row) => sum + Number(row.n), 0),
-    total_used: rows.reduce((sum, row) => sum + Number(row.used ?? 0), 0),
+    total_generated: rows.reduce((sum, row) => sum + row.n, 0),
+    total_used: rows.reduce((sum, row) => sum + (row.used ?? 0), 0),
     total_expired: byStatus.get('expired') ?? 0,
     total_revoked: byStatus.get('revoked') ?? 0,
     total_active: byStatus.get('active') ?? 0,
@@ -127,6 +140,28 @@ export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: stri
 
 export async function codesChangedAfter(db: Executor, tenant: Tenant, cursor: number, limit: number): Promise<AccessCodeRow[]> {
   return scoped(db, tenant).selectAll().where('change_seq', '>', cursor).orderBy('change_seq').limit(limit).execute();
+}
+
+/** Final codes (used, expired, revoked) of an organization last changed before `changedBefore` whose visitor data is still there. */
+export async function finalCodesToErase(db: Executor, organizationId: string, changedBefore: string, limit: number): Promise<Pick<AccessCodeRow, 'code_id' | 'environment'>[]> {
+  return db
+    .selectFrom('access_codes')
+    .select(['code_id', 'environment'])
+    .where('organization_id', '=', organizationId)
+    .where('status', 'in', ['used', 'expired', 'revoked'])
+    .where('updated_at', '<', changedBefore)
+    .where('erased_at', 'is', null)
+    .limit(limit)
+    .execute();
+}
+
+/** Erases a code's visitor data; the change number takes the erasure to kiosks through the feed. */
+export async function eraseCodeVisitorData(db: Executor, codeId: string, changeSeq: number, at: string): Promise<void> {
+  await db
+    .updateTable('access_codes')
+    .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at, change_seq: changeSeq })
+    .where('code_id', '=', codeId)
+    .execute();
 }
 
 export async function activeCodesDue(db: Executor, before: string, limit: number): Promise<AccessCodeRow[]> {
@@ -139,4 +174,13 @@ export async function activeCodesDue(db: Executor, before: string, limit: number
     .orderBy('code_id')
     .limit(limit)
     .execute();
+}
+
+/** The tenant's pass-signing key (one per organization and environment), if made yet. */
+export async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKeyRow | undefined> {
+  return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).executeTakeFirst();
+}
+
+export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<void> {
+  await db.insertInto('pass_keys').values(row).execute();
 }

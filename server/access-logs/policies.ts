@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor } from '../db/schema.ts';
-import { appendEvent, scrubVisitorDataFromEvents } from '../events/store.ts';
-import { organizationsWithVisitorPolicies } from '../organizations/store.ts';
-import { nextChangeSeq } from '../access-codes/store.ts';
+import { eraseVisitorDataOfFinalCodes } from '../access-codes/service.ts';
+import { appendEvent, scrubVisitorDataFromEvents } from '../events/service.ts';
+import { organizationsWithVisitorPolicies } from '../organizations/service.ts';
 import { rowToAccessLog } from './access-log.ts';
 import { closeVisit, closedVisitsToErase, eraseVisit, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
 
@@ -62,27 +62,7 @@ export async function eraseExpiredVisitorData(db: Executor, clock: Clock, batch 
       });
       logs++;
     }
-    const stale = await db
-      .selectFrom('access_codes')
-      .select(['code_id', 'environment'])
-      .where('organization_id', '=', org.organization_id)
-      .where('status', 'in', ['used', 'expired', 'revoked'])
-      .where('updated_at', '<', cutoff)
-      .where('erased_at', 'is', null)
-      .limit(batch)
-      .execute();
-    for (const code of stale) {
-      await inTransaction(db, async (trx) => {
-        const seq = await nextChangeSeq(trx, { organizationId: org.organization_id, environment: code.environment });
-        await trx
-          .updateTable('access_codes')
-          .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at, change_seq: seq })
-          .where('code_id', '=', code.code_id)
-          .execute();
-        await scrubVisitorDataFromEvents(trx, code.code_id);
-      });
-      codes++;
-    }
+    codes += await eraseVisitorDataOfFinalCodes(db, org.organization_id, cutoff, at, batch);
   }
   return { logs, codes };
 }

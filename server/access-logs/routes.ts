@@ -1,51 +1,112 @@
-import { Router } from 'express';
 import {
+  AccessLogEnvelope,
+  AccessLogPage,
+  AccessLogStats,
   CheckoutRequest,
   CreateAccessLogRequest,
+  CurrentVisitors,
   CurrentVisitorsQuery,
   ListAccessLogsQuery,
   LogIdParams,
   StatsQuery,
 } from '../../shared/schemas/access.ts';
 import { tenantOf } from '../auth/context.ts';
-import { parseInput } from '../http/parse.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
 import { accessLogStats, checkInWalkIn, checkOutVisitor, currentVisitors, getAccessLog, listAccessLogs } from './service.ts';
 
-export function accessLogRoutes(deps: RouteDeps): Router {
-  const router = Router();
+const route = routeFor<RouteDeps>();
+const tags = ['Access logs'];
 
-  router.post('/access-logs', deps.guard('access_codes:write'), deps.idempotent, async (req, res) => {
-    const body = parseInput(CreateAccessLogRequest, req.body, 'body');
-    res.status(201).json({ access_log: await checkInWalkIn(requestDb(req, deps.db), deps.clock, tenantOf(req), body) });
-  });
+export const accessLogRouteList = [
+  route({
+    method: 'post',
+    path: '/access-logs',
+    access: 'access_codes:write',
+    idempotent: true,
+    body: CreateAccessLogRequest,
+    operationId: 'createAccessLog',
+    tags,
+    summary: 'Check in a visitor without a code (walk-in, delivery)',
+    description: '`checked_in_at` replays an offline walk-in (at most 7 days old).',
+    responses: { ...ok(201, 'Checked in', AccessLogEnvelope), ...errors() },
+    async handler({ body }, req, res, deps) {
+      res.status(201).json({ access_log: await checkInWalkIn(requestDb(req, deps.db), deps.clock, tenantOf(req), body) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-logs/current-visitors',
+    access: 'logs:read',
+    query: CurrentVisitorsQuery,
+    operationId: 'currentVisitors',
+    tags,
+    summary: 'Who is on the premises now',
+    description: 'Checked in and not out, longest on premises first.',
+    responses: { ...ok(200, 'Visitors', CurrentVisitors), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await currentVisitors(deps.db, deps.clock, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-logs/stats',
+    access: 'logs:read',
+    query: StatsQuery,
+    operationId: 'accessLogStats',
+    tags,
+    summary: 'Visit statistics for a window',
+    description: 'Visits checked in within the window; `currently_on_premises` is now.',
+    responses: { ...ok(200, 'Counts', AccessLogStats), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await accessLogStats(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-logs',
+    access: 'logs:read',
+    query: ListAccessLogsQuery,
+    operationId: 'listAccessLogs',
+    tags,
+    summary: 'List visits, newest check-in first',
+    description: '`from_date`/`to_date` filter on `checked_in_at` (a visit is created when it checks in).',
+    responses: { ...ok(200, 'One page', AccessLogPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listAccessLogs(deps.db, deps.clock, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/access-logs/:logId',
+    access: 'logs:read',
+    params: LogIdParams,
+    operationId: 'getAccessLog',
+    tags,
+    summary: 'Get a visit',
+    responses: { ...ok(200, 'The visit', AccessLogEnvelope), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      res.json({ access_log: await getAccessLog(deps.db, deps.clock, tenantOf(req), params.logId) });
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/access-logs/:logId/checkout',
+    access: 'access_codes:write',
+    idempotent: true,
+    params: LogIdParams,
+    body: CheckoutRequest,
+    operationId: 'checkoutVisitor',
+    tags,
+    summary: 'Check a visitor out',
+    description: 'Already checked out: 409. `checked_out_at` replays an offline checkout.',
+    responses: { ...ok(200, 'Checked out', AccessLogEnvelope), ...errors(404, 409) },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ access_log: await checkOutVisitor(requestDb(req, deps.db), deps.clock, tenantOf(req), params.logId, body) });
+    },
+  }),
+];
 
-  router.get('/access-logs/current-visitors', deps.guard('logs:read'), async (req, res) => {
-    const query = parseInput(CurrentVisitorsQuery, req.query, 'query');
-    res.json(await currentVisitors(deps.db, deps.clock, tenantOf(req), query));
-  });
-
-  router.get('/access-logs/stats', deps.guard('logs:read'), async (req, res) => {
-    const query = parseInput(StatsQuery, req.query, 'query');
-    res.json(await accessLogStats(deps.db, tenantOf(req), query));
-  });
-
-  router.get('/access-logs', deps.guard('logs:read'), async (req, res) => {
-    const query = parseInput(ListAccessLogsQuery, req.query, 'query');
-    res.json(await listAccessLogs(deps.db, deps.clock, tenantOf(req), query));
-  });
-
-  router.get('/access-logs/:logId', deps.guard('logs:read'), async (req, res) => {
-    const { logId } = parseInput(LogIdParams, req.params, 'params');
-    res.json({ access_log: await getAccessLog(deps.db, deps.clock, tenantOf(req), logId) });
-  });
-
-  router.patch('/access-logs/:logId/checkout', deps.guard('access_codes:write'), deps.idempotent, async (req, res) => {
-    const { logId } = parseInput(LogIdParams, req.params, 'params');
-    const body = parseInput(CheckoutRequest, req.body, 'body');
-    res.json({ access_log: await checkOutVisitor(requestDb(req, deps.db), deps.clock, tenantOf(req), logId, body) });
-  });
-
-  return router;
-}
+export const accessLogRoutes = (deps: RouteDeps) => routerOf(accessLogRouteList, deps, deps);

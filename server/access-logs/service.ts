@@ -2,7 +2,7 @@ import type { AccessLog } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent } from '../events/store.ts';
+import { appendEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';

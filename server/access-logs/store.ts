@@ -1,15 +1,19 @@
+import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 
 const scoped = (db: Executor, tenant: Tenant) =>
   db
     .selectFrom('access_logs')
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment);
+    .where(whereTenant(tenant));
 
 export async function insertAccessLog(db: Executor, row: AccessLogRow): Promise<void> {
-  await db.insertInto('access_logs').values(row).execute();
+  await accessLogInsert(db, row);
 }
+
+/** Every check-in: built and compiled once (server/db/prepared.ts). */
+const accessLogInsert = preparedQuery((db, row: AccessLogRow) => db.insertInto('access_logs').values(row));
 
 export async function findAccessLog(db: Executor, tenant: Tenant, logId: string): Promise<AccessLogRow | undefined> {
   return scoped(db, tenant).selectAll().where('log_id', '=', logId).executeTakeFirst();
@@ -58,9 +62,9 @@ export async function listAccessLogRows(
   const base = filtered(db, tenant, filter);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('checked_in_at', 'desc').orderBy('log_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
 }
 
 export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<LogFilter, 'entryPoint' | 'search'>): Promise<AccessLogRow[]> {
@@ -76,9 +80,9 @@ export async function visitRowsCheckedInBetween(db: Executor, tenant: Tenant, fr
 export async function countOpenVisits(db: Executor, tenant: Tenant): Promise<number> {
   const row = await scoped(db, tenant)
     .where('status', '=', 'checked_in')
-    .select((eb) => eb.fn.countAll().as('n'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 /** Open visits of one tenant that checked in at or before `before` (for the auto-checkout policy). */

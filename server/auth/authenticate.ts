@@ -7,8 +7,19 @@ import { ApiError } from '../http/errors.ts';
 import { rowToOrganization } from '../organizations/organization.ts';
 import type { RateLimiter } from '../rate-limit/limiter.ts';
 import type { AuthContext } from './context.ts';
+import { uncachedKeys, type KeyCache } from './key-cache.ts';
 import { KEY_PATTERN, hashSecret } from './secrets.ts';
 import { findKeyBySecretHash, touchKeyLastUsed } from './store.ts';
+
+export interface GuardOptions {
+  /**
+   * Requests the plan's budget never refuses (an SOS): still authenticated and scope-checked,
+   * counted in the window while it has room, and let through when it is full.
+   */
+  neverRefuse?: (req: Request) => boolean;
+}
+
+export type Guard = (scope: Scope, options?: GuardOptions) => RequestHandler;
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 const unauthorized = (message: string) => new ApiError(401, message, { 'WWW-Authenticate': 'Bearer realm="tsaro"' });
@@ -19,7 +30,8 @@ const unauthorized = (message: string) => new ApiError(401, message, { 'WWW-Auth
  * the key lacks the route's scope; 429 over the key's rate limit. 403 and 429 answers carry the
  * rate headers too.
  */
-export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter }): (scope: Scope) => RequestHandler {
+export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter; keys?: KeyCache }): Guard {
+  const keys = deps.keys ?? uncachedKeys;
   const lastTouched = new Map<string, number>();
 
   async function authenticate(req: Request): Promise<AuthContext> {
@@ -29,7 +41,8 @@ export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter }
     if (!match) throw unauthorized('Malformed Authorization header: expected Bearer <API_KEY>');
     const secret = match[1]!;
     if (!KEY_PATTERN.test(secret)) throw unauthorized('Malformed API key: expected svc_live_... or svc_test_...');
-    const found = await findKeyBySecretHash(deps.db, hashSecret(secret));
+    const secretHash = hashSecret(secret);
+    const found = await keys.lookup(secretHash, () => findKeyBySecretHash(deps.db, secretHash));
     if (!found) throw unauthorized('Invalid API key');
     if (found.key.revoked_at) throw unauthorized('API key has been revoked');
     const organization = rowToOrganization(found.organization);
@@ -51,11 +64,12 @@ export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter }
     };
   }
 
-  return (scope) => async (req, res, next) => {
+  return (scope, options = {}) => async (req, res, next) => {
     const auth = await authenticate(req);
     req.auth = auth;
     const allowed = auth.scopes.has(scope);
-    await deps.limiter.apply(res, auth.keyId, auth.organization.rate_limit_per_minute, allowed);
+    const mode = !allowed ? 'read' : options.neverRefuse?.(req) ? 'count-never-refuse' : 'count';
+    await deps.limiter.apply(res, auth.keyId, auth.organization.rate_limit_per_minute, mode);
     if (!allowed) throw new ApiError(403, `This API key lacks the ${scope} scope`);
     next();
   };

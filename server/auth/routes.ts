@@ -1,43 +1,81 @@
-import { Router } from 'express';
-import { ApiKeyIdParams, CreateApiKeyRequest, ListApiKeysQuery } from '../../shared/schemas/api-keys.ts';
+import {
+  ApiKeyEnvelope,
+  ApiKeyIdParams,
+  ApiKeyPage,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  ListApiKeysQuery,
+} from '../../shared/schemas/api-keys.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
-import { pageWindow, toPage } from '../http/pagination.ts';
-import { parseInput } from '../http/parse.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
-import { rowToApiKey } from './api-key.ts';
 import { authOf, tenantOf } from './context.ts';
-import { createApiKey, revokeApiKey } from './service.ts';
-import { listApiKeys } from './store.ts';
+import { createApiKey, listTenantApiKeys, revokeApiKey } from './service.ts';
+
+const route = routeFor<RouteDeps>();
+const tags = ['API keys'];
 
 /** The `admin` scope's key management: keys of the caller's own organization and environment. */
-export function apiKeyRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export const apiKeyRouteList = [
+  route({
+    method: 'post',
+    path: '/api-keys',
+    access: 'admin',
+    idempotent: true,
+    body: CreateApiKeyRequest,
+    operationId: 'createApiKey',
+    tags,
+    summary: 'Create an API key',
+    description:
+      "The key is made in the caller's environment with only scopes the caller holds (403 otherwise). The secret is in this answer and never again.",
+    responses: { ...ok(201, 'Created; keep the secret now', CreatedApiKey), ...errors() },
+    async handler({ body }, req, res, deps) {
+      const auth = authOf(req);
+      const ungrantable = body.scopes.find((scope) => !auth.scopes.has(scope));
+      if (ungrantable) throw new ApiError(403, `This API key cannot grant the ${ungrantable} scope it does not hold`);
+      const created = await createApiKey(requestDb(req, deps.db), deps.clock, {
+        organizationId: auth.organization.organization_id,
+        environment: auth.environment,
+        name: body.name,
+        scopes: body.scopes,
+      });
+      res.status(201).json(created);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api-keys',
+    access: 'admin',
+    query: ListApiKeysQuery,
+    operationId: 'listApiKeys',
+    tags,
+    summary: "List the organization's keys in this environment",
+    description: 'Secrets are never listed, only a hint.',
+    responses: { ...ok(200, 'One page', ApiKeyPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listTenantApiKeys(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/api-keys/:keyId',
+    access: 'admin',
+    idempotent: true,
+    params: ApiKeyIdParams,
+    operationId: 'revokeApiKey',
+    tags,
+    summary: 'Revoke an API key',
+    description: 'The key answers 401 from now on. Already revoked: 409.',
+    responses: { ...ok(200, 'Revoked', ApiKeyEnvelope), ...errors(404, 409) },
+    async handler({ params }, req, res, deps) {
+      // This host's cache is held until the revoke has answered: the client's next request, here,
+      // does not wait for the change notice other hosts get (key-cache.ts).
+      res.on('close', deps.keyCache.hold());
+      res.json({ api_key: await revokeApiKey(requestDb(req, deps.db), deps.clock, tenantOf(req), params.keyId) });
+    },
+  }),
+];
 
-  router.post('/api-keys', deps.guard('admin'), deps.idempotent, async (req, res) => {
-    const body = parseInput(CreateApiKeyRequest, req.body, 'body');
-    const auth = authOf(req);
-    const ungrantable = body.scopes.find((scope) => !auth.scopes.has(scope));
-    if (ungrantable) throw new ApiError(403, `This API key cannot grant the ${ungrantable} scope it does not hold`);
-    const created = await createApiKey(requestDb(req, deps.db), deps.clock, {
-      organizationId: auth.organization.organization_id,
-      environment: auth.environment,
-      name: body.name,
-      scopes: body.scopes,
-    });
-    res.status(201).json(created);
-  });
-
-  router.get('/api-keys', deps.guard('admin'), async (req, res) => {
-    const query = parseInput(ListApiKeysQuery, req.query, 'query');
-    const { rows, total } = await listApiKeys(deps.db, tenantOf(req), pageWindow(query));
-    res.json(toPage(rows.map(rowToApiKey), total, query));
-  });
-
-  router.delete('/api-keys/:keyId', deps.guard('admin'), deps.idempotent, async (req, res) => {
-    const { keyId } = parseInput(ApiKeyIdParams, req.params, 'params');
-    res.json({ api_key: await revokeApiKey(requestDb(req, deps.db), deps.clock, tenantOf(req), keyId) });
-  });
-
-  return router;
-}
+export const apiKeyRoutes = (deps: RouteDeps) => routerOf(apiKeyRouteList, deps, deps);

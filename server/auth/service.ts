@@ -1,12 +1,13 @@
 import type { ApiKey, Scope } from '../../shared/schemas/api-keys.ts';
-import type { Environment } from '../../shared/schemas/common.ts';
+import type { Environment, Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToApiKey } from './api-key.ts';
 import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
-import { findApiKey, insertApiKey, markKeyRevoked } from './store.ts';
+import { findApiKey, findApiKeyById, insertApiKey, listApiKeys, markKeyRevoked } from './store.ts';
 
 export interface CreatedKey {
   api_key: ApiKey;
@@ -38,6 +39,12 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
   return { api_key: rowToApiKey(row), secret };
 }
 
+/** The keys of the caller's organization and environment, newest first, a page at a time. */
+export async function listTenantApiKeys(db: Executor, tenant: Tenant, query: PageRequest): Promise<Page<ApiKey>> {
+  const { rows, total } = await listApiKeys(db, tenant, pageWindow(query));
+  return toPage(rows.map(rowToApiKey), total, query);
+}
+
 /** Revokes a key of the caller's organization and environment; another's is a 404. */
 export async function revokeApiKey(db: Executor, clock: Clock, scope: Tenant, keyId: string): Promise<ApiKey> {
   return inTransaction(db, async (trx) => {
@@ -47,4 +54,11 @@ export async function revokeApiKey(db: Executor, clock: Clock, scope: Tenant, ke
     await markKeyRevoked(trx, keyId, clock.now().toISOString());
     return rowToApiKey((await findApiKey(trx, scope, keyId))!);
   });
+}
+
+/** The operator's revoke (`tsaro key revoke`), which stands above organizations: any key by id; undefined when there is none. */
+export async function revokeApiKeyById(db: Executor, clock: Clock, keyId: string): Promise<ApiKey | undefined> {
+  if (!(await findApiKeyById(db, keyId))) return undefined;
+  await markKeyRevoked(db, keyId, clock.now().toISOString());
+  return rowToApiKey((await findApiKeyById(db, keyId))!);
 }

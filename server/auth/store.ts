@@ -1,4 +1,6 @@
+import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Executor, OrganizationRow, Tenant } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
@@ -62,8 +64,7 @@ export async function findApiKey(db: Executor, scope: Tenant, keyId: string): Pr
     .selectFrom('api_keys')
     .selectAll()
     .where('key_id', '=', keyId)
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
+    .where(whereTenant(scope))
     .executeTakeFirst();
 }
 
@@ -79,13 +80,12 @@ export async function listApiKeys(
 ): Promise<{ rows: ApiKeyRow[]; total: number }> {
   const base = db
     .selectFrom('api_keys')
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment);
+    .where(whereTenant(scope));
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('key_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
 }
 
 export async function markKeyRevoked(db: Executor, keyId: string, at: string): Promise<void> {
@@ -95,3 +95,11 @@ export async function markKeyRevoked(db: Executor, keyId: string, at: string): P
 export async function touchKeyLastUsed(db: Executor, keyId: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('key_id', '=', keyId).execute();
 }
+
+/** The revision migration 0014's triggers bump on every change that could refuse a key; undefined before that migration. */
+export async function authRevision(db: Executor): Promise<number | undefined> {
+  return (await readAuthRevision(db, {})).rows[0]?.revision;
+}
+
+/** Read on every SQLite request (the key cache): built and compiled once. */
+const readAuthRevision = preparedQuery((db) => db.selectFrom('auth_revision').select('revision').where('id', '=', 1));

@@ -1,16 +1,16 @@
 import { Command, CommanderError, Option } from 'commander';
+import QRCode from 'qrcode';
 import { SCOPES, type Scope } from '../../shared/schemas/api-keys.ts';
-import { changeOrganization, createOrganization, OrganizationInputError } from '../organizations/service.ts';
+import { changeOrganization, createOrganization, findOrganization, OrganizationInputError } from '../organizations/service.ts';
 import { PLANS, type Plan } from '../organizations/organization.ts';
-import { createApiKey } from '../auth/service.ts';
-import { rowToApiKey } from '../auth/api-key.ts';
-import { findApiKeyById, markKeyRevoked } from '../auth/store.ts';
-import { findOrganization } from '../organizations/store.ts';
+import { createApiKey, revokeApiKeyById } from '../auth/service.ts';
 import { addResponder, deactivateResponder, listResponders, ResponderInputError } from '../responders/service.ts';
+import { signInUrl } from '../responders/sign-in.ts';
 import { IMPORT_FORMATS, ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
 import { systemClock } from '../clock.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
+import { serverMigrations } from '../db/migrations/index.ts';
 import type { Db } from '../db/schema.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
@@ -18,7 +18,7 @@ import { CliError, createOutput, type Output } from './output.ts';
  * `npx tsaro ...`: what the API cannot do for itself, run on the server host against the same
  * DATABASE_URL. Every command takes --json and then prints exactly one JSON object.
  */
-export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>, json: boolean) => Promise<void>): Command {
+export function buildProgram(run: (work: (db: Db, out: Output, config: Config) => Promise<void>, json: boolean) => Promise<void>): Command {
   const program = new Command('tsaro').description('Tsaro operator tool').showHelpAfterError().exitOverride();
   const clock = systemClock;
   const jsonOption = () => new Option('--json', 'print one JSON object');
@@ -102,17 +102,15 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
     .addOption(jsonOption())
     .action((keyId: string, opts: { json?: boolean }) =>
       run(async (db, out) => {
-        const row = await findApiKeyById(db, keyId);
-        if (!row) throw new CliError(`API key ${keyId} not found`);
-        await markKeyRevoked(db, keyId, clock.now().toISOString());
-        const api_key = rowToApiKey((await findApiKeyById(db, keyId))!);
+        const api_key = await revokeApiKeyById(db, clock, keyId);
+        if (!api_key) throw new CliError(`API key ${keyId} not found`);
         out.result({ api_key }, `Revoked ${keyId} at ${api_key.revoked_at}`);
       }, Boolean(opts.json)),
     );
   const responder = program.command('responder').description("the service's responder network");
   responder
     .command('add')
-    .description('add a responder, available at a place; prints its responder API token once')
+    .description("add a responder, available at a place; prints its responder API token once, and a sign-in link and QR code for the phone app (PUBLIC_URL)")
     .requiredOption('--name <name>', 'full name')
     .requiredOption('--phone <phone>', 'phone number')
     .requiredOption('--lat <latitude>', 'latitude')
@@ -120,15 +118,32 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
     .addOption(new Option('--env <env>', 'environment').choices(['live', 'sandbox']).default('live'))
     .addOption(jsonOption())
     .action((opts: { name: string; phone: string; lat: string; lng: string; env: 'live' | 'sandbox'; json?: boolean }) =>
-      run(async (db, out) => {
-        const created = await addResponder(db, clock, {
-          name: opts.name,
-          phone: opts.phone,
-          latitude: Number(opts.lat),
-          longitude: Number(opts.lng),
-          environment: opts.env,
-        });
-        out.result(created, `Added ${created.responder.responder_id} (${created.responder.name}, ${opts.env}).\nResponder API token, shown once: ${created.token}`);
+      run(async (db, out, config) => {
+        let created;
+        try {
+          created = await addResponder(db, clock, {
+            name: opts.name,
+            phone: opts.phone,
+            latitude: Number(opts.lat),
+            longitude: Number(opts.lng),
+            environment: opts.env,
+          });
+        } catch (err) {
+          // The service names the schema's field; the operator typed a flag.
+          if (err instanceof ResponderInputError) throw new CliError(err.message.replace(err.field, RESPONDER_FLAGS[err.field] ?? err.field));
+          throw err;
+        }
+        const sign_in_url = signInUrl(config.PUBLIC_URL, created.token);
+        const qr = opts.json ? '' : await QRCode.toString(sign_in_url, { type: 'terminal', small: true, errorCorrectionLevel: 'M' });
+        out.result(
+          { ...created, sign_in_url },
+          [
+            `Added ${created.responder.responder_id} (${created.responder.name}, ${opts.env}).`,
+            `Responder API token, shown once: ${created.token}`,
+            `Sign-in link for the responder app (open it on the responder's phone): ${sign_in_url}`,
+            qr,
+          ].join('\n'),
+        );
       }, Boolean(opts.json)),
     );
   responder
@@ -166,12 +181,19 @@ export function buildProgram(run: (work: (db: Db, out: Output) => Promise<void>,
     .addOption(jsonOption())
     .action((file: string, opts: { format: ImportFormat; json?: boolean }) =>
       run(async (db, out) => {
-        const result = await importThreatFile(db, clock, opts.format, file);
-        out.result(result, `Imported ${result.imported} events; skipped ${result.skipped} (already there or unusable).`);
+        const { imported, replaced, skipped } = await importThreatFile(db, clock, opts.format, file);
+        // The operator contract's shape is exactly {imported, skipped}: an event a newer UCDP release replaced counts as imported.
+        out.result(
+          { imported: imported + replaced, skipped },
+          `Imported ${imported + replaced} events (${replaced} of them newer releases of stored events); skipped ${skipped} (already there or unusable).`,
+        );
       }, Boolean(opts.json)),
     );
   return program;
 }
+
+/** `tsaro responder add`'s flag for each field of a new responder. */
+const RESPONDER_FLAGS: Record<string, string> = { name: '--name', phone: '--phone', latitude: '--lat', longitude: '--lng', environment: '--env' };
 
 function parseScopes(list: string): Scope[] {
   const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
@@ -215,11 +237,16 @@ async function main(argv: string[]) {
     else process.stderr.write(`tsaro: ${message}\n`);
     process.exitCode = code;
   };
-  const run = async (work: (db: Db, out: Output) => Promise<void>, jsonOut: boolean) => {
-    const database = openDatabase(loadConfig().DATABASE_URL, { poolSize: 2 });
+  const run = async (work: (db: Db, out: Output, config: Config) => Promise<void>, jsonOut: boolean) => {
+    const config = loadConfig();
+    const database = openDatabase(config.DATABASE_URL, {
+      poolSize: 2,
+      connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
+      statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,
+    });
     try {
-      await migrateToLatest(database.db);
-      await work(database.db, createOutput(jsonOut));
+      await migrateToLatest(database.db, serverMigrations({ secretsKey: config.SECRETS_KEY }));
+      await work(database.db, createOutput(jsonOut), config);
     } finally {
       await database.close();
     }

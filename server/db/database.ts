@@ -1,28 +1,14 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, type DialectAdapter, type Migration } from 'kysely';
-import pg from 'pg';
+import { Kysely, Migrator, sql, type LogEvent, PostgresDialect, type Migration } from 'kysely';
 import { isPostgresUrl } from '../config.ts';
-import { migrations as allMigrations } from './migrations/index.ts';
+import { isDatabaseUnavailable } from './errors.ts';
+import { serverMigrations } from './migrations/index.ts';
+import { createPostgresPool, type PoolCounts } from './postgres-pool.ts';
 import type { Database, Db } from './schema.ts';
-
-/**
- * SQLite runs DDL in transactions, but Kysely's adapter says it does not, so its migrator would
- * leave a migration half-applied on failure. Declaring it lets each migration run and record
- * itself in one transaction, as on PostgreSQL.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class TsaroSqliteDialect extends SqliteDialect {
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
-}
+import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { GROUP_COMMIT_DEFAULTS, GroupCommitSqliteDialect, GroupCommitter, type GroupCommitOptions, type WalSync } from './sqlite-group-commit.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -31,67 +17,116 @@ export interface OpenedDatabase {
   engine: Engine;
   /** A short, password-free description for logs: `sqlite:./data/tsaro.db` or `postgres://host:5432/db`. */
   describe: string;
+  /** PostgreSQL only: the pool's connection counts, which the metrics read. */
+  poolCounts?: () => PoolCounts;
+  /** SQLite only: the group committer (its commit counts, for tests and benchmarks). */
+  groupCommit?: GroupCommitter;
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  poolSize?: number;
+  /** PostgreSQL: a connection not made within this fails (DATABASE_CONNECT_TIMEOUT_S). */
+  connectTimeoutS?: number;
+  /** PostgreSQL: a statement running longer is cancelled (DATABASE_STATEMENT_TIMEOUT_S). */
+  statementTimeoutS?: number;
+  onConnectionError?: (err: Error) => void;
+  /** Kysely's query log: every query's duration and failure (the metrics). */
+  log?: (event: LogEvent) => void;
+  /** SQLite: the group committer's bounds (tests and benchmarks). */
+  groupCommit?: Partial<GroupCommitOptions>;
+  /** SQLite: wraps the WAL sync (tests hold or fail it). */
+  walSync?: (sync: WalSync) => WalSync;
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_S = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_S = 30;
+
 /**
- * Opens SQLite (WAL, synchronous=FULL so an acknowledged write survives power loss) or a
- * PostgreSQL pool, chosen by the URL.
+ * Opens SQLite (WAL, group commit, and every acknowledged write synced to disk first, so it
+ * survives power loss: see sqlite-group-commit.ts) or a PostgreSQL pool, chosen by the URL. A PostgreSQL
+ * connection lost (restart, failover, terminated backend), idle or in use, never ends the
+ * process: see postgres-pool.ts.
  */
-export function openDatabase(
-  url: string,
-  options: { poolSize?: number; onConnectionError?: (err: Error) => void } = {},
-): OpenedDatabase {
+export function openDatabase(url: string, options: OpenOptions = {}): OpenedDatabase {
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    // An idle connection dropped by the server (restart, failover) is replaced on next use; without
-    // a listener pg rethrows it and the whole process dies.
-    pool.on('error', options.onConnectionError ?? (() => undefined));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const pool = createPostgresPool({
+      url,
+      max: options.poolSize ?? 10,
+      connectTimeoutMs: (options.connectTimeoutS ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000,
+      statementTimeoutMs: (options.statementTimeoutS ?? DEFAULT_STATEMENT_TIMEOUT_S) * 1000,
+      onConnectionError: options.onConnectionError ?? (() => undefined),
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
     const parsed = new URL(url);
     return {
       db,
       engine: 'postgres',
       describe: `postgres://${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+      poolCounts: pool.counts,
       close: () => db.destroy(),
     };
   }
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new SqliteDatabase(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new TsaroSqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, engine: 'sqlite', describe: `sqlite:${path}`, close: () => db.destroy() };
+  // timeout 0: better-sqlite3's default busy handler waits up to 5 s, blocking the event loop.
+  const writer = new SqliteDatabase(path, { timeout: 0 });
+  writer.pragma('journal_mode = WAL');
+  // A file's WAL is synced by the group committer before any answer, off the event loop: FULL's
+  // guarantee without its fsync inside COMMIT. An in-memory database has nothing to sync.
+  const wal = path === ':memory:' ? undefined : walFile(`${resolve(path)}-wal`);
+  writer.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
+  // The group committer checkpoints between batches (sqlite-group-commit.ts, checkpointIfDue).
+  if (wal) writer.pragma('wal_autocheckpoint = 0');
+  writer.pragma('foreign_keys = ON');
+  // No busy_timeout: the group committer waits for the write lock without blocking the event loop.
+  // Reads outside a transaction see only committed (durable) rows and never wait for the writer.
+  let reader: SqliteDatabase.Database | undefined;
+  if (path !== ':memory:') {
+    reader = new SqliteDatabase(path);
+    reader.pragma('busy_timeout = 5000');
+    reader.pragma('query_only = ON');
+  }
+  const checkpointer = wal && startCheckpointer(resolve(path));
+  const disk = wal && checkpointer && { sync: options.walSync ? options.walSync(wal.sync) : wal.sync, checkpoint: checkpointer.checkpoint };
+  const groupCommit = new GroupCommitter(writer, reader, { ...GROUP_COMMIT_DEFAULTS, ...options.groupCommit }, disk);
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(groupCommit), log: options.log });
+  return {
+    db,
+    engine: 'sqlite',
+    describe: `sqlite:${path}`,
+    groupCommit,
+    close: async () => {
+      await db.destroy();
+      await checkpointer?.close();
+      wal?.close();
+    },
+  };
 }
 
 /**
- * Kysely's SQLite driver prepares every statement anew (about 20 µs under load, an eighth of
- * a simple GET). The same SQL text gets the same prepared statement; better-sqlite3 runs
- * statements synchronously, so one is never used by two queries at once.
+ * The WAL file, opened once (SQLite creates it with WAL mode and keeps its inode while any
+ * connection is open: a checkpoint rewrites it from the start, it is not replaced) and kept open
+ * until SQLite has closed: closing a descriptor on a file can drop POSIX locks the process
+ * holds on it. fdatasync runs on libuv's thread pool.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = (source: string) => {
-    let statement = cache.get(source);
-    if (statement) {
-      cache.delete(source);
-    } else {
-      statement = sqlite.prepare(source);
-      if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(source, statement);
-    return statement;
-  };
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property === 'prepare') return prepare;
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+function walFile(walPath: string): { sync: WalSync; close(): void } {
+  let fd: number | undefined;
+  return {
+    sync: () =>
+      new Promise<void>((done, fail) => {
+        try {
+          fd ??= openSync(walPath, 'r+');
+        } catch (err) {
+          return fail(err);
+        }
+        fdatasync(fd, (err) => (err ? fail(err) : done()));
+      }),
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
     },
-  });
+  };
 }
 
 function sqlitePath(url: string): string {
@@ -101,8 +136,12 @@ function sqlitePath(url: string): string {
   return url;
 }
 
-/** Brings the schema up to date; safe when several hosts start at once (Kysely takes a lock). */
-export async function migrateToLatest(db: Db, migrations: Record<string, Migration> = allMigrations): Promise<string[]> {
+/**
+ * Brings the schema up to date; safe when several hosts start at once (Kysely takes a lock).
+ * The server and the CLI pass `serverMigrations({ secretsKey: config.SECRETS_KEY })`: without
+ * it, keys are sealed with the database's own secrets key.
+ */
+export async function migrateToLatest(db: Db, migrations: Record<string, Migration> = serverMigrations({ secretsKey: undefined })): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
@@ -119,6 +158,24 @@ export async function migrateToLatest(db: Db, migrations: Record<string, Migrati
       continue;
     }
     throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * Start-up's first contact with the database: a PostgreSQL that refuses, or accepts and never
+ * answers, stops the start with a message naming it and the setting that bounds the wait.
+ */
+export async function checkReachable(database: OpenedDatabase, connectTimeoutS: number): Promise<void> {
+  if (database.engine !== 'postgres') return;
+  try {
+    await sql`select 1`.execute(database.db);
+  } catch (err) {
+    if (!isDatabaseUnavailable(err)) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `PostgreSQL at ${database.describe} is not answering (${reason}); gave up after DATABASE_CONNECT_TIMEOUT_S=${connectTimeoutS} s at most`,
+      { cause: err },
+    );
   }
 }
 

@@ -23,7 +23,18 @@ export interface Database {
   dispatch_offers: DispatchOfferRow;
   verified_incidents: VerifiedIncidentRow;
   threat_events: ThreatEventRow;
-  threat_revision: { id: number; revision: number };
+  threat_revision: { id: number; revision: number; rebuild_revision: number };
+  threat_data_files: ThreatDataFileRow;
+  auth_revision: { id: number; revision: number };
+}
+
+export interface ThreatDataFileRow {
+  name: string;
+  sha256: string;
+  loaded_at: string;
+  imported: number;
+  replaced: number;
+  skipped: number;
 }
 
 export interface OrganizationRow {

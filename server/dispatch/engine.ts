@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { DispatchOfferRow, Executor, IncidentRow } from '../db/schema.ts';
+import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { transitionIncident, withLatestIncident } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
@@ -9,11 +9,15 @@ import { chooseNearestResponders, distanceKm, etaMinutes } from './nearest.ts';
 import { SIMULATED_RESPONDERS, SIMULATED_STEP_SECONDS } from './simulated-network.ts';
 import {
   availableRespondersNear,
+  claimDispatchOpening,
   closeOpenOffers,
+  dispatchDeadlineCounts,
   findIncidentById,
   incidentsNeedingDispatch,
   insertOffers,
   offeredResponderIds,
+  setDispatchRound,
+  setNextStepAt,
   setResponderAvailable,
 } from './store.ts';
 
@@ -45,17 +49,28 @@ export function withIncident<T>(db: Executor, incidentId: string, step: (trx: Ex
   return withLatestIncident(db, (trx) => findIncidentById(trx, incidentId), step);
 }
 
+/** Dispatch deadlines for metrics: incidents waiting for a responder, and those already past their deadline. */
+export { dispatchDeadlineCounts };
+
 /** How often an escalated or unresponsive live incident is offered to responders who came free. */
 const REOFFER_EVERY_S = 30;
 
 const secondsLater = (clock: Clock, seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
 
-/** Offers the incident to the nearest available responders of its environment not offered it yet. */
-async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2): Promise<number> {
+/** When the simulated network (sandbox, drills) first answers a newly opened incident. */
+const firstSimulatedStepAt = (deps: DispatchDeps) => secondsLater(deps.clock, SIMULATED_STEP_SECONDS.assigned / deps.settings.sandboxSpeed);
+
+/**
+ * Offers the incident to the nearest available responders of its environment not offered it yet.
+ * `opening`: the first round, right after `claimDispatchOpening` set round 1 in this transaction,
+ * so no offer exists yet and the round is already recorded (two statements fewer on every
+ * POST /incidents).
+ */
+async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2, opening = false): Promise<number> {
   const widen = round === 1 ? 1 : 3;
   const radiusKm = deps.settings.radiusKm * widen;
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
-  const already = await offeredResponderIds(trx, row.incident_id);
+  const already = opening ? new Set<string>() : await offeredResponderIds(trx, row.incident_id);
   const candidates = (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm))
     .filter((responder) => !already.has(responder.responder_id))
     .map((responder) => ({ responderId: responder.responder_id, latitude: Number(responder.latitude), longitude: Number(responder.longitude) }));
@@ -72,27 +87,17 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
     answered_at: null,
   }));
   await insertOffers(trx, offers);
-  await trx.updateTable('incidents').set({ dispatch_round: round }).where('incident_id', '=', row.incident_id).execute();
+  if (!opening) await setDispatchRound(trx, row.incident_id, round);
   return offers.length;
 }
 
 /** First offers (live) or the simulated network's first step (sandbox, drills); once per incident. */
 export async function openDispatch(deps: DispatchDeps, incidentId: string): Promise<void> {
-  await withIncident(deps.db, incidentId, async (trx, row) => {
-    if (row.status !== 'dispatching' || Number(row.dispatch_round) !== 0) return;
-    if (isSimulated(row)) {
-      await trx
-        .updateTable('incidents')
-        .set({ dispatch_round: 1, next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.assigned / deps.settings.sandboxSpeed) })
-        .where('incident_id', '=', incidentId)
-        .where('dispatch_round', '=', 0)
-        .execute();
-      return;
-    }
+  await inTransaction(deps.db, async (trx) => {
     // Claim the opening first: of two hosts opening together, one offers and the other stops.
-    const claimed = await trx.updateTable('incidents').set({ dispatch_round: 1 }).where('incident_id', '=', incidentId).where('dispatch_round', '=', 0).executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return;
-    const offered = await offerRound(trx, deps, row, 1);
+    const row = await claimDispatchOpening(trx, incidentId, firstSimulatedStepAt(deps));
+    if (!row || isSimulated(row)) return;
+    const offered = await offerRound(trx, deps, row, 1, true);
     deps.logger.info({ incidentId, offered }, 'incident offered to responders');
   });
 }
@@ -125,7 +130,7 @@ async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
     if (isSimulated(row) || (row.status !== 'escalated' && row.status !== 'unresponsive')) return;
     if (!row.next_step_at || row.next_step_at > deps.clock.now().toISOString()) return;
     await offerRound(trx, deps, row, 2);
-    await trx.updateTable('incidents').set({ next_step_at: secondsLater(deps.clock, REOFFER_EVERY_S) }).where('incident_id', '=', incidentId).execute();
+    await setNextStepAt(trx, incidentId, secondsLater(deps.clock, REOFFER_EVERY_S));
   });
 }
 
@@ -180,7 +185,7 @@ async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<vo
         });
         return;
       default:
-        await trx.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incidentId).execute();
+        await setNextStepAt(trx, incidentId, null);
     }
   });
 }
@@ -249,10 +254,34 @@ export function createDispatchEngine(deps: DispatchDeps, options: { timers?: boo
   };
 
   return {
+    opening(row) {
+      if (isSimulated(row)) {
+        return { columns: { dispatch_round: 1, next_step_at: firstSimulatedStepAt(deps) } };
+      }
+      return {
+        columns: { dispatch_round: 1, next_step_at: null },
+        // The first offers, in the transaction that creates the incident: one commit for both.
+        offer: async (trx) => {
+          try {
+            const offered = await offerRound(trx, deps, { ...row, dispatch_round: 1, next_step_at: null }, 1, true);
+            deps.logger.info({ incidentId: row.incident_id, offered }, 'incident offered to responders');
+          } catch (err) {
+            // Never fail the SOS for its dispatch: hand the opening back to the sweep (round 0), in
+            // this transaction. On PostgreSQL a failed statement has aborted the transaction, so
+            // this fails too and the create fails whole, unacknowledged: the client's retry runs again.
+            await setDispatchRound(trx, row.incident_id, 0).catch(() => {
+              throw err;
+            });
+            deps.logger.warn({ err, incidentId: row.incident_id }, 'first offers failed; the sweep opens the incident again');
+          }
+        },
+      };
+    },
     incidentOpened(incident) {
-      openDispatch(deps, incident.incident_id)
-        .then(() => followSimulated(incident.incident_id))
-        .catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'dispatch failed; the sweep retries'));
+      // The opening was done in the creating transaction (`opening`); only the simulated network
+      // has steps of its own to follow. An opening handed back to the sweep is picked up there.
+      if (incident.environment !== 'sandbox' && !incident.is_drill) return;
+      followSimulated(incident.incident_id).catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'simulated step failed; the sweep retries'));
     },
     stop() {
       stopped = true;
@@ -263,7 +292,7 @@ export function createDispatchEngine(deps: DispatchDeps, options: { timers?: boo
       const at = deps.clock.now().toISOString();
       await closeOpenOffers(trx, incidentId, 'withdrawn', at);
       const row = await findIncidentById(trx, incidentId);
-      await trx.updateTable('incidents').set({ next_step_at: null }).where('incident_id', '=', incidentId).execute();
+      await setNextStepAt(trx, incidentId, null);
       if (row?.responder_id && !row.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, row.responder_id, true, at);
     },
   };

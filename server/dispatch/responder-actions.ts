@@ -1,12 +1,24 @@
 import { recordVerifiedThreatEvent } from '../threat/verified.ts';
 import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
+import type { Offer } from '../../shared/schemas/responders.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { transitionIncident } from '../incidents/lifecycle.ts';
 import { representIncident, withIncident } from './engine.ts';
 import { etaMinutes } from './nearest.ts';
-import { answerOffer, closeOpenOffers, findIncidentById, findOffer, hasActiveAssignment, setResponderAvailable, withdrawOtherOffers } from './store.ts';
+import {
+  answerOffer,
+  assignmentsOf,
+  closeOpenOffers,
+  findIncidentById,
+  findOffer,
+  hasActiveAssignment,
+  insertVerifiedIncident,
+  pendingOffersFor,
+  setResponderAvailable,
+  withdrawOtherOffers,
+} from './store.ts';
 
 /** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
 export function responderView(row: IncidentRow) {
@@ -18,11 +30,30 @@ export function responderView(row: IncidentRow) {
     description: row.description,
     status: row.status,
     subject: { name: row.subject_name, phone: row.subject_phone },
-    location: { coordinates: [Number(row.longitude), Number(row.latitude)], address: row.address, landmark: row.landmark },
+    location: { coordinates: [Number(row.longitude), Number(row.latitude)] as [number, number], address: row.address, landmark: row.landmark },
     eta_minutes: row.eta_minutes === null ? null : Number(row.eta_minutes),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * The offers a responder may still answer. `answer_by` is when nobody accepting escalates the
+ * incident (dispatching) or gives it up as unresponsive (escalated); after that it stays open.
+ */
+export async function offersOpenTo(db: Executor, responderId: string): Promise<Offer[]> {
+  return (await pendingOffersFor(db, responderId)).map((row) => ({
+    offer_id: row.offer_id,
+    distance_km: Number(row.distance_km),
+    offered_at: row.offered_at,
+    answer_by: row.status === 'dispatching' ? row.dispatch_deadline : row.status === 'escalated' ? row.escalation_deadline : null,
+    incident: responderView(row),
+  }));
+}
+
+/** A responder's incidents as the responder sees them: those in hand, and those changed since `since`. */
+export async function responderAssignments(db: Executor, responderId: string, since: string) {
+  return (await assignmentsOf(db, responderId, since)).map(responderView);
 }
 
 /** Outcomes that say something really happened: such a live incident becomes a verified threat event. */
@@ -78,7 +109,7 @@ export async function declineOffer(db: Executor, clock: Clock, responder: Respon
   return { offer_id: offerId, status: 'declined' as const };
 }
 
-async function assignedIncident(trx: Executor, responder: ResponderRow, incident: IncidentRow) {
+function assignedIncident(responder: ResponderRow, incident: IncidentRow) {
   // Another responder's incident is none of this one's business: 404, as across organizations.
   if (incident.responder_id !== responder.responder_id) throw notFound('Incident');
 }
@@ -93,7 +124,7 @@ export async function reportProgress(
   etaMinutesReported?: number,
 ) {
   return withIncident(db, incidentId, async (trx, incident) => {
-    await assignedIncident(trx, responder, incident);
+    assignedIncident(responder, incident);
     // Reporting the status it already has (a retry) answers the incident again.
     if (incident.status === status) return responderView(incident);
     await transitionIncident(trx, clock, incident, status, {
@@ -122,7 +153,9 @@ export async function resolveAssigned(
   notes: string | undefined,
 ) {
   return withIncident(db, incidentId, async (trx, incident) => {
-    await assignedIncident(trx, responder, incident);
+    assignedIncident(responder, incident);
+    // A retry from a phone whose first answer was lost: the same answer again, not a 409.
+    if (incident.status === 'resolved' && incident.resolution_outcome === outcome) return responderView(incident);
     await transitionIncident(trx, clock, incident, 'resolved', {
       message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
       changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },
@@ -131,19 +164,16 @@ export async function resolveAssigned(
     const at = clock.now().toISOString();
     await setResponderAvailable(trx, responder.responder_id, true, at);
     if (incident.environment === 'live' && !incident.is_drill && REAL_OUTCOMES.has(outcome)) {
-      await trx
-        .insertInto('verified_incidents')
-        .values({
-          incident_id: incident.incident_id,
-          category: incident.category,
-          severity: incident.severity,
-          outcome,
-          latitude: Number(incident.latitude),
-          longitude: Number(incident.longitude),
-          occurred_at: incident.created_at,
-          resolved_at: at,
-        })
-        .execute();
+      await insertVerifiedIncident(trx, {
+        incident_id: incident.incident_id,
+        category: incident.category,
+        severity: incident.severity,
+        outcome,
+        latitude: Number(incident.latitude),
+        longitude: Number(incident.longitude),
+        occurred_at: incident.created_at,
+        resolved_at: at,
+      });
       await recordVerifiedThreatEvent(trx, incident, at);
     }
     return responderView((await findIncidentById(trx, incidentId))!);

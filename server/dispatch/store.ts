@@ -1,4 +1,4 @@
-import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { boundingBox, type Point } from './nearest.ts';
 
 /** Active, available responders of the environment inside the box around `center` (the SQL prefilter). */
@@ -97,13 +97,54 @@ export async function countPendingOffers(db: Executor, incidentId: string): Prom
     .selectFrom('dispatch_offers')
     .where('incident_id', '=', incidentId)
     .where('status', '=', 'pending')
-    .select((eb) => eb.fn.countAll().as('n'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 export async function setResponderAvailable(db: Executor, responderId: string, available: boolean, at: string): Promise<void> {
   await db.updateTable('responders').set({ available: available ? 1 : 0, updated_at: at }).where('responder_id', '=', responderId).execute();
+}
+
+/**
+ * Claims the opening of an incident's dispatch (round 0 → 1), with its first simulated step when
+ * given; false when another host opened it first.
+ */
+/**
+ * Claims an incident's opening (round 0 to 1, still dispatching) and reads it, in one statement:
+ * of two hosts opening together, one gets the row and the other undefined. A simulated
+ * incident (sandbox, drill) gets its first step's time; a live one keeps none.
+ */
+export async function claimDispatchOpening(db: Executor, incidentId: string, simulatedFirstStepAt: string): Promise<IncidentRow | undefined> {
+  return db
+    .updateTable('incidents')
+    .set((eb) => ({
+      dispatch_round: 1,
+      next_step_at: eb
+        .case()
+        .when(eb.or([eb('environment', '=', 'sandbox'), eb('is_drill', '=', 1)]))
+        .then(simulatedFirstStepAt)
+        .else(eb.ref('next_step_at'))
+        .end(),
+    }))
+    .where('incident_id', '=', incidentId)
+    .where('dispatch_round', '=', 0)
+    .where('status', '=', 'dispatching')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function setDispatchRound(db: Executor, incidentId: string, round: number): Promise<void> {
+  await db.updateTable('incidents').set({ dispatch_round: round }).where('incident_id', '=', incidentId).execute();
+}
+
+/** When the engine next looks at the incident by itself (a simulated step, a re-offer); null: never. */
+export async function setNextStepAt(db: Executor, incidentId: string, at: string | null): Promise<void> {
+  await db.updateTable('incidents').set({ next_step_at: at }).where('incident_id', '=', incidentId).execute();
+}
+
+export async function insertVerifiedIncident(db: Executor, row: VerifiedIncidentRow): Promise<void> {
+  await db.insertInto('verified_incidents').values(row).execute();
 }
 
 export async function findIncidentById(db: Executor, incidentId: string): Promise<IncidentRow | undefined> {
@@ -138,4 +179,14 @@ export async function assignmentsOf(db: Executor, responderId: string, since: st
     .where((eb) => eb.or([eb('status', 'in', ['assigned', 'responding', 'on_scene']), eb('updated_at', '>=', since)]))
     .orderBy('updated_at', 'desc')
     .execute();
+}
+
+/** Dispatch deadlines for metrics: incidents waiting for a responder, and those already past their deadline. */
+export async function dispatchDeadlineCounts(db: Executor, now: string): Promise<{ waiting: number; overdue: number }> {
+  const row = await db
+    .selectFrom('incidents')
+    .select((eb) => [eb.fn.countAll<number>().as('waiting'), eb.fn.count<number>(eb.case().when('dispatch_deadline', '<=', now).then(1).end()).as('overdue')])
+    .where('status', '=', 'dispatching')
+    .executeTakeFirstOrThrow();
+  return { waiting: row.waiting, overdue: row.overdue };
 }

@@ -1,7 +1,22 @@
-import type { Executor, Tenant } from '../db/schema.ts';
+import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
+import type { Clock } from '../clock.ts';
+import type { EventRow, Executor, Tenant } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
-import type { EventRow } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { queueDeliveries } from '../webhooks/queue.ts';
+import { eventDataAbout, findEvent, findEventById, insertEvent, listEventRows, replaceEventData } from './store.ts';
+
+/** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
+export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface NewEvent {
+  organizationId: string;
+  environment: string;
+  type: EventType;
+  resourceId: string;
+  data: unknown;
+}
 
 export interface EventQuery extends PageRequest {
   type?: string;
@@ -12,29 +27,57 @@ export interface EventQuery extends PageRequest {
 
 const rowToEvent = (row: EventRow) => ({ id: row.event_id, type: row.type, created_at: row.created_at, data: JSON.parse(row.data) as Record<string, unknown> });
 
-const scoped = (db: Executor, tenant: Tenant) =>
-  db.selectFrom('events').where('organization_id', '=', tenant.organizationId).where('environment', '=', tenant.environment);
+/**
+ * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
+ * that makes the change it reports (the transactional outbox): an event and its deliveries
+ * exist exactly when the change does.
+ */
+export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
+  const at = clock.now();
+  const eventId = newId('evt', at);
+  await insertEvent(trx, {
+    event_id: eventId,
+    organization_id: event.organizationId,
+    environment: event.environment,
+    type: event.type,
+    resource_id: event.resourceId,
+    data: JSON.stringify(event.data),
+    created_at: at.toISOString(),
+  });
+  await queueDeliveries(trx, event, eventId, event.type, at.toISOString());
+  return eventId;
+}
+
+/** Fields of event payloads that name or reach a visitor. */
+const VISITOR_FIELDS = ['visitor_name', 'visitor_phone', 'visitor_email'] as const;
+
+/**
+ * Blanks the visitor's name, phone and email in every event about `resourceId`, so erasing a
+ * visit or code under a retention policy leaves no copy in the event log.
+ */
+export async function scrubVisitorDataFromEvents(trx: Executor, resourceId: string): Promise<void> {
+  for (const row of await eventDataAbout(trx, resourceId)) {
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    if (typeof data !== 'object' || data === null) continue;
+    for (const field of VISITOR_FIELDS) if (field in data) data[field] = null;
+    await replaceEventData(trx, row.event_id, JSON.stringify(data));
+  }
+}
 
 /** The event log, newest first: what a webhook receiver that was down can recover. */
 export async function listEvents(db: Executor, tenant: Tenant, query: EventQuery) {
-  let base = scoped(db, tenant);
-  if (query.type?.endsWith('.*')) base = base.where('type', 'like', `${query.type.slice(0, -1)}%`);
-  else if (query.type) base = base.where('type', '=', query.type);
-  if (query.resource_id) base = base.where('resource_id', '=', query.resource_id);
-  const from = utcInstant(query.from_date);
-  const before = utcInstant(query.to_date);
-  if (from) base = base.where('created_at', '>=', from);
-  if (before) base = base.where('created_at', '<', before);
-  const page = pageWindow(query);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('event_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage(rows.map(rowToEvent), Number(count.n), query);
+  const filter = { type: query.type, resourceId: query.resource_id, createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
+  const { rows, total } = await listEventRows(db, tenant, filter, pageWindow(query));
+  return toPage(rows.map(rowToEvent), total, query);
 }
 
 export async function getEvent(db: Executor, tenant: Tenant, eventId: string) {
-  const row = await scoped(db, tenant).selectAll().where('event_id', '=', eventId).executeTakeFirst();
+  const row = await findEvent(db, tenant, eventId);
   if (!row) throw notFound('Event');
   return rowToEvent(row);
+}
+
+/** An event as stored (its data is still the JSON text), found by id alone: for the webhook worker. */
+export async function storedEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
+  return findEventById(db, eventId);
 }

@@ -1,57 +1,58 @@
-import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
-import type { Clock } from '../clock.ts';
-import type { Executor } from '../db/schema.ts';
-import { newId } from '../ids.ts';
-import { queueDeliveries } from '../webhooks/store.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { EventRow, Executor, Tenant } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
 
-/** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
-export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant));
 
-export interface NewEvent {
-  organizationId: string;
-  environment: string;
-  type: EventType;
-  resourceId: string;
-  data: unknown;
+export async function insertEvent(trx: Executor, row: EventRow): Promise<void> {
+  await eventInsert(trx, row);
 }
 
-/**
- * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
- * that makes the change it reports (the transactional outbox): an event and its deliveries
- * exist exactly when the change does.
- */
-export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
-  const at = clock.now();
-  const eventId = newId('evt', at);
-  await trx
-    .insertInto('events')
-    .values({
-      event_id: eventId,
-      organization_id: event.organizationId,
-      environment: event.environment,
-      type: event.type,
-      resource_id: event.resourceId,
-      data: JSON.stringify(event.data),
-      created_at: at.toISOString(),
-    })
-    .execute();
-  await queueDeliveries(trx, event, eventId, event.type, at.toISOString());
-  return eventId;
+/** Every change that reports an event: built and compiled once (server/db/prepared.ts). */
+const eventInsert = preparedQuery((trx, row: EventRow) => trx.insertInto('events').values(row));
+
+export interface EventFilter {
+  /** An exact type, or a family: `incident.*`. */
+  type?: string;
+  resourceId?: string;
+  createdFrom?: string;
+  createdBefore?: string;
 }
 
-/** Fields of event payloads that name or reach a visitor. */
-const VISITOR_FIELDS = ['visitor_name', 'visitor_phone', 'visitor_email'] as const;
+/** The tenant's events, newest first, and how many match in all. */
+export async function listEventRows(
+  db: Executor,
+  tenant: Tenant,
+  filter: EventFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: EventRow[]; total: number }> {
+  let base = scoped(db, tenant);
+  if (filter.type?.endsWith('.*')) base = base.where('type', 'like', `${filter.type.slice(0, -1)}%`);
+  else if (filter.type) base = base.where('type', '=', filter.type);
+  if (filter.resourceId) base = base.where('resource_id', '=', filter.resourceId);
+  if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('event_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
 
-/**
- * Blanks the visitor's name, phone and email in every event about `resourceId`, so erasing a
- * visit or code under a retention policy leaves no copy in the event log.
- */
-export async function scrubVisitorDataFromEvents(trx: Executor, resourceId: string): Promise<void> {
-  const rows = await trx.selectFrom('events').select(['event_id', 'data']).where('resource_id', '=', resourceId).execute();
-  for (const row of rows) {
-    const data = JSON.parse(row.data) as Record<string, unknown>;
-    if (typeof data !== 'object' || data === null) continue;
-    for (const field of VISITOR_FIELDS) if (field in data) data[field] = null;
-    await trx.updateTable('events').set({ data: JSON.stringify(data) }).where('event_id', '=', row.event_id).execute();
-  }
+export async function findEvent(db: Executor, tenant: Tenant, eventId: string): Promise<EventRow | undefined> {
+  return scoped(db, tenant).selectAll().where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** An event by id alone: the webhook worker, which stands above tenants (its job names the event). */
+export async function findEventById(db: Executor, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** Every event about one resource (a visit, a code), with its stored data. */
+export async function eventDataAbout(db: Executor, resourceId: string): Promise<Pick<EventRow, 'event_id' | 'data'>[]> {
+  return db.selectFrom('events').select(['event_id', 'data']).where('resource_id', '=', resourceId).execute();
+}
+
+export async function replaceEventData(db: Executor, eventId: string, data: string): Promise<void> {
+  await db.updateTable('events').set({ data }).where('event_id', '=', eventId).execute();
 }

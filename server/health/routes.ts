@@ -1,46 +1,36 @@
-import { Router } from 'express';
-import { sql } from 'kysely';
-import { z } from 'zod';
-import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { Timestamp } from '../../shared/schemas/common.ts';
-import type { Clock } from '../clock.ts';
-import type { Db } from '../db/schema.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
+import { Health } from './health.ts';
+import { checkHealth, type HealthDeps } from './service.ts';
 
-export const Health = z
-  .object({ status: z.enum(['ok', 'degraded']), api_version: z.literal('v1'), timestamp: Timestamp })
-  .meta({ id: 'Health' });
+const route = routeFor<HealthDeps>();
 
-/** No key, no rate limit: load balancers and kiosks poll it. 503 when the database does not answer. */
-export function healthRoutes(deps: { db: Db; clock: Clock }): Router {
-  const router = Router();
-  router.get('/health', async (_req, res) => {
-    const ok = await Promise.race([
-      sql`select 1`.execute(deps.db).then(
-        () => true,
-        () => false,
-      ),
-      new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
-    ]);
-    res
-      .status(ok ? 200 : 503)
-      .set('Cache-Control', 'no-store')
-      .json({ status: ok ? 'ok' : 'degraded', api_version: 'v1', timestamp: deps.clock.now().toISOString() });
-  });
-  return router;
-}
-
-export const healthPaths: ZodOpenApiPathsObject = {
-  '/health': {
-    get: {
-      operationId: 'health',
-      tags: ['Health'],
-      summary: 'Health check',
-      description: 'No key and no rate limit. 503 with `status: degraded` when the database does not answer.',
-      security: [],
-      responses: {
-        200: { description: 'Healthy', content: { 'application/json': { schema: Health } } },
-        503: { description: 'Database not answering', content: { 'application/json': { schema: Health } } },
-      },
+/**
+ * No key, no rate limit: load balancers and kiosks poll it. 503 only when the database does not
+ * answer: a host without Redis still serves every request, and a load balancer that saw 503 on
+ * every host while Redis is down would take the whole service out.
+ */
+export const healthRouteList = [
+  route({
+    method: 'get',
+    path: '/health',
+    access: 'public',
+    operationId: 'health',
+    tags: ['Health'],
+    summary: 'Health check',
+    description:
+      'No key and no rate limit. `checks` names each part and whether it answers. 503 with `status: degraded` only when the database does not answer. With Redis down the answer stays 200 with `status: degraded` and `checks.redis: down`: rate limits are then kept per host and every request is still served.',
+    responses: {
+      200: { description: 'Serving requests: `ok`, or `degraded` when only Redis is down', content: { 'application/json': { schema: Health } } },
+      503: { description: 'Database not answering', content: { 'application/json': { schema: Health } } },
     },
-  },
-};
+    async handler(_input, _req, res, deps) {
+      const { databaseUp, health } = await checkHealth(deps);
+      res
+        .status(databaseUp ? 200 : 503)
+        .set('Cache-Control', 'no-store')
+        .json(health);
+    },
+  }),
+];
+
+export const healthRoutes = (deps: HealthDeps) => routerOf(healthRouteList, deps);

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 /** An error the client caused or may act on; the handler answers `{code, message}` with its status. */
 export class ApiError extends Error {
@@ -15,6 +16,20 @@ export class ApiError extends Error {
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const conflict = (message: string) => new ApiError(409, message);
+
+/** Seconds a client is told to wait after a 503 from a database fault. */
+export const DATABASE_RETRY_AFTER_S = 2;
+
+/**
+ * PostgreSQL is unreachable, restarting or too slow: 503 with Retry-After. A write that failed
+ * this way did not commit, or its outcome is unknown; either way it was not acknowledged, and a
+ * retry with the same Idempotency-Key either replays the stored answer or runs it once.
+ */
+export function databaseUnavailable(): ApiError {
+  return new ApiError(503, 'The database is not answering; nothing was acknowledged. Retry shortly (with the same Idempotency-Key for writes)', {
+    'Retry-After': String(DATABASE_RETRY_AFTER_S),
+  });
+}
 
 export const routeNotFound: RequestHandler = (req) => {
   throw new ApiError(404, `No route for ${req.method} ${req.path}`);
@@ -38,6 +53,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let status = 500;
     let message = 'Internal server error';
+    const databaseFault = isDatabaseUnavailable(err);
+    if (databaseFault) {
+      logger.warn({ err, reqId: req.id }, 'request failed: database unavailable');
+      err = databaseUnavailable();
+    }
     if (err instanceof ApiError) {
       status = err.status;
       message = err.message;
@@ -52,7 +72,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       status = err.status;
       message = `Request body could not be read: ${err.expose ? err.message : 'invalid'}`;
     }
-    if (status >= 500) logger.error({ err, reqId: req.id }, 'request failed');
+    if (status >= 500 && !databaseFault) logger.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) return;
     res.status(status).json({ code: status, message });
   };

@@ -4,11 +4,14 @@ import { fieldPath } from './parse.ts';
 
 /** Deeper than any request the API defines; deeper still would overflow the stack downstream. */
 const MAX_DEPTH = 32;
+/** Keys a prototype-pollution attack uses: refused by name, never silently dropped by a schema. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * What no route accepts, refused before any route sees it: NUL characters (PostgreSQL text
- * cannot hold them) in the URL or anywhere in the body, and bodies nested deeper than 32
- * levels. Walks the body without recursion, so a hostile body cannot overflow the stack here.
+ * cannot hold them) in the URL or anywhere in the body, `__proto__`, `constructor` and
+ * `prototype` keys anywhere in the body (a 400 naming the path, e.g.
+ * `subject.metadata.__proto__: key not allowed`), and bodies nested deeper than 32 levels. Walks the body without recursion, so a hostile body cannot overflow the stack here.
  */
 export const inputGuard: RequestHandler = (req, _res, next) => {
   if (/%00/.test(req.originalUrl)) throw badRequest('The URL must not contain NUL (%00) characters');
@@ -21,6 +24,7 @@ export const inputGuard: RequestHandler = (req, _res, next) => {
       if (path.length >= MAX_DEPTH) throw badRequest(`${fieldPath(path)}: nested deeper than ${MAX_DEPTH} levels`);
       for (const [key, child] of Object.entries(value)) {
         if (key.includes('\u0000')) throw badRequest(`${fieldPath(path) || 'body'}: a key contains a NUL character`);
+        if (FORBIDDEN_KEYS.has(key)) throw badRequest(`${fieldPath([...path, key])}: key not allowed`);
         stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
       }
     }

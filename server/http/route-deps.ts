@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Scope } from '../../shared/schemas/api-keys.ts';
+import type { Guard } from '../auth/authenticate.ts';
+import type { KeyCache } from '../auth/key-cache.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { Engine } from '../db/database.ts';
 import type { Db } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
@@ -20,7 +22,11 @@ export interface RouteDeps {
   /** Seals and opens webhook signing secrets. */
   secretBox: SecretBox;
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
-  guard(scope: Scope): RequestHandler;
+  guard: Guard;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
   idempotent: RequestHandler;
+  /** The database engine, for the few statements that differ (advisory locks). */
+  engine: Engine;
+  /** This host's API-key cache: a revoke through it holds the cache until it has answered. */
+  keyCache: KeyCache;
 }

@@ -1,18 +1,22 @@
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { ControlledTransaction } from 'kysely';
 import type { Logger } from 'pino';
 import { tenantOf } from '../auth/context.ts';
 import type { Clock } from '../clock.ts';
+import type { Engine } from '../db/database.ts';
 import type { Database, Db, Executor } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { ApiError, databaseUnavailable } from '../http/errors.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
-import { completeClaim, insertClaim, releaseClaim, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
+import { claimKey, flightKeyOf, recordAnswer, requestFingerprint, stillInFlight, type IdempotencyScope } from './claims.ts';
+import { purgeIdempotencyRecords } from './store.ts';
 
 /** Records are kept at least this long (contract: 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A claim whose request died without finishing may be taken over after this. */
-const CLAIM_LEASE_MS = 60_000;
+/** The sweep's part: records past their retention go; answers how many. */
+export async function purgeExpiredIdempotencyRecords(db: Executor, clock: Clock): Promise<number> {
+  return purgeIdempotencyRecords(db, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString());
+}
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 declare global {
@@ -39,12 +43,16 @@ export function whenCommitted(req: Request, work: () => void): void {
 }
 
 /**
- * Stripe's `Idempotency-Key` semantics for POST, PATCH and DELETE. The claim is committed
- * first, so a concurrent duplicate sees 409; the change and the stored answer then commit in
- * one transaction, so a crash can never leave a change without its replayable answer. An error
- * rolls the change back and releases the key, so a retry runs the request again.
+ * Stripe's `Idempotency-Key` semantics for POST, PATCH and DELETE, in one commit: the claim, the
+ * change and the sealed answer are written in the request's transaction and commit together
+ * (one fsync; on SQLite shared with concurrent requests by group commit). A crash before the
+ * commit leaves nothing, so a retry runs again; an error rolls the whole request back, claim
+ * included. A concurrent duplicate gets 409: on this host from the set of keys in flight, on
+ * another PostgreSQL host from a transaction-scoped advisory lock on the key (SQLite hosts
+ * share one writer, so a duplicate from another process waits and then replays).
  */
-export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox }): RequestHandler {
+export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox; engine: Engine }): RequestHandler {
+  const inFlight = new Set<string>();
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -53,33 +61,35 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
     }
     const tenant = tenantOf(req);
     const scope: IdempotencyScope = { ...tenant, key };
-    const fingerprint = createHash('sha256')
-      .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
-      .digest('hex');
-    const now = deps.clock.now();
-    const claim = await insertClaim(deps.db, scope, fingerprint, now.toISOString());
-    if (!claim.inserted) {
-      const row = claim.existing;
-      if (row.fingerprint !== fingerprint) {
-        throw new ApiError(400, 'Idempotency-Key was already used with a different method, path or body');
-      }
-      if (row.state === 'complete') {
-        res
-          .status(row.response_status!)
-          .set('Idempotent-Replayed', 'true')
-          .type('application/json')
-          .send(deps.secretBox.open(row.response_body!));
+    const fingerprint = requestFingerprint(req.method, req.path, req.body);
+    const flightKey = flightKeyOf(scope);
+    if (inFlight.has(flightKey)) throw stillInFlight();
+    inFlight.add(flightKey);
+    const landed = () => inFlight.delete(flightKey);
+
+    let tx: ControlledTransaction<Database>;
+    try {
+      tx = await deps.db.startTransaction().execute();
+    } catch (err) {
+      landed();
+      throw err;
+    }
+    try {
+      const claim = await claimKey(tx, deps, scope, fingerprint);
+      if (claim.answered) {
+        // Committing nothing still waits for the commit that wrote this answer (group commit).
+        await tx.commit().execute();
+        landed();
+        res.status(claim.status).set('Idempotent-Replayed', 'true').type('application/json').send(claim.body);
         return;
       }
-      const stale = Date.parse(row.locked_at) < now.getTime() - CLAIM_LEASE_MS;
-      if (!stale || !(await takeOverStaleClaim(deps.db, scope, row.locked_at, now.toISOString()))) {
-        throw new ApiError(409, 'A request with this Idempotency-Key is still in progress; retry shortly');
-      }
+    } catch (err) {
+      if (!tx.isCommitted && !tx.isRolledBack) await tx.rollback().execute().catch(() => undefined);
+      landed();
+      throw err;
     }
-
-    const tx = await deps.db.startTransaction().execute();
     req.tx = tx;
-    settleOnResponse(res, tx, deps.db, scope, deps.logger, deps.secretBox);
+    settleOnResponse(res, tx, scope, deps.logger, deps.secretBox, landed);
     next();
   };
 }
@@ -88,17 +98,16 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
 function settleOnResponse(
   res: Response,
   tx: ControlledTransaction<Database>,
-  db: Db,
   scope: IdempotencyScope,
   logger: Logger,
   secretBox: SecretBox,
+  landed: () => void,
 ) {
   const send = res.json.bind(res);
   let settled = false;
 
-  const rollbackAndRelease = async () => {
+  const rollback = async () => {
     if (!tx.isCommitted && !tx.isRolledBack) await tx.rollback().execute();
-    await releaseClaim(db, scope);
   };
 
   const runAfterCommit = () => {
@@ -118,17 +127,23 @@ function settleOnResponse(
     const work =
       status < 400
         ? // Sealed: an answer may hold a secret shown once (an API key, a webhook secret) or personal data.
-          completeClaim(tx, scope, status, secretBox.seal(JSON.stringify(body)))
+          recordAnswer(tx, secretBox, scope, status, body)
             .then(() => tx.commit().execute())
             .then(runAfterCommit)
-        : rollbackAndRelease();
+        : rollback();
     work.then(
-      () => send(body),
+      () => {
+        landed();
+        send(body);
+      },
       async (err: unknown) => {
         logger.error({ err }, 'idempotent request could not be settled');
-        await rollbackAndRelease().catch(() => undefined);
-        res.status(500);
-        send({ code: 500, message: 'Internal server error' });
+        await rollback().catch(() => undefined);
+        landed();
+        // The commit's outcome may be unknown (the connection dropped during it): never a success.
+        const answer = isDatabaseUnavailable(err) ? databaseUnavailable() : new ApiError(500, 'Internal server error');
+        res.status(answer.status).set(answer.headers);
+        send({ code: answer.status, message: answer.message });
       },
     );
     return res;
@@ -138,6 +153,8 @@ function settleOnResponse(
   res.on('close', () => {
     if (settled) return;
     settled = true;
-    rollbackAndRelease().catch((err: unknown) => logger.error({ err }, 'idempotent request could not be released'));
+    rollback()
+      .catch((err: unknown) => logger.error({ err }, 'idempotent request could not be rolled back'))
+      .finally(landed);
   });
 }

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor, IdempotencyRow } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
 
 export interface IdempotencyScope {
   organizationId: string;
@@ -10,8 +12,7 @@ const where = (scope: IdempotencyScope) => (db: Executor) =>
   db
     .selectFrom('idempotency_requests')
     .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
+    .where(whereTenant(scope))
     .where('idempotency_key', '=', scope.key);
 
 /** Inserts an in-flight claim; answers the row already there when the key was seen before. */
@@ -48,8 +49,7 @@ export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, 
   const result = await db
     .updateTable('idempotency_requests')
     .set({ locked_at: at })
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
+    .where(whereTenant(scope))
     .where('idempotency_key', '=', scope.key)
     .where('state', '=', 'in_flight')
     .where('locked_at', '=', staleLockedAt)
@@ -61,23 +61,23 @@ export async function completeClaim(db: Executor, scope: IdempotencyScope, statu
   await db
     .updateTable('idempotency_requests')
     .set({ state: 'complete', response_status: status, response_body: body })
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
+    .where(whereTenant(scope))
     .where('idempotency_key', '=', scope.key)
-    .execute();
-}
-
-export async function releaseClaim(db: Executor, scope: IdempotencyScope): Promise<void> {
-  await db
-    .deleteFrom('idempotency_requests')
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where('idempotency_key', '=', scope.key)
-    .where('state', '=', 'in_flight')
     .execute();
 }
 
 export async function purgeIdempotencyRecords(db: Executor, createdBefore: string): Promise<number> {
   const result = await db.deleteFrom('idempotency_requests').where('created_at', '<', createdBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** PostgreSQL: held until this transaction ends; another host holding it means the key is in flight there. */
+export async function lockKeyForTransaction(tx: Executor, flightKey: string): Promise<boolean> {
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${flightKey}, 0)) as locked`.execute(tx);
+  return rows[0]?.locked === true;
+}
+
+/** The record of a key, whatever its state; undefined when never seen (or purged). */
+export async function findClaim(db: Executor, scope: IdempotencyScope): Promise<IdempotencyRow | undefined> {
+  return where(scope)(db).executeTakeFirst();
 }

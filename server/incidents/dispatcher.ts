@@ -1,5 +1,13 @@
 import type { Incident } from '../../shared/schemas/incidents.ts';
-import type { Executor } from '../db/schema.ts';
+import type { Executor, IncidentRow } from '../db/schema.ts';
+
+/** The opening of a new incident's dispatch, done by the transaction that creates it. */
+export interface DispatchOpening {
+  /** Set on the row before it is inserted: the opened round, and when the engine next looks at it. */
+  columns: Pick<IncidentRow, 'dispatch_round' | 'next_step_at'>;
+  /** After the insert, in the same transaction: the first offers (live incidents). */
+  offer?: (trx: Executor) => Promise<void>;
+}
 
 /**
  * The seam between the incident API and the dispatch engine. The API calls it after the
@@ -8,7 +16,12 @@ import type { Executor } from '../db/schema.ts';
  * when it was called still finds the work by reading the database.
  */
 export interface Dispatcher {
-  /** After the commit that opened it: offer it (a sweep repeats this for an incident missed here). */
+  /**
+   * Optional: the opening, inside the creating transaction, so the incident and its first
+   * offers are one commit. Without it (or with round 0), `incidentOpened` or the sweep opens it.
+   */
+  opening?(row: IncidentRow): DispatchOpening;
+  /** After the commit that opened it: offer it if not opened yet (a sweep repeats this for an incident missed here), follow simulated steps. */
   incidentOpened(incident: Incident): void;
   /** Inside the cancelling transaction: withdraw its offers, free its responder, stop its scheduled steps. */
   incidentCancelled(trx: Executor, incidentId: string): Promise<void>;

@@ -1,7 +1,7 @@
 import type { IncidentStatus, TimelineEventName } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
-import { appendEvent, type EventType } from '../events/store.ts';
+import { appendEvent, type EventType } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
 

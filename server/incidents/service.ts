@@ -9,16 +9,18 @@ import {
 } from '../../shared/schemas/incidents.ts';
 import { addSeconds, type Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
-import { appendEvent } from '../events/store.ts';
+import { appendEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import type { DispatchOpening } from './dispatcher.ts';
 import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
   findIncident,
   findIncidentByIdempotencyKey,
+  findIncidentWithTimeline,
   insertIncident,
   insertTimelineRows,
   listIncidentRows,
@@ -35,15 +37,15 @@ export interface IncidentWindows {
 export interface IncidentDeps {
   clock: Clock;
   windows: IncidentWindows;
+  /** Dispatch's opening, in the creating transaction (server/dispatch/engine.ts). */
+  opening?: (row: IncidentRow) => DispatchOpening;
   /** Dispatch's part of a cancel, in the same transaction (server/dispatch/engine.ts). */
   onCancelled?: (trx: Executor, incidentId: string) => Promise<void>;
 }
 
 export async function loadIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident | undefined> {
-  const row = await findIncident(db, tenant, incidentId);
-  if (!row) return undefined;
-  const timelines = await timelinesOf(db, [incidentId]);
-  return rowToIncident(row, timelines.get(incidentId) ?? []);
+  const found = await findIncidentWithTimeline(db, tenant, incidentId);
+  return found && rowToIncident(found.row, found.timeline);
 }
 
 export async function getIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident> {
@@ -116,10 +118,13 @@ export async function createIncident(
       next_step_at: null,
       dispatch_round: 0,
     };
+    const dispatch = deps.opening?.(row);
+    if (dispatch) Object.assign(row, dispatch.columns);
     if (!(await insertIncident(trx, row))) return undefined; // another create with this idempotency_key won
     await insertTimelineRows(trx, opening.timeline);
     const incident = rowToIncident(row, opening.timeline);
     await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
+    await dispatch?.offer?.(trx);
     return incident;
   });
   if (incident) return { incident, created: true };

@@ -1,4 +1,9 @@
+import { PostgresAdapter } from 'kysely';
+import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import type { Executor, IncidentRow, Tenant, TimelineRow } from '../db/schema.ts';
+import { tenantParams, whereTenant } from '../db/tenant.ts';
 
 export type { Tenant };
 
@@ -7,32 +12,70 @@ export type { Tenant };
  * rather than catching the violation: a failed statement aborts a whole PostgreSQL transaction.
  */
 export async function insertIncident(db: Executor, row: IncidentRow): Promise<boolean> {
-  const result = await db
+  const result = await incidentInsert(db, row);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+/** Every POST /incidents: built and compiled once (server/db/prepared.ts). */
+const incidentInsert = preparedQuery((db, row: IncidentRow) =>
+  db
     .insertInto('incidents')
     .values(row)
     .onConflict((oc) =>
       oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
-}
+    ),
+);
 
 export async function findIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentRow | undefined> {
   return db
     .selectFrom('incidents')
     .selectAll()
     .where('incident_id', '=', incidentId)
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
+    .where(whereTenant(tenant))
     .executeTakeFirst();
+}
+
+/**
+ * The incident and its timeline in one query (one round trip on PostgreSQL): the timeline is
+ * aggregated to a JSON array in the database, json_agg on PostgreSQL, json_group_array on SQLite.
+ * The read of every GET /incidents/{id}: built and compiled once (server/db/prepared.ts).
+ */
+const incidentWithTimeline = preparedQuery((db, p: { incidentId: string; organizationId: string; environment: string }) => {
+  const jsonArrayFrom = db.getExecutor().adapter instanceof PostgresAdapter ? pgJsonArrayFrom : sqliteJsonArrayFrom;
+  return db
+    .selectFrom('incidents')
+    .selectAll('incidents')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('incident_timeline')
+          .select(['incident_timeline.incident_id', 'seq', 'incident_timeline.status', 'event', 'message', 'timestamp'])
+          .whereRef('incident_timeline.incident_id', '=', 'incidents.incident_id')
+          .orderBy('seq'),
+      ).as('timeline_json'),
+    )
+    .where('incidents.incident_id', '=', p.incidentId)
+    .where(whereTenant(p, 'incidents'));
+});
+
+export async function findIncidentWithTimeline(
+  db: Executor,
+  tenant: Tenant,
+  incidentId: string,
+): Promise<{ row: IncidentRow; timeline: TimelineRow[] } | undefined> {
+  const found = (await incidentWithTimeline(db, { ...tenantParams(tenant), incidentId })).rows[0];
+  if (!found) return undefined;
+  const { timeline_json, ...row } = found;
+  // SQLite hands the array back as text; PostgreSQL's driver has parsed it already.
+  const timeline = (typeof timeline_json === 'string' ? JSON.parse(timeline_json) : timeline_json) as TimelineRow[];
+  return { row: row as IncidentRow, timeline };
 }
 
 export async function findIncidentByIdempotencyKey(db: Executor, tenant: Tenant, key: string): Promise<IncidentRow | undefined> {
   return db
     .selectFrom('incidents')
     .selectAll()
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
+    .where(whereTenant(tenant))
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
 }
@@ -53,8 +96,7 @@ export async function listIncidentRows(
 ): Promise<{ rows: IncidentRow[]; total: number }> {
   let base = db
     .selectFrom('incidents')
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment);
+    .where(whereTenant(tenant));
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.category) base = base.where('category', '=', filter.category);
   if (filter.severity) base = base.where('severity', '=', filter.severity);
@@ -62,9 +104,9 @@ export async function listIncidentRows(
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('incident_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
 }
 
 /** Compare-and-set on `version`: false when someone else changed the incident first. */
@@ -84,8 +126,13 @@ export async function updateIncidentAtVersion(
 }
 
 export async function insertTimelineRows(db: Executor, rows: TimelineRow[]): Promise<void> {
-  await db.insertInto('incident_timeline').values(rows).execute();
+  await timelineInsert(db, rowParams(rows));
 }
+
+/** An incident's opening rows (every POST /incidents): compiled once per row count. */
+const timelineInsert = preparedQuery((db, params: Record<string, unknown>) =>
+  db.insertInto('incident_timeline').values(paramRows(params) as unknown as TimelineRow[]),
+);
 
 export async function appendTimelineRow(db: Executor, entry: Omit<TimelineRow, 'seq'>): Promise<void> {
   const last = await db
@@ -95,7 +142,7 @@ export async function appendTimelineRow(db: Executor, entry: Omit<TimelineRow, '
     .executeTakeFirst();
   await db
     .insertInto('incident_timeline')
-    .values({ ...entry, seq: Number(last?.seq ?? 0) + 1 })
+    .values({ ...entry, seq: (last?.seq ?? 0) + 1 })
     .execute();
 }
 

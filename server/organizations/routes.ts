@@ -1,28 +1,51 @@
-import { Router } from 'express';
-import { UpdateVisitorPolicies } from '../../shared/schemas/access.ts';
+import { UpdateVisitorPolicies, VisitorPolicies } from '../../shared/schemas/access.ts';
 import { authOf } from '../auth/context.ts';
-import { parseInput } from '../http/parse.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
-import { changeOrganization } from './service.ts';
+import { changeOrganization, currentOrganization } from './service.ts';
+
+const route = routeFor<RouteDeps>();
+const tags = ['Organization'];
 
 /** The `admin` scope's organization settings: the visitor policies. */
-export function organizationRoutes(deps: RouteDeps): Router {
-  const router = Router();
+export const organizationRouteList = [
+  route({
+    method: 'get',
+    path: '/visitor-policies',
+    access: 'admin',
+    operationId: 'getVisitorPolicies',
+    tags,
+    summary: "The organization's visitor policies",
+    responses: { ...ok(200, 'Policies', VisitorPolicies), ...errors() },
+    async handler(_input, req, res, deps) {
+      // The stored row, not the key cache's copy: on PostgreSQL that copy is refreshed by a NOTIFY
+      // that can arrive after a PATCH's answer, and a read after a write must show the write.
+      const organization = await currentOrganization(deps.db, authOf(req).organization.organization_id);
+      res.json({ auto_checkout_hours: organization!.auto_checkout_hours, retention_days: organization!.retention_days });
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/visitor-policies',
+    access: 'admin',
+    idempotent: true,
+    body: UpdateVisitorPolicies,
+    operationId: 'updateVisitorPolicies',
+    tags,
+    summary: 'Set auto-checkout and retention',
+    description:
+      '`auto_checkout_hours`: anyone still checked in after N hours is checked out at arrival + N h (`auto_checked_out: true`). `retention_days`: visitor names and phones of visits closed, and of final codes, more than N days ago are erased; counts stay. `null` turns a policy off.',
+    responses: { ...ok(200, 'Policies', VisitorPolicies), ...errors() },
+    async handler({ body }, req, res, deps) {
+      const organization = await changeOrganization(requestDb(req, deps.db), deps.clock, authOf(req).organization.organization_id, {
+        autoCheckoutHours: body.auto_checkout_hours,
+        retentionDays: body.retention_days,
+      });
+      res.json({ auto_checkout_hours: organization!.auto_checkout_hours, retention_days: organization!.retention_days });
+    },
+  }),
+];
 
-  router.get('/visitor-policies', deps.guard('admin'), (req, res) => {
-    const { auto_checkout_hours, retention_days } = authOf(req).organization;
-    res.json({ auto_checkout_hours, retention_days });
-  });
-
-  router.patch('/visitor-policies', deps.guard('admin'), deps.idempotent, async (req, res) => {
-    const body = parseInput(UpdateVisitorPolicies, req.body, 'body');
-    const organization = await changeOrganization(requestDb(req, deps.db), deps.clock, authOf(req).organization.organization_id, {
-      autoCheckoutHours: body.auto_checkout_hours,
-      retentionDays: body.retention_days,
-    });
-    res.json({ auto_checkout_hours: organization!.auto_checkout_hours, retention_days: organization!.retention_days });
-  });
-
-  return router;
-}
+export const organizationRoutes = (deps: RouteDeps) => routerOf(organizationRouteList, deps, deps);

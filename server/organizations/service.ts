@@ -6,6 +6,9 @@ import { createApiKey, type CreatedKey } from '../auth/service.ts';
 import { rowToOrganization, type Organization, type Plan } from './organization.ts';
 import { codePrefixTaken, findOrganization, insertOrganization, updateOrganization } from './store.ts';
 
+/** Reads the sweeps, the demo seed and the operator tool take as they are. */
+export { countOrganizations, findOrganization, organizationsWithVisitorPolicies } from './store.ts';
+
 export class OrganizationInputError extends Error {}
 
 export interface NewOrganization {
@@ -97,4 +100,14 @@ export async function changeOrganization(
     });
     return rowToOrganization((await findOrganization(trx, organizationId))!);
   });
+}
+
+/**
+ * The organization as stored now: answers read it here, not from the request's auth context,
+ * whose copy may come from the API-key cache (on PostgreSQL refreshed by a NOTIFY that can
+ * arrive a moment after the change's answer).
+ */
+export async function currentOrganization(db: Executor, organizationId: string): Promise<Organization | undefined> {
+  const row = await findOrganization(db, organizationId);
+  return row && rowToOrganization(row);
 }

@@ -14,8 +14,8 @@ export async function codePrefixTaken(db: Executor, prefix: string): Promise<boo
 }
 
 export async function countOrganizations(db: Executor): Promise<number> {
-  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return row.n;
 }
 
 export async function updateOrganization(

@@ -10,26 +10,29 @@ export function retryAfterSeconds(resetAtMs: number, nowMs: number): number {
   return Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
 }
 
+/**
+ * `count`: counted, 429 when the window is full. `read`: headers only (a request refused for
+ * another reason). `count-never-refuse`: counted while the window has room, never a 429 (an SOS).
+ */
+export type LimitMode = 'count' | 'read' | 'count-never-refuse';
+
 export interface RateLimiter {
-  /**
-   * Counts a request against the key's one-minute window (or only reads it when `consume` is
-   * false), sets the three `X-RateLimit-*` headers, and throws 429 when the window is full.
-   */
-  apply(res: Response, keyId: string, limitPerMinute: number, consume: boolean): Promise<void>;
+  /** Applies the key's one-minute window as `mode` says and sets the three `X-RateLimit-*` headers. */
+  apply(res: Response, keyId: string, limitPerMinute: number, mode: LimitMode): Promise<void>;
 }
 
 export function createRateLimiter(store: RateLimitStore, clock: Clock): RateLimiter {
   return {
-    async apply(res, keyId, limit, consume) {
+    async apply(res, keyId, limit, mode) {
       const nowMs = clock.now().getTime();
-      const state = await store.hit(`key:${keyId}`, limit, nowMs, RATE_WINDOW_MS, consume);
+      const state = await store.hit(`key:${keyId}`, limit, nowMs, RATE_WINDOW_MS, mode !== 'read');
       const resetAt = state.resetAt ?? nowMs;
       res.set({
         'X-RateLimit-Limit': String(limit),
         'X-RateLimit-Remaining': String(Math.max(0, limit - state.count)),
         'X-RateLimit-Reset': new Date(resetAt).toISOString(),
       });
-      if (consume && !state.allowed) {
+      if (mode === 'count' && !state.allowed) {
         const retryAfter = retryAfterSeconds(resetAt, nowMs);
         throw new ApiError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s`, {
           'Retry-After': String(retryAfter),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { RateLimitStore, WindowState } from './store.ts';
+import type { SharedRateLimitStore } from './fallback-store.ts';
+import type { WindowState } from './store.ts';
 
 /**
  * The sliding log as a sorted set per key (score = request time), trimmed and counted in one
@@ -26,8 +27,26 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {allowed, count, oldest[2] or ''}
 `;
 
-export function createRedisRateLimitStore(url: string, keyPrefix = 'tsaro:rl:'): RateLimitStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+/**
+ * Every command gives up after `commandTimeoutMs` (a stopped or unreachable Redis never stalls a
+ * request longer than that); the fallback store in front of it decides what happens then.
+ */
+export function createRedisRateLimitStore(
+  url: string,
+  options: { commandTimeoutMs: number; keyPrefix?: string },
+): SharedRateLimitStore {
+  const keyPrefix = options.keyPrefix ?? 'tsaro:rl:';
+  const redis = new Redis(url, {
+    commandTimeout: options.commandTimeoutMs,
+    connectTimeout: Math.max(1000, options.commandTimeoutMs),
+    // Commands issued while connecting wait for the connection (up to the timeout); after a
+    // dropped connection they are failed at once rather than replayed late.
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
+  // Connection errors are reported once by the fallback store; ioredis retries on its own.
+  redis.on('error', () => undefined);
   redis.defineCommand('slidingLog', { numberOfKeys: 1, lua: SLIDING_LOG });
   const run = (redis as unknown as { slidingLog: (...args: (string | number)[]) => Promise<[number, number, string]> })
     .slidingLog;
@@ -46,8 +65,18 @@ export function createRedisRateLimitStore(url: string, keyPrefix = 'tsaro:rl:'):
       );
       return { allowed: allowed === 1, count, resetAt: oldest === '' ? null : Number(oldest) + windowMs };
     },
+    async ping() {
+      // The probe runs the same script on a bucket of its own: a Redis that answers PING but
+      // refuses scripts (a read-only replica, out of memory) is not taken back.
+      await run.call(redis, `${keyPrefix}probe`, Date.now(), 1000, 1, 'probe', '0');
+    },
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      if (redis.status !== 'ready') return redis.disconnect();
+      // A paused Redis never answers QUIT: give it the command timeout, then drop the socket.
+      const quit = redis.quit().then(() => undefined, () => undefined);
+      const late = new Promise<void>((resolve) => setTimeout(resolve, options.commandTimeoutMs).unref());
+      await Promise.race([quit, late]);
+      redis.disconnect();
     },
   };
 }

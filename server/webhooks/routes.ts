@@ -1,21 +1,25 @@
-import { Router, type RequestHandler } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
+import { PageQuery } from '../../shared/schemas/common.ts';
 import {
   CreateWebhookEndpointRequest,
+  CreatedWebhookEndpoint,
   EndpointIdParams,
   ListDeliveriesQuery,
-  ListEventsQuery,
   ResendRequest,
   RotateSecretRequest,
   UpdateWebhookEndpointRequest,
+  WebhookDeliveryPage,
+  WebhookEndpointEnvelope,
+  WebhookEndpointPage,
 } from '../../shared/schemas/webhooks.ts';
-import { PageQuery } from '../../shared/schemas/common.ts';
 import { tenantOf } from '../auth/context.ts';
-import { getEvent, listEvents } from '../events/service.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
 import { badRequest } from '../http/errors.ts';
-import { parseInput } from '../http/parse.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
+import { SIGNING } from './openapi.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -28,65 +32,147 @@ import {
 } from './service.ts';
 import { checkEndpointUrl } from './url-policy.ts';
 
-/** The `admin` scope's webhook endpoints and the event log. */
-export function webhookRoutes(deps: RouteDeps): Router {
-  const router = Router();
-  const admin = deps.guard('admin');
-  const hooks = { clock: deps.clock, secretBox: deps.secretBox };
+const route = routeFor<RouteDeps>();
+const tags = ['Webhooks'];
+const hooksOf = (deps: RouteDeps) => ({ clock: deps.clock, secretBox: deps.secretBox });
 
-  // The URL's DNS is checked before the request transaction opens: a slow resolver must not hold
-  // the database (SQLite has one connection) while it answers.
-  const urlChecked: RequestHandler = async (req, _res, next) => {
-    const url = (req.body as { url?: unknown } | undefined)?.url;
-    if (typeof url === 'string' && URL.canParse(url)) {
-      const refusal = await checkEndpointUrl(url, tenantOf(req).environment);
-      if (refusal) throw badRequest(`url: ${refusal}`);
-    }
-    next();
-  };
-
-  router.post('/webhook-endpoints', admin, urlChecked, deps.idempotent, async (req, res) => {
-    const body = parseInput(CreateWebhookEndpointRequest, req.body, 'body');
-    res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooks, tenantOf(req), body));
-  });
-  router.get('/webhook-endpoints', admin, async (req, res) => {
-    res.json(await listWebhookEndpoints(deps.db, tenantOf(req), parseInput(PageQuery, req.query, 'query')));
-  });
-  router.get('/webhook-endpoints/:endpointId', admin, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    res.json({ webhook_endpoint: await getWebhookEndpoint(deps.db, tenantOf(req), endpointId) });
-  });
-  router.patch('/webhook-endpoints/:endpointId', admin, urlChecked, deps.idempotent, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    const body = parseInput(UpdateWebhookEndpointRequest, req.body, 'body');
-    res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooks, tenantOf(req), endpointId, body) });
-  });
-  router.delete('/webhook-endpoints/:endpointId', admin, deps.idempotent, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    res.json({ webhook_endpoint: await deleteWebhookEndpoint(requestDb(req, deps.db), hooks, tenantOf(req), endpointId) });
-  });
-  router.post('/webhook-endpoints/:endpointId/rotate-secret', admin, deps.idempotent, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    const { expires_in_hours } = parseInput(RotateSecretRequest, req.body, 'body');
-    res.json(await rotateWebhookSecret(requestDb(req, deps.db), hooks, tenantOf(req), endpointId, expires_in_hours));
-  });
-  router.get('/webhook-endpoints/:endpointId/deliveries', admin, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    const query = parseInput(ListDeliveriesQuery, req.query, 'query');
-    res.json(await listWebhookDeliveries(deps.db, tenantOf(req), endpointId, query));
-  });
-  router.post('/webhook-endpoints/:endpointId/deliveries', admin, deps.idempotent, async (req, res) => {
-    const { endpointId } = parseInput(EndpointIdParams, req.params, 'params');
-    const { event_id } = parseInput(ResendRequest, req.body, 'body');
-    res.status(202).json(await resendEvent(requestDb(req, deps.db), hooks, tenantOf(req), endpointId, event_id));
-  });
-
-  router.get('/events', admin, async (req, res) => {
-    res.json(await listEvents(deps.db, tenantOf(req), parseInput(ListEventsQuery, req.query, 'query')));
-  });
-  router.get('/events/:eventId', admin, async (req, res) => {
-    const { eventId } = parseInput(z.object({ eventId: z.string() }), req.params, 'params');
-    res.json({ event: await getEvent(deps.db, tenantOf(req), eventId) });
-  });
-  return router;
+// The URL's DNS is checked before the request transaction opens: a slow resolver must not hold
+// the database (SQLite has one connection) while it answers.
+async function urlChecked(req: Request, deps: RouteDeps): Promise<void> {
+  const url = (req.body as { url?: unknown } | undefined)?.url;
+  if (typeof url === 'string' && URL.canParse(url)) {
+    const refusal = await checkEndpointUrl(url, { environment: tenantOf(req).environment, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE });
+    if (refusal) throw badRequest(`url: ${refusal}`);
+  }
 }
+
+/** The `admin` scope's webhook endpoints. */
+export const webhookRouteList = [
+  route({
+    method: 'post',
+    path: '/webhook-endpoints',
+    access: 'admin',
+    precheck: urlChecked,
+    idempotent: true,
+    body: CreateWebhookEndpointRequest,
+    operationId: 'createWebhookEndpoint',
+    tags,
+    summary: 'Register a webhook endpoint',
+    description: `The \`whsec_\` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). ${SIGNING}`,
+    responses: { ...ok(201, 'Registered', CreatedWebhookEndpoint), ...errors() },
+    async handler({ body }, req, res, deps) {
+      res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), body));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhook-endpoints',
+    access: 'admin',
+    query: PageQuery,
+    operationId: 'listWebhookEndpoints',
+    tags,
+    summary: 'List webhook endpoints',
+    description: 'Secrets are never listed.',
+    responses: { ...ok(200, 'One page', WebhookEndpointPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listWebhookEndpoints(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhook-endpoints/:endpointId',
+    access: 'admin',
+    params: EndpointIdParams,
+    operationId: 'getWebhookEndpoint',
+    tags,
+    summary: 'Get a webhook endpoint',
+    responses: { ...ok(200, 'The endpoint', WebhookEndpointEnvelope), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      res.json({ webhook_endpoint: await getWebhookEndpoint(deps.db, tenantOf(req), params.endpointId) });
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/webhook-endpoints/:endpointId',
+    access: 'admin',
+    precheck: urlChecked,
+    idempotent: true,
+    params: EndpointIdParams,
+    body: UpdateWebhookEndpointRequest,
+    operationId: 'updateWebhookEndpoint',
+    tags,
+    summary: 'Change URL, subscriptions or description; disable or enable',
+    description: 'A disabled endpoint gets no deliveries until enabled again.',
+    responses: { ...ok(200, 'Updated', WebhookEndpointEnvelope), ...errors(404) },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/webhook-endpoints/:endpointId',
+    access: 'admin',
+    idempotent: true,
+    params: EndpointIdParams,
+    operationId: 'deleteWebhookEndpoint',
+    tags,
+    summary: 'Delete a webhook endpoint',
+    description: 'Its queued deliveries are cancelled.',
+    responses: { ...ok(200, 'Deleted', WebhookEndpointEnvelope), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      res.json({ webhook_endpoint: await deleteWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhook-endpoints/:endpointId/rotate-secret',
+    access: 'admin',
+    idempotent: true,
+    params: EndpointIdParams,
+    body: RotateSecretRequest,
+    operationId: 'rotateWebhookSecret',
+    tags,
+    summary: 'Rotate the signing secret',
+    description: 'Answers the new secret once; the old one keeps signing (a second `v1`) for `expires_in_hours`.',
+    responses: { ...ok(200, 'Rotated', CreatedWebhookEndpoint), ...errors(404) },
+    async handler({ params, body }, req, res, deps) {
+      res.json(await rotateWebhookSecret(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body.expires_in_hours));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhook-endpoints/:endpointId/deliveries',
+    access: 'admin',
+    params: EndpointIdParams,
+    query: ListDeliveriesQuery,
+    operationId: 'listWebhookDeliveries',
+    tags,
+    summary: 'Every delivery attempt to this endpoint, newest first',
+    description: 'Status code, error, duration and when the next attempt is due.',
+    responses: { ...ok(200, 'One page', WebhookDeliveryPage), ...errors(404) },
+    async handler({ params, query }, req, res, deps) {
+      res.json(await listWebhookDeliveries(deps.db, tenantOf(req), params.endpointId, query));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhook-endpoints/:endpointId/deliveries',
+    access: 'admin',
+    idempotent: true,
+    params: EndpointIdParams,
+    body: ResendRequest,
+    operationId: 'resendWebhookEvent',
+    tags,
+    summary: 'Send an event to this endpoint again',
+    description: 'Queues a new delivery (with its own attempts) of one of your events.',
+    responses: {
+      ...ok(202, 'Queued', z.object({ queued: z.literal(true), endpoint_id: z.string(), event_id: z.string() })),
+      ...errors(404),
+    },
+    async handler({ params, body }, req, res, deps) {
+      res.status(202).json(await resendEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body.event_id));
+    },
+  }),
+];
+
+export const webhookRoutes = (deps: RouteDeps) => routerOf(webhookRouteList, deps, deps);

@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
+import { serverKeyMadeOnce } from './store.ts';
 
 /**
- * Webhook signing secrets must be readable to sign with (HMAC), so they cannot be hashed like
- * API keys: they are sealed with AES-256-GCM. The key comes from SECRETS_KEY (keep it apart from
+ * Webhook signing secrets and pass-signing private keys must be readable to sign with, so they
+ * cannot be hashed like API keys: they are sealed with AES-256-GCM. The key comes from SECRETS_KEY (keep it apart from
  * the database, so a dump alone reveals nothing); without it, one is generated once and kept in
  * the database, so every host agrees.
  */
@@ -32,6 +33,11 @@ export function createSecretBox(key: Buffer): SecretBox {
   };
 }
 
+/** A value `seal` wrote (`v1.<iv>.<body>.<tag>`); base64 text never holds a dot, so plain values are told apart. */
+export function isSealed(value: string): boolean {
+  return /^v1\.[\w-]+\.[\w-]+\.[\w-]+$/.test(value);
+}
+
 /** `SECRETS_KEY` (64 hex characters or base64 of 32 bytes), else the database's own generated key. */
 export async function loadSecretsKey(db: Db, clock: Clock, configured: string | undefined): Promise<{ key: Buffer; source: 'env' | 'database' }> {
   if (configured) {
@@ -39,11 +45,6 @@ export async function loadSecretsKey(db: Db, clock: Clock, configured: string | 
     if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes: 64 hex characters or base64');
     return { key, source: 'env' };
   }
-  await db
-    .insertInto('server_keys')
-    .values({ name: 'webhook-secrets', value: randomBytes(32).toString('base64'), created_at: clock.now().toISOString() })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('server_keys').select('value').where('name', '=', 'webhook-secrets').executeTakeFirstOrThrow();
-  return { key: Buffer.from(row.value, 'base64'), source: 'database' };
+  const value = await serverKeyMadeOnce(db, 'webhook-secrets', randomBytes(32).toString('base64'), clock.now().toISOString());
+  return { key: Buffer.from(value, 'base64'), source: 'database' };
 }

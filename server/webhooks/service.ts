@@ -3,12 +3,14 @@ import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, Webhoo
 import { randomBase62 } from '../auth/secrets.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
+import { getEvent } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from './secret-box.ts';
-import { findEndpoint, insertEndpoint, insertJob, listDeliveryRows, listEndpointRows, newJob, updateEndpoint } from './store.ts';
+import { newJob } from './queue.ts';
+import { cancelPendingJobs, findEndpoint, insertEndpoint, insertJobs, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
 
 export interface WebhookDeps {
   clock: Clock;
@@ -88,7 +90,7 @@ export async function deleteWebhookEndpoint(db: Executor, deps: WebhookDeps, ten
     const row = await endpointOf(trx, tenant, endpointId);
     const at = deps.clock.now().toISOString();
     await updateEndpoint(trx, endpointId, { deleted_at: at, status: 'disabled', updated_at: at });
-    await trx.updateTable('webhook_jobs').set({ state: 'cancelled' }).where('endpoint_id', '=', endpointId).where('state', '=', 'pending').execute();
+    await cancelPendingJobs(trx, endpointId);
     return rowToWebhookEndpoint({ ...row, status: 'disabled', updated_at: at });
   });
 }
@@ -135,14 +137,12 @@ export async function listWebhookDeliveries(
 /** Sends an event of this tenant to the endpoint again, as a new delivery with fresh attempts. */
 export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, endpointId: string, eventId: string) {
   await endpointOf(db, tenant, endpointId);
-  const event = await db
-    .selectFrom('events')
-    .select('event_id')
-    .where('event_id', '=', eventId)
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
-    .executeTakeFirst();
-  if (!event) throw notFound('Event');
-  await insertJob(db, newJob(endpointId, eventId, deps.clock.now().toISOString()));
+  await getEvent(db, tenant, eventId); // another tenant's event is a 404 like a missing one
+  await insertJobs(db, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
+}
+
+/** The outbox for metrics: deliveries waiting, failing and still retrying, and given up. */
+export async function webhookOutboxCounts(db: Executor) {
+  return outboxCounts(db);
 }

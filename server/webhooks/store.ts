@@ -1,12 +1,11 @@
-import { subscribes } from '../../shared/schemas/webhooks.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
-import { newId } from '../ids.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import { tenantParams, whereTenant } from '../db/tenant.ts';
 
 const endpoints = (db: Executor, tenant: Tenant) =>
   db
     .selectFrom('webhook_endpoints')
-    .where('organization_id', '=', tenant.organizationId)
-    .where('environment', '=', tenant.environment)
+    .where(whereTenant(tenant))
     .where('deleted_at', 'is', null);
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointRow): Promise<void> {
@@ -24,35 +23,35 @@ export async function findEndpointById(db: Executor, endpointId: string): Promis
 export async function listEndpointRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }) {
   const [rows, count] = await Promise.all([
     endpoints(db, tenant).selectAll().orderBy('created_at', 'desc').orderBy('endpoint_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    endpoints(db, tenant).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    endpoints(db, tenant).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
 }
 
 export async function updateEndpoint(db: Executor, endpointId: string, changes: Partial<WebhookEndpointRow>): Promise<void> {
   await db.updateTable('webhook_endpoints').set(changes).where('endpoint_id', '=', endpointId).execute();
 }
 
-/**
- * Queues a delivery of the event to every enabled endpoint of its tenant that subscribes to its
- * type. Called by appendEvent inside the transaction that writes the event: a delivery exists
- * exactly when its event does, and survives a crash between the change and the send.
- */
-export async function queueDeliveries(trx: Executor, tenant: Tenant, eventId: string, type: string, at: string): Promise<void> {
-  const targets = await endpoints(trx, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled').execute();
-  const jobs = targets
-    .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], type))
-    .map((endpoint) => newJob(endpoint.endpoint_id, eventId, at));
-  if (jobs.length) await trx.insertInto('webhook_jobs').values(jobs).execute();
+/** The enabled endpoints of a tenant and the event types each subscribes to (JSON text). */
+export async function enabledEndpointSubscriptions(db: Executor, tenant: Tenant): Promise<Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[]> {
+  return (await enabledEndpoints(db, tenantParams(tenant))).rows;
 }
 
-/** A delivery of one event to one endpoint, due now, with all its attempts ahead. */
-export function newJob(endpointId: string, eventId: string, at: string): WebhookJobRow {
-  return { job_id: newId('whj'), endpoint_id: endpointId, event_id: eventId, state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, created_at: at };
+/** Read for every event: built and compiled once (server/db/prepared.ts). */
+const enabledEndpoints = preparedQuery((db, tenant: Tenant) => endpoints(db, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled'));
+
+export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<void> {
+  if (jobs.length) await db.insertInto('webhook_jobs').values(jobs).execute();
 }
 
-export async function insertJob(db: Executor, job: WebhookJobRow): Promise<void> {
-  await db.insertInto('webhook_jobs').values(job).execute();
+/** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */
+export async function cancelPendingJobs(db: Executor, endpointId: string): Promise<void> {
+  await db.updateTable('webhook_jobs').set({ state: 'cancelled' }).where('endpoint_id', '=', endpointId).where('state', '=', 'pending').execute();
+}
+
+/** Cancels one claimed job (its endpoint went away) and lets go of its lease. */
+export async function cancelJob(db: Executor, jobId: string): Promise<void> {
+  await db.updateTable('webhook_jobs').set({ state: 'cancelled', locked_until: null }).where('job_id', '=', jobId).execute();
 }
 
 /**
@@ -96,7 +95,31 @@ export async function listDeliveryRows(
   if (filter.status) base = base.where('status', '=', filter.status);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('attempted_at', 'desc').orderBy('delivery_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total: count.n };
+}
+
+/** The outbox for metrics: jobs waiting (`pending`), failing and still retrying (`retrying`), and given up (`failed`). */
+export async function outboxCounts(db: Executor): Promise<{ pending: number; retrying: number; failed: number }> {
+  const rows = await db
+    .selectFrom('webhook_jobs')
+    .select((eb) => [
+      'state',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.count<number>(eb.case().when('attempts', '>', 0).then(1).end()).as('retrying'),
+    ])
+    .where('state', 'in', ['pending', 'failed'])
+    .groupBy('state')
+    .execute();
+  const pending = rows.find((row) => row.state === 'pending');
+  const failed = rows.find((row) => row.state === 'failed');
+  return { pending: pending?.n ?? 0, retrying: pending?.retrying ?? 0, failed: failed?.n ?? 0 };
+}
+
+/** A server-wide key by name: `value` is stored if none is yet, and the stored one (of whichever host was first) is answered. */
+export async function serverKeyMadeOnce(db: Executor, name: string, value: string, at: string): Promise<string> {
+  await db.insertInto('server_keys').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('server_keys').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
 }

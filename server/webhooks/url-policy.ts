@@ -4,20 +4,24 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Where a webhook may be sent. Live endpoints: https to public addresses only, never private,
  * loopback, link-local (cloud metadata at 169.254.169.254), multicast or reserved ranges.
- * Sandbox endpoints may also be http, and loopback (a partner testing on their own machine),
- * but never the other private or link-local ranges. Checked at registration and again for
- * every connection (the resolved address, so DNS rebinding can not redirect a delivery).
+ * Sandbox endpoints may also be http. Loopback and private addresses (the server's own Redis or
+ * PostgreSQL, the operator's network) only for sandbox endpoints, and only when the operator
+ * sets WEBHOOK_ALLOW_PRIVATE=1 (development and tests); link-local and reserved ranges never.
+ * Checked at registration and again for every connection (the resolved address, so DNS
+ * rebinding can not redirect a delivery).
  */
+export interface TargetPolicy {
+  environment: string;
+  /** WEBHOOK_ALLOW_PRIVATE: sandbox endpoints may reach loopback and private addresses. */
+  allowPrivate: boolean;
+}
+
 const ALWAYS_REFUSED = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
   ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
@@ -28,7 +32,6 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 128],
-  ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
   ['2001:db8::', 32],
@@ -46,26 +49,38 @@ for (const [network, prefix] of [
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
+/** Private networks (RFC 1918, carrier-grade NAT, IPv6 unique local). */
+const PRIVATE = new BlockList();
+PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
+PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
+PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
+PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
+PRIVATE.addSubnet('fc00::', 7, 'ipv6');
 
 function mappedIpv4(address: string): string | undefined {
   const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return match?.[1];
 }
 
-/** Why a resolved address is refused for this environment, or undefined when it is allowed. */
-export function refusedAddress(address: string, environment: string): string | undefined {
+/** Why a resolved address is refused under this policy, or undefined when it is allowed. */
+export function refusedAddress(address: string, policy: TargetPolicy): string | undefined {
   const v4 = mappedIpv4(address);
   const ip = v4 ?? address;
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (LOOPBACK.check(ip, family)) return environment === 'sandbox' ? undefined : `loopback address ${address} is not allowed for live endpoints`;
-  if (ALWAYS_REFUSED.check(ip, family)) return `private, link-local or reserved address ${address} is not allowed`;
+  // ::1 sits inside the refused IPv4-compatible range: loopback is told apart first.
+  const loopback = LOOPBACK.check(ip, family);
+  if (!loopback && ALWAYS_REFUSED.check(ip, family)) return `link-local or reserved address ${address} is not allowed`;
+  const kind = loopback ? 'loopback' : PRIVATE.check(ip, family) ? 'private' : undefined;
+  if (!kind) return undefined;
+  if (policy.environment !== 'sandbox') return `${kind} address ${address} is not allowed for live endpoints`;
+  if (!policy.allowPrivate) return `${kind} address ${address} is not allowed: this server does not send webhooks to loopback or private addresses`;
   return undefined;
 }
 
 /** The registration check: scheme by environment, then every address the host resolves to. */
-export async function checkEndpointUrl(url: string, environment: string): Promise<string | undefined> {
+export async function checkEndpointUrl(url: string, policy: TargetPolicy): Promise<string | undefined> {
   const parsed = new URL(url);
-  if (environment === 'live' && parsed.protocol !== 'https:') return 'live endpoints must use https';
+  if (policy.environment === 'live' && parsed.protocol !== 'https:') return 'live endpoints must use https';
   if (parsed.username || parsed.password) return 'credentials in the URL are not allowed';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -78,7 +93,7 @@ export async function checkEndpointUrl(url: string, environment: string): Promis
     }
   }
   for (const address of addresses) {
-    const refusal = refusedAddress(address, environment);
+    const refusal = refusedAddress(address, policy);
     if (refusal) return refusal;
   }
   return undefined;

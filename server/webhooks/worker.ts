@@ -6,14 +6,13 @@ import { SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks.ts';
 import type { Clock } from '../clock.ts';
 import type { Engine } from '../db/database.ts';
 import type { Db, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
+import { storedEvent } from '../events/service.ts';
 import { newId } from '../ids.ts';
 import type { SecretBox } from './secret-box.ts';
-import { claimDueJobs, findEndpointById, finishAttempt } from './store.ts';
-import { refusedAddress } from './url-policy.ts';
+import { cancelJob, claimDueJobs, findEndpointById, finishAttempt } from './store.ts';
+import { nextAttemptAt as scheduleNext } from './retry-schedule.ts';
+import { refusedAddress, type TargetPolicy } from './url-policy.ts';
 
-/** After a failed attempt n, the next comes this much later: at once, 30 s, 5 min; then no more. */
-export const RETRY_DELAYS_S = [0, 30, 300] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 /** A claimed job is this host's for the send timeout twice over plus a margin: never shorter than an attempt. */
 const leaseMs = (timeoutMs: number) => Math.max(60_000, 2 * timeoutMs + 10_000);
 
@@ -24,6 +23,12 @@ export interface WebhookWorkerDeps {
   logger: Logger;
   secretBox: SecretBox;
   timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE: sandbox deliveries may reach loopback and private addresses. */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_SCALE: divides the retry schedule (default 1). */
+  retryScale?: number;
+  /** Spreads the hourly retries; Math.random unless a test fixes it. */
+  random?: () => number;
   batchSize?: number;
 }
 
@@ -36,13 +41,13 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-/** A DNS lookup that refuses addresses the environment may not reach: checked on every connection. */
-function guardedLookup(environment: string): LookupFunction {
+/** A DNS lookup that refuses addresses the policy does not allow: checked on every connection. */
+function guardedLookup(policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as unknown as { address: string; family: number }[];
-      const refusal = list.map((entry) => refusedAddress(entry.address, environment)).find(Boolean);
+      const refusal = list.map((entry) => refusedAddress(entry.address, policy)).find(Boolean);
       if (refusal) return callback(Object.assign(new Error(refusal), { code: 'EADDRREFUSED' }), '', 0);
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
@@ -52,9 +57,10 @@ function guardedLookup(environment: string): LookupFunction {
 
 export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const agents: Record<string, Agent> = {
-    live: new Agent({ connect: { lookup: guardedLookup('live') } }),
-    sandbox: new Agent({ connect: { lookup: guardedLookup('sandbox') } }),
+    live: new Agent({ connect: { lookup: guardedLookup({ environment: 'live', allowPrivate: false }) } }),
+    sandbox: new Agent({ connect: { lookup: guardedLookup({ environment: 'sandbox', allowPrivate: deps.allowPrivate }) } }),
   };
+  const schedule = { scale: deps.retryScale ?? 1, random: deps.random ?? Math.random };
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -66,7 +72,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const url = new URL(endpoint.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal never reaches the lookup, so it is checked here.
-    const literalRefusal = isIP(host) ? refusedAddress(host, endpoint.environment) : undefined;
+    const policy = { environment: endpoint.environment, allowPrivate: endpoint.environment === 'sandbox' && deps.allowPrivate };
+    const literalRefusal = isIP(host) ? refusedAddress(host, policy) : undefined;
     if (literalRefusal) return { status: null, error: literalRefusal, durationMs: 0 };
     const now = deps.clock.now();
     const secrets = [deps.secretBox.open(endpoint.secret)];
@@ -107,10 +114,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   async function deliver(job: WebhookJobRow): Promise<void> {
     const endpoint = await findEndpointById(deps.db, job.endpoint_id);
     if (!endpoint || endpoint.deleted_at || endpoint.status !== 'enabled') {
-      await deps.db.updateTable('webhook_jobs').set({ state: 'cancelled', locked_until: null }).where('job_id', '=', job.job_id).execute();
+      await cancelJob(deps.db, job.job_id);
       return;
     }
-    const event = await deps.db.selectFrom('events').selectAll().where('event_id', '=', job.event_id).executeTakeFirstOrThrow();
+    const event = await storedEvent(deps.db, job.event_id);
+    if (!event) throw new Error(`event ${job.event_id} of job ${job.job_id} is missing`);
     // The stored data is already the JSON the envelope carries: no parse and re-serialise.
     const body = `{"id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
     // A secret that no longer opens (SECRETS_KEY changed) is a failed attempt on record, not a silent loop.
@@ -122,8 +130,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const attempt = Number(job.attempts) + 1;
     const succeeded = result.error === null;
     const now = deps.clock.now();
-    const nextAttemptAt =
-      succeeded || attempt >= MAX_ATTEMPTS ? null : new Date(now.getTime() + RETRY_DELAYS_S[attempt - 1]! * 1000).toISOString();
+    const nextAttemptAt = succeeded ? null : (scheduleNext(attempt, now, new Date(job.created_at), schedule)?.toISOString() ?? null);
     await finishAttempt(
       deps.db,
       job,

@@ -336,6 +336,27 @@ describe('access codes', () => {
       server.clock.set('2026-11-22T10:00:00.000Z');
     });
 
+    it('once the guard trips for typed codes, a pass with a valid signature still validates; a forged one does not', async () => {
+      const guard = await org.keyWith(['access_codes:validate']);
+      const real = (await create({ max_uses: 3 })).body.access_code;
+      for (let i = 0; i < 30; i++) await validate(`BANA-${CODE_ALPHABET[i]}${CODE_ALPHABET[i]}88`, {}, guard);
+      expect((await validate(real.code, {}, guard)).status).toBe(429);
+
+      const scanned = await validate(real.qr_payload, {}, guard);
+      expect(scanned.status).toBe(200);
+      expect(scanned.body).toMatchObject({ valid: true, code_id: real.code_id, uses_remaining: 2 });
+      // Also in its own surrounding spaces, as a scanner may send it.
+      expect((await validate(` ${real.qr_payload} `, {}, guard)).body).toMatchObject({ valid: true, uses_remaining: 1 });
+
+      // The same pass claiming more uses is not genuine (its signature no longer matches): the guard applies.
+      const parts = real.qr_payload.split('.');
+      parts[6] = '999';
+      const forged = await validate(parts.join('.'), {}, guard);
+      expect(forged.status).toBe(429);
+      expect((await validate(real.code, {}, guard)).status).toBe(429);
+      server.clock.set('2026-11-22T10:00:00.000Z');
+    });
+
     it.each([
       [{}, 'code is required'],
       [{ code: '' }, 'code'],

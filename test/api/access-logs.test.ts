@@ -598,6 +598,29 @@ describe('access logs', () => {
       expect((await org.sandbox.get('/visitor-policies')).body).toEqual({ auto_checkout_hours: 4, retention_days: null });
     });
 
+    it("a read after a change shows the change while the key cache still holds the key's copy from before it", async () => {
+      // What a PostgreSQL host sees until the change's NOTIFY arrives: the guard's copy of the
+      // organization is the one cached before the PATCH. Here that moment is held open.
+      const org = await server.createOrganization();
+      const cache = server.running.keyCache;
+      const live = cache.lookup;
+      const frozen = new Map<string, Awaited<ReturnType<typeof live>>>();
+      cache.lookup = async (hash, load) => {
+        if (!frozen.has(hash)) frozen.set(hash, await live.call(cache, hash, load));
+        return frozen.get(hash);
+      };
+      try {
+        expect((await org.live.get('/visitor-policies')).body).toEqual({ auto_checkout_hours: null, retention_days: null });
+        const set = await org.live.patch('/visitor-policies', { auto_checkout_hours: 6 });
+        expect(set.body).toEqual({ auto_checkout_hours: 6, retention_days: null });
+        expect((await org.live.get('/visitor-policies')).body).toEqual({ auto_checkout_hours: 6, retention_days: null });
+        const partial = await org.live.patch('/visitor-policies', { retention_days: 14 });
+        expect(partial.body).toEqual({ auto_checkout_hours: 6, retention_days: 14 });
+      } finally {
+        cache.lookup = live;
+      }
+    });
+
     it.each([
       [{ auto_checkout_hours: 0 }, 'auto_checkout_hours'],
       [{ auto_checkout_hours: 1000 }, 'auto_checkout_hours'],

@@ -160,7 +160,8 @@ const ROUTES: RouteSpec[] = [
     okStatus: 201,
     success: async () => ({ path: '/incidents', body: incidentBody() }),
     checkSuccess: (res) => expect(res.body.incident.status).toBe('dispatching'),
-    target: () => ({ path: '/incidents', body: incidentBody({ description: 'must never be stored' }) }),
+    // Not an SOS: an SOS is never refused for budget (test/api/rate-limit.test.ts), so the 429 case needs another category.
+    target: () => ({ path: '/incidents', body: incidentBody({ category: 'medical', description: 'must never be stored' }) }),
     snapshot: async () => (await a.live.get('/incidents?limit=1')).body.totalResults,
   },
   {
@@ -254,6 +255,7 @@ const ROUTES: RouteSpec[] = [
       ['GET /danger-zones/analytics', '/danger-zones/analytics?latitude=9.0765&longitude=7.3986', 'analytics'],
       ['GET /danger-zones/heatmap', '/danger-zones/heatmap?bounds=4,2.6,14,14.7', 'heatmap'],
       ['GET /danger-zones', '/danger-zones', 'results'],
+      ['GET /threat/coverage', '/threat/coverage', 'countries'],
     ] as const
   ).map(
     ([label, path, field]): RouteSpec => ({

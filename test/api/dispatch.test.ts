@@ -281,6 +281,22 @@ describe('dispatch: the responder network', () => {
     await retire(r.token);
   });
 
+  it('a retried resolve with the same outcome gets the same answer; another outcome is a 409; an offer says when to answer by', async () => {
+    const r = await responderAt('Slow Link', 1);
+    const id = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    const [offer] = await offersOf(r.token);
+    expect(offer.answer_by).toBe((await incident(id)).sla.dispatch_deadline);
+    await responderCall(r.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' });
+    await responderCall(r.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'responding' } });
+    await responderCall(r.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'on_scene' } });
+    const first = await responderCall(r.token, `/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'false_alarm' } });
+    const retry = await responderCall(r.token, `/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'false_alarm' } });
+    expect(retry).toEqual(first);
+    expect((await responderCall(r.token, `/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'assisted' } })).status).toBe(409);
+    expect((await incident(id)).timeline.filter((e: { event: string }) => e.event === 'resolved')).toHaveLength(1);
+    await retire(r.token);
+  });
+
   it('two responders accepting together: exactly one is assigned', async () => {
     const a = await responderAt('Racer A', 1);
     const b = await responderAt('Racer B', 1);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateIncidentRequest, ListIncidentsQuery } from '../../shared/schemas/incidents.ts';
 
 import { incidentBody, startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer } from '../support/server.ts';
+import { checkProperty } from '../support/property.ts';
 
 /**
  * Random and hostile bodies, query strings, paths and headers sent to the real server. Whatever
@@ -67,9 +68,22 @@ function expectedCreate(text: string | undefined): 'created' | 400 | 413 {
     }
     if (value === null || typeof value !== 'object') return 400;
   }
-  // The server refuses bodies nested deeper than 32 levels before any schema sees them.
-  if (depthOf(value) > 32) return 400;
+  // The server refuses bodies nested deeper than 32 levels, and prototype keys anywhere, before any schema sees them.
+  if (depthOf(value) > 32 || hasPrototypeKey(value)) return 400;
   return CreateIncidentRequest.safeParse(value).success ? 'created' : 400;
+}
+
+function hasPrototypeKey(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (['__proto__', 'constructor', 'prototype'].includes(key)) return true;
+      stack.push(child);
+    }
+  }
+  return false;
 }
 
 function depthOf(value: unknown): number {
@@ -194,28 +208,42 @@ function baseIncident(): Record<string, unknown> {
   });
 }
 
-/** Applies a mutation in place; a path through a non-object makes the mutation a no-op. */
-function applyMutation(body: Record<string, unknown>, m: Mutation): void {
+/**
+ * Applies a mutation in place; a path through anything but a plain object or array (a string, a
+ * typed array, a Date, a boxed value) makes the mutation a no-op, as does a key the container
+ * refuses (an array's `length`, a typed array's index past its end): a generated body must never
+ * crash the test itself (seed 140556856, path "29:3:2:3:3" once did, on a Uint32Array).
+ */
+export function applyMutation(body: Record<string, unknown>, m: Mutation): void {
   const containerPath = m.kind === 'add' ? m.path : m.path.slice(0, -1);
   let container: unknown = body;
   for (const part of containerPath) {
-    if (container === null || typeof container !== 'object') return;
+    if (!isJsonContainer(container)) return;
     container = (container as Record<string, unknown>)[part];
   }
-  if (container === null || typeof container !== 'object') return;
+  if (!isJsonContainer(container)) return;
   const target = container as Record<string, unknown>;
   if (m.kind === 'delete') {
-    delete target[m.path.at(-1)!];
+    Reflect.deleteProperty(target, m.path.at(-1)!);
     return;
   }
   const key = m.kind === 'add' ? m.key : m.path.at(-1)!;
+  // An array's length is not a key JSON carries; defining it throws for most values.
+  if (Array.isArray(target) && key === 'length') return;
   // defineProperty, so `__proto__` becomes an own key that JSON.stringify sends, as an attacker's JSON would.
-  Object.defineProperty(target, key, { value: m.value, enumerable: true, writable: true, configurable: true });
+  Reflect.defineProperty(target, key, { value: m.value, enumerable: true, writable: true, configurable: true });
+}
+
+function isJsonContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }
 
 describe('POST /incidents with hostile bodies', () => {
   it('fc.anything() bodies never answer 500, and answer exactly what the shared schema decides', async () => {
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(anyValue('binary'), async (value) => {
         const json = JSON.stringify(value);
         const text = json === undefined ? undefined : withoutNul(json);
@@ -226,7 +254,7 @@ describe('POST /incidents with hostile bodies', () => {
   });
 
   it('fc.json() texts never answer 500, and answer exactly what the shared schema decides', async () => {
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(fc.json({ maxDepth: 5, stringUnit: 'binary' }), async (json) => {
         const text = withoutNul(json);
         expectCreateAnswer(await postIncidentRaw(text), text);
@@ -236,7 +264,7 @@ describe('POST /incidents with hostile bodies', () => {
   });
 
   it('a valid body with wrong types, huge strings, deep nesting, unicode or prototype keys is 201 or a 400 in the error shape', async () => {
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (mutations) => {
         const body = baseIncident();
         for (const m of mutations) applyMutation(body, m);
@@ -249,6 +277,20 @@ describe('POST /incidents with hostile bodies', () => {
     expect(({} as Record<string, unknown>)[POLLUTION_MARK]).toBeUndefined();
     expect(Object.prototype.hasOwnProperty.call(Object.prototype, POLLUTION_MARK)).toBe(false);
     expect((await org.live.post('/incidents', incidentBody())).status).toBe(201);
+  });
+
+  it('a prototype key anywhere in a body is a 400 whose message names where it is', async () => {
+    const cases: Array<[string, string]> = [
+      ['"__proto__":{"x":1}', '__proto__'],
+      ['"subject":{"name":"Ada","metadata":{"tier":"gold","constructor":{"prototype":{}}}}', 'subject.metadata.constructor'],
+      ['"location":{"coordinates":[3.3,6.5],"prototype":1}', 'location.prototype'],
+    ];
+    for (const [fragment, path] of cases) {
+      const text = `{"category":"sos","severity":"critical","subject":{"name":"Ada"},"location":{"coordinates":[3.3,6.5]},${fragment}}`;
+      const res = await postIncidentRaw(text);
+      expect(res.status, text).toBe(400);
+      expect(res.body.message).toBe(`${path}: key not allowed`);
+    }
   });
 
   it('malformed JSON texts answer 400 in the error shape (truncated, spliced, classic mistakes, random text)', async () => {
@@ -294,7 +336,7 @@ describe('POST /incidents with hostile bodies', () => {
       fc.string({ unit: 'binary', maxLength: 200 }),
       fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).map((text) => `{${text}`),
     );
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(rawText, async (raw) => {
         const text = withoutNul(raw);
         expectCreateAnswer(await postIncidentRaw(text), text);
@@ -341,7 +383,7 @@ describe('POST /incidents with hostile bodies', () => {
       ),
       fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
     );
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(contentType, fc.constantFrom(valid, '{', 'a=b&c=d', '{}'), async (type, text) => {
         const res = await org.live.request('POST', '/incidents', { rawBody: text, headers: { 'content-type': type } });
         expectWellFormed(res, { type, text });
@@ -456,7 +498,7 @@ describe('GET /incidents with hostile query strings', () => {
   );
 
   it('random page/limit/status/from_date values, repeated keys and percent garbage answer 200 or 400, as the schema decides', async () => {
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(fc.array(pair, { maxLength: 6 }), async (pairs) => {
         const query = pairs.join('&');
         const res = await org.sandbox.get(`/incidents?${query}`);
@@ -513,7 +555,7 @@ describe('hostile paths', () => {
       { method: 'DELETE', path: (s: string) => `/api-keys/${s}` },
       { method: 'GET', path: (s: string) => `/${s}`, anyRoute: true },
     );
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(route, segment, async ({ method, path, body, anyRoute }, seg) => {
         const res = await org.sandbox.request(method, path(seg), { body });
         expectWellFormed(res, { method, path: path(seg) });
@@ -574,7 +616,7 @@ describe('hostile headers', () => {
       },
     );
     let authenticated = 0;
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(header, async (value) => {
         const res = await server.client().get('/incidents?limit=1', { headers: { authorization: value } });
         expectWellFormed(res, value);
@@ -603,7 +645,7 @@ describe('hostile headers', () => {
     const bodies = [incidentBody({ description: 'first body' }), incidentBody({ description: 'second body' })];
     const seen = new Map<string, { variant: number; incidentId: string }>();
     const client = await org.keyWith(['incidents:write', 'incidents:read']);
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(keyArb, fc.integer({ min: 0, max: 1 }), async (raw, variant) => {
         const res = await client.post('/incidents', bodies[variant], { headers: { 'idempotency-key': raw } });
         expectWellFormed(res, raw);
@@ -694,4 +736,22 @@ describe('inputs that once caused 500s', () => {
       expect(res.status).toBe(400);
     },
   );
+});
+
+describe('the mutation helper itself', () => {
+  it.each([
+    ['a Uint32Array', () => new Uint32Array([1, 2, 3])],
+    ['a boxed string', () => new String('ab')],
+    ['a Date', () => new Date(0)],
+    ['an array (its length)', () => [1, 2]],
+  ])('never throws when a path runs through %s (typed array indexes once crashed the property)', (_name, make) => {
+    for (const path of [['location', 'coordinates', '3'], ['location', 'coordinates', '0'], ['location', 'coordinates', 'length']]) {
+      const body = baseIncident();
+      (body.location as Record<string, unknown>).coordinates = make();
+      expect(() => applyMutation(body, { kind: 'set', path, value: 'x' })).not.toThrow();
+      expect(() => applyMutation(body, { kind: 'delete', path })).not.toThrow();
+      expect(() => applyMutation(body, { kind: 'add', path: ['location', 'coordinates'], key: 'length', value: {} })).not.toThrow();
+      expect(() => JSON.stringify(body)).not.toThrow();
+    }
+  });
 });

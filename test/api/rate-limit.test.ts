@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeOrganization } from '../../server/organizations/service.ts';
 import { ManualClock } from '../support/clock.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { incidentBody, startTestServer, type TestServer } from '../support/server.ts';
 
 describe('rate limits (in-process store)', () => {
   let server: TestServer;
@@ -52,6 +52,41 @@ describe('rate limits (in-process store)', () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await org.live.get('/incidents')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('an SOS past the limit is 201 while a read and a non-SOS incident are 429; it still needs its key and scope', async () => {
+    const org = await server.createOrganization({ plan: 'starter' });
+    await changeOrganization(server.running.database.db, server.clock, org.organizationId, { rateLimitPerMinute: 3 });
+    // An SOS with room in the window is counted like any request.
+    const counted = await org.live.post('/incidents', incidentBody());
+    expect(counted.status).toBe(201);
+    expect(counted.headers.get('x-ratelimit-remaining')).toBe('2');
+    for (let i = 0; i < 2; i++) expect((await org.live.get('/incidents?limit=1')).status).toBe(200);
+
+    expect((await org.live.get('/incidents?limit=1')).status).toBe(429);
+    expect((await org.live.post('/incidents', incidentBody({ category: 'medical' }))).status).toBe(429);
+    const sos = await org.live.post('/incidents', incidentBody({ subject: { name: 'Chidi Eze', phone: '+2348011111111' } }));
+    expect(sos.status).toBe(201);
+    expect(sos.body.incident.category).toBe('sos');
+    expect(sos.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(sos.headers.get('retry-after')).toBeNull();
+
+    // Past the limit an SOS is still idempotent: the same Idempotency-Key replays the first answer.
+    const headers = { 'idempotency-key': 'sos-over-budget-1' };
+    const first = await org.live.post('/incidents', incidentBody({ subject: { name: 'Ngozi Ade' } }), { headers });
+    const replay = await org.live.post('/incidents', incidentBody({ subject: { name: 'Ngozi Ade' } }), { headers });
+    expect(first.status).toBe(201);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.incident.incident_id).toBe(first.body.incident.incident_id);
+
+    // Still authenticated and scope-checked.
+    expect((await server.client('svc_live_' + 'x'.repeat(40)).post('/incidents', incidentBody())).status).toBe(401);
+    const reader = await org.keyWith(['incidents:read']);
+    expect((await reader.post('/incidents', incidentBody())).status).toBe(403);
+    server.clock.advance(61_000);
+    expect((await org.live.get('/incidents?limit=1')).status).toBe(200);
+    server.clock.set('2026-11-22T10:00:00.000Z');
   });
 
   it('health, the OpenAPI document and docs are not rate limited', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addResponder, deactivateResponder } from '../../server/responders/service.ts';
+import { addResponder, deactivateResponder, ResponderInputError } from '../../server/responders/service.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('responder API (/v1/responder)', () => {
@@ -84,10 +84,60 @@ describe('responder API (/v1/responder)', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as any;
     expect(doc.info.title).toBe('Tsaro responder API');
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/me', '/availability', '/offers', '/offers/{offerId}/accept', '/offers/{offerId}/decline', '/assignments', '/incidents/{incidentId}/status', '/incidents/{incidentId}/resolve']),
-    );
+    // Every responder route in it, and nothing else: test/api/openapi-routes.test.ts.
     const partner = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as any;
     expect(Object.keys(partner.paths).some((path) => path.includes('offers'))).toBe(false);
+  });
+
+  it('a new responder is checked by the shared schema; the error names the field in the schema\'s words', async () => {
+    const add = (overrides: Record<string, unknown>) =>
+      addResponder(server.running.database.db, server.clock, { name: 'Bola Ade', phone: '+2348030000099', latitude: 6.5, longitude: 3.3, environment: 'live', ...overrides } as any);
+    await expect(add({ latitude: 91 })).rejects.toMatchObject({ field: 'latitude', message: 'latitude: a latitude from -90 to 90' });
+    await expect(add({ longitude: Number('east') })).rejects.toMatchObject({ field: 'longitude' });
+    await expect(add({ phone: 'call me' })).rejects.toMatchObject({ field: 'phone', message: 'phone: a phone number, e.g. +2348030000000' });
+    await expect(add({ name: '   ' })).rejects.toBeInstanceOf(ResponderInputError);
+    expect((await add({ name: '  Bola Ade  ' })).responder.name).toBe('Bola Ade');
+  });
+
+  it('a responder deactivated during a long poll gets its 401 at once, not at the end of the wait', async () => {
+    const { responder, token } = await addResponder(server.running.database.db, server.clock, {
+      name: 'Kemi Adeyemi',
+      phone: '+2348030000012',
+      latitude: 6.5,
+      longitude: 3.3,
+      environment: 'live',
+    });
+    const polling = call('/offers?wait=30', token);
+    await new Promise((done) => setTimeout(done, 300));
+    await deactivateResponder(server.running.database.db, server.clock, responder.responder_id);
+    const answer = await polling;
+    expect(answer.status).toBe(401);
+    expect(answer.body.message).toContain('deactivated');
+  });
+
+  it('serves the responder app at /responder/ on the same origin: page, manifest and service worker revalidated, assets kept', async () => {
+    const { ensureResponderAppBuilt } = await import('../../responder-app/build.ts');
+    await ensureResponderAppBuilt();
+    const origin = new URL(server.baseUrl).origin;
+    const bare = await fetch(`${origin}/responder`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/responder/');
+    const page = await fetch(`${origin}/responder/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    expect(html).toContain('<link rel="manifest" href="/responder/manifest.webmanifest"');
+    const manifest = (await (await fetch(`${origin}/responder/manifest.webmanifest`)).json()) as any;
+    expect(manifest).toMatchObject({ start_url: '/responder/', scope: '/responder/', display: 'standalone' });
+    const worker = await fetch(`${origin}/responder/sw.js`);
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get('service-worker-allowed')).toBe('/responder/');
+    const script = /src="(\/responder\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const asset = await fetch(origin + script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    const missing = await fetch(`${origin}/responder/nope.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ code: 404, message: expect.any(String) });
   });
 });

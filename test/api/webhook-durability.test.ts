@@ -10,7 +10,7 @@ import { sleep, waitFor, Receiver, unusedPort, startServerProcess, openOwnHandle
 undoAfterEachTest();
 
 describe('webhook deliveries survive a crash of the server (SIGKILL, then a restart on the same database)', () => {
-  it('killed while the delivery is in flight: after the restart the event arrives once, with its id', { timeout: 60_000 }, async () => {
+  it('killed while the delivery is in flight: after the restart the event arrives once, with its id', { timeout: 180_000 }, async () => {
     const database = await ownDatabase();
     // The receiver takes the first attempt and holds it: the server has claimed the job and is
     // waiting for an answer when it is killed.
@@ -55,7 +55,7 @@ describe('webhook deliveries survive a crash of the server (SIGKILL, then a rest
     await second.kill();
   });
 
-  it('killed while the receiver is down: attempts made before the crash count, and the event arrives once after the restart', { timeout: 60_000 }, async () => {
+  it('killed while the receiver is down: attempts made before the crash count, and the event arrives once after the restart', { timeout: 180_000 }, async () => {
     const database = await ownDatabase();
     const port = await unusedPort();
     const first = await startServerProcess(database.url);

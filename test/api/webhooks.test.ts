@@ -345,13 +345,13 @@ describe('webhooks and the event log', () => {
       expect((await org.live.get(`/webhook-endpoints/${endpoint.endpoint_id}`)).body.webhook_endpoint.url).toBe('https://8.8.8.8/hooks');
     });
 
-    it('a sandbox endpoint may be http on loopback, but never link-local or private', async () => {
+    it('a sandbox endpoint may be http on loopback (the tests set WEBHOOK_ALLOW_PRIVATE), but never link-local or reserved', async () => {
       const org = await newOrganization();
       const receiver = await startReceiver();
       const ok = await org.sandbox.post('/webhook-endpoints', { url: receiver.url(), events: ['*'] });
       expect(ok.status).toBe(201);
       expect(ok.body.webhook_endpoint.environment).toBe('sandbox');
-      for (const url of ['http://169.254.169.254/', 'http://10.0.0.5/']) {
+      for (const url of ['http://169.254.169.254/', 'http://0.0.0.0:8080/', 'http://[fe80::1]/']) {
         const res = await org.sandbox.post('/webhook-endpoints', { url, events: ['*'] });
         expect(res.status, url).toBe(400);
         expect(res.body.message, url).toContain('url');
@@ -518,7 +518,7 @@ describe('webhooks and the event log', () => {
       expect(onlyFailed.body.results.map((d: { attempt: number }) => d.attempt)).toEqual([1]);
     });
 
-    it('a receiver that keeps failing is tried at once, again at once, after 30 s and after 5 min; then never again', async () => {
+    it('a receiver that keeps failing is tried at once, again at once, after 30 s and after 5 min; then about hourly', async () => {
       const org = await newOrganization();
       const receiver = await startReceiver([{ status: 500 }]);
       const { webhook_endpoint: endpoint } = await register(org.sandbox, receiver.url(), ['incident.*']);
@@ -540,27 +540,33 @@ describe('webhooks and the event log', () => {
       expect(await deliver()).toBe(0);
       expect(receiver.received).toHaveLength(3);
       server.clock.advance(1);
-      expect(await deliver()).toBe(1); // attempt 4, the last
+      expect(await deliver()).toBe(1); // attempt 4
       expect(receiver.received).toHaveLength(4);
-      server.clock.advance(HOUR);
-      expect(await deliver()).toBe(0);
-      server.clock.advance(24 * HOUR);
+      // Then hourly, spread by up to 6 minutes either way.
+      server.clock.advance(54 * MINUTE - 1);
       expect(await deliver()).toBe(0);
       expect(receiver.received).toHaveLength(4);
+      server.clock.advance(12 * MINUTE + 1);
+      expect(await deliver()).toBe(1); // attempt 5
+      expect(receiver.received).toHaveLength(5);
 
       // The same event every time, signed at the time of each attempt.
       expect(new Set(receiver.received.map((r) => r.headers['svc-event-id'])).size).toBe(1);
-      expect(receiver.received.map((r) => parseSignature(r.headers['svc-signature']).t)).toEqual(
+      expect(receiver.received.slice(0, 4).map((r) => parseSignature(r.headers['svc-signature']).t)).toEqual(
         [0, 0, 30 * SECOND, 330 * SECOND].map((ms) => Math.floor((t0 + ms) / 1000)),
       );
 
       const attempts = await deliveries(org.sandbox, endpoint.endpoint_id);
-      expect(attempts.map((d) => [d.attempt, d.status, d.response_status, d.attempted_at, d.next_attempt_at])).toEqual([
+      expect(attempts.slice(0, 3).map((d) => [d.attempt, d.status, d.response_status, d.attempted_at, d.next_attempt_at])).toEqual([
         [1, 'failed', 500, at(0), at(0)],
         [2, 'failed', 500, at(0), at(30 * SECOND)],
         [3, 'failed', 500, at(30 * SECOND), at(330 * SECOND)],
-        [4, 'failed', 500, at(330 * SECOND), null],
       ]);
+      expect(attempts[3]).toMatchObject({ attempt: 4, status: 'failed', attempted_at: at(330 * SECOND) });
+      const hourly = Date.parse(attempts[3].next_attempt_at) - (t0 + 330 * SECOND);
+      expect(hourly).toBeGreaterThanOrEqual(54 * MINUTE);
+      expect(hourly).toBeLessThanOrEqual(66 * MINUTE);
+      expect(attempts[4]).toMatchObject({ attempt: 5, status: 'failed', next_attempt_at: expect.any(String) });
       for (const attempt of attempts) {
         expect(attempt.error).toEqual(expect.stringContaining('500'));
         expect(Number.isInteger(attempt.duration_ms)).toBe(true);

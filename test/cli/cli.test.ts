@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 const run = promisify(execFile);
 const BIN = new URL('../../bin/tsaro.js', import.meta.url).pathname;
 
-describe('npx tsaro (operator CLI)', () => {
+// Each test starts the CLI several times (a Node process with tsx each): seconds apiece on a loaded machine.
+describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
@@ -89,6 +90,9 @@ describe('npx tsaro (operator CLI)', () => {
     expect(added.code).toBe(0);
     expect(added.json.responder).toMatchObject({ name: 'Ngozi Eze', environment: 'sandbox', status: 'active', available: true, location: { latitude: 6.6, longitude: 3.35 } });
     expect(added.json.token).toMatch(/^rtk_/);
+    expect(Object.keys(added.json).sort()).toEqual(['responder', 'sign_in_url', 'token']);
+    // The sign-in link (PUBLIC_URL, default http://HOST:PORT) carries the token in its fragment, never sent to a server.
+    expect(added.json.sign_in_url).toBe(`http://127.0.0.1:3000/responder/#token=${added.json.token}`);
     const id = added.json.responder.responder_id;
     const listed = await tsaro('responder', 'list', '--env', 'sandbox', '--json');
     expect(listed.json.responders.map((r: { responder_id: string }) => r.responder_id)).toContain(id);
@@ -96,7 +100,22 @@ describe('npx tsaro (operator CLI)', () => {
     expect(off.json.responder).toMatchObject({ responder_id: id, status: 'deactivated', available: false });
     const bad = await tsaro('responder', 'add', '--name', 'X', '--phone', '+234803', '--lat', '95', '--lng', '3', '--json');
     expect(bad.code).toBe(1);
-    expect(bad.json.error.message).toContain('--lat');
+    expect(bad.json.error.message).toBe('--lat: a latitude from -90 to 90');
+  });
+
+  it('responder add without --json prints the sign-in link at PUBLIC_URL and its QR code for the terminal', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'responder', 'add', '--name', 'Musa Ibrahim', '--phone', '+2348030002222', '--lat', '9.06', '--lng', '7.49'], {
+      env: { ...process.env, DATABASE_URL: server.database.url, PUBLIC_URL: 'https://tsaro.example.ng/' },
+    });
+    const link = /Sign-in link .*: (https:\/\/tsaro\.example\.ng\/responder\/#token=rtk_[0-9A-Za-z]{40})$/m.exec(stdout)?.[1];
+    expect(link).toBeDefined();
+    // The terminal QR: rows of half-block characters (colour codes aside), as wide as each other.
+    const qrRows = stdout
+      .split('\n')
+      .filter((line) => /[▀▄█]/.test(line))
+      .map((line) => line.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), ''));
+    expect(qrRows.length).toBeGreaterThan(10);
+    expect(new Set(qrRows.map((row) => row.length)).size).toBe(1);
   });
 
   it('threat import prints {imported, skipped}; the same file again imports nothing', async () => {

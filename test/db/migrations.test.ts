@@ -1,8 +1,15 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
-import { migrations } from '../../server/db/migrations/index.ts';
+import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { signPass, verifyPass } from '../../server/access-codes/pass-keys.ts';
+import { newId } from '../../server/ids.ts';
+import { serverMigrations } from '../../server/db/migrations/index.ts';
+import type { PassKeyRow } from '../../server/db/schema.ts';
+import { createSecretBox, isSealed } from '../../server/webhooks/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+const migrations = serverMigrations({ secretsKey: undefined });
 
 describe('migrations', () => {
   let opened: OpenedDatabase | undefined;
@@ -80,6 +87,9 @@ describe('migrations', () => {
     ['0006-threat-events', ['threat_events']],
     ['0007-incidents-by-responder', []],
     ['0008-threat-revisions', ['threat_revision']],
+    ['0009-sealed-pass-keys', []],
+    ['0010-threat-data-releases', ['threat_data_files']],
+    ['0014-auth-revision', ['auth_revision']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);
@@ -91,5 +101,57 @@ describe('migrations', () => {
     expect(await migrateToLatest(db, upTo)).toEqual([name]);
     const has = (await db.introspection.getTables()).map((t) => t.name);
     expect(has).toEqual(expect.arrayContaining(tables));
+  });
+
+  it('0009-sealed-pass-keys seals plain pass-signing keys with SECRETS_KEY, leaves sealed ones alone, and passes still verify', async () => {
+    const db = await fresh();
+    const secretsKey = randomBytes(32).toString('hex');
+    const withKey = serverMigrations({ secretsKey });
+    const names = Object.keys(withKey);
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0009-sealed-pass-keys')).map((n) => [n, withKey[n]!])));
+    const now = '2026-11-22T10:00:00.000Z';
+    for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
+      await db
+        .insertInto('organizations')
+        .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+        .execute();
+    }
+    const box = createSecretBox(Buffer.from(secretsKey, 'hex'));
+    const passKey = (kid: string, organizationId: string) => {
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+      return {
+        kid,
+        organization_id: organizationId,
+        environment: 'live',
+        public_key: publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('base64url'),
+        private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+        created_at: now,
+      } satisfies PassKeyRow;
+    };
+    const plain = passKey('KIDPLAIN', 'org_a');
+    const sealedBefore = passKey('KIDSEALD', 'org_b');
+    const alreadySealed = { ...sealedBefore, private_key: box.seal(sealedBefore.private_key) };
+    await db.insertInto('pass_keys').values([plain, alreadySealed]).execute();
+    const claims = { code: 'AB-2345', codeId: newId('code', new Date(now)), validFrom: Date.parse(now), validUntil: Date.parse(now) + 86_400_000, maxUses: 1 };
+    // A pass signed before the migration, with the key as it was stored then.
+    const signedBefore = signPass({ seal: (text) => text, open: (text) => text }, plain, claims);
+
+    const upTo0009 = Object.fromEntries(names.slice(0, names.indexOf('0009-sealed-pass-keys') + 1).map((n) => [n, withKey[n]!]));
+    expect(await migrateToLatest(db, upTo0009)).toEqual(['0009-sealed-pass-keys']);
+    const rows = await db.selectFrom('pass_keys').selectAll().orderBy('kid').execute();
+    const after = Object.fromEntries(rows.map((row) => [row.kid, row]));
+    // The column no longer holds a usable private key.
+    expect(isSealed(after.KIDPLAIN!.private_key)).toBe(true);
+    expect(after.KIDPLAIN!.private_key).not.toContain(plain.private_key);
+    expect(() => createPrivateKey({ key: Buffer.from(after.KIDPLAIN!.private_key, 'base64'), format: 'der', type: 'pkcs8' })).toThrow();
+    expect(box.open(after.KIDPLAIN!.private_key)).toBe(plain.private_key);
+    // Sealed once, not twice.
+    expect(after.KIDSEALD!.private_key).toBe(alreadySealed.private_key);
+    // Passes signed before and after both verify against the same public key.
+    expect(verifyPass(signedBefore, after.KIDPLAIN)).toEqual(claims);
+    expect(verifyPass(signPass(box, after.KIDPLAIN!, claims), after.KIDPLAIN)).toEqual(claims);
+    expect(verifyPass(signPass(box, after.KIDSEALD!, claims), after.KIDSEALD)).toEqual(claims);
+    // Another key cannot open it.
+    expect(() => signPass(createSecretBox(randomBytes(32)), after.KIDPLAIN!, claims)).toThrow();
   });
 });

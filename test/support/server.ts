@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { createApiKey } from '../../server/auth/service.ts';
 import type { Config } from '../../server/config.ts';
@@ -88,6 +88,8 @@ export interface TestServerOptions {
   dispatcher?: Dispatcher;
   /** false: webhooks are only sent when the test calls `running.deliverWebhooks()`. */
   deliverWebhooks?: boolean;
+  /** Where the server logs (silent by default): fault tests read what it said. */
+  logger?: Logger;
   /** true: the dispatch sweep runs every second; by default tests call `running.advanceDispatch()` after moving the clock. */
   runDispatch?: boolean;
 }
@@ -96,10 +98,19 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new ManualClock();
-  const config = loadConfig({ PORT: '0', DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.config });
+  // Webhook tests deliver to receivers on loopback, as a developer's machine does.
+  const config = loadConfig({
+    PORT: '0',
+    DEMO: '0',
+    THREAT_SEED: '0',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    DATABASE_URL: database.url,
+    ...options.config,
+  });
   const running = await startServer(config, {
     clock,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     dispatcher: options.dispatcher,
     deliverWebhooks: options.deliverWebhooks,
     runDispatch: options.runDispatch ?? false,

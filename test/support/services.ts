@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
@@ -6,9 +7,12 @@ import pg from 'pg';
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The fault suite runs its own PostgreSQL cluster from these binaries, behind this HAProxy. */
+export const PG_BIN = process.env.TSARO_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+export const HAPROXY = process.env.TSARO_HAPROXY ?? 'haproxy';
 
 export interface ServiceProbe {
-  name: 'PostgreSQL' | 'Redis' | 'Chromium';
+  name: 'PostgreSQL' | 'Redis' | 'Chromium' | 'Fault rig';
   available: boolean;
   /** Why it is not available, in words a newcomer can act on. */
   reason?: string;
@@ -54,8 +58,25 @@ function probeChromium(): ServiceProbe {
     : { name: 'Chromium', available: false, reason: `${CHROMIUM_PATH} not found (apt-get install -y chromium)` };
 }
 
+/** The fault suite: HAProxy, PostgreSQL's initdb and pg_ctl (a private cluster), redis-server (a private one). */
+function probeFaultRig(): ServiceProbe {
+  const missing: string[] = [];
+  try {
+    execFileSync(HAPROXY, ['-v'], { stdio: 'ignore' });
+  } catch {
+    missing.push(`${HAPROXY} (apt-get install -y haproxy)`);
+  }
+  for (const tool of ['initdb', 'pg_ctl']) if (!existsSync(`${PG_BIN}/${tool}`)) missing.push(`${PG_BIN}/${tool} (apt-get install -y postgresql)`);
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    missing.push('redis-server (apt-get install -y redis-server)');
+  }
+  return missing.length ? { name: 'Fault rig', available: false, reason: `not found: ${missing.join(', ')}` } : { name: 'Fault rig', available: true };
+}
+
 export async function probeServices(): Promise<ServiceProbe[]> {
-  return [await probePostgres(), await probeRedis(), probeChromium()];
+  return [await probePostgres(), await probeRedis(), probeChromium(), probeFaultRig()];
 }
 
 function redact(url: string): string {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundingBox, chooseNearestResponders, distanceKm, etaMinutes } from '../../server/dispatch/nearest.ts';
+import { checkProperty } from '../support/property.ts';
 
 const lagos = { latitude: 6.5244, longitude: 3.3792 };
 const abuja = { latitude: 9.0765, longitude: 7.3986 };
@@ -34,7 +35,7 @@ describe('nearest available responders', () => {
   });
 
   it('agrees with a brute-force search on random responders', () => {
-    fc.assert(
+    checkProperty(
       fc.property(
         fc.array(fc.record({ latitude: fc.double({ min: 4, max: 14, noNaN: true }), longitude: fc.double({ min: 2.6, max: 14.7, noNaN: true }) }), { maxLength: 60 }),
         fc.double({ min: 1, max: 300, noNaN: true }),
@@ -54,7 +55,7 @@ describe('nearest available responders', () => {
   });
 
   it('the bounding box holds every point within the radius', () => {
-    fc.assert(
+    checkProperty(
       fc.property(
         fc.double({ min: -60, max: 60, noNaN: true }),
         fc.double({ min: -170, max: 170, noNaN: true }),

@@ -7,9 +7,17 @@ import * as dispatch from './0005-dispatch.ts';
 import * as threatEvents from './0006-threat-events.ts';
 import * as incidentsByResponder from './0007-incidents-by-responder.ts';
 import * as threatRevisions from './0008-threat-revisions.ts';
+import { sealedPassKeys } from './0009-sealed-pass-keys.ts';
+import * as threatDataReleases from './0010-threat-data-releases.ts';
+import * as authRevision from './0014-auth-revision.ts';
+
+export interface MigrationSettings {
+  /** SECRETS_KEY as configured: 0009 seals pass-signing keys with it (unset: the database's own key). */
+  secretsKey: string | undefined;
+}
 
 /** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
-export const migrations: Record<string, Migration> = {
+export const serverMigrations = (settings: MigrationSettings): Record<string, Migration> => ({
   '0001-foundation': foundation,
   '0002-visitor-access': visitorAccess,
   '0003-webhooks': webhooks,
@@ -18,4 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0006-threat-events': threatEvents,
   '0007-incidents-by-responder': incidentsByResponder,
   '0008-threat-revisions': threatRevisions,
-};
+  '0009-sealed-pass-keys': sealedPassKeys(settings.secretsKey),
+  '0010-threat-data-releases': threatDataReleases,
+  '0014-auth-revision': authRevision,
+});

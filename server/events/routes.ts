@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { Event, EventPage, ListEventsQuery } from '../../shared/schemas/webhooks.ts';
+import { tenantOf } from '../auth/context.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
+import type { RouteDeps } from '../http/route-deps.ts';
+import { getEvent, listEvents } from './service.ts';
+
+const route = routeFor<RouteDeps>();
+const tags = ['Events'];
+const EventIdParams = z.object({ eventId: z.string() });
+
+/** The `admin` scope's event log: what a receiver that was down recovers from. */
+export const eventRouteList = [
+  route({
+    method: 'get',
+    path: '/events',
+    access: 'admin',
+    query: ListEventsQuery,
+    operationId: 'listEvents',
+    tags,
+    summary: 'The event log, newest first',
+    description: 'Everything a webhook would have delivered, so a receiver that was down can recover.',
+    responses: { ...ok(200, 'One page', EventPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listEvents(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/events/:eventId',
+    access: 'admin',
+    params: EventIdParams,
+    operationId: 'getEvent',
+    tags,
+    summary: 'One event',
+    responses: { ...ok(200, 'The event', z.object({ event: Event })), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      res.json({ event: await getEvent(deps.db, tenantOf(req), params.eventId) });
+    },
+  }),
+];
+
+export const eventRoutes = (deps: RouteDeps) => routerOf(eventRouteList, deps, deps);

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { Timestamp } from '../../shared/schemas/common.ts';
+
+const Check = z.enum(['ok', 'down']);
+
+export const Health = z
+  .object({
+    status: z.enum(['ok', 'degraded']).meta({ description: '`degraded` when any part in `checks` is `down`' }),
+    api_version: z.literal('v1'),
+    timestamp: Timestamp,
+    checks: z
+      .object({
+        database: Check.meta({ description: '`down`: the database did not answer within 2 s (the answer is then a 503)' }),
+        redis: Check.optional().meta({
+          description:
+            'Present when REDIS_URL is set. `down`: Redis did not answer; rate limits are kept per host until it answers again, and every request is still served (the answer stays 200)',
+        }),
+      })
+      .meta({ description: 'Each part the service depends on' }),
+  })
+  .meta({ id: 'Health' });

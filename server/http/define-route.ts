@@ -1,0 +1,127 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import type { Scope } from '../../shared/schemas/api-keys.ts';
+import type { Guard, GuardOptions } from '../auth/authenticate.ts';
+import { idempotencyHeader, json } from '../docs/responses.ts';
+import { parseInput } from './parse.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route: an API key holding the scope, a responder's token, or anyone. */
+export type Access = Scope | 'responder' | 'public';
+
+type Part = z.ZodType | undefined;
+/** Params and query are objects of named fields; a body may be any shape. */
+type FieldsPart = z.ZodType<unknown, Record<string, unknown>> | undefined;
+type Parsed<S extends Part> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** The request's parts, each parsed with the route's schema (`undefined` where the route declares none). */
+export interface RouteInput<P extends Part, Q extends Part, B extends Part> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+/**
+ * One route, declared once: the Express router (`routerOf`) and the OpenAPI paths (`pathsOf`)
+ * both come from it, so the document cannot drift from what is served.
+ */
+export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends FieldsPart = FieldsPart, B extends Part = Part> {
+  method: Method;
+  /** Express form, `/incidents/:incidentId`; the document shows `/incidents/{incidentId}`. */
+  path: string;
+  /** A scope: the guard's 401 → 402 → 403 → 429, and "Scope `x`." opens the description. */
+  access: Access;
+  guardOptions?: GuardOptions;
+  /** Runs after access and before the idempotency record opens (slow checks that must not hold the database). */
+  precheck?(req: Request, deps: D): Promise<void>;
+  /** Takes the Idempotency-Key header (every partner POST, PATCH and DELETE). */
+  idempotent?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  operationId: string;
+  tags?: string[];
+  summary: string;
+  /** After the scope sentence, which is derived from `access`. */
+  description?: string;
+  responses: ZodOpenApiResponsesObject;
+  /** Writes the answer; parts are parsed in the order params, query, body, each a 400 naming the field. */
+  handler(input: RouteInput<P, Q, B>, req: Request, res: Response, deps: D): unknown;
+}
+
+/** `const route = routeFor<RouteDeps>()`: a definition helper whose handler input is typed from its schemas. */
+export function routeFor<D>() {
+  return <P extends FieldsPart = undefined, Q extends FieldsPart = undefined, B extends Part = undefined>(
+    route: RouteDefinition<D, P, Q, B>,
+  ): RouteDefinition<D> => route as RouteDefinition<D>;
+}
+
+/** The middleware a feature's routes are wired with; only what its definitions use is required. */
+export interface RouteWiring {
+  guard?: Guard;
+  /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
+  responder?: RequestHandler;
+  idempotent?: RequestHandler;
+}
+
+function required<T>(value: T | undefined, what: string, route: RouteDefinition<unknown>): T {
+  if (!value) throw new Error(`${route.method.toUpperCase()} ${route.path} needs ${what}, which its router was not given`);
+  return value;
+}
+
+/** The Express router serving the definitions: access → precheck → idempotency → parse → handler. */
+export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiring: RouteWiring = {}): Router {
+  const router = Router();
+  for (const route of routes) {
+    const chain: RequestHandler[] = [];
+    if (route.access === 'responder') chain.push(required(wiring.responder, 'responder authentication', route));
+    else if (route.access !== 'public') chain.push(required(wiring.guard, 'a guard', route)(route.access, route.guardOptions));
+    const precheck = route.precheck?.bind(route);
+    if (precheck) {
+      chain.push(async (req, _res, next) => {
+        await precheck(req, deps);
+        next();
+      });
+    }
+    if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route));
+    chain.push(async (req, res) => {
+      const params = route.params && parseInput(route.params, req.params, 'params');
+      const query = route.query && parseInput(route.query, req.query, 'query');
+      const body = route.body && parseInput(route.body, req.body, 'body');
+      await route.handler({ params, query, body }, req, res, deps);
+    });
+    router[route.method](route.path, ...chain);
+  }
+  return router;
+}
+
+/** `/incidents/:incidentId` → `/incidents/{incidentId}`. */
+export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}');
+
+function operationOf(route: RouteDefinition<never>): ZodOpenApiOperationObject {
+  const scope = route.access === 'public' || route.access === 'responder' ? undefined : `Scope \`${route.access}\`.`;
+  const description = [scope, route.description].filter(Boolean).join(' ');
+  const requestParams = { ...(route.params && { path: route.params }), ...(route.query && { query: route.query }) };
+  return {
+    operationId: route.operationId,
+    ...(route.tags && { tags: route.tags }),
+    summary: route.summary,
+    ...(description && { description }),
+    ...(route.access === 'public' && { security: [] }),
+    ...(Object.keys(requestParams).length && { requestParams }),
+    ...(route.idempotent && { parameters: [idempotencyHeader] }),
+    // A body the schema accepts empty may be left out (parseInput reads a missing body as `{}`);
+    // any other is required, which typed clients and mock servers take from `required: true`.
+    ...(route.body && { requestBody: { ...json(route.body), required: !route.body.safeParse({}).success } }),
+    responses: route.responses,
+  };
+}
+
+/** The OpenAPI paths object of the definitions, paths in Express's order of first appearance. */
+export function pathsOf(routes: readonly RouteDefinition<never>[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method] = operationOf(route);
+  return paths;
+}

@@ -1,0 +1,122 @@
+import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
+import type { Scope } from '../../shared/schemas/api-keys.ts';
+import { validateAccessCodeGuarded } from '../access-codes/service.ts';
+import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
+import type { Clock } from '../clock.ts';
+import type { Engine } from '../db/database.ts';
+import { inSavepoint } from '../db/savepoint.ts';
+import type { Executor, Tenant } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
+import type { RateLimitStore } from '../rate-limit/store.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+
+export interface ReplayDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+  rateLimitStore: RateLimitStore;
+  engine: Engine;
+}
+
+/** Who sends the batch: each operation needs the scope its single route needs. */
+export interface ReplayCaller {
+  tenant: Tenant;
+  keyId: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+/** An operation as its single route would receive it. */
+interface SingleRequest {
+  method: 'POST' | 'PATCH';
+  path: string;
+  scope: Scope;
+  run(trx: Executor): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * Applies a kiosk's queued operations in `trx`, in order, each in a savepoint of its own, and
+ * answers each exactly as its single route would: the same idempotency record (claim, sealed
+ * answer), so a batch sent again replays every item, and a single retry of one key replays its
+ * item's answer (and the reverse). A refusal (4xx) undoes only its own item; anything else
+ * (the database failing) throws, and the whole batch is rolled back and applied by nothing.
+ */
+export async function replayOperations(
+  trx: Executor,
+  deps: ReplayDeps,
+  caller: ReplayCaller,
+  ops: ReplayOperation[],
+  rawBodies: unknown[],
+): Promise<ReplayItemResult[]> {
+  const results: ReplayItemResult[] = [];
+  for (const [index, op] of ops.entries()) {
+    const answer = await replayOne(trx, deps, caller, op, rawBodies[index], index);
+    results.push({ idempotency_key: op.idempotency_key, ...answer });
+  }
+  return results;
+}
+
+async function replayOne(
+  trx: Executor,
+  deps: ReplayDeps,
+  caller: ReplayCaller,
+  op: ReplayOperation,
+  rawBody: unknown,
+  index: number,
+): Promise<Omit<ReplayItemResult, 'idempotency_key'>> {
+  try {
+    return await inSavepoint(trx, `replay_${index}`, async () => {
+      const single = await singleRequestOf(trx, deps, caller, op, index);
+      if (!caller.scopes.has(single.scope)) throw new ApiError(403, `This API key lacks the ${single.scope} scope`);
+      const scope: IdempotencyScope = { ...caller.tenant, key: op.idempotency_key };
+      const claim = await claimKey(trx, deps, scope, requestFingerprint(single.method, single.path, rawBody));
+      if (claim.answered) return { status: claim.status, replayed: true, body: JSON.parse(claim.body) as unknown };
+      const { status, body } = await single.run(trx);
+      await recordAnswer(trx, deps.secretBox, scope, status, body);
+      return { status, replayed: false, body };
+    });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    // Refused: as the single route, nothing of it stays (its claim included), and the batch goes on.
+    return { status: err.status, replayed: false, body: { code: err.status, message: err.message } };
+  }
+}
+
+async function singleRequestOf(trx: Executor, deps: ReplayDeps, caller: ReplayCaller, op: ReplayOperation, index: number): Promise<SingleRequest> {
+  const { tenant } = caller;
+  switch (op.operation) {
+    case 'validate':
+      return {
+        method: 'POST',
+        path: '/access-codes/validate',
+        scope: 'access_codes:validate',
+        run: async (db) => ({ status: 200, body: await validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body) }),
+      };
+    case 'walk_in':
+      return {
+        method: 'POST',
+        path: '/access-logs',
+        scope: 'access_codes:write',
+        run: async (db) => ({ status: 201, body: { access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) } }),
+      };
+    case 'checkout': {
+      const logId = op.log_id ?? (await logOpenedBy(trx, deps.secretBox, tenant, op.log_of!, index));
+      return {
+        method: 'PATCH',
+        path: `/access-logs/${encodeURIComponent(logId)}/checkout`,
+        scope: 'access_codes:write',
+        run: async (db) => ({ status: 200, body: { access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) } }),
+      };
+    }
+  }
+}
+
+/**
+ * The log a walk-in or a valid validation answered, from its stored idempotency answer: earlier
+ * in this batch (its record is written in this transaction) or in any earlier request.
+ */
+async function logOpenedBy(trx: Executor, secretBox: SecretBox, tenant: Tenant, key: string, index: number): Promise<string> {
+  const answer = (await storedAnswer(trx, secretBox, { ...tenant, key })) as { log_id?: unknown; access_log?: { log_id?: unknown } } | undefined;
+  const logId = answer?.log_id ?? answer?.access_log?.log_id;
+  if (typeof logId === 'string') return logId;
+  throw new ApiError(424, `ops[${index}].log_of: no walk-in or valid validation has been answered under Idempotency-Key ${key}`);
+}

@@ -1,0 +1,194 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
+
+// Group commit is SQLite's (server/db/sqlite-group-commit.ts); PostgreSQL commits per transaction,
+// so this file runs in the sqlite project only (*.sqlite.test.ts).
+describe('SQLite group commit', () => {
+  let dir: string;
+  let path: string;
+  let opened: OpenedDatabase;
+  let db: Kysely<any>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tsaro-gc-'));
+    path = join(dir, 'gc.db');
+    opened = openDatabase(path, { groupCommit: { maxHoldMs: 300 } });
+    db = opened.db as unknown as Kysely<any>;
+    await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await opened.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const bodies = async () => (await db.selectFrom('notes').select('body').orderBy('body').execute()).map((r) => r.body);
+  /** What another process opening the file sees: only what was committed. */
+  const onDisk = () => {
+    const other = new SqliteDatabase(path, { readonly: true });
+    try {
+      return (other.prepare('select body from notes order by body').all() as { body: string }[]).map((r) => r.body);
+    } finally {
+      other.close();
+    }
+  };
+
+  it('concurrent transactions share commits, and each is on disk when it is told it committed', async () => {
+    const before = { ...opened.groupCommit!.stats };
+    const seenWhenCommitted: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await trx.insertInto('notes').values({ body: `n${i}` }).execute();
+          })
+          .then(() => seenWhenCommitted.push(onDisk().includes(`n${i}`))),
+      ),
+    );
+    const commits = opened.groupCommit!.stats.commits - before.commits;
+    const transactions = opened.groupCommit!.stats.transactions - before.transactions;
+    expect(transactions).toBe(40);
+    expect(commits).toBeLessThan(transactions / 2);
+    expect(seenWhenCommitted).toEqual(Array(40).fill(true));
+    expect(onDisk()).toHaveLength(40);
+  });
+
+  it('a failing transaction rolls back only itself; the others of its batch commit', async () => {
+    await db.insertInto('notes').values({ body: 'taken' }).execute();
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'a' }).execute()),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('notes').values({ body: 'b-half' }).execute();
+        await trx.insertInto('notes').values({ body: 'taken' }).execute(); // unique: fails
+      }),
+      db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'c' }).execute()),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(onDisk()).toEqual(['a', 'c', 'taken']);
+  });
+
+  it('a read outside a transaction never sees a change that is not yet durable', async () => {
+    const first = await db.startTransaction().execute();
+    await first.insertInto('notes').values({ body: 'pending' }).execute();
+    const second = db.startTransaction().execute(); // waits for the writer
+    const firstCommitted = first.commit().execute();
+    const holder = await second; // the writer passed on; the batch holding `pending` is still open
+    let told = false;
+    void firstCommitted.then(() => (told = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(told).toBe(false);
+    expect(await bodies()).toEqual([]);
+    expect(onDisk()).toEqual([]);
+    await holder.commit().execute();
+    await firstCommitted;
+    expect(await bodies()).toEqual(['pending']);
+  });
+
+  it('a write outside a transaction answers once it is durable', async () => {
+    await db.insertInto('notes').values({ body: 'plain' }).execute();
+    expect(onDisk()).toEqual(['plain']);
+  });
+
+  it('a transaction that holds the writer too long is rolled back alone; the batch commits without it', async () => {
+    const slow = await db.startTransaction().execute();
+    await slow.insertInto('notes').values({ body: 'slow' }).execute();
+    const others = Promise.all(['x', 'y'].map((body) => db.transaction().execute((trx) => trx.insertInto('notes').values({ body }).execute())));
+    await others; // maxHoldMs is 300: they would wait forever otherwise
+    await expect(slow.insertInto('notes').values({ body: 'slow-2' }).execute()).rejects.toThrow(/held the database writer/);
+    await expect(slow.commit().execute()).rejects.toThrow(/held the database writer/);
+    expect(onDisk()).toEqual(['x', 'y']);
+  });
+
+  it('a batch stops growing at its size bound', async () => {
+    await opened.close();
+    opened = openDatabase(path, { groupCommit: { maxBatch: 4 } });
+    db = opened.db as unknown as Kysely<any>;
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => db.transaction().execute((trx) => trx.insertInto('notes').values({ body: `s${i}` }).execute())),
+    );
+    expect(opened.groupCommit!.stats.commits).toBeGreaterThanOrEqual(10);
+    expect(onDisk()).toHaveLength(40);
+  });
+
+  describe('the WAL sync, off the event loop', () => {
+    /** Reopens the database with its WAL sync held until `release()` (or failed by `fail()`). */
+    const withHeldSync = async () => {
+      await opened.close();
+      const held: Array<{ sync: () => Promise<void>; done: () => void; fail: (err: Error) => void }> = [];
+      opened = openDatabase(path, {
+        walSync: (sync) => () =>
+          new Promise<void>((done, fail) => held.push({ sync, done, fail })),
+      });
+      db = opened.db as unknown as Kysely<any>;
+      const release = async () => {
+        const next = held.shift()!;
+        await next.sync();
+        next.done();
+      };
+      return { held, release };
+    };
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('every commit is followed by a sync of the WAL before its members are answered', async () => {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => db.insertInto('notes').values({ body: `w${i}` }).execute()));
+      const { commits, syncs } = opened.groupCommit!.stats;
+      expect(syncs).toBe(commits);
+      expect(commits).toBeGreaterThan(0);
+      expect(onDisk()).toHaveLength(20);
+    });
+
+    it('while a batch syncs, nobody in it is told, reads show the state before it, and the next transaction waits for the writer', async () => {
+      const { held, release } = await withHeldSync();
+      let firstTold = false;
+      const first = db.insertInto('notes').values({ body: 'first' }).execute().then(() => (firstTold = true));
+      await expect.poll(() => held.length).toBe(1); // committed, its sync in flight
+      await tick();
+      expect(firstTold).toBe(false);
+      expect(await bodies()).toEqual([]); // the reader still sees the last durable state
+
+      let secondTold = false;
+      const second = db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'second' }).execute()).then(() => (secondTold = true));
+      for (let i = 0; i < 5; i++) await tick();
+      expect(opened.groupCommit!.stats.commits).toBe(1); // the second transaction waits for the first sync
+      expect(held).toHaveLength(1);
+
+      await release();
+      await first;
+      expect(firstTold).toBe(true);
+      expect(secondTold).toBe(false);
+      expect(await bodies()).toEqual(['first']);
+      await expect.poll(() => held.length).toBe(1); // the second batch committed when the first sync returned
+      await release();
+      await second;
+      expect(await bodies()).toEqual(['first', 'second']);
+    });
+
+    it('a failed sync fails its batch, and every write after it, until the server restarts', async () => {
+      const { held } = await withHeldSync();
+      const lost = db.insertInto('notes').values({ body: 'lost' }).execute();
+      await expect.poll(() => held.length).toBe(1);
+      held.shift()!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      await expect(lost).rejects.toThrow(/could not be synced to disk.*EIO/);
+      await expect(db.insertInto('notes').values({ body: 'after' }).execute()).rejects.toThrow(/could not be synced/);
+      await expect(db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'after-tx' }).execute())).rejects.toThrow(/could not be synced/);
+    });
+  });
+
+  it('a write from another connection (the CLI) after a batch is kept beside it', async () => {
+    const open = await db.startTransaction().execute();
+    await open.insertInto('notes').values({ body: 'server' }).execute();
+    const committed = open.commit().execute();
+    await committed;
+    const cli = new SqliteDatabase(path);
+    cli.pragma('busy_timeout = 5000');
+    cli.prepare('insert into notes (body) values (?)').run('cli');
+    cli.close();
+    expect(await bodies()).toEqual(['cli', 'server']);
+  });
+});
