@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -5,8 +6,50 @@ import tseslint from 'typescript-eslint';
 /** Which runtime each folder may import from: the architecture, enforced. */
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
+/**
+ * The stores own their tables (docs/architecture.md). A feature is a folder of server/; its
+ * store.ts is the only SQL on its tables, and only that feature imports it: another feature
+ * calls its service. Flat config replaces a rule's options per file rather than merging them,
+ * so every server block below repeats the kiosk line.
+ * One exception, by name: rate-limit/store.ts is the limiter's storage interface (memory or
+ * Redis), not a table store.
+ */
+const serverFolders = readdirSync(new URL('./server', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const noKioskCode = { group: ['**/electron/**', '**/renderer/**', 'electron'], message: 'The server does not import kiosk code.' };
+/** Any store.ts, the feature's own included (`./store.ts`, `../store.ts`, `../x/store.ts`). */
+const anyStore = (message) => ({ regex: '(^|/)(?<!rate-limit/)store\\.ts$', message });
+/** Another feature's store.ts: `<feature>/store.ts` where the folder is not `own`. */
+const storeOfAnotherThan = (own, message) => ({ regex: `(^|/)(?!${own ? `${own}/|` : ''}rate-limit/)[\\w-]+/store\\.ts$`, message });
+const serverBoundaries = [
+  {
+    // Wiring at the top of server/ (app, server, sweeps, demo) reaches features through their services.
+    files: ['server/*.ts'],
+    rules: restrict([noKioskCode, storeOfAnotherThan(undefined, "Call the feature's service: only the feature itself imports its store.ts.")]),
+  },
+  ...serverFolders.map((feature) => ({
+    files: [`server/${feature}/**/*.ts`],
+    rules: restrict([noKioskCode, storeOfAnotherThan(feature, `server/${feature}/ imports its own store.ts only: call the other feature's service.`)]),
+  })),
+  {
+    // A route parses, calls the service and answers: no SQL, no store, not even its own.
+    files: ['server/**/routes.ts'],
+    rules: restrict([
+      noKioskCode,
+      anyStore('routes.ts calls its service, never a store.'),
+      { group: ['kysely', 'kysely/*'], message: 'routes.ts holds no SQL: it calls its service.' },
+    ]),
+  },
+  {
+    // The health check's `select 1` is the one query a route runs itself: it asks the database, not a table.
+    files: ['server/health/routes.ts'],
+    rules: restrict([noKioskCode, anyStore('routes.ts calls its service, never a store.')]),
+  },
+];
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', 'responder-app/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -26,9 +69,13 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['server/**/*.ts'],
-    rules: restrict([{ group: ['**/electron/**', '**/renderer/**', 'electron'], message: 'The server does not import kiosk code.' }]),
+    // The TypeScript client is a package partners can take away: it stands alone.
+    files: ['clients/typescript/src/**/*.ts'],
+    rules: restrict([
+      { group: ['**/server/**', '**/shared/**', '**/electron/**', '**/renderer/**', 'node:*'], message: 'clients/typescript/src runs wherever partners run it: openapi-fetch and web standards only.' },
+    ]),
   },
+  ...serverBoundaries,
   {
     // The kiosk core runs in plain Node: never Electron, never the page.
     files: ['electron/core/**/*.ts'],
@@ -58,5 +105,18 @@ export default tseslint.config(
     rules: restrict([
       { group: ['**/server/**', '**/electron/**', 'electron', 'node:*'], message: 'renderer/ imports only from shared/.' },
     ]),
+  },
+  {
+    // The responder app runs on a responder's phone: browser code that imports only from shared/.
+    files: ['responder-app/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: restrict([
+      { group: ['**/server/**', '**/electron/**', '**/renderer/**', 'electron', 'node:*'], message: 'responder-app/ imports only from shared/.' },
+    ]),
+  },
+  {
+    // The service worker, plain JavaScript in the phone's worker scope.
+    files: ['responder-app/public/sw.js'],
+    languageOptions: { globals: { ...globals.serviceworker } },
   },
 );

@@ -3,7 +3,8 @@ import { POSTGRES_ADMIN_URL, REDIS_URL, probeServices } from './test/support/ser
 
 /**
  * `npm test`: unit tests once; the API and database suites on SQLite and again on PostgreSQL.
- * Real PostgreSQL, Redis and Chromium are probed first. A missing one skips the suites that
+ * Real PostgreSQL, Redis and Chromium (and, for the fault suite, HAProxy and PostgreSQL's own
+ * binaries) are probed first. A missing one skips the suites that
  * need it, named at the start and the end of the run; with TSARO_REQUIRE_SERVICES=1 (CI) a
  * missing one fails the run instead.
  */
@@ -16,7 +17,7 @@ export default defineConfig(async () => {
   }
   const summary = missing.length
     ? `\nSome suites were skipped because a real service is missing:\n${skipped.join('\n')}\n`
-    : '\nEvery suite ran: PostgreSQL, Redis and Chromium were all available.\n';
+    : '\nEvery suite ran: PostgreSQL, Redis, Chromium and the fault rig were all available.\n';
   if (missing.length) process.stdout.write(summary);
   const has = (name: string) => probes.some((probe) => probe.name === name && probe.available);
 
@@ -25,7 +26,8 @@ export default defineConfig(async () => {
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
   };
   const dbSuites = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts'];
-  // *.pg.test.ts: what only several hosts on one PostgreSQL database can show.
+  // *.pg.test.ts: what only PostgreSQL (or several hosts on one PostgreSQL database) can show;
+  // *.sqlite.test.ts: what only SQLite has (group commit). Each runs in its engine's project only.
   return {
     test: {
       reporters: ['default', { onTestRunEnd: () => void process.stdout.write(summary) }],
@@ -34,14 +36,25 @@ export default defineConfig(async () => {
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
         { extends: true as const, test: { name: 'sqlite', include: dbSuites, exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        // The document in partners' own tools (Redocly, Prism) and the TypeScript client, against the real server (issue #17).
+        { extends: true as const, test: { name: 'tools', include: ['test/tools/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The gate kiosk's core in plain Node against the real server (issue #7).
         { extends: true as const, test: { name: 'kiosk', include: ['test/kiosk/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The kiosk screens in real Chromium against the browser host and the real server (issue #8).
         ...(has('Chromium')
           ? [{ extends: true as const, test: { name: 'ui', include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } }]
           : []),
+        // The responder app in real Chromium at a phone's size against the real server (issue #15).
+        // A test is a whole journey of one or two phones (each wait inside it bounded), so it gets 90 s, not 20.
+        ...(has('Chromium')
+          ? [{ extends: true as const, test: { name: 'responder-ui', include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          : []),
+        // Three hosts behind HAProxy on a private PostgreSQL and Redis, one fault at a time (issue #12).
+        ...(has('Fault rig')
+          ? [{ extends: true as const, test: { name: 'faults', include: ['test/faults/**/*.test.ts'], env, testTimeout: 600_000, hookTimeout: 120_000 } }]
+          : []),
         ...(has('PostgreSQL')
-          ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
+          ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, exclude: ['**/*.sqlite.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
           : []),
       ],
     },

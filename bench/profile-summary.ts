@@ -4,6 +4,9 @@
  * time of the functions whose names match an optional pattern.
  *
  *   node --import tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [inclusive-regex]
+ *
+ * PROFILE_LAST_S=<s>: only the profile's last <s> seconds (the load on a bench child comes last;
+ * its start-up - compiling TypeScript, loading the threat data - would otherwise dominate).
  */
 import { readFileSync } from 'node:fs';
 
@@ -28,8 +31,8 @@ function where(url: string): string {
     return `npm:${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (url.startsWith('node:')) return url;
-  const repo = url.indexOf('/work/main/');
-  return repo >= 0 ? url.slice(repo + '/work/main/'.length) : url;
+  const root = `file://${process.cwd()}/`;
+  return url.startsWith(root) ? url.slice(root.length) : url;
 }
 
 const [file, topArg, pattern] = process.argv.slice(2);
@@ -43,9 +46,18 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
+// Samples before `fromUs` (PROFILE_LAST_S) are dropped: their ids become -1.
+const lastS = Number(process.env.PROFILE_LAST_S ?? 0);
+const fromUs = lastS > 0 ? Math.max(profile.startTime, profile.endTime - lastS * 1e6) : profile.startTime;
+{
+  let at = profile.startTime;
+  profile.samples = profile.samples.map((id, i) => ((at += profile.timeDeltas[i] ?? 0) < fromUs ? -1 : id));
+}
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const totalUs = profile.endTime - profile.startTime;
+profile.samples.forEach((id, i) => {
+  if (id >= 0) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const totalUs = profile.endTime - fromUs;
 const idleUs = [...selfUs].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((s, [, us]) => s + us, 0);
 
 const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
@@ -77,6 +89,7 @@ if (pattern) {
   const re = new RegExp(pattern);
   const inclusive = new Map<string, number>();
   profile.samples.forEach((id, i) => {
+    if (id < 0) return;
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)!.callFrame;

@@ -7,8 +7,12 @@
  * BENCH_LOG_DEST (a file for the logs, e.g. /dev/null; default stdout, which the parent drains),
  * BENCH_SERVE_DELIVER_WEBHOOKS (`0`: webhook deliveries are queued but not sent, so a backlog
  * builds up for the next server on the same database; default on), BENCH_SANDBOX_SPEED
- * (SANDBOX_SPEED of the server: how fast the simulated network plays out sandbox incidents; default 1).
+ * (SANDBOX_SPEED of the server: how fast the simulated network plays out sandbox incidents; default 1),
+ * BENCH_REDIS_URL (REDIS_URL of the server; default none: rate limits in memory).
+ * BENCH_SERVE_ORGANIZATION (`0`: make no organization; another host on the same database).
  */
+import { subscribe } from 'node:diagnostics_channel';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { systemClock } from '../server/clock.ts';
 import { loadConfig } from '../server/config.ts';
@@ -30,6 +34,9 @@ async function main() {
     DEMO: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     SANDBOX_SPEED: process.env.BENCH_SANDBOX_SPEED,
+    // The webhook benchmark's receiver listens on loopback.
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    REDIS_URL: process.env.BENCH_REDIS_URL || undefined,
   });
   const dest = process.env.BENCH_LOG_DEST;
   const logger = dest ? createLogger(config.LOG_LEVEL, pino.destination({ dest, sync: false })) : undefined;
@@ -39,7 +46,44 @@ async function main() {
     ...(logger && { logger }),
     deliverWebhooks: process.env.BENCH_SERVE_DELIVER_WEBHOOKS !== '0',
   });
-  stopOnSignalOrOrphan(() => running.stop());
+  // On stop, one line on stderr: this process's CPU time per request (user + system, counted
+  // only over the quarter seconds in which it served requests, so start-up work and idle sweeps
+  // are left out; unlike req/s, barely moved by what else runs on the machine), SQLite's commits
+  // and the transactions they carried, and the event loop's delay (a synchronous fsync, a long
+  // GC or a slow handler shows there).
+  let requests = 0;
+  subscribe('http.server.request.start', () => requests++);
+  const busy = { requests: 0, cpuUs: 0 };
+  let last = { requests: 0, cpu: process.cpuUsage() };
+  const sampler = setInterval(() => {
+    const cpu = process.cpuUsage();
+    if (requests > last.requests) {
+      busy.requests += requests - last.requests;
+      busy.cpuUs += cpu.user - last.cpu.user + (cpu.system - last.cpu.system);
+    }
+    last = { requests, cpu };
+  }, 250);
+  sampler.unref();
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  stopOnSignalOrOrphan(async () => {
+    clearInterval(sampler);
+    loopDelay.disable();
+    const stats = running.database.groupCommit?.stats;
+    const ms = (ns: number) => (ns / 1e6).toFixed(1);
+    process.stderr.write(
+      `bench serve ${process.pid} (${running.database.engine}): ${busy.requests} requests, ` +
+        `CPU ${busy.requests ? Math.round(busy.cpuUs / busy.requests) : 0} µs a request; ` +
+        (stats ? `${stats.commits} group commits (${Math.round(stats.commitMs)} ms in COMMIT, longest ${Math.round(stats.commitMaxMs)} ms; ${Math.round(stats.syncMs)} ms in WAL syncs off the event loop, longest ${Math.round(stats.syncMaxMs)} ms; ${stats.checkpoints} checkpoints on their thread, ${Math.round(stats.checkpointMs)} ms) carried ${stats.transactions} transactions; ` : '') +
+        `event loop delay p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms\n`,
+    );
+    await running.stop();
+  });
+  if (process.env.BENCH_SERVE_ORGANIZATION === '0') {
+    // Another host on a database whose organization a first child made.
+    announceReady({ baseUrl: running.baseUrl, engine: running.database.engine, pid: process.pid });
+    return;
+  }
 
   const created = await createOrganization(running.database.db, systemClock, { name: 'Bench Estate', plan: 'enterprise' });
   const organizationId = created.organization.organization_id;

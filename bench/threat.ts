@@ -216,6 +216,7 @@ function syntheticEvents(count: number, places: readonly Place[], today: number)
     rows[i] = {
       event_id: `synthetic:${String(i).padStart(7, '0')}`,
       source,
+      dataset: 'synthetic',
       occurred_on: dayText(today - 1 - Math.floor(random() * YEARS * 365)),
       latitude: point.latitude,
       longitude: point.longitude,
@@ -242,7 +243,7 @@ function shippedEvents(): IndexedEventRow[] {
     for (const record of records) {
       const event = ucdpRow(record, importedAt);
       if (!event || byId.has(event.event_id)) continue;
-      const { dataset: _dataset, description: _description, imported_at: _importedAt, ...indexed } = event;
+      const { description: _description, imported_at: _importedAt, ...indexed } = event;
       byId.set(event.event_id, indexed);
     }
   }
@@ -715,7 +716,7 @@ async function buildSqliteFile(url: string, synthetic: readonly IndexedEventRow[
   let shipped = 0;
   try {
     await migrateToLatest(opened.db);
-    shipped = (await loadShippedThreatData(opened.db, { now: () => new Date() }))?.imported ?? 0;
+    shipped = (await loadShippedThreatData(opened.db, { now: () => new Date() })).reduce((sum, load) => sum + load.imported, 0);
   } finally {
     await opened.close();
   }

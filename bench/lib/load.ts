@@ -5,6 +5,8 @@ export interface LoadTarget {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
+  /** Bodies sent in turn, one per request (instead of `body`). */
+  bodies?: string[];
 }
 
 export interface LoadSettings {
@@ -35,7 +37,10 @@ function assertLoopback(url: string) {
 
 function fire(target: LoadTarget, connections: number, durationS: number): Promise<autocannon.Result> {
   assertLoopback(target.url);
+  const bodies = target.bodies;
+  let turn = 0;
   return autocannon({
+    ...(bodies && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[turn++ % bodies.length] }) }] }),
     url: target.url,
     method: target.method ?? 'GET',
     headers: target.headers,
@@ -47,10 +52,20 @@ function fire(target: LoadTarget, connections: number, durationS: number): Promi
   });
 }
 
+/** Several targets at once (one autocannon each, `connections` each): the sum of their rates. */
+export async function measureTogether(targets: LoadTarget[], settings: LoadSettings): Promise<LoadMeasurement[]> {
+  if (settings.warmupS > 0) await Promise.all(targets.map((t) => fire(t, settings.connections, settings.warmupS)));
+  const results = await Promise.all(targets.map((t) => fire(t, settings.connections, settings.durationS)));
+  return results.map(toMeasurement);
+}
+
 /** Warm-up (discarded), then the measured run, both from this process with autocannon. */
 export async function measure(target: LoadTarget, settings: LoadSettings): Promise<LoadMeasurement> {
   if (settings.warmupS > 0) await fire(target, settings.connections, settings.warmupS);
-  const result = await fire(target, settings.connections, settings.durationS);
+  return toMeasurement(await fire(target, settings.connections, settings.durationS));
+}
+
+function toMeasurement(result: autocannon.Result): LoadMeasurement {
   const statusCodes: Record<string, number> = {};
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   for (const [code, { count }] of Object.entries(stats)) statusCodes[code] = count;
