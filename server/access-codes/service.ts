@@ -263,7 +263,7 @@ export async function validateAccessCode(db: Executor, clock: Clock, tenant: Ten
     });
     // Another process on the same SQLite file got there first.
     if (!consumed) return { valid: false, reason: 'Maximum uses reached' };
-    const code = rowToAccessCode((await findAccessCode(trx, tenant, found.code_id))!);
+    const code = rowToAccessCode(consumed);
     const log = await recordCheckIn(trx, clock, tenant, {
       codeId: code.code_id,
       method: 'code',

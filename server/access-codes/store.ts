@@ -38,7 +38,7 @@ export async function findAccessCode(db: Executor, tenant: Tenant, codeId: strin
   return (await accessCodeById(db, { ...tenantParams(tenant), codeId })).rows[0];
 }
 
-/** Read twice on every validation: built and compiled once (server/db/prepared.ts). */
+/** Read on every validation: built and compiled once (server/db/prepared.ts). */
 const accessCodeById = preparedQuery((db, p: Tenant & { codeId: string }) => scoped(db, p).selectAll().where('code_id', '=', p.codeId));
 
 /** The code a guard typed: the live one if there is one, else the most recent with that string. */
@@ -90,18 +90,28 @@ export async function listAccessCodeRows(
 /**
  * Consumes one use if, at this instant in the database, the code still has one and is not
  * revoked: the compare-and-set that makes N concurrent validations of a code with M uses give
- * exactly min(N, M) admissions.
+ * exactly min(N, M) admissions. Answers the code as changed, or undefined when another
+ * validation got there first.
  */
-export async function consumeUse(db: Executor, row: AccessCodeRow, changes: Partial<AccessCodeRow>): Promise<boolean> {
-  const result = await db
-    .updateTable('access_codes')
-    .set((eb) => ({ ...changes, use_count: eb('use_count', '+', 1) }))
-    .where('code_id', '=', row.code_id)
-    .where('use_count', '=', Number(row.use_count))
-    .where('status', '!=', 'revoked')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function consumeUse(
+  db: Executor,
+  row: AccessCodeRow,
+  changes: Pick<AccessCodeRow, 'status' | 'change_seq' | 'updated_at'>,
+): Promise<AccessCodeRow | undefined> {
+  const { status, change_seq, updated_at } = changes;
+  return (await useConsumed(db, { status, change_seq, updated_at, codeId: row.code_id, useCount: Number(row.use_count) })).rows[0];
 }
+
+/** Every admission by code: built and compiled once (server/db/prepared.ts). */
+const useConsumed = preparedQuery((db, p: { status: string; change_seq: number; updated_at: string; codeId: string; useCount: number }) =>
+  db
+    .updateTable('access_codes')
+    .set((eb) => ({ status: p.status, change_seq: p.change_seq, updated_at: p.updated_at, use_count: eb('use_count', '+', 1) }))
+    .where('code_id', '=', p.codeId)
+    .where('use_count', '=', p.useCount)
+    .where('status', '!=', 'revoked')
+    .returningAll(),
+);
 
 /** Moves a code out of `from`; false when it was no longer in `from` (someone else moved it). */
 export async function changeCodeStatus(

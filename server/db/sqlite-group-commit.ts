@@ -133,6 +133,13 @@ function run(statement: SqliteDatabase.Statement, parameters: readonly unknown[]
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
+/**
+ * The savepoint each member of a batch runs in. One member holds the writer at a time, so one
+ * name serves all, and its three statements are prepared once (a fresh name per member made
+ * SQLite compile them for every request).
+ */
+const MEMBER = 'tsaro_tx';
+
 export class GroupCommitter {
   private readonly writer: StatementCache;
   private readonly reader: StatementCache | undefined;
@@ -140,7 +147,6 @@ export class GroupCommitter {
   private readonly waiting: Array<() => void> = [];
   private batch: Batch | undefined;
   private commitScheduled = false;
-  private savepoints = 0;
   /** The sync in flight, if any: the next batch commits when it settles. */
   private syncing: Promise<void> | undefined;
   /** Set by a failed sync: no write is acknowledged after it. */
@@ -207,9 +213,8 @@ export class GroupCommitter {
     await this.acquire(lease);
     try {
       await this.openBatch();
-      const name = `tsaro_tx_${++this.savepoints}`;
-      this.writer.connection.exec(`SAVEPOINT ${name}`);
-      lease.savepoint = name;
+      this.writer.prepare(`SAVEPOINT ${MEMBER}`).run();
+      lease.savepoint = MEMBER;
     } catch (err) {
       this.release();
       throw err;
@@ -222,7 +227,7 @@ export class GroupCommitter {
     if (lease.aborted) throw lease.aborted;
     const name = this.endHold(lease);
     try {
-      this.writer.connection.exec(`RELEASE ${name}`);
+      this.writer.prepare(`RELEASE ${name}`).run();
     } catch (err) {
       this.checkBatchAlive(err);
       this.rollbackSavepoint(name);
@@ -446,8 +451,8 @@ export class GroupCommitter {
 
   private rollbackSavepoint(name: string): void {
     if (!this.writer.connection.inTransaction) return;
-    this.writer.connection.exec(`ROLLBACK TO ${name}`);
-    this.writer.connection.exec(`RELEASE ${name}`);
+    this.writer.prepare(`ROLLBACK TO ${name}`).run();
+    this.writer.prepare(`RELEASE ${name}`).run();
   }
 
   private abortHeld(lease: Lease): void {

@@ -1,19 +1,28 @@
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
+
+/** Statuses in which an incident keeps its responder busy. */
+const BUSY = ['assigned', 'responding', 'on_scene'];
 
 /** Active, available responders of the environment inside the box around `center` (the SQL prefilter). */
 export async function availableRespondersNear(db: Executor, environment: string, center: Point, radiusKm: number): Promise<ResponderRow[]> {
   const box = boundingBox(center, radiusKm);
-  return db
+  return (await respondersInBox(db, { environment, ...box })).rows;
+}
+
+/** Every dispatch round's search (every SOS): built and compiled once (server/db/prepared.ts). */
+const respondersInBox = preparedQuery((db, p: { environment: string; minLat: number; maxLat: number; minLng: number; maxLng: number }) =>
+  db
     .selectFrom('responders')
     .selectAll()
-    .where('environment', '=', environment)
+    .where('environment', '=', p.environment)
     .where('status', '=', 'active')
     .where('available', '=', 1)
-    .where('latitude', '>=', box.minLat)
-    .where('latitude', '<=', box.maxLat)
-    .where('longitude', '>=', box.minLng)
-    .where('longitude', '<=', box.maxLng)
+    .where('latitude', '>=', p.minLat)
+    .where('latitude', '<=', p.maxLat)
+    .where('longitude', '>=', p.minLng)
+    .where('longitude', '<=', p.maxLng)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -23,12 +32,8 @@ export async function availableRespondersNear(db: Executor, environment: string,
             .where('incidents.status', 'in', BUSY),
         ),
       ),
-    )
-    .execute();
-}
-
-/** Statuses in which an incident keeps its responder busy. */
-const BUSY = ['assigned', 'responding', 'on_scene'];
+    ),
+);
 
 export async function hasActiveAssignment(db: Executor, responderId: string): Promise<boolean> {
   const row = await db.selectFrom('incidents').select('incident_id').where('responder_id', '=', responderId).where('status', 'in', BUSY).executeTakeFirst();
@@ -116,23 +121,27 @@ export async function setResponderAvailable(db: Executor, responderId: string, a
  * incident (sandbox, drill) gets its first step's time; a live one keeps none.
  */
 export async function claimDispatchOpening(db: Executor, incidentId: string, simulatedFirstStepAt: string): Promise<IncidentRow | undefined> {
-  return db
+  return (await openingClaim(db, { incidentId, simulatedFirstStepAt })).rows[0];
+}
+
+/** Every SOS's opening: built and compiled once (server/db/prepared.ts). */
+const openingClaim = preparedQuery((db, p: { incidentId: string; simulatedFirstStepAt: string }) =>
+  db
     .updateTable('incidents')
     .set((eb) => ({
       dispatch_round: 1,
       next_step_at: eb
         .case()
         .when(eb.or([eb('environment', '=', 'sandbox'), eb('is_drill', '=', 1)]))
-        .then(simulatedFirstStepAt)
+        .then(p.simulatedFirstStepAt)
         .else(eb.ref('next_step_at'))
         .end(),
     }))
-    .where('incident_id', '=', incidentId)
+    .where('incident_id', '=', p.incidentId)
     .where('dispatch_round', '=', 0)
     .where('status', '=', 'dispatching')
-    .returningAll()
-    .executeTakeFirst();
-}
+    .returningAll(),
+);
 
 export async function setDispatchRound(db: Executor, incidentId: string, round: number): Promise<void> {
   await db.updateTable('incidents').set({ dispatch_round: round }).where('incident_id', '=', incidentId).execute();
