@@ -65,6 +65,10 @@ export async function createPostgresDatabase(adminUrl: string): Promise<BenchDat
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
+  // The servers under test reach PostgreSQL through its Unix socket in this folder instead of
+  // loopback TCP (an operator's choice where the database runs on the same machine).
+  const socket = process.env.BENCH_POSTGRES_SOCKET;
+  if (socket) url.searchParams.set('host', socket);
   const drop = registerCleanup(`drop database ${name}`, async () => {
     await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   });
