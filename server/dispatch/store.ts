@@ -112,10 +112,6 @@ export async function setResponderAvailable(db: Executor, responderId: string, a
 }
 
 /**
- * Claims the opening of an incident's dispatch (round 0 → 1), with its first simulated step when
- * given; false when another host opened it first.
- */
-/**
  * Claims an incident's opening (round 0 to 1, still dispatching) and reads it, in one statement:
  * of two hosts opening together, one gets the row and the other undefined. A simulated
  * incident (sandbox, drill) gets its first step's time; a live one keeps none.
