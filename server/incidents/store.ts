@@ -1,6 +1,7 @@
-import { PostgresAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import { coalescedRead } from '../db/coalesced-read.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import type { Executor, IncidentRow, Tenant, TimelineRow } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
@@ -58,13 +59,47 @@ const incidentWithTimeline = preparedQuery((db, p: { incidentId: string; organiz
     .where(whereTenant(p, 'incidents'));
 });
 
-export async function findIncidentWithTimeline(
-  db: Executor,
-  tenant: Tenant,
-  incidentId: string,
-): Promise<{ row: IncidentRow; timeline: TimelineRow[] } | undefined> {
-  const found = (await incidentWithTimeline(db, { ...tenantParams(tenant), incidentId })).rows[0];
-  if (!found) return undefined;
+export type IncidentWithTimeline = { row: IncidentRow; timeline: TimelineRow[] };
+
+/**
+ * The read of every GET /incidents/{id}: the incident and its timeline in one query. On
+ * PostgreSQL, concurrent requests' reads are one query for all of them (server/db/coalesced-read.ts).
+ */
+export async function findIncidentWithTimeline(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentWithTimeline | undefined> {
+  return incidentReads(db, { ...tenantParams(tenant), incidentId });
+}
+
+type IncidentKey = { incidentId: string; organizationId: string; environment: string };
+
+const incidentReads = coalescedRead<IncidentKey, IncidentWithTimeline>({
+  one: async (db, key) => {
+    const found = (await incidentWithTimeline(db, key)).rows[0];
+    return found && splitTimeline(found);
+  },
+  many: async (db, keys) => {
+    const result = await db.executeQuery<IncidentRow & { timeline_json: unknown; key_index: number }>(
+      CompiledQuery.raw(INCIDENTS_WITH_TIMELINES, [
+        keys.map((k) => k.incidentId),
+        keys.map((k) => k.organizationId),
+        keys.map((k) => k.environment),
+      ]),
+    );
+    const answers: Array<IncidentWithTimeline | undefined> = keys.map(() => undefined);
+    for (const { key_index, ...found } of result.rows) answers[key_index - 1] = splitTimeline(found);
+    return answers;
+  },
+});
+
+/**
+ * PostgreSQL only: `incidentWithTimeline` for many keys at once. Each key carries its own
+ * tenant, matched in the join (the tenant rule of whereTenant, per key); `key_index` (1-based)
+ * says which key a row answers.
+ */
+const INCIDENTS_WITH_TIMELINES = `select "incidents".*, (select coalesce(json_agg(agg), '[]') from (select "incident_timeline"."incident_id", "seq", "incident_timeline"."status", "event", "message", "timestamp" from "incident_timeline" where "incident_timeline"."incident_id" = "incidents"."incident_id" order by "seq") as agg) as "timeline_json", "k"."key_index"
+from unnest($1::text[], $2::text[], $3::text[]) with ordinality as "k"("incident_id", "organization_id", "environment", "key_index")
+join "incidents" on "incidents"."incident_id" = "k"."incident_id" and "incidents"."organization_id" = "k"."organization_id" and "incidents"."environment" = "k"."environment"`;
+
+function splitTimeline(found: IncidentRow & { timeline_json: unknown }): IncidentWithTimeline {
   const { timeline_json, ...row } = found;
   // SQLite hands the array back as text; PostgreSQL's driver has parsed it already.
   const timeline = (typeof timeline_json === 'string' ? JSON.parse(timeline_json) : timeline_json) as TimelineRow[];
