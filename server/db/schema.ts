@@ -26,6 +26,7 @@ export interface Database {
   threat_revision: { id: number; revision: number; rebuild_revision: number };
   threat_data_files: ThreatDataFileRow;
   auth_revision: { id: number; revision: number };
+  webhook_revision: { id: number; revision: number };
 }
 
 export interface ThreatDataFileRow {

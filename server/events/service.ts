@@ -4,8 +4,8 @@ import type { EventRow, Executor, Tenant } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { queueDeliveries } from '../webhooks/queue.ts';
-import { eventDataAbout, findEvent, findEventById, insertEvent, listEventRows, replaceEventData } from './store.ts';
+import { cachedDestinations, freshDestinations, queueDeliveries } from '../webhooks/queue.ts';
+import { eventDataAbout, findEvent, findEventById, insertEvent, insertEventAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -31,11 +31,17 @@ const rowToEvent = (row: EventRow) => ({ id: row.event_id, type: row.type, creat
  * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
  * that makes the change it reports (the transactional outbox): an event and its deliveries
  * exist exactly when the change does.
+ *
+ * The event's destinations come from this process's cache when the insert, in the same
+ * statement, finds the webhook revision unchanged since they were read (webhooks/queue.ts);
+ * otherwise the event is inserted and the endpoints read afresh. Either way the deliveries are
+ * those of the endpoints as the event's statement found them, with no extra round trip while
+ * no endpoint changes.
  */
 export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
   const at = clock.now();
   const eventId = newId('evt', at);
-  await insertEvent(trx, {
+  const row = {
     event_id: eventId,
     organization_id: event.organizationId,
     environment: event.environment,
@@ -43,8 +49,13 @@ export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent):
     resource_id: event.resourceId,
     data: JSON.stringify(event.data),
     created_at: at.toISOString(),
-  });
-  await queueDeliveries(trx, event, eventId, event.type, at.toISOString());
+  };
+  let destinations = cachedDestinations(trx, event);
+  if (!destinations || !(await insertEventAtWebhookRevision(trx, row, destinations.revision))) {
+    await insertEvent(trx, row);
+    destinations = await freshDestinations(trx, event);
+  }
+  await queueDeliveries(trx, destinations, eventId, event.type, row.created_at);
   return eventId;
 }
 

@@ -11,6 +11,37 @@ export async function insertEvent(trx: Executor, row: EventRow): Promise<void> {
 /** Every change that reports an event: built and compiled once (server/db/prepared.ts). */
 const eventInsert = preparedQuery((trx, row: EventRow) => trx.insertInto('events').values(row));
 
+/**
+ * Inserts the event only while the webhook revision (migration 0015) still reads `webhookRevision`:
+ * false, and nothing written, when an endpoint changed since the caller's cached destinations were
+ * read. The check and the insert are one statement, so checking the cache costs no round trip.
+ */
+export async function insertEventAtWebhookRevision(trx: Executor, row: EventRow, webhookRevision: number): Promise<boolean> {
+  const result = await eventInsertAtRevision(trx, { ...row, webhookRevision });
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+const eventInsertAtRevision = preparedQuery((trx, p: EventRow & { webhookRevision: number }) =>
+  trx
+    .insertInto('events')
+    .columns(['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_revision')
+        .select([
+          eb.val(p.event_id).as('event_id'),
+          eb.val(p.organization_id).as('organization_id'),
+          eb.val(p.environment).as('environment'),
+          eb.val(p.type).as('type'),
+          eb.val(p.resource_id).as('resource_id'),
+          eb.val(p.data).as('data'),
+          eb.val(p.created_at).as('created_at'),
+        ])
+        .where('id', '=', 1)
+        .where('revision', '=', p.webhookRevision),
+    ),
+);
+
 export interface EventFilter {
   /** An exact type, or a family: `incident.*`. */
   type?: string;

@@ -1,18 +1,60 @@
 import { subscribes } from '../../shared/schemas/webhooks.ts';
-import type { Executor, Tenant, WebhookJobRow } from '../db/schema.ts';
+import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import { enabledEndpointSubscriptions, insertJobs } from './store.ts';
+import { enabledEndpointsAtRevision, insertJobs } from './store.ts';
+
+/** Where a tenant's events go: its enabled endpoints, as read at one webhook revision (migration 0015). */
+export interface Destinations {
+  revision: number;
+  endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[];
+}
+
+const CAPACITY = 10_000;
 
 /**
- * Queues a delivery of the event to every enabled endpoint of its tenant that subscribes to its
- * type. Called by appendEvent inside the transaction that writes the event: a delivery exists
- * exactly when its event does, and survives a crash between the change and the send.
+ * The destinations cache, per database (a Kysely instance and its transactions share one
+ * adapter object) and tenant. An entry is only ever used by an event INSERT that checks, in
+ * the same statement, that the revision has not moved (events/store.ts,
+ * insertEventAtWebhookRevision): an endpoint added, disabled or deleted anywhere, by any host
+ * or the CLI, is seen by the next event exactly as if the endpoints had been read, and reading
+ * them costs no round trip while nothing changed.
  */
-export async function queueDeliveries(trx: Executor, tenant: Tenant, eventId: string, type: string, at: string): Promise<void> {
-  const targets = await enabledEndpointSubscriptions(trx, tenant);
+const caches = new WeakMap<object, Map<string, Destinations>>();
+const cacheOf = (db: Executor) => {
+  const adapter = db.getExecutor().adapter;
+  let cache = caches.get(adapter);
+  if (!cache) caches.set(adapter, (cache = new Map()));
+  return cache;
+};
+const tenantKey = (tenant: Tenant) => `${tenant.organizationId}\n${tenant.environment}`;
+
+/** The tenant's destinations as last read by this process, if any: to be checked by the event's insert. */
+export function cachedDestinations(db: Executor, tenant: Tenant): Destinations | undefined {
+  return cacheOf(db).get(tenantKey(tenant));
+}
+
+/** Reads the tenant's destinations (one statement) and keeps them for the next event. */
+export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<Destinations> {
+  const destinations = await enabledEndpointsAtRevision(trx, tenant);
+  const cache = cacheOf(trx);
+  const key = tenantKey(tenant);
+  cache.delete(key);
+  if (cache.size >= CAPACITY) cache.delete(cache.keys().next().value!);
+  cache.set(key, destinations);
+  return destinations;
+}
+
+/**
+ * Queues a delivery of the event to every destination that subscribes to its type. Called by
+ * appendEvent inside the transaction that writes the event: a delivery exists exactly when its
+ * event does, and survives a crash between the change and the send.
+ */
+export async function queueDeliveries(trx: Executor, destinations: Destinations, eventId: string, type: string, at: string): Promise<void> {
   await insertJobs(
     trx,
-    targets.filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], type)).map((endpoint) => newJob(endpoint.endpoint_id, eventId, at)),
+    destinations.endpoints
+      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], type))
+      .map((endpoint) => newJob(endpoint.endpoint_id, eventId, at)),
   );
 }
 

@@ -32,13 +32,28 @@ export async function updateEndpoint(db: Executor, endpointId: string, changes: 
   await db.updateTable('webhook_endpoints').set(changes).where('endpoint_id', '=', endpointId).execute();
 }
 
-/** The enabled endpoints of a tenant and the event types each subscribes to (JSON text). */
-export async function enabledEndpointSubscriptions(db: Executor, tenant: Tenant): Promise<Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[]> {
-  return (await enabledEndpoints(db, tenantParams(tenant))).rows;
+/**
+ * The enabled endpoints of a tenant with the webhook revision (migration 0015) they were read
+ * at, in one statement: what the destinations cache (queue.ts) is filled with.
+ */
+export async function enabledEndpointsAtRevision(
+  db: Executor,
+  tenant: Tenant,
+): Promise<{ revision: number; endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[] }> {
+  const { rows } = await endpointsAtRevision(db, tenantParams(tenant));
+  return {
+    revision: Number(rows[0]!.revision),
+    endpoints: rows.flatMap((row) => (row.endpoint_id === null ? [] : [{ endpoint_id: row.endpoint_id, events: row.events! }])),
+  };
 }
 
-/** Read for every event: built and compiled once (server/db/prepared.ts). */
-const enabledEndpoints = preparedQuery((db, tenant: Tenant) => endpoints(db, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled'));
+const endpointsAtRevision = preparedQuery((db, tenant: Tenant) =>
+  db
+    .selectFrom('webhook_revision')
+    .leftJoin(endpoints(db, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled').as('enabled'), (join) => join.onTrue())
+    .select(['webhook_revision.revision', 'enabled.endpoint_id', 'enabled.events'])
+    .where('webhook_revision.id', '=', 1),
+);
 
 export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<void> {
   if (jobs.length) await db.insertInto('webhook_jobs').values(jobs).execute();

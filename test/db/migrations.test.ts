@@ -90,6 +90,7 @@ describe('migrations', () => {
     ['0009-sealed-pass-keys', []],
     ['0010-threat-data-releases', ['threat_data_files']],
     ['0014-auth-revision', ['auth_revision']],
+    ['0015-webhook-revision', ['webhook_revision']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);

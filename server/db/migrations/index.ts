@@ -10,6 +10,7 @@ import * as threatRevisions from './0008-threat-revisions.ts';
 import { sealedPassKeys } from './0009-sealed-pass-keys.ts';
 import * as threatDataReleases from './0010-threat-data-releases.ts';
 import * as authRevision from './0014-auth-revision.ts';
+import * as webhookRevision from './0015-webhook-revision.ts';
 
 export interface MigrationSettings {
   /** SECRETS_KEY as configured: 0009 seals pass-signing keys with it (unset: the database's own key). */
@@ -29,4 +30,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0009-sealed-pass-keys': sealedPassKeys(settings.secretsKey),
   '0010-threat-data-releases': threatDataReleases,
   '0014-auth-revision': authRevision,
+  '0015-webhook-revision': webhookRevision,
 });
