@@ -59,7 +59,9 @@ function expectWellFormed(res: ApiResponse, context: unknown): void {
 function expectedCreate(text: string | undefined): 'created' | 400 | 413 {
   if (text !== undefined && Buffer.byteLength(text, 'utf8') > BODY_LIMIT_BYTES) return 413;
   let value: unknown = {};
-  const trimmed = text?.replace(/^\uFEFF/, '').trim();
+  // JSON's whitespace only (RFC 8259: space, tab, LF, CR), not String.trim()'s: a form feed, a
+  // vertical tab or a no-break space around the object makes the text invalid JSON (a 400).
+  const trimmed = text === undefined ? undefined : trimJsonWhitespace(text.replace(/^\uFEFF/, ''));
   if (trimmed) {
     try {
       value = JSON.parse(trimmed);
@@ -71,6 +73,16 @@ function expectedCreate(text: string | undefined): 'created' | 400 | 413 {
   // The server refuses bodies nested deeper than 32 levels, and prototype keys anywhere, before any schema sees them.
   if (depthOf(value) > 32 || hasPrototypeKey(value)) return 400;
   return CreateIncidentRequest.safeParse(value).success ? 'created' : 400;
+}
+
+/** The text without JSON whitespace at either end; a loop, since a regex anchored at the end backtracks quadratically on long runs of spaces. */
+function trimJsonWhitespace(text: string): string {
+  const isSpace = (at: number) => ' \t\n\r'.includes(text[at]!);
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(start)) start++;
+  while (end > start && isSpace(end - 1)) end--;
+  return text.slice(start, end);
 }
 
 function hasPrototypeKey(value: unknown): boolean {
@@ -290,6 +302,16 @@ describe('POST /incidents with hostile bodies', () => {
       const res = await postIncidentRaw(text);
       expect(res.status, text).toBe(400);
       expect(res.body.message).toBe(`${path}: key not allowed`);
+    }
+  });
+
+  it('only JSON whitespace (and a leading byte order mark) may surround a valid body: a form feed or a no-break space is a 400', async () => {
+    const valid = JSON.stringify(incidentBody());
+    for (const text of [` \t\r\n${valid} \t\r\n`, `\uFEFF${valid}`]) expect((await postIncidentRaw(text)).status).toBe(201);
+    for (const text of [`${valid}\f`, `\v${valid}`, `\u00a0${valid}`, `${valid}\u2028`, `${valid}\u3000`]) {
+      const res = await postIncidentRaw(text);
+      expectCreateAnswer(res, text);
+      expect(res.status).toBe(400);
     }
   });
 
