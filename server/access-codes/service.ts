@@ -249,20 +249,16 @@ export async function validateAccessCode(db: Executor, clock: Clock, tenant: Ten
   if (early) return { valid: false, reason: early };
 
   return inTransaction(db, async (trx): Promise<ValidationResult> => {
-    // Holding the tenant's counter, no other validation of this tenant runs until we commit:
-    // what we read now is what we change.
+    // Holding the tenant's counter, no other validation of this tenant runs until we commit.
     const seq = await nextChangeSeq(trx, tenant);
-    const row = (await findAccessCode(trx, tenant, found.code_id))!;
-    const reason = refusalReason(row, at);
-    if (reason) return { valid: false, reason };
-    const spent = Number(row.use_count) + 1 >= Number(row.max_uses);
-    const consumed = await consumeUse(trx, row, {
-      status: spent && row.status === 'active' ? 'used' : row.status,
-      change_seq: seq,
-      updated_at: clock.now().toISOString(),
-    });
-    // Another process on the same SQLite file got there first.
-    if (!consumed) return { valid: false, reason: 'Maximum uses reached' };
+    // The use is consumed if the code, as it is now, still has one and is not revoked; its
+    // validity window cannot have changed since it was read above (it is fixed at creation).
+    const consumed = await consumeUse(trx, found.code_id, { change_seq: seq, updated_at: clock.now().toISOString() });
+    if (!consumed) {
+      // Revoked or used up since the read above (by another validation, host or process).
+      const current = await findAccessCode(trx, tenant, found.code_id);
+      return { valid: false, reason: (current && refusalReason(current, at)) ?? 'Maximum uses reached' };
+    }
     const code = rowToAccessCode(consumed);
     const log = await recordCheckIn(trx, clock, tenant, {
       codeId: code.code_id,

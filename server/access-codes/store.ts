@@ -89,27 +89,38 @@ export async function listAccessCodeRows(
 
 /**
  * Consumes one use if, at this instant in the database, the code still has one and is not
- * revoked: the compare-and-set that makes N concurrent validations of a code with M uses give
- * exactly min(N, M) admissions. Answers the code as changed, or undefined when another
- * validation got there first.
+ * revoked: the conditional increment that makes N concurrent validations of a code with M uses
+ * give exactly min(N, M) admissions. An active code whose last use this is becomes `used`. One
+ * statement, decided in the database, so the caller does not read the code first. Answers the
+ * code as changed, or undefined when it had no use left or was revoked.
  */
 export async function consumeUse(
   db: Executor,
-  row: AccessCodeRow,
-  changes: Pick<AccessCodeRow, 'status' | 'change_seq' | 'updated_at'>,
+  codeId: string,
+  changes: Pick<AccessCodeRow, 'change_seq' | 'updated_at'>,
 ): Promise<AccessCodeRow | undefined> {
-  const { status, change_seq, updated_at } = changes;
-  return (await useConsumed(db, { status, change_seq, updated_at, codeId: row.code_id, useCount: Number(row.use_count) })).rows[0];
+  return (await useConsumed(db, { change_seq: changes.change_seq, updated_at: changes.updated_at, codeId })).rows[0];
 }
 
 /** Every admission by code: built and compiled once (server/db/prepared.ts). */
-const useConsumed = preparedQuery((db, p: { status: string; change_seq: number; updated_at: string; codeId: string; useCount: number }) =>
+const useConsumed = preparedQuery((db, p: { change_seq: number; updated_at: string; codeId: string }) =>
   db
     .updateTable('access_codes')
-    .set((eb) => ({ status: p.status, change_seq: p.change_seq, updated_at: p.updated_at, use_count: eb('use_count', '+', 1) }))
+    .set((eb) => ({
+      // SET reads the row as it was: the use being consumed is use_count + 1.
+      status: eb
+        .case()
+        .when(eb.and([eb('status', '=', 'active'), eb(eb('use_count', '+', 1), '>=', eb.ref('max_uses'))]))
+        .then('used')
+        .else(eb.ref('status'))
+        .end(),
+      change_seq: p.change_seq,
+      updated_at: p.updated_at,
+      use_count: eb('use_count', '+', 1),
+    }))
     .where('code_id', '=', p.codeId)
-    .where('use_count', '=', p.useCount)
     .where('status', '!=', 'revoked')
+    .whereRef('use_count', '<', 'max_uses')
     .returningAll(),
 );
 
