@@ -21,8 +21,7 @@ import {
   findIncident,
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
-  insertIncident,
-  insertTimelineRows,
+  insertIncidentWithTimeline,
   listIncidentRows,
   timelinesOf,
   updateIncidentAtVersion,
@@ -120,8 +119,8 @@ export async function createIncident(
     };
     const dispatch = deps.opening?.(row);
     if (dispatch) Object.assign(row, dispatch.columns);
-    if (!(await insertIncident(trx, row))) return undefined; // another create with this idempotency_key won
-    await insertTimelineRows(trx, opening.timeline);
+    // Another create with this idempotency_key won.
+    if (!(await insertIncidentWithTimeline(trx, row, opening.timeline))) return undefined;
     const incident = rowToIncident(row, opening.timeline);
     await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
     await dispatch?.offer?.(trx);

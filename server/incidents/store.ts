@@ -27,6 +27,64 @@ const incidentInsert = preparedQuery((db, row: IncidentRow) =>
     ),
 );
 
+/**
+ * Inserts an incident and its opening timeline rows (at least one); false, and nothing written,
+ * when an incident with its idempotency_key exists already. On PostgreSQL one statement (the
+ * timeline is inserted from the incident insert's RETURNING, in a WITH), so an SOS costs one
+ * round trip for both; on SQLite, where a statement is a call into the process, two.
+ */
+export async function insertIncidentWithTimeline(db: Executor, row: IncidentRow, timeline: TimelineRow[]): Promise<boolean> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    if (!(await insertIncident(db, row))) return false;
+    await insertTimelineRows(db, timeline);
+    return true;
+  }
+  const incident = Object.fromEntries(Object.entries(row).map(([column, value]) => [`incident.${column}`, value]));
+  // Each timeline row takes its incident_id from the insert's RETURNING.
+  const entries = timeline.map(({ incident_id: _sameIncident, ...entry }) => entry);
+  const result = await incidentAndTimelineInsert(db, { ...incident, ...rowParams(entries) });
+  return Number(result.numAffectedRows ?? 0n) > 0;
+}
+
+/** PostgreSQL only: built and compiled once per timeline row count (server/db/prepared.ts). */
+const incidentAndTimelineInsert = preparedQuery((db, params: Record<string, unknown>) => {
+  const incident: Record<string, unknown> = {};
+  const timeline: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (name.startsWith('incident.')) incident[name.slice('incident.'.length)] = value;
+    else timeline[name] = value;
+  }
+  const rows = paramRows(timeline) as unknown as Omit<TimelineRow, 'incident_id'>[];
+  return db
+    .with('inserted', (qb) =>
+      qb
+        .insertInto('incidents')
+        .values(incident as unknown as IncidentRow)
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+        )
+        .returning('incident_id'),
+    )
+    .insertInto('incident_timeline')
+    .columns(['incident_id', 'seq', 'status', 'event', 'message', 'timestamp'])
+    .expression((eb) =>
+      rows
+        .map((entry) =>
+          eb
+            .selectFrom('inserted')
+            .select([
+              'inserted.incident_id',
+              eb.cast<number>(eb.val(entry.seq), 'integer').as('seq'),
+              eb.cast<string>(eb.val(entry.status), 'text').as('status'),
+              eb.cast<string>(eb.val(entry.event), 'text').as('event'),
+              eb.cast<string>(eb.val(entry.message), 'text').as('message'),
+              eb.cast<string>(eb.val(entry.timestamp), 'text').as('timestamp'),
+            ]),
+        )
+        .reduce((all, next) => all.unionAll(next)),
+    );
+});
+
 export async function findIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentRow | undefined> {
   return db
     .selectFrom('incidents')
