@@ -201,7 +201,8 @@ async function runKioskBench(context: SectionContext): Promise<SectionResult> {
   const removeDataDir = registerCleanup(`remove ${dataDir}`, async () => rmSync(dataDir, { recursive: true, force: true }));
   try {
     server = await startChild<ServeReady>('kiosk bench server', {
-      script: 'bench/serve.ts',
+      // BENCH_SERVE_SCRIPT: another tree's bench/serve.ts, to measure a change side by side (as bench/http-api.ts).
+      script: process.env.BENCH_SERVE_SCRIPT || 'bench/serve.ts',
       env: { DATABASE_URL: database.url, BENCH_LOG_DEST: '/dev/null' },
       // e.g. BENCH_SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/results/prof", as bench/http-api.ts.
       nodeArgs: (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),

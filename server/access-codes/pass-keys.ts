@@ -59,11 +59,26 @@ export function signPass(secretBox: SecretBox, key: PassKeyRow, claims: PassClai
 }
 
 /** The claims of a pass signed with this tenant's key; undefined when forged, altered or foreign. */
+/**
+ * Public keys as node:crypto key objects, by their text: making one (DER parsing) cost more than
+ * the signature check itself, on every pass validated. A tenant's key never changes once made.
+ */
+const verifyingKeys = new Map<string, KeyObject>();
+function verifyingKey(publicKey: string, raw: Uint8Array): KeyObject {
+  let keyObject = verifyingKeys.get(publicKey);
+  if (!keyObject) {
+    keyObject = publicKeyFromRaw(raw);
+    if (verifyingKeys.size >= 1_000) verifyingKeys.delete(verifyingKeys.keys().next().value!);
+    verifyingKeys.set(publicKey, keyObject);
+  }
+  return keyObject;
+}
+
 export function verifyPass(text: string, key: PassKeyRow | undefined): PassClaims | undefined {
   const parsed = parsePass(text);
   if (!parsed || !key || parsed.kid !== key.kid) return undefined;
   const raw = Buffer.from(key.public_key, 'base64url');
   if (raw.length !== 32) return undefined;
-  const ok = verify(null, Buffer.from(parsed.signedText), publicKeyFromRaw(raw), parsed.signature);
+  const ok = verify(null, Buffer.from(parsed.signedText), verifyingKey(key.public_key, raw), parsed.signature);
   return ok ? parsed.claims : undefined;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, IdempotencyRow } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { Executor, IdempotencyRow, Tenant } from '../db/schema.ts';
 import { whereTenant } from '../db/tenant.ts';
 
 export interface IdempotencyScope {
@@ -22,22 +23,8 @@ export async function insertClaim(
   fingerprint: string,
   at: string,
 ): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRow }> {
-  const result = await db
-    .insertInto('idempotency_requests')
-    .values({
-      organization_id: scope.organizationId,
-      environment: scope.environment,
-      idempotency_key: scope.key,
-      fingerprint,
-      state: 'in_flight',
-      response_status: null,
-      response_body: null,
-      locked_at: at,
-      created_at: at,
-    })
-    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).doNothing())
-    .executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 1) return { inserted: true };
+  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at });
+  if (Number(result.numAffectedRows ?? 0n) === 1) return { inserted: true };
   const existing = await where(scope)(db).executeTakeFirst();
   // Purged between the two statements: treat as seen-nothing and let the caller try again.
   if (!existing) return insertClaim(db, scope, fingerprint, at);
@@ -58,13 +45,34 @@ export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, 
 }
 
 export async function completeClaim(db: Executor, scope: IdempotencyScope, status: number, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_requests')
-    .set({ state: 'complete', response_status: status, response_body: body })
-    .where(whereTenant(scope))
-    .where('idempotency_key', '=', scope.key)
-    .execute();
+  await claimCompleted(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, status, body });
 }
+
+/** Every request with an Idempotency-Key (every kiosk replay item): built and compiled once (server/db/prepared.ts). */
+const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: string; at: string }) =>
+  db
+    .insertInto('idempotency_requests')
+    .values({
+      organization_id: p.organizationId,
+      environment: p.environment,
+      idempotency_key: p.key,
+      fingerprint: p.fingerprint,
+      state: 'in_flight',
+      response_status: null,
+      response_body: null,
+      locked_at: p.at,
+      created_at: p.at,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).doNothing()),
+);
+
+const claimCompleted = preparedQuery((db, p: Tenant & { key: string; status: number; body: string }) =>
+  db
+    .updateTable('idempotency_requests')
+    .set({ state: 'complete', response_status: p.status, response_body: p.body })
+    .where(whereTenant(p))
+    .where('idempotency_key', '=', p.key),
+);
 
 export async function purgeIdempotencyRecords(db: Executor, createdBefore: string): Promise<number> {
   const result = await db.deleteFrom('idempotency_requests').where('created_at', '<', createdBefore).executeTakeFirst();
