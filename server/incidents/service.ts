@@ -54,8 +54,9 @@ export async function getIncident(db: Executor, tenant: Tenant, incidentId: stri
 }
 
 /**
- * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction of
- * five statements, with one `incident.created` event. A known `idempotency_key` answers the
+ * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction (on
+ * PostgreSQL the incident and its timeline are one statement, its event another, then
+ * dispatch's search and offers), with one `incident.created` event. A known `idempotency_key` answers the
  * first incident instead (`created: false`), whatever the body says (reference rule 2).
  */
 export async function createIncident(
