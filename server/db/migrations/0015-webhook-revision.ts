@@ -2,9 +2,9 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * Which endpoints an event goes to is cached per tenant (server/webhooks/queue.ts), and the
- * cache is checked in the event's own INSERT: the insert happens only while this counter still
+ * cache is checked in the event's own INSERT: the insert happens only while this revision still
  * reads what the cache was filled at. Every change that can change an event's destinations - an
- * endpoint added, deleted, enabled or disabled, or its event types changed - bumps the counter
+ * endpoint added, deleted, enabled or disabled, or its event types changed - sets a new revision
  * by trigger, in the writer's transaction, whoever the writer is (this host, another, the CLI).
  * A secret rotation or a URL change does not: the delivery reads those when it sends.
  *
