@@ -1,6 +1,5 @@
 import DataLoader from 'dataloader';
-import { PostgresAdapter } from 'kysely';
-import type { Executor } from './schema.ts';
+import { isPostgres, type Executor } from './schema.ts';
 
 /** At most this many keys in one coalesced query. */
 const MAX_BATCH = 64;
@@ -48,7 +47,7 @@ export function coalescedRead<K, V>(read: {
     return loader;
   };
   return (db, key) => {
-    if (db.isTransaction || !(db.getExecutor().adapter instanceof PostgresAdapter)) return read.one(db, key);
+    if (db.isTransaction || !isPostgres(db)) return read.one(db, key);
     return loaderFor(db).load(key);
   };
 }

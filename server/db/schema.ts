@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 
 /**
  * Table types, as stored. Timestamps are ISO 8601 UTC strings with milliseconds on both engines
@@ -322,6 +322,11 @@ export interface Tenant {
 /** What stores take as their first argument: the database or a transaction on it. */
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Whether `db` (the database or a transaction on it) is PostgreSQL: for a store's engine-specific SQL. */
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 /** Runs `work` in a transaction, or in the caller's if `db` already is one. */
 export async function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {

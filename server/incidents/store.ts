@@ -1,9 +1,9 @@
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { coalescedRead } from '../db/coalesced-read.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
-import type { Executor, IncidentRow, Tenant, TimelineRow } from '../db/schema.ts';
+import { isPostgres, type Executor, type IncidentRow, type Tenant, type TimelineRow } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 
 export type { Tenant };
@@ -34,7 +34,7 @@ const incidentInsert = preparedQuery((db, row: IncidentRow) =>
  * round trip for both; on SQLite, where a statement is a call into the process, two.
  */
 export async function insertIncidentWithTimeline(db: Executor, row: IncidentRow, timeline: TimelineRow[]): Promise<boolean> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (!isPostgres(db)) {
     if (!(await insertIncident(db, row))) return false;
     await insertTimelineRows(db, timeline);
     return true;
@@ -100,7 +100,7 @@ export async function findIncident(db: Executor, tenant: Tenant, incidentId: str
  * The read of every GET /incidents/{id}: built and compiled once (server/db/prepared.ts).
  */
 const incidentWithTimeline = preparedQuery((db, p: { incidentId: string; organizationId: string; environment: string }) => {
-  const jsonArrayFrom = db.getExecutor().adapter instanceof PostgresAdapter ? pgJsonArrayFrom : sqliteJsonArrayFrom;
+  const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
   return db
     .selectFrom('incidents')
     .selectAll('incidents')
