@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { assemblePass, base32Encode, parsePass, passSigningText, type PassClaims } from '../../shared/pass.ts';
+import { setNewest } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
@@ -58,27 +59,28 @@ export function signPass(secretBox: SecretBox, key: PassKeyRow, claims: PassClai
   return assemblePass(text, sign(null, Buffer.from(text), privateKey));
 }
 
-/** The claims of a pass signed with this tenant's key; undefined when forged, altered or foreign. */
 /**
  * Public keys as node:crypto key objects, by their text: making one (DER parsing) cost more than
  * the signature check itself, on every pass validated. A tenant's key never changes once made.
+ * Undefined for text that is not a 32-byte Ed25519 key (never kept).
  */
 const verifyingKeys = new Map<string, KeyObject>();
-function verifyingKey(publicKey: string, raw: Uint8Array): KeyObject {
-  let keyObject = verifyingKeys.get(publicKey);
-  if (!keyObject) {
-    keyObject = publicKeyFromRaw(raw);
-    if (verifyingKeys.size >= 1_000) verifyingKeys.delete(verifyingKeys.keys().next().value!);
-    verifyingKeys.set(publicKey, keyObject);
-  }
+function verifyingKey(publicKey: string): KeyObject | undefined {
+  const known = verifyingKeys.get(publicKey);
+  if (known) return known;
+  const raw = Buffer.from(publicKey, 'base64url');
+  if (raw.length !== 32) return undefined;
+  const keyObject = publicKeyFromRaw(raw);
+  setNewest(verifyingKeys, publicKey, keyObject, 1_000);
   return keyObject;
 }
 
+/** The claims of a pass signed with this tenant's key; undefined when forged, altered or foreign. */
 export function verifyPass(text: string, key: PassKeyRow | undefined): PassClaims | undefined {
   const parsed = parsePass(text);
   if (!parsed || !key || parsed.kid !== key.kid) return undefined;
-  const raw = Buffer.from(key.public_key, 'base64url');
-  if (raw.length !== 32) return undefined;
-  const ok = verify(null, Buffer.from(parsed.signedText), verifyingKey(key.public_key, raw), parsed.signature);
+  const publicKey = verifyingKey(key.public_key);
+  if (!publicKey) return undefined;
+  const ok = verify(null, Buffer.from(parsed.signedText), publicKey, parsed.signature);
   return ok ? parsed.claims : undefined;
 }

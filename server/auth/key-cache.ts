@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { setNewest } from '../bounded-map.ts';
 import type { Db } from '../db/schema.ts';
 import { authRevision, type KeyWithOrganization } from './store.ts';
 
@@ -52,8 +53,7 @@ class Entries {
   }
   set(hash: string, value: KeyWithOrganization, generation: number) {
     if (generation !== this.generation || this.held) return;
-    if (this.map.size >= CAPACITY) this.map.delete(this.map.keys().next().value!);
-    this.map.set(hash, value);
+    setNewest(this.map, hash, value, CAPACITY);
   }
   clear() {
     this.map.clear();

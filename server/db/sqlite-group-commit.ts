@@ -9,6 +9,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { setNewest } from '../bounded-map.ts';
 
 /**
  * Group commit for SQLite: concurrent transactions share one SQLite transaction, one COMMIT
@@ -115,14 +116,8 @@ class StatementCache {
    * simple GET). better-sqlite3 runs statements synchronously, so one is never used twice at once.
    */
   prepare(source: string): SqliteDatabase.Statement {
-    let statement = this.statements.get(source);
-    if (statement) {
-      this.statements.delete(source);
-    } else {
-      statement = this.connection.prepare(source);
-      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!);
-    }
-    this.statements.set(source, statement);
+    const statement = this.statements.get(source) ?? this.connection.prepare(source);
+    setNewest(this.statements, source, statement, this.capacity);
     return statement;
   }
 }

@@ -1,5 +1,6 @@
 import { subscribes } from '../../shared/schemas/webhooks.ts';
 import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
+import { setNewest } from '../bounded-map.ts';
 import { newId } from '../ids.ts';
 import { enabledEndpointsAtRevision, insertJobs } from './store.ts';
 
@@ -36,11 +37,7 @@ export function cachedDestinations(db: Executor, tenant: Tenant): Destinations |
 /** Reads the tenant's destinations (one statement) and keeps them for the next event. */
 export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<Destinations> {
   const destinations = await enabledEndpointsAtRevision(trx, tenant);
-  const cache = cacheOf(trx);
-  const key = tenantKey(tenant);
-  cache.delete(key);
-  if (cache.size >= CAPACITY) cache.delete(cache.keys().next().value!);
-  cache.set(key, destinations);
+  setNewest(cacheOf(trx), tenantKey(tenant), destinations, CAPACITY);
   return destinations;
 }
 
