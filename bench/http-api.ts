@@ -4,9 +4,11 @@
  * /v1/external/incidents (a new incident per request: no Idempotency-Key, no idempotency_key),
  * POST /access-codes/validate (a real check-in per request, over 30 codes of 1,000 uses), GET
  * /safety/score (one point in Lagos) and, on PostgreSQL, `hosts3`: GET and POST against three
- * server processes on the one database at once (50 connections each), summed.
+ * server processes on the one database at once (50 connections each), summed; `floor`:
+ * bench/floor-server.ts (bare Express + one SELECT, + one INSERT that is not durable) on the
+ * same database, with Tsaro's servers stopped: what one statement per request costs here.
  *
- * Environment: BENCH_ENGINES (default `sqlite,postgres`), BENCH_TARGETS (default `get,post,validate,score,hosts3`; the
+ * Environment: BENCH_ENGINES (default `sqlite,postgres`), BENCH_TARGETS (default `get,post,validate,score,hosts3,floor`; the
  * bare baseline always runs), BENCH_POSTGRES_ADMIN_URL,
  * BENCH_LOG_LEVEL / BENCH_LOG_DEST (see serve.ts), BENCH_SERVE_NODE_ARGS (extra node flags for
  * the server child, e.g. `--cpu-prof --cpu-prof-dir=bench/results/prof`), BENCH_SERVE_SCRIPT (another
@@ -34,13 +36,18 @@ interface HelloReady {
   url: string;
 }
 
+interface FloorReady {
+  baseUrl: string;
+  readId: string;
+}
+
 interface ServeReady {
   baseUrl: string;
   liveKey: string;
   organizationId: string;
 }
 
-const ALL_TARGETS = ['get', 'post', 'validate', 'score', 'hosts3'] as const;
+const ALL_TARGETS = ['get', 'post', 'validate', 'score', 'hosts3', 'floor'] as const;
 type Target = (typeof ALL_TARGETS)[number];
 
 function targetsWanted(): Target[] {
@@ -68,6 +75,31 @@ async function expectStatus(target: LoadTarget, status: number): Promise<unknown
     throw new Error(`${target.method ?? 'GET'} ${target.url}: expected ${status}, got ${response.status}: ${text.slice(0, 300)}`);
   }
   return text ? JSON.parse(text) : undefined;
+}
+
+const CEILING_READ = 'floor: bare Express + 1 SELECT';
+const CEILING_WRITE = 'floor: bare Express + 1 INSERT (not durable)';
+
+/** bench/floor-server.ts on the block's database (its own table): GET /read/:id, then POST /write. */
+async function floorRows(engine: Engine, database: BenchDatabase, context: SectionContext, ratio: (rps: number) => number): Promise<ResultRow[]> {
+  context.log(`[http-api/${engine}] starting floor server`);
+  const floor = await startChild<FloorReady>(`floor server (${engine})`, { script: 'bench/floor-server.ts', env: { DATABASE_URL: database.url } });
+  try {
+    const read: LoadTarget = { url: `${floor.ready.baseUrl}/read/${floor.ready.readId}` };
+    // The same body as POST /incidents, so parsing and storing it cost the same bytes.
+    const write: LoadTarget = { url: `${floor.ready.baseUrl}/write`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INCIDENT_BODY) };
+    await expectStatus(read, 200);
+    await expectStatus(write, 201);
+    const rows: ResultRow[] = [];
+    for (const [target, load] of [[CEILING_READ, read], [CEILING_WRITE, write]] as const) {
+      context.log(`[http-api/${engine}] ${target}`);
+      const measured = await measure(load, context.load);
+      rows.push({ target, engine, measurement: measured, ratioToBare: ratio(measured.requestsPerSecond) });
+    }
+    return rows;
+  } finally {
+    await floor.stop();
+  }
 }
 
 async function engineBlock(
@@ -176,6 +208,12 @@ async function engineBlock(
         if (one) context.log(`[http-api/${engine}] ${name}: 3 servers / 1 server = ${(sum / one.measurement.requestsPerSecond).toFixed(2)}`);
       }
     }
+    if (targets.includes('floor')) {
+      // Idle, Tsaro's servers still run their sweeps and pollers: the floor server gets the machine to itself.
+      for (const other of others) await other.stop();
+      await server.stop();
+      rows.push(...(await floorRows(engine, database, context, ratio)));
+    }
     return rows;
   } finally {
     for (const other of others) await other.stop();
@@ -239,6 +277,15 @@ export const httpApiSection: BenchSection = {
       if (pair.length === 2) {
         notes.push(`${pair[1]!.target} / one server: ${(pair[1]!.measurement.requestsPerSecond / pair[0]!.measurement.requestsPerSecond).toFixed(2)} x`);
       }
+    }
+    if (rows.some((r) => r.target === CEILING_READ || r.target === CEILING_WRITE)) {
+      notes.push(
+        '`floor:` rows: bench/floor-server.ts, bare Express (no auth, no validation, no logging) on the same database with ' +
+          "Tsaro's servers stopped, making one statement per request: a primary-key SELECT; an autocommit INSERT of the same " +
+          'body, not durable (SQLite WAL synchronous=NORMAL, PostgreSQL synchronous_commit=off). What one statement per request ' +
+          'costs on this machine with these drivers, and so roughly the most a design that makes one statement per request can reach; ' +
+          "Tsaro's PostgreSQL reads share statements between requests and its SQLite writes share commits, which these do not.",
+      );
     }
     notes.push(`Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} (${cpus().length} CPUs).`);
     notes.push(
