@@ -21,6 +21,7 @@ import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
+import { numberAtOnce, type FeedNumbering } from './feed-numbering.ts';
 import { passKeyOf, publicPassKeys, signPass, verifyPass, type PassKeyDeps } from './pass-keys.ts';
 import {
   activeCodesDue,
@@ -200,22 +201,16 @@ export async function revokeAccessCode(
   reason: string | undefined,
 ): Promise<AccessCode> {
   return inTransaction(db, async (trx) => {
-    const seq = await nextChangeSeq(trx, tenant);
     const row = await findAccessCode(trx, tenant, codeId);
     if (!row) throw notFound('Access code');
     const at = clock.now().toISOString();
     const revoked =
       row.status === 'active' &&
-      (await changeCodeStatus(trx, codeId, 'active', {
-        status: 'revoked',
-        revoked_at: at,
-        revoke_reason: reason ?? null,
-        change_seq: seq,
-        updated_at: at,
-      }));
-    if (!revoked) throw conflict(`Access code is already ${row.status}`);
+      (await changeCodeStatus(trx, codeId, 'active', { status: 'revoked', revoked_at: at, revoke_reason: reason ?? null, updated_at: at }));
+    if (!revoked) throw conflict(`Access code is already ${(await findAccessCode(trx, tenant, codeId))!.status}`);
     const code = rowToAccessCode((await findAccessCode(trx, tenant, codeId))!);
     await appendEvent(trx, clock, { ...tenant, type: 'access_code.revoked', resourceId: codeId, data: code });
+    await numberAtOnce.numberChange(trx, tenant, codeId);
     return code;
   });
 }
@@ -241,7 +236,13 @@ export interface Validation {
  * (both with their events) in one transaction; validity is judged when it was scanned, so an
  * offline kiosk's replay is decided as it would have been then.
  */
-export async function validateAccessCode(db: Executor, clock: Clock, tenant: Tenant, input: Validation): Promise<ValidationResult> {
+export async function validateAccessCode(
+  db: Executor,
+  clock: Clock,
+  tenant: Tenant,
+  input: Validation,
+  numbering: FeedNumbering = numberAtOnce,
+): Promise<ValidationResult> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
   const found = await codeNamedBy(db, tenant, input.code);
   if (!found) return { valid: false, reason: 'Code not found' };
@@ -249,11 +250,10 @@ export async function validateAccessCode(db: Executor, clock: Clock, tenant: Ten
   if (early) return { valid: false, reason: early };
 
   return inTransaction(db, async (trx): Promise<ValidationResult> => {
-    // Holding the tenant's counter, no other validation of this tenant runs until we commit.
-    const seq = await nextChangeSeq(trx, tenant);
-    // The use is consumed if the code, as it is now, still has one and is not revoked; its
-    // validity window cannot have changed since it was read above (it is fixed at creation).
-    const consumed = await consumeUse(trx, found.code_id, { change_seq: seq, updated_at: clock.now().toISOString() });
+    // The use is consumed if the code, as it is now, still has one and is not revoked (the row
+    // stays locked until we commit); its validity window cannot have changed since it was read
+    // above (it is fixed at creation).
+    const consumed = await consumeUse(trx, found.code_id, clock.now().toISOString());
     if (!consumed) {
       // Revoked or used up since the read above (by another validation, host or process).
       const current = await findAccessCode(trx, tenant, found.code_id);
@@ -271,6 +271,7 @@ export async function validateAccessCode(db: Executor, clock: Clock, tenant: Ten
       checkedInAt: at,
     });
     await appendEvent(trx, clock, { ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code });
+    await numbering.numberChange(trx, tenant, code.code_id);
     return {
       valid: true,
       code_id: code.code_id,
@@ -301,7 +302,13 @@ export interface GuessGuard {
  * (nor counted when its code is gone). The single route and the kiosk's batch replay both
  * validate through here, so a batch is no way around it.
  */
-export async function validateAccessCodeGuarded(db: Executor, guard: GuessGuard, tenant: Tenant, input: Validation): Promise<ValidationResult> {
+export async function validateAccessCodeGuarded(
+  db: Executor,
+  guard: GuessGuard,
+  tenant: Tenant,
+  input: Validation,
+  numbering: FeedNumbering = numberAtOnce,
+): Promise<ValidationResult> {
   const guessable = !(await isGenuinePass(db, tenant, input.code));
   const bucket = `unknown-code:${guard.keyId}`;
   const nowMs = guard.clock.now().getTime();
@@ -312,7 +319,7 @@ export async function validateAccessCodeGuarded(db: Executor, guard: GuessGuard,
       throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
     }
   }
-  const result = await validateAccessCode(db, guard.clock, tenant, input);
+  const result = await validateAccessCode(db, guard.clock, tenant, input, numbering);
   if (guessable && !result.valid && result.reason === 'Code not found') await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, true);
   return result;
 }
@@ -372,11 +379,11 @@ export async function expireDueAccessCodes(db: Executor, clock: Clock, batch = 5
   for (const candidate of due) {
     const tenant = { organizationId: candidate.organization_id, environment: candidate.environment };
     await inTransaction(db, async (trx) => {
-      const seq = await nextChangeSeq(trx, tenant);
       const at = clock.now().toISOString();
-      if (!(await changeCodeStatus(trx, candidate.code_id, 'active', { status: 'expired', change_seq: seq, updated_at: at }))) return;
+      if (!(await changeCodeStatus(trx, candidate.code_id, 'active', { status: 'expired', updated_at: at }))) return;
       const code = rowToAccessCode((await findAccessCode(trx, tenant, candidate.code_id))!);
       await appendEvent(trx, clock, { ...tenant, type: 'access_code.expired', resourceId: code.code_id, data: code });
+      await numberAtOnce.numberChange(trx, tenant, code.code_id);
       expired++;
     });
   }
@@ -392,9 +399,9 @@ export async function eraseVisitorDataOfFinalCodes(db: Executor, organizationId:
   let erased = 0;
   for (const code of await finalCodesToErase(db, organizationId, cutoff, batch)) {
     await inTransaction(db, async (trx) => {
-      const seq = await nextChangeSeq(trx, { organizationId, environment: code.environment });
-      await eraseCodeVisitorData(trx, code.code_id, seq, at);
+      await eraseCodeVisitorData(trx, code.code_id, at);
       await scrubVisitorDataFromEvents(trx, code.code_id);
+      await numberAtOnce.numberChange(trx, { organizationId, environment: code.environment }, code.code_id);
     });
     erased++;
   }

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { preparedQuery } from '../db/prepared.ts';
-import type { AccessCodeRow, Executor, PassKeyRow, Tenant } from '../db/schema.ts';
+import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 
@@ -9,26 +10,73 @@ const scoped = (db: Executor, tenant: Tenant) =>
     .where(whereTenant(tenant));
 
 /**
- * The tenant's next change number. The counter row stays locked until the transaction commits,
- * so numbers are handed out in commit order: a kiosk reading `change_seq > cursor` never misses
- * a change that committed after one it has seen. Take it first in a transaction that changes codes.
+ * The tenant's next change number, for a code being created: the counter row stays locked until
+ * the transaction commits, so creations of a tenant run one at a time (which keeps
+ * `<PREFIX>-XXXX` strings unique without retrying) and numbers become visible in commit order.
+ * A transaction that changes existing codes numbers them with `numberCodeChanges` instead, as its
+ * last lock (server/access-codes/feed-numbering.ts says why).
  */
 export async function nextChangeSeq(trx: Executor, tenant: Tenant): Promise<number> {
-  const { rows } = await changeSeqTaken(trx, tenantParams(tenant));
+  const { rows } = await changeSeqsTaken(trx, { ...tenantParams(tenant), count: 1 });
   return rows[0]!.last_seq;
 }
 
 /**
- * One statement (one round trip, once on every validation): the counter's first row starts at
- * 1, an existing one moves on by 1 and stays locked. Built and compiled once (server/db/prepared.ts).
+ * Takes `count` numbers in one statement: the counter's first row starts at `count`, an existing
+ * one moves on by `count` and stays locked. Answers the last number taken. Compiled once
+ * (server/db/prepared.ts).
  */
-const changeSeqTaken = preparedQuery((trx, tenant: Tenant) =>
+const changeSeqsTaken = preparedQuery((trx, p: Tenant & { count: number }) =>
   trx
     .insertInto('feed_counters')
-    .values({ organization_id: tenant.organizationId, environment: tenant.environment, last_seq: 1 })
-    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doUpdateSet((eb) => ({ last_seq: eb('feed_counters.last_seq', '+', 1) })))
+    .values({ organization_id: p.organizationId, environment: p.environment, last_seq: p.count })
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'environment']).doUpdateSet((eb) => ({ last_seq: eb('feed_counters.last_seq', '+', eb.ref('excluded.last_seq')) })),
+    )
     .returning('last_seq'),
 );
+
+/**
+ * Gives each of the tenant's codes in `codeIds` (distinct, in the order given) the next change
+ * number, so kiosks following the feed see their current state. Locks the tenant's counter
+ * until commit: call it last in the transaction. On PostgreSQL one statement (the counter and
+ * the codes together), so the counter is held for that statement and the COMMIT only.
+ */
+export async function numberCodeChanges(trx: Executor, tenant: Tenant, codeIds: readonly string[]): Promise<void> {
+  if (codeIds.length === 0) return;
+  if (isPostgres(trx)) {
+    await sql`
+      with taken as (
+        insert into feed_counters (organization_id, environment, last_seq) values (${tenant.organizationId}, ${tenant.environment}, ${codeIds.length})
+        on conflict (organization_id, environment) do update set last_seq = feed_counters.last_seq + excluded.last_seq
+        returning last_seq
+      )
+      update access_codes set change_seq = taken.last_seq - ${codeIds.length} + numbered.n
+      from taken, unnest(${codeIds}::text[]) with ordinality as numbered(code_id, n)
+      where access_codes.code_id = numbered.code_id
+        and access_codes.organization_id = ${tenant.organizationId} and access_codes.environment = ${tenant.environment}`.execute(trx);
+    return;
+  }
+  const { rows } = await changeSeqsTaken(trx, { ...tenantParams(tenant), count: codeIds.length });
+  const first = rows[0]!.last_seq - codeIds.length + 1;
+  for (const [i, codeId] of codeIds.entries()) await changeSeqSet(trx, { ...tenantParams(tenant), codeId, changeSeq: first + i });
+}
+
+const changeSeqSet = preparedQuery((db, p: Tenant & { codeId: string; changeSeq: number }) =>
+  db.updateTable('access_codes').set({ change_seq: p.changeSeq }).where('code_id', '=', p.codeId).where(whereTenant(p)),
+);
+
+/**
+ * On PostgreSQL, makes the transaction wait for any other batch of the tenant's code changes
+ * to commit (an advisory lock, held to the end of the transaction). A batch locks its codes in
+ * the order its operations name them; two batches doing so at once could each hold a code the
+ * other waits for. Nothing else is serialized by it. SQLite runs one writing transaction at a
+ * time already.
+ */
+export async function waitForOtherCodeBatches(trx: Executor, tenant: Tenant): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`code-batch:${tenant.organizationId}:${tenant.environment}`}, 0))`.execute(trx);
+}
 
 export async function insertAccessCode(db: Executor, row: AccessCodeRow): Promise<void> {
   await db.insertInto('access_codes').values(row).execute();
@@ -94,16 +142,12 @@ export async function listAccessCodeRows(
  * statement, decided in the database, so the caller does not read the code first. Answers the
  * code as changed, or undefined when it had no use left or was revoked.
  */
-export async function consumeUse(
-  db: Executor,
-  codeId: string,
-  changes: Pick<AccessCodeRow, 'change_seq' | 'updated_at'>,
-): Promise<AccessCodeRow | undefined> {
-  return (await useConsumed(db, { change_seq: changes.change_seq, updated_at: changes.updated_at, codeId })).rows[0];
+export async function consumeUse(db: Executor, codeId: string, updatedAt: string): Promise<AccessCodeRow | undefined> {
+  return (await useConsumed(db, { updated_at: updatedAt, codeId })).rows[0];
 }
 
 /** Every admission by code: built and compiled once (server/db/prepared.ts). */
-const useConsumed = preparedQuery((db, p: { change_seq: number; updated_at: string; codeId: string }) =>
+const useConsumed = preparedQuery((db, p: { updated_at: string; codeId: string }) =>
   db
     .updateTable('access_codes')
     .set((eb) => ({
@@ -114,7 +158,6 @@ const useConsumed = preparedQuery((db, p: { change_seq: number; updated_at: stri
         .then('used')
         .else(eb.ref('status'))
         .end(),
-      change_seq: p.change_seq,
       updated_at: p.updated_at,
       use_count: eb('use_count', '+', 1),
     }))
@@ -129,7 +172,7 @@ export async function changeCodeStatus(
   db: Executor,
   codeId: string,
   from: string,
-  changes: Partial<AccessCodeRow>,
+  changes: Partial<Omit<AccessCodeRow, 'change_seq'>>,
 ): Promise<boolean> {
   const result = await db
     .updateTable('access_codes')
@@ -176,11 +219,11 @@ export async function finalCodesToErase(db: Executor, organizationId: string, ch
     .execute();
 }
 
-/** Erases a code's visitor data; the change number takes the erasure to kiosks through the feed. */
-export async function eraseCodeVisitorData(db: Executor, codeId: string, changeSeq: number, at: string): Promise<void> {
+/** Erases a code's visitor data (numbered afterwards, so the erasure reaches kiosks through the feed). */
+export async function eraseCodeVisitorData(db: Executor, codeId: string, at: string): Promise<void> {
   await db
     .updateTable('access_codes')
-    .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at, change_seq: changeSeq })
+    .set({ visitor_name: null, visitor_phone: null, visitor_email: null, erased_at: at })
     .where('code_id', '=', codeId)
     .execute();
 }

@@ -1,5 +1,6 @@
 import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
+import { inCodeBatch, numberAtOnce, type FeedNumbering } from '../access-codes/feed-numbering.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
@@ -47,12 +48,16 @@ export async function replayOperations(
   ops: ReplayOperation[],
   rawBodies: unknown[],
 ): Promise<ReplayItemResult[]> {
-  const results: ReplayItemResult[] = [];
-  for (const [index, op] of ops.entries()) {
-    const answer = await replayOne(trx, deps, caller, op, rawBodies[index], index);
-    results.push({ idempotency_key: op.idempotency_key, ...answer });
-  }
-  return results;
+  const replayAll = async (numbering: FeedNumbering) => {
+    const results: ReplayItemResult[] = [];
+    for (const [index, op] of ops.entries()) {
+      const answer = await replayOne(trx, deps, caller, op, rawBodies[index], index, numbering);
+      results.push({ idempotency_key: op.idempotency_key, ...answer });
+    }
+    return results;
+  };
+  // Validations change codes: theirs get their feed numbers together at the end (feed-numbering.ts).
+  return ops.some((op) => op.operation === 'validate') ? inCodeBatch(trx, caller.tenant, replayAll) : replayAll(numberAtOnce);
 }
 
 async function replayOne(
@@ -62,10 +67,11 @@ async function replayOne(
   op: ReplayOperation,
   rawBody: unknown,
   index: number,
+  numbering: FeedNumbering,
 ): Promise<Omit<ReplayItemResult, 'idempotency_key'>> {
   try {
     return await inSavepoint(trx, `replay_${index}`, async () => {
-      const single = await singleRequestOf(trx, deps, caller, op, index);
+      const single = await singleRequestOf(trx, deps, caller, op, index, numbering);
       if (!caller.scopes.has(single.scope)) throw new ApiError(403, `This API key lacks the ${single.scope} scope`);
       const scope: IdempotencyScope = { ...caller.tenant, key: op.idempotency_key };
       const claim = await claimKey(trx, deps, scope, requestFingerprint(single.method, single.path, rawBody));
@@ -81,7 +87,14 @@ async function replayOne(
   }
 }
 
-async function singleRequestOf(trx: Executor, deps: ReplayDeps, caller: ReplayCaller, op: ReplayOperation, index: number): Promise<SingleRequest> {
+async function singleRequestOf(
+  trx: Executor,
+  deps: ReplayDeps,
+  caller: ReplayCaller,
+  op: ReplayOperation,
+  index: number,
+  numbering: FeedNumbering,
+): Promise<SingleRequest> {
   const { tenant } = caller;
   switch (op.operation) {
     case 'validate':
@@ -89,7 +102,7 @@ async function singleRequestOf(trx: Executor, deps: ReplayDeps, caller: ReplayCa
         method: 'POST',
         path: '/access-codes/validate',
         scope: 'access_codes:validate',
-        run: async (db) => ({ status: 200, body: await validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body) }),
+        run: async (db) => ({ status: 200, body: await validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering) }),
       };
     case 'walk_in':
       return {
