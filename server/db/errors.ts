@@ -1,3 +1,5 @@
+import { isStalePreparedStatement } from './statement-names.ts';
+
 /** A unique-constraint violation on either engine (SQLite `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL 23505). */
 export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
@@ -35,10 +37,12 @@ export function isConnectionLost(err: unknown): boolean {
 /**
  * PostgreSQL is down, restarting, overloaded or too slow: a 503 the client may retry, not a bug.
  * Covers a lost connection, a connection that could not be made in time, 57P03 (starting up),
- * 53xxx (too many connections, out of resources) and 57014 (statement_timeout).
+ * 53xxx (too many connections, out of resources), 57014 (statement_timeout), and a prepared
+ * statement refused inside a transaction because a migration changed its table (it is prepared
+ * anew for the retry: statement-names.ts).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = codeOf(err);
-  if (isConnectionLost(err) || code === '57P03' || code === '57014' || code.startsWith('53')) return true;
+  if (isConnectionLost(err) || code === '57P03' || code === '57014' || code.startsWith('53') || isStalePreparedStatement(err)) return true;
   return /timeout exceeded when trying to connect|Connection terminated due to connection timeout/.test(messageOf(err));
 }

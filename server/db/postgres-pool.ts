@@ -1,6 +1,7 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import { isAnswerTimeout, isConnectionLost, isNeverSent } from './errors.ts';
+import { isStalePreparedStatement, StatementNames } from './statement-names.ts';
 
 export interface PostgresPoolOptions {
   url: string;
@@ -30,6 +31,7 @@ export interface PoolCounts {
  *   a read (`select`) or a `begin` whose connection was lost, or any statement that never reached the server.
  *   A write whose outcome is unknown, and anything inside a transaction, fails instead: the caller
  *   answers 503 and the client retries (with its Idempotency-Key).
+ * - Statements that run again and again are prepared once per connection (statement-names.ts).
  */
 export function createPostgresPool(options: PostgresPoolOptions): PostgresPool & { counts(): PoolCounts } {
   const pool = new pg.Pool({
@@ -44,8 +46,9 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool &
   });
   pool.on('error', options.onConnectionError);
   pool.on('connect', (client) => client.on('error', options.onConnectionError));
+  const names = new StatementNames();
   return {
-    connect: async () => new ResilientClient(pool, await pool.connect()),
+    connect: async () => new ResilientClient(pool, await pool.connect(), names),
     end: () => pool.end(),
     counts: () => ({ totalCount: pool.totalCount, idleCount: pool.idleCount, waitingCount: pool.waitingCount }),
   };
@@ -71,14 +74,16 @@ const leadingWord = (sql: string) => /^\s*([a-z]+)/i.exec(sql)?.[1]?.toLowerCase
 
 class ResilientClient implements PostgresPoolClient {
   #pool: pg.Pool;
+  #names: StatementNames;
   #client: pg.PoolClient | undefined;
   #inTransaction = false;
   /** Why the current connection may not be reused; it is destroyed on release. */
   #broken: Error | undefined;
 
-  constructor(pool: pg.Pool, client: pg.PoolClient) {
+  constructor(pool: pg.Pool, client: pg.PoolClient, names: StatementNames) {
     this.#pool = pool;
     this.#client = client;
+    this.#names = names;
   }
 
   // Kysely calls query(sql, parameters) for statements and query(cursor) for streams.
@@ -94,10 +99,20 @@ class ResilientClient implements PostgresPoolClient {
     const inTransaction = this.#inTransaction;
     if (word === 'begin' || word === 'start') this.#inTransaction = true;
     if (word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql))) this.#inTransaction = false;
+    let name = this.#names.nameFor(sql, parameters.length);
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.#current().query(sql, [...parameters])) as unknown as PostgresQueryResult<R>;
+        const client = this.#current();
+        const result = name ? client.query({ name, text: sql, values: [...parameters] }) : client.query(sql, [...parameters]);
+        return (await result) as unknown as PostgresQueryResult<R>;
       } catch (err) {
+        if (name && isStalePreparedStatement(err)) {
+          // A table changed shape under the prepared statement: prepare it anew, under a new name.
+          // Outside a transaction it runs again at once; inside, the transaction has failed (503).
+          name = this.#names.renamed(sql);
+          if (!inTransaction && attempt < REPEATS) continue;
+          throw err;
+        }
         if (!isConnectionLost(err)) throw err;
         this.#broken = err as Error;
         // The server ends the transaction of a connection that is gone: the rollback has happened.
