@@ -1,5 +1,4 @@
-import { CompiledQuery, sql } from 'kysely';
-import { coalescedRead } from '../db/coalesced-read.ts';
+import { sql } from 'kysely';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
@@ -90,16 +89,12 @@ export async function findAccessCode(db: Executor, tenant: Tenant, codeId: strin
 /** Read on every validation: built and compiled once (server/db/prepared.ts). */
 const accessCodeById = preparedQuery((db, p: Tenant & { codeId: string }) => scoped(db, p).selectAll().where('code_id', '=', p.codeId));
 
-/**
- * The code a guard typed: the live one if there is one, else the most recent with that string.
- * Read before every validation's transaction, so on PostgreSQL the lookups of validations that
- * arrive together are one query (server/db/coalesced-read.ts).
- */
+/** The code a guard typed: the live one if there is one, else the most recent with that string. */
 export async function findAccessCodeByCode(db: Executor, tenant: Tenant, code: string): Promise<AccessCodeRow | undefined> {
   // Sorted here, not in SQL: with ORDER BY created_at, SQLite's planner walks the tenant's
   // created_at index and reads every code (tens of milliseconds at 50,000 codes) instead of
   // looking the string up in access_codes_by_code. One string has few rows (a final code frees it).
-  const rows = [...((await codeLookups(db, { ...tenantParams(tenant), code })) ?? [])];
+  const { rows } = await accessCodesByCode(db, { ...tenantParams(tenant), code });
   rows.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   return rows.find((row) => row.status === 'active') ?? rows[0];
 }
@@ -107,29 +102,6 @@ export async function findAccessCodeByCode(db: Executor, tenant: Tenant, code: s
 const accessCodesByCode = preparedQuery((db, p: Tenant & { code: string }) =>
   scoped(db, p).selectAll().where('code', '=', p.code),
 );
-
-type CodeKey = { organizationId: string; environment: Tenant['environment']; code: string };
-
-const codeLookups = coalescedRead<CodeKey, AccessCodeRow[]>({
-  one: async (db, key) => (await accessCodesByCode(db, key)).rows,
-  many: async (db, keys) => {
-    const { rows } = await db.executeQuery<AccessCodeRow & { key_index: number }>(
-      CompiledQuery.raw(ACCESS_CODES_BY_CODES, [keys.map((k) => k.code), keys.map((k) => k.organizationId), keys.map((k) => k.environment)]),
-    );
-    const answers = keys.map((): AccessCodeRow[] => []);
-    for (const { key_index, ...row } of rows) answers[key_index - 1]!.push(row);
-    return answers;
-  },
-});
-
-/**
- * PostgreSQL only: `accessCodesByCode` for many keys at once. Each key carries its own tenant,
- * matched in the join (the tenant rule of whereTenant, per key); `key_index` (1-based) says
- * which key a row answers.
- */
-const ACCESS_CODES_BY_CODES = `select "access_codes".*, "k"."key_index"
-from unnest($1::text[], $2::text[], $3::text[]) with ordinality as "k"("code", "organization_id", "environment", "key_index")
-join "access_codes" on "access_codes"."organization_id" = "k"."organization_id" and "access_codes"."environment" = "k"."environment" and "access_codes"."code" = "k"."code"`;
 
 export interface CodeFilter {
   status?: string;
