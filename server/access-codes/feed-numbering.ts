@@ -1,5 +1,5 @@
 import type { Executor, Tenant } from '../db/schema.ts';
-import { numberCodeChanges, waitForOtherCodeBatches } from './store.ts';
+import { numberCodeChanges } from './store.ts';
 
 /**
  * How a change to an existing code gets its number in the kiosks' feed (`GET
@@ -22,8 +22,8 @@ import { numberCodeChanges, waitForOtherCodeBatches } from './store.ts';
  * A kiosk batch changes several codes in one transaction. If it numbered each as it went, it
  * would hold the counter while it went on to lock its next code, which a single validation
  * might hold while waiting for the counter. So a batch collects its codes and numbers them all
- * at its end, and batches of one tenant wait for each other (two batches locking the same codes
- * in different orders would otherwise deadlock).
+ * at its end (`numberedAtEnd`); the caller makes a tenant's batches wait for each other, since
+ * two batches locking the same rows in different orders would deadlock.
  */
 export interface FeedNumbering {
   /** Gives the code a new change number in `trx`, now or at the end of the batch. */
@@ -35,23 +35,39 @@ export const numberAtOnce: FeedNumbering = {
   numberChange: (trx, tenant, codeId) => numberCodeChanges(trx, tenant, [codeId]),
 };
 
+/** The numbering of one operation of a batch: its codes count once `keep()` says its savepoint was released. */
+export interface BatchOperationNumbering {
+  numbering: FeedNumbering;
+  keep(): void;
+}
+
 /**
- * Runs `work` (several code changes in the transaction `trx`, as a kiosk batch) with a numbering
- * that collects the codes, then numbers them all at the end. A code collected by an operation
- * whose savepoint was rolled back is numbered all the same: the feed then answers its unchanged
- * row once more, which a kiosk takes as it is.
+ * Runs `work` (several code changes in the transaction `trx`, as a kiosk batch). Each operation
+ * takes its own numbering from `operation()` and keeps it only if its savepoint was released:
+ * a code whose change was rolled back is not locked by the batch any more, and numbering it at
+ * the end would make the batch, holding the counter, wait for a code another transaction may
+ * hold while waiting for the counter. Then every kept code is numbered, in one statement.
  */
-export async function inCodeBatch<T>(trx: Executor, tenant: Tenant, work: (numbering: FeedNumbering) => Promise<T>): Promise<T> {
-  await waitForOtherCodeBatches(trx, tenant);
-  const changed = new Set<string>();
-  const result = await work({
-    numberChange: async (_trx, changedTenant, codeId) => {
-      if (changedTenant.organizationId !== tenant.organizationId || changedTenant.environment !== tenant.environment) {
-        throw new Error('inCodeBatch: a code of another tenant');
-      }
-      changed.add(codeId);
-    },
+export async function numberedAtEnd<T>(
+  trx: Executor,
+  tenant: Tenant,
+  work: (operation: () => BatchOperationNumbering) => Promise<T>,
+): Promise<T> {
+  const kept = new Set<string>();
+  const result = await work(() => {
+    const changed: string[] = [];
+    return {
+      numbering: {
+        numberChange: async (_trx, changedTenant, codeId) => {
+          if (changedTenant.organizationId !== tenant.organizationId || changedTenant.environment !== tenant.environment) {
+            throw new Error('numberedAtEnd: a code of another tenant');
+          }
+          changed.push(codeId);
+        },
+      },
+      keep: () => changed.forEach((codeId) => kept.add(codeId)),
+    };
   });
-  await numberCodeChanges(trx, tenant, [...changed]);
+  await numberCodeChanges(trx, tenant, [...kept]);
   return result;
 }

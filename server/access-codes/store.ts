@@ -66,18 +66,6 @@ const changeSeqSet = preparedQuery((db, p: Tenant & { codeId: string; changeSeq:
   db.updateTable('access_codes').set({ change_seq: p.changeSeq }).where('code_id', '=', p.codeId).where(whereTenant(p)),
 );
 
-/**
- * On PostgreSQL, makes the transaction wait for any other batch of the tenant's code changes
- * to commit (an advisory lock, held to the end of the transaction). A batch locks its codes in
- * the order its operations name them; two batches doing so at once could each hold a code the
- * other waits for. Nothing else is serialized by it. SQLite runs one writing transaction at a
- * time already.
- */
-export async function waitForOtherCodeBatches(trx: Executor, tenant: Tenant): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`code-batch:${tenant.organizationId}:${tenant.environment}`}, 0))`.execute(trx);
-}
-
 export async function insertAccessCode(db: Executor, row: AccessCodeRow): Promise<void> {
   await db.insertInto('access_codes').values(row).execute();
 }

@@ -1,6 +1,6 @@
 import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
-import { inCodeBatch, numberAtOnce, type FeedNumbering } from '../access-codes/feed-numbering.ts';
+import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from '../access-codes/feed-numbering.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.ts';
 import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
+import { waitForOtherBatches } from './store.ts';
 
 export interface ReplayDeps {
   clock: Clock;
@@ -40,6 +41,7 @@ interface SingleRequest {
  * answer), so a batch sent again replays every item, and a single retry of one key replays its
  * item's answer (and the reverse). A refusal (4xx) undoes only its own item; anything else
  * (the database failing) throws, and the whole batch is rolled back and applied by nothing.
+ * A tenant's batches run one after another.
  */
 export async function replayOperations(
   trx: Executor,
@@ -48,16 +50,16 @@ export async function replayOperations(
   ops: ReplayOperation[],
   rawBodies: unknown[],
 ): Promise<ReplayItemResult[]> {
-  const replayAll = async (numbering: FeedNumbering) => {
+  await waitForOtherBatches(trx, caller.tenant);
+  // The codes the validations change get their feed numbers together at the end (feed-numbering.ts).
+  return numberedAtEnd(trx, caller.tenant, async (operation) => {
     const results: ReplayItemResult[] = [];
     for (const [index, op] of ops.entries()) {
-      const answer = await replayOne(trx, deps, caller, op, rawBodies[index], index, numbering);
+      const answer = await replayOne(trx, deps, caller, op, rawBodies[index], index, operation());
       results.push({ idempotency_key: op.idempotency_key, ...answer });
     }
     return results;
-  };
-  // Validations change codes: theirs get their feed numbers together at the end (feed-numbering.ts).
-  return ops.some((op) => op.operation === 'validate') ? inCodeBatch(trx, caller.tenant, replayAll) : replayAll(numberAtOnce);
+  });
 }
 
 async function replayOne(
@@ -67,11 +69,11 @@ async function replayOne(
   op: ReplayOperation,
   rawBody: unknown,
   index: number,
-  numbering: FeedNumbering,
+  numbering: BatchOperationNumbering,
 ): Promise<Omit<ReplayItemResult, 'idempotency_key'>> {
   try {
-    return await inSavepoint(trx, `replay_${index}`, async () => {
-      const single = await singleRequestOf(trx, deps, caller, op, index, numbering);
+    const answer = await inSavepoint(trx, `replay_${index}`, async () => {
+      const single = await singleRequestOf(trx, deps, caller, op, index, numbering.numbering);
       if (!caller.scopes.has(single.scope)) throw new ApiError(403, `This API key lacks the ${single.scope} scope`);
       const scope: IdempotencyScope = { ...caller.tenant, key: op.idempotency_key };
       const claim = await claimKey(trx, deps, scope, requestFingerprint(single.method, single.path, rawBody));
@@ -80,6 +82,9 @@ async function replayOne(
       await recordAnswer(trx, deps.secretBox, scope, status, body);
       return { status, replayed: false, body };
     });
+    // Released: what it changed stays, so its codes are numbered at the end of the batch.
+    numbering.keep();
+    return answer;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     // Refused: as the single route, nothing of it stays (its claim included), and the batch goes on.

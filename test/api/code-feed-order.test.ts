@@ -126,7 +126,7 @@ describe('the code change feed under concurrent changes', () => {
     expect(contended.map((code) => stored.get(code.code_id)!.use_count)).toEqual(contended.map(() => 4));
   });
 
-  it('codes revoked while they are being validated end revoked with the uses admitted before, and the feed says so', async () => {
+  it('codes revoked while they are being validated end revoked with the uses admitted before, and no request fails', async () => {
     const codes = await newCodes(8, 50);
     const guard = await org.keyWith(['access_codes:validate']);
     const sent = shuffled(
@@ -135,13 +135,66 @@ describe('the code change feed under concurrent changes', () => {
         { code, send: () => org.live.delete(`/access-codes/${code.code_id}`) },
       ]),
     );
+    const feed = new Map<string, FeedCode>();
+    const before = await followFeed(guard, feed, 0);
     const answers = await Promise.all(sent.map(({ send }) => send()));
     expect(answers.filter((res) => res.status !== 200).map((res) => [res.status, res.body])).toEqual([]);
-    const feed = new Map<string, FeedCode>();
-    await followFeed(guard, feed, 0);
+    await followFeed(guard, feed, before);
     for (const code of codes) {
       const admitted = sent.filter((item, i) => item.code === code && (answers[i]!.body as { valid?: boolean }).valid === true).length;
       expect(feed.get(code.code_id), code.code).toMatchObject({ status: 'revoked', use_count: admitted });
+    }
+  });
+
+  it('every kind of change to a code reaches a kiosk reading on from its cursor', async () => {
+    const kiosk = await org.keyWith([...GATE_SCOPES]);
+    const expectNext = async (codeId: string, state: Record<string, unknown>) => {
+      const changes = new Map<string, FeedCode>();
+      const next = await followFeed(kiosk, changes, cursor);
+      expect([...changes.keys()], 'the feed after the cursor').toEqual([codeId]);
+      expect(changes.get(codeId)).toMatchObject(state);
+      expect(next).toBeGreaterThan(cursor);
+      cursor = next;
+    };
+    const [single, revoked, batched, untouched, expiring] = await newCodes(5, 1);
+    let cursor = await followFeed(kiosk, new Map(), 0);
+
+    await kiosk.post('/access-codes/validate', { code: single!.code });
+    await expectNext(single!.code_id, { status: 'used', use_count: 1 });
+
+    await org.live.delete(`/access-codes/${revoked!.code_id}`);
+    await expectNext(revoked!.code_id, { status: 'revoked' });
+
+    // A batch: the validation kept is numbered; the refused one (a checkout of nobody) changes nothing.
+    const batch = await kiosk.post('/kiosk/replay', {
+      ops: [
+        { operation: 'validate', idempotency_key: 'gate-9.scan.1', body: { code: batched!.code } },
+        { operation: 'checkout', idempotency_key: 'gate-9.out.1', log_of: 'gate-9.nobody' },
+      ],
+    });
+    expect(batch.body.results.map((item: { status: number }) => item.status)).toEqual([200, 424]);
+    await expectNext(batched!.code_id, { status: 'used', use_count: 1 });
+
+    // The expiry sweep, then the retention sweep erasing the visitor of final codes.
+    const start = server.clock.now().toISOString();
+    try {
+      server.clock.advance(25 * 60 * 60 * 1000);
+      await server.running.runSweeps();
+      const expired = new Map<string, FeedCode>();
+      cursor = await followFeed(kiosk, expired, cursor);
+      expect(expired.get(expiring!.code_id)).toMatchObject({ status: 'expired' });
+      expect(expired.get(untouched!.code_id)).toMatchObject({ status: 'expired' });
+
+      expect((await org.live.patch('/visitor-policies', { retention_days: 1 })).status).toBe(200);
+      server.clock.advance(2 * 24 * 60 * 60 * 1000);
+      await server.running.runSweeps();
+      const erased = new Map<string, FeedCode & { visitor_name: string | null }>();
+      await followFeed(kiosk, erased, cursor);
+      for (const code of [single, revoked, batched, untouched, expiring]) {
+        expect(erased.get(code!.code_id), code!.code).toMatchObject({ visitor_name: null });
+      }
+    } finally {
+      server.clock.set(start);
     }
   });
 });
