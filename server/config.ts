@@ -28,6 +28,8 @@ export const ConfigSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_S: z.coerce.number().min(0.5).max(300).default(10),
   /** PostgreSQL: seconds a statement may run before the server cancels it (the request gets a 503). */
   DATABASE_STATEMENT_TIMEOUT_S: z.coerce.number().min(0.5).max(3600).default(30),
+  /** PostgreSQL: prepare the statements that run again and again once per connection. `0` behind PgBouncer in transaction mode without `max_prepared_statements`. */
+  DATABASE_PREPARED_STATEMENTS: flag(true),
   /** `redis://...`: rate limits shared by every host. Unset: limits are kept in this process. */
   REDIS_URL: z
     .string()

@@ -71,6 +71,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const database = openDatabase(config.DATABASE_URL, {
     connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
     statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onConnectionError: (err) => {
       metrics.onPoolError(err);
       logger.warn({ err }, 'database connection lost; it will be replaced');

@@ -243,6 +243,7 @@ async function main(argv: string[]) {
       poolSize: 2,
       connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
       statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,
+      preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     });
     try {
       await migrateToLatest(database.db, serverMigrations({ secretsKey: config.SECRETS_KEY }));

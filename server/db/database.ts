@@ -30,6 +30,8 @@ export interface OpenOptions {
   connectTimeoutS?: number;
   /** PostgreSQL: a statement running longer is cancelled (DATABASE_STATEMENT_TIMEOUT_S). */
   statementTimeoutS?: number;
+  /** PostgreSQL: prepare repeated statements once per connection (DATABASE_PREPARED_STATEMENTS); default on. */
+  preparedStatements?: boolean;
   onConnectionError?: (err: Error) => void;
   /** Kysely's query log: every query's duration and failure (the metrics). */
   log?: (event: LogEvent) => void;
@@ -55,6 +57,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       max: options.poolSize ?? 10,
       connectTimeoutMs: (options.connectTimeoutS ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000,
       statementTimeoutMs: (options.statementTimeoutS ?? DEFAULT_STATEMENT_TIMEOUT_S) * 1000,
+      preparedStatements: options.preparedStatements,
       onConnectionError: options.onConnectionError ?? (() => undefined),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });

@@ -12,6 +12,8 @@ export interface PostgresPoolOptions {
   statementTimeoutMs: number;
   /** Called for every connection error, idle or checked out; the process never dies of one. */
   onConnectionError: (err: Error) => void;
+  /** Prepare statements that run again and again once per connection (statement-names.ts); default on. */
+  preparedStatements?: boolean;
 }
 
 /** What the pool holds right now (for metrics): open, idle, and requests waiting for a connection. */
@@ -46,7 +48,7 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool &
   });
   pool.on('error', options.onConnectionError);
   pool.on('connect', (client) => client.on('error', options.onConnectionError));
-  const names = new StatementNames();
+  const names = new StatementNames(options.preparedStatements === false ? 0 : undefined);
   return {
     connect: async () => new ResilientClient(pool, await pool.connect(), names),
     end: () => pool.end(),
@@ -99,17 +101,17 @@ class ResilientClient implements PostgresPoolClient {
     const inTransaction = this.#inTransaction;
     if (word === 'begin' || word === 'start') this.#inTransaction = true;
     if (word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql))) this.#inTransaction = false;
-    let name = this.#names.nameFor(sql, parameters.length);
+    let prepared = this.#names.preparedFor(sql, parameters.length);
     for (let attempt = 1; ; attempt++) {
       try {
         const client = this.#current();
-        const result = name ? client.query({ name, text: sql, values: [...parameters] }) : client.query(sql, [...parameters]);
+        const result = prepared ? client.query({ ...prepared, values: [...parameters] }) : client.query(sql, [...parameters]);
         return (await result) as unknown as PostgresQueryResult<R>;
       } catch (err) {
-        if (name && isStalePreparedStatement(err)) {
+        if (prepared && isStalePreparedStatement(err)) {
           // A table changed shape under the prepared statement: prepare it anew, under a new name.
           // Outside a transaction it runs again at once; inside, the transaction has failed (503).
-          name = this.#names.renamed(sql);
+          prepared = this.#names.renewed(sql, prepared);
           if (!inTransaction && attempt < REPEATS) continue;
           throw err;
         }

@@ -14,36 +14,50 @@
  *   prepares a named statement the first time it runs it and keeps it for its life (pg-pool closes
  *   idle connections, and a lost one takes its statements with it).
  * - A table whose row shape changed under a prepared `select *` (a migration run by another
- *   host) makes PostgreSQL refuse the statement once ("cached plan must not change result
- *   type"). `renamed` gives that text a fresh name, which every connection parses anew.
+ *   host) makes PostgreSQL refuse the statement ("cached plan must not change result type"):
+ *   each run already bound to it fails once. `renewed` then gives that SQL a fresh name and a
+ *   text that differs by a trailing comment, which every connection prepares anew (PgBouncer
+ *   1.21+ shares prepared statements between clients by their text, so a new name alone would
+ *   find the stale one again).
  * - Behind PgBouncer in transaction mode, prepared statements need PgBouncer 1.21 or later with
- *   `max_prepared_statements` set (docs/operations.md).
+ *   `max_prepared_statements` set, or `DATABASE_PREPARED_STATEMENTS=0` (docs/operations.md).
  */
 export class StatementNames {
-  readonly #names = new Map<string, string>();
+  readonly #prepared = new Map<string, PreparedStatement>();
   #issued = 0;
 
+  /** `capacity` 0: nothing is prepared, every statement runs unnamed. */
   constructor(readonly capacity = 2_000) {}
 
-  /** The name to run `sql` under, or undefined to run it unnamed. */
-  nameFor(sql: string, parameterCount: number): string | undefined {
-    const known = this.#names.get(sql);
+  /** How to run `sql` prepared, or undefined to run it unnamed. */
+  preparedFor(sql: string, parameterCount: number): PreparedStatement | undefined {
+    const known = this.#prepared.get(sql);
     if (known) return known;
-    if (parameterCount === 0 || this.#names.size >= this.capacity || !ROW_STATEMENT.test(sql)) return undefined;
+    if (parameterCount === 0 || this.#prepared.size >= this.capacity || !ROW_STATEMENT.test(sql)) return undefined;
     return this.#issue(sql);
   }
 
-  /** A new name for `sql`, after PostgreSQL refused the prepared one. Names are never reused. */
-  renamed(sql: string): string {
-    this.#names.delete(sql);
-    return this.#issue(sql);
+  /**
+   * After PostgreSQL refused `stale`: a fresh name and text for its SQL, made once however many
+   * runs of the stale one fail together. Names are never reused.
+   */
+  renewed(sql: string, stale: PreparedStatement): PreparedStatement {
+    const current = this.#prepared.get(sql);
+    return current && current !== stale ? current : this.#issue(sql);
   }
 
-  #issue(sql: string): string {
-    const name = `tsaro_${++this.#issued}`;
-    this.#names.set(sql, name);
-    return name;
+  #issue(sql: string): PreparedStatement {
+    const n = ++this.#issued;
+    const statement = { name: `tsaro_${n}`, text: this.#prepared.has(sql) ? `${sql} /* tsaro_${n} */` : sql };
+    this.#prepared.set(sql, statement);
+    return statement;
   }
+}
+
+/** A statement's name and the text it is prepared with (the SQL, or after a renewal the SQL and a comment). */
+export interface PreparedStatement {
+  name: string;
+  text: string;
 }
 
 const ROW_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;

@@ -75,19 +75,49 @@ describe('statements prepared once per connection', () => {
 });
 
 describe('StatementNames', () => {
-  it('names row statements with parameters, up to its capacity, and renames on request with a name never used before', () => {
+  const byId = 'select * from notes where id = $1';
+
+  it('prepares row statements with parameters, up to its capacity', () => {
     const names = new StatementNames(2);
-    const a = names.nameFor('select * from notes where id = $1', 1);
-    expect(a).toBeDefined();
-    expect(names.nameFor('select * from notes where id = $1', 1)).toBe(a);
-    expect(names.nameFor('begin', 0)).toBeUndefined();
-    expect(names.nameFor('select 1', 0)).toBeUndefined();
-    expect(names.nameFor('create table x (id int default $1)', 1)).toBeUndefined();
-    const b = names.nameFor('insert into notes values ($1, $2)', 2);
-    expect(b).toBeDefined();
-    expect(names.nameFor('update notes set body = $1', 1)).toBeUndefined();
-    const renamed = names.renamed('select * from notes where id = $1');
-    expect([a, b]).not.toContain(renamed);
-    expect(names.nameFor('select * from notes where id = $1', 1)).toBe(renamed);
+    const a = names.preparedFor(byId, 1);
+    expect(a).toMatchObject({ text: byId });
+    expect(names.preparedFor(byId, 1)).toBe(a);
+    expect(names.preparedFor('begin', 0)).toBeUndefined();
+    expect(names.preparedFor('select 1', 0)).toBeUndefined();
+    expect(names.preparedFor('create table x (id int default $1)', 1)).toBeUndefined();
+    const b = names.preparedFor('insert into notes values ($1, $2)', 2);
+    expect(b?.name).not.toBe(a?.name);
+    expect(names.preparedFor('update notes set body = $1', 1)).toBeUndefined();
+    expect(new StatementNames(0).preparedFor(byId, 1)).toBeUndefined();
+  });
+
+  it('renews a refused statement once, however many runs fail together, under a name and text never used before', () => {
+    const names = new StatementNames();
+    const stale = names.preparedFor(byId, 1)!;
+    const renewed = names.renewed(byId, stale);
+    expect(renewed.name).not.toBe(stale.name);
+    // PgBouncer shares prepared statements by text: the renewed text differs, the SQL does not.
+    expect(renewed.text).not.toBe(stale.text);
+    expect(renewed.text.startsWith(byId)).toBe(true);
+    expect(names.renewed(byId, stale)).toBe(renewed);
+    expect(names.preparedFor(byId, 1)).toBe(renewed);
+    expect(names.renewed(byId, renewed).name).not.toBe(renewed.name);
+  });
+});
+
+describe('DATABASE_PREPARED_STATEMENTS=0', () => {
+  it('runs every statement unnamed', async () => {
+    const database = await createTestDatabase();
+    const opened = openDatabase(database.url, { poolSize: 1, preparedStatements: false });
+    try {
+      const db = opened.db as unknown as Kysely<any>;
+      await sql`create table notes (id integer primary key)`.execute(db);
+      await db.selectFrom('notes').selectAll().where('id', '=', 1).execute();
+      await db.selectFrom('notes').selectAll().where('id', '=', 1).execute();
+      expect((await sql`select name from pg_prepared_statements`.execute(db)).rows).toEqual([]);
+    } finally {
+      await opened.close();
+      await database.drop();
+    }
   });
 });
