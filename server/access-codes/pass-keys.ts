@@ -2,7 +2,6 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, t
 import { assemblePass, base32Encode, parsePass, passSigningText, type PassClaims } from '../../shared/pass.ts';
 import { setNewest } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import { findPassKey, insertPassKey } from './store.ts';
@@ -38,13 +37,8 @@ export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant)
     private_key: deps.secretBox.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
     created_at: deps.clock.now().toISOString(),
   };
-  try {
-    await insertPassKey(db, row);
-    return row;
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    return (await findPassKey(db, tenant))!;
-  }
+  // Made by another request meanwhile: that one is the tenant's key.
+  return (await insertPassKey(db, row)) ? row : (await findPassKey(db, tenant))!;
 }
 
 export async function publicPassKeys(db: Executor, tenant: Tenant): Promise<PassKeyRow[]> {

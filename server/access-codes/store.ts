@@ -233,6 +233,16 @@ export async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKey
   return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).executeTakeFirst();
 }
 
-export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<void> {
-  await db.insertInto('pass_keys').values(row).execute();
+/**
+ * Stores the tenant's signing key; false, and nothing written, when another transaction stored
+ * one first. ON CONFLICT rather than catching the violation: a failed statement aborts a whole
+ * PostgreSQL transaction, and the first key is made inside a code's creation.
+ */
+export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<boolean> {
+  const result = await db
+    .insertInto('pass_keys')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }

@@ -2,7 +2,9 @@ import { createPrivateKey, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findPassKey, insertPassKey } from '../../server/access-codes/store.ts';
 import { loadConfig } from '../../server/config.ts';
+import type { PassKeyRow } from '../../server/db/schema.ts';
 import { startServer } from '../../server/server.ts';
 import { isSealed } from '../../server/webhooks/secret-box.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -94,5 +96,46 @@ describe('where the secrets key lives', () => {
   it('with SECRETS_KEY set there is no such warning', async () => {
     const warnings = await warningsAtStart({ SECRETS_KEY: randomBytes(32).toString('hex') });
     expect(warnings.filter((w) => w.includes('SECRETS_KEY'))).toEqual([]);
+  });
+});
+
+describe('the first pass key of a tenant', () => {
+  it('made by several requests at once: one key, every request answered, every pass signed with it', async () => {
+    const server = await started();
+    const org = await server.createOrganization({ name: 'Opening Day Estate' });
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => org.live.post('/access-codes', visitor)),
+      ...Array.from({ length: 4 }, () => org.live.get('/access-codes/pass-keys')),
+    ]);
+    expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201, 200, 200, 200, 200]);
+    const keys = await server.running.database.db.selectFrom('pass_keys').select('kid').where('organization_id', '=', org.organizationId).execute();
+    expect(keys).toHaveLength(1);
+    for (const res of answers.slice(4)) expect(res.body.keys.map((key: { kid: string }) => key.kid)).toEqual([keys[0]!.kid]);
+    for (const res of answers.slice(0, 4)) {
+      const checked = await org.live.post('/access-codes/validate', { code: res.body.access_code.qr_payload });
+      expect(checked.body.valid).toBe(true);
+    }
+  });
+
+  it('a key stored meanwhile by another request leaves the creating transaction usable', async () => {
+    const server = await started();
+    const org = await server.createOrganization({ name: 'Raced Estate' });
+    const tenant = { organizationId: org.organizationId, environment: 'live' as const };
+    const first = (await org.live.get('/access-codes/pass-keys')).body.keys[0];
+    const db = server.running.database.db;
+    const kid = await db.transaction().execute(async (trx) => {
+      const late: PassKeyRow = {
+        kid: 'LATEKID',
+        organization_id: org.organizationId,
+        environment: 'live',
+        public_key: 'x',
+        private_key: 'y',
+        created_at: new Date().toISOString(),
+      };
+      expect(await insertPassKey(trx, late)).toBe(false);
+      // On PostgreSQL a failed statement would have aborted the transaction: this would fail.
+      return (await findPassKey(trx, tenant))!.kid;
+    });
+    expect(kid).toBe(first.kid);
   });
 });
