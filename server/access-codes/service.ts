@@ -260,17 +260,22 @@ export async function validateAccessCode(
       return { valid: false, reason: (current && refusalReason(current, at)) ?? 'Maximum uses reached' };
     }
     const code = rowToAccessCode(consumed);
-    const log = await recordCheckIn(trx, clock, tenant, {
-      codeId: code.code_id,
-      method: 'code',
-      visitorName: code.visitor_name,
-      visitorPhone: code.visitor_phone,
-      entryPoint: input.entry_point ?? code.entry_point,
-      hostUserId: code.host_user_id,
-      recordedBy: input.validated_by,
-      checkedInAt: at,
-    });
-    await appendEvent(trx, clock, { ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code });
+    const log = await recordCheckIn(
+      trx,
+      clock,
+      tenant,
+      {
+        codeId: code.code_id,
+        method: 'code',
+        visitorName: code.visitor_name,
+        visitorPhone: code.visitor_phone,
+        entryPoint: input.entry_point ?? code.entry_point,
+        hostUserId: code.host_user_id,
+        recordedBy: input.validated_by,
+        checkedInAt: at,
+      },
+      [{ ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code }],
+    );
     await numbering.numberChange(trx, tenant, code.code_id);
     return {
       valid: true,

@@ -2,7 +2,7 @@ import type { AccessLog } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent } from '../events/service.ts';
+import { appendEvent, appendEvents, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -30,8 +30,12 @@ export interface NewVisit {
   checkedInAt: Date;
 }
 
-/** Checks a visitor in, with its `visitor.arrived` event, in the caller's transaction. */
-export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant, visit: NewVisit): Promise<AccessLog> {
+/**
+ * Checks a visitor in, with its `visitor.arrived` event, in the caller's transaction. `alsoReport`:
+ * the caller's own events about the same change (a validation's `access_code.used`), written
+ * after it in the same statement.
+ */
+export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant, visit: NewVisit, alsoReport: readonly NewEvent[] = []): Promise<AccessLog> {
   const now = clock.now().toISOString();
   const row: AccessLogRow = {
     log_id: newId('log', clock.now()),
@@ -56,7 +60,7 @@ export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
-  await appendEvent(trx, clock, { ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log });
+  await appendEvents(trx, clock, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
   return log;
 }
 

@@ -5,7 +5,7 @@ import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { cachedDestinations, freshDestinations, queueDeliveries } from '../webhooks/queue.ts';
-import { eventDataAbout, findEvent, findEventById, insertEvent, insertEventAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
+import { eventDataAbout, findEvent, findEventById, insertEvents, insertEventsAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -39,24 +39,39 @@ const rowToEvent = (row: EventRow) => ({ id: row.event_id, type: row.type, creat
  * no endpoint changes.
  */
 export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
+  return (await appendEvents(trx, clock, [event]))[0]!;
+}
+
+/**
+ * appendEvent for several events of one tenant about one change (a validation's check-in and
+ * its code's use), in this order, written by one statement.
+ */
+export async function appendEvents(trx: Executor, clock: Clock, events: readonly NewEvent[]): Promise<string[]> {
+  const tenant = events[0]!;
+  if (events.some((event) => event.organizationId !== tenant.organizationId || event.environment !== tenant.environment)) {
+    throw new Error('appendEvents: events of one tenant only');
+  }
   const at = clock.now();
-  const eventId = newId('evt', at);
-  const row = {
-    event_id: eventId,
+  const rows = events.map((event) => ({
+    event_id: newId('evt', at),
     organization_id: event.organizationId,
     environment: event.environment,
     type: event.type,
     resource_id: event.resourceId,
     data: JSON.stringify(event.data),
     created_at: at.toISOString(),
-  };
-  let destinations = cachedDestinations(trx, event);
-  if (!destinations || !(await insertEventAtWebhookRevision(trx, row, destinations.revision))) {
-    await insertEvent(trx, row);
-    destinations = await freshDestinations(trx, event);
+  }));
+  let destinations = cachedDestinations(trx, tenant);
+  if (!destinations || !(await insertEventsAtWebhookRevision(trx, rows, destinations.revision))) {
+    await insertEvents(trx, rows);
+    destinations = await freshDestinations(trx, tenant);
   }
-  await queueDeliveries(trx, destinations, eventId, event.type, row.created_at);
-  return eventId;
+  await queueDeliveries(
+    trx,
+    destinations,
+    rows.map((row) => ({ eventId: row.event_id, type: row.type, at: row.created_at })),
+  );
+  return rows.map((row) => row.event_id);
 }
 
 /** Fields of event payloads that name or reach a visitor. */

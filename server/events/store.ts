@@ -1,11 +1,13 @@
-import { preparedQuery } from '../db/prepared.ts';
-import type { EventRow, Executor, Tenant } from '../db/schema.ts';
+import type { ExpressionBuilder } from 'kysely';
+import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
+import type { Database, EventRow, Executor, Tenant } from '../db/schema.ts';
 import { whereTenant } from '../db/tenant.ts';
 
 const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant));
 
-export async function insertEvent(trx: Executor, row: EventRow): Promise<void> {
-  await eventInsert(trx, row);
+export async function insertEvents(trx: Executor, rows: readonly EventRow[]): Promise<void> {
+  if (rows.length === 1) await eventInsert(trx, rows[0]!);
+  else await trx.insertInto('events').values(rows).execute();
 }
 
 /** Every change that reports an event: built and compiled once (server/db/prepared.ts). */
@@ -16,31 +18,43 @@ const eventInsert = preparedQuery((trx, row: EventRow) => trx.insertInto('events
  * false, and nothing written, when an endpoint changed since the caller's cached destinations were
  * read. The check and the insert are one statement, so checking the cache costs no round trip.
  */
-export async function insertEventAtWebhookRevision(trx: Executor, row: EventRow, webhookRevision: number): Promise<boolean> {
-  const result = await eventInsertAtRevision(trx, { ...row, webhookRevision });
-  return Number(result.numAffectedRows ?? 0n) === 1;
+export async function insertEventsAtWebhookRevision(trx: Executor, rows: readonly EventRow[], webhookRevision: number): Promise<boolean> {
+  const result =
+    rows.length === 1
+      ? await eventInsertAtRevision(trx, { ...rows[0]!, webhookRevision })
+      : await eventsInsertAtRevision(trx, { ...rowParams(rows), webhookRevision });
+  // One statement: every row or none, as the revision read in it did or did not match.
+  return Number(result.numAffectedRows ?? 0n) === rows.length;
 }
+
+const EVENT_COLUMNS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'] as const;
+
+/** One event's row, selected from the webhook revision row when the revision still matches. */
+const eventAtRevision = (eb: ExpressionBuilder<Database, 'events'>, row: EventRow, webhookRevision: number) =>
+  eb
+    .selectFrom('webhook_revision')
+    .select(EVENT_COLUMNS.map((column) => eb.val(row[column]).as(column)))
+    .where('id', '=', 1)
+    .where('revision', '=', webhookRevision);
 
 const eventInsertAtRevision = preparedQuery((trx, p: EventRow & { webhookRevision: number }) =>
   trx
     .insertInto('events')
-    .columns(['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('webhook_revision')
-        .select([
-          eb.val(p.event_id).as('event_id'),
-          eb.val(p.organization_id).as('organization_id'),
-          eb.val(p.environment).as('environment'),
-          eb.val(p.type).as('type'),
-          eb.val(p.resource_id).as('resource_id'),
-          eb.val(p.data).as('data'),
-          eb.val(p.created_at).as('created_at'),
-        ])
-        .where('id', '=', 1)
-        .where('revision', '=', p.webhookRevision),
-    ),
+    .columns([...EVENT_COLUMNS])
+    .expression((eb) => eventAtRevision(eb, p, p.webhookRevision)),
 );
+
+/** Several events (a validation's two): one template per row count, rows as flat parameters. */
+const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) => {
+  const { webhookRevision, ...flat } = p;
+  const [first, ...rest] = paramRows(flat) as unknown as EventRow[];
+  return trx
+    .insertInto('events')
+    .columns([...EVENT_COLUMNS])
+    .expression((eb) =>
+      rest.reduce((union, row) => union.unionAll(eventAtRevision(eb, row, webhookRevision as number)), eventAtRevision(eb, first!, webhookRevision as number)),
+    );
+});
 
 export interface EventFilter {
   /** An exact type, or a family: `incident.*`. */

@@ -16,7 +16,7 @@ const CAPACITY = 10_000;
  * The destinations cache, per database (a Kysely instance and its transactions share one
  * adapter object) and tenant. An entry is only ever used by an event INSERT that checks, in
  * the same statement, that the revision has not moved (events/store.ts,
- * insertEventAtWebhookRevision): an endpoint added, disabled or deleted anywhere, by any host
+ * insertEventsAtWebhookRevision): an endpoint added, disabled or deleted anywhere, by any host
  * or the CLI, is seen by the next event exactly as if the endpoints had been read, and reading
  * them costs no round trip while nothing changed.
  */
@@ -41,17 +41,27 @@ export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<
   return destinations;
 }
 
+/** An event as its deliveries need it. */
+export interface QueuedEvent {
+  eventId: string;
+  type: string;
+  at: string;
+}
+
 /**
- * Queues a delivery of the event to every destination that subscribes to its type. Called by
- * appendEvent inside the transaction that writes the event: a delivery exists exactly when its
- * event does, and survives a crash between the change and the send.
+ * Queues a delivery of each event to every destination that subscribes to its type (one
+ * statement for all, none when nobody subscribes). Called by appendEvents inside the
+ * transaction that writes the events: a delivery exists exactly when its event does, and
+ * survives a crash between the change and the send.
  */
-export async function queueDeliveries(trx: Executor, destinations: Destinations, eventId: string, type: string, at: string): Promise<void> {
+export async function queueDeliveries(trx: Executor, destinations: Destinations, events: readonly QueuedEvent[]): Promise<void> {
   await insertJobs(
     trx,
-    destinations.endpoints
-      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], type))
-      .map((endpoint) => newJob(endpoint.endpoint_id, eventId, at)),
+    events.flatMap((event) =>
+      destinations.endpoints
+        .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type))
+        .map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)),
+    ),
   );
 }
 

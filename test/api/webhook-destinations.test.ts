@@ -90,4 +90,32 @@ describe('where an event is delivered, after an endpoint changes', () => {
     await elsewhere.db.updateTable('webhook_endpoints').set({ status: 'enabled' }).where('endpoint_id', '=', live.endpoint_id).execute();
     expect(await destinationsOfNextIncident()).toEqual([live.endpoint_id]);
   });
+
+  it("a validation's two events, written by one statement, each go where a fresh read would send them, also after another writer's change", async () => {
+    const other = await server.createOrganization({ name: 'Gatehouse Estate' });
+    const arrivals = await other.sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/arrivals', events: ['visitor.arrived'] });
+    const uses = await other.sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/uses', events: ['access_code.*'] });
+    expect([arrivals.status, uses.status]).toEqual([201, 201]);
+    const arrivalsId: string = arrivals.body.webhook_endpoint.endpoint_id;
+    const usesId: string = uses.body.webhook_endpoint.endpoint_id;
+    const code = (await other.sandbox.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348030000001', max_uses: 10 })).body.access_code;
+    const destinationsOfNextValidation = async () => {
+      const checked = await other.sandbox.post('/access-codes/validate', { code: code.code });
+      expect(checked.body.valid).toBe(true);
+      const eventOf = async (type: string, resourceId: string) => {
+        const found = await other.sandbox.get(`/events?type=${type}&resource_id=${resourceId}&limit=1`);
+        return found.body.results[0].id as string;
+      };
+      const [arrived, used] = [await eventOf('visitor.arrived', checked.body.log_id), await eventOf('access_code.used', code.code_id)];
+      const where = async (eventId: string) => (await jobsOf(elsewhere, eventId)).map((job) => job.endpoint_id);
+      return { arrived: await where(arrived), used: await where(used) };
+    };
+
+    expect(await destinationsOfNextValidation()).toEqual({ arrived: [arrivalsId], used: [usesId] });
+    expect(await destinationsOfNextValidation()).toEqual({ arrived: [arrivalsId], used: [usesId] });
+    await elsewhere.db.updateTable('webhook_endpoints').set({ status: 'disabled', updated_at: at() }).where('endpoint_id', '=', arrivalsId).execute();
+    expect(await destinationsOfNextValidation()).toEqual({ arrived: [], used: [usesId] });
+    await elsewhere.db.updateTable('webhook_endpoints').set({ events: JSON.stringify(['visitor.*', 'access_code.used']), status: 'enabled', updated_at: at() }).where('endpoint_id', '=', arrivalsId).execute();
+    expect(await destinationsOfNextValidation()).toEqual({ arrived: [arrivalsId], used: [arrivalsId, usesId].sort() });
+  });
 });
