@@ -15,11 +15,10 @@
  * Environment: DATABASE_URL (required: a file path, `sqlite:`/`file:` URL, or postgres:// URL).
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import express from 'express';
 import pg from 'pg';
-import { announceReady, stopOnSignalOrOrphan } from './lib/child-side.ts';
+import { serveOnLoopback } from './lib/child-side.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('floor-server.ts: DATABASE_URL is required');
@@ -75,20 +74,4 @@ if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
   };
 }
 
-const server = app.listen(0, '127.0.0.1');
-server.once('listening', () => {
-  const { port } = server.address() as AddressInfo;
-  announceReady({ baseUrl: `http://127.0.0.1:${port}`, readId });
-});
-server.once('error', (err) => {
-  process.stderr.write(`floor server failed: ${err.message}\n`);
-  process.exit(1);
-});
-
-stopOnSignalOrOrphan(async () => {
-  await new Promise<void>((done) => {
-    server.close(() => done());
-    server.closeIdleConnections();
-  });
-  await closeDatabase();
-});
+serveOnLoopback(app, 'floor server', (origin) => ({ baseUrl: origin, readId }), () => closeDatabase());

@@ -7,10 +7,9 @@
  * Environment: RELAY_URL (required: the receiver, on loopback).
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Agent, request } from 'undici';
-import { announceReady, stopOnSignalOrOrphan } from './lib/child-side.ts';
+import { serveOnLoopback } from './lib/child-side.ts';
 
 const relayUrl = process.env.RELAY_URL;
 if (!relayUrl) throw new Error('relay-server.ts: RELAY_URL is required');
@@ -35,20 +34,4 @@ app.post('/v1/external/incidents', (req, res) => {
   res.status(201).json({ incident: { incident_id: incidentId } });
 });
 
-const server = app.listen(0, '127.0.0.1');
-server.once('listening', () => {
-  const { port } = server.address() as AddressInfo;
-  announceReady({ baseUrl: `http://127.0.0.1:${port}/v1/external` });
-});
-server.once('error', (err) => {
-  process.stderr.write(`relay server failed: ${err.message}\n`);
-  process.exit(1);
-});
-
-stopOnSignalOrOrphan(async () => {
-  await new Promise<void>((done) => {
-    server.close(() => done());
-    server.closeIdleConnections();
-  });
-  await agent.close();
-});
+serveOnLoopback(app, 'relay server', (origin) => ({ baseUrl: `${origin}/v1/external` }), () => agent.close());

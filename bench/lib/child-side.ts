@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { READY_FIELD } from './children.ts';
 
 /** Prints the one ready line the parent waits for (see `startChild`). */
@@ -32,4 +34,27 @@ export function stopOnSignalOrOrphan(stop: () => Promise<void>): void {
   process.stdin.on('end', () => run('parent gone'));
   process.stdin.on('error', () => run('parent gone'));
   process.stdin.resume();
+}
+
+/**
+ * Listens on 127.0.0.1 (a port the OS picks), announces `ready(origin)` once listening, exits on
+ * a listen error, and on stop closes the server, then runs `after` (a pool, an agent).
+ */
+export function serveOnLoopback(app: Express, name: string, ready: (origin: string) => Record<string, unknown>, after?: () => Promise<void>): void {
+  const server = app.listen(0, '127.0.0.1');
+  server.once('listening', () => {
+    const { port } = server.address() as AddressInfo;
+    announceReady(ready(`http://127.0.0.1:${port}`));
+  });
+  server.once('error', (err) => {
+    process.stderr.write(`${name} failed: ${err.message}\n`);
+    process.exit(1);
+  });
+  stopOnSignalOrOrphan(async () => {
+    await new Promise<void>((done) => {
+      server.close(() => done());
+      server.closeIdleConnections();
+    });
+    await after?.();
+  });
 }
