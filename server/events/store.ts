@@ -6,12 +6,11 @@ import { whereTenant } from '../db/tenant.ts';
 const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant));
 
 export async function insertEvents(trx: Executor, rows: readonly EventRow[]): Promise<void> {
-  if (rows.length === 1) await eventInsert(trx, rows[0]!);
-  else await trx.insertInto('events').values(rows).execute();
+  await eventsInsert(trx, rowParams(rows));
 }
 
-/** Every change that reports an event: built and compiled once (server/db/prepared.ts). */
-const eventInsert = preparedQuery((trx, row: EventRow) => trx.insertInto('events').values(row));
+/** Built and compiled once per row count (server/db/prepared.ts). */
+const eventsInsert = preparedQuery((trx, p: Record<string, unknown>) => trx.insertInto('events').values(paramRows(p) as unknown as EventRow[]));
 
 /**
  * Inserts the event only while the webhook revision (migration 0015) still reads `webhookRevision`:
@@ -19,10 +18,7 @@ const eventInsert = preparedQuery((trx, row: EventRow) => trx.insertInto('events
  * read. The check and the insert are one statement, so checking the cache costs no round trip.
  */
 export async function insertEventsAtWebhookRevision(trx: Executor, rows: readonly EventRow[], webhookRevision: number): Promise<boolean> {
-  const result =
-    rows.length === 1
-      ? await eventInsertAtRevision(trx, { ...rows[0]!, webhookRevision })
-      : await eventsInsertAtRevision(trx, { ...rowParams(rows), webhookRevision });
+  const result = await eventsInsertAtRevision(trx, { ...rowParams(rows), webhookRevision });
   // One statement: every row or none, as the revision read in it did or did not match.
   return Number(result.numAffectedRows ?? 0n) === rows.length;
 }
@@ -37,14 +33,7 @@ const eventAtRevision = (eb: ExpressionBuilder<Database, 'events'>, row: EventRo
     .where('id', '=', 1)
     .where('revision', '=', webhookRevision);
 
-const eventInsertAtRevision = preparedQuery((trx, p: EventRow & { webhookRevision: number }) =>
-  trx
-    .insertInto('events')
-    .columns([...EVENT_COLUMNS])
-    .expression((eb) => eventAtRevision(eb, p, p.webhookRevision)),
-);
-
-/** Several events (a validation's two): one template per row count, rows as flat parameters. */
+/** Every change that reports events (a validation, two): one template per row count, rows as flat parameters. */
 const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) => {
   const { webhookRevision, ...flat } = p;
   const [first, ...rest] = paramRows(flat) as unknown as EventRow[];
