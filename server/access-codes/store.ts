@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { DEFERRED_WRITE } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
@@ -40,7 +41,8 @@ const changeSeqsTaken = preparedQuery((trx, p: Tenant & { count: number }) =>
  * Gives each of the tenant's codes in `codeIds` (distinct, in the order given) the next change
  * number, so kiosks following the feed see their current state. Locks the tenant's counter
  * until commit: call it last in the transaction. On PostgreSQL one statement (the counter and
- * the codes together), so the counter is held for that statement and the COMMIT only.
+ * the codes together), so the counter is held for that statement and the COMMIT only; a deferred
+ * write (server/db/deferred-write.ts), it goes out in one round trip with the COMMIT.
  */
 export async function numberCodeChanges(trx: Executor, tenant: Tenant, codeIds: readonly string[]): Promise<void> {
   if (codeIds.length === 0) return;
@@ -54,7 +56,7 @@ export async function numberCodeChanges(trx: Executor, tenant: Tenant, codeIds: 
       update access_codes set change_seq = taken.last_seq - ${codeIds.length} + numbered.n
       from taken, unnest(${codeIds}::text[]) with ordinality as numbered(code_id, n)
       where access_codes.code_id = numbered.code_id
-        and access_codes.organization_id = ${tenant.organizationId} and access_codes.environment = ${tenant.environment}`.execute(trx);
+        and access_codes.organization_id = ${tenant.organizationId} and access_codes.environment = ${tenant.environment}${sql.raw(DEFERRED_WRITE)}`.execute(trx);
     return;
   }
   const { rows } = await changeSeqsTaken(trx, { ...tenantParams(tenant), count: codeIds.length });

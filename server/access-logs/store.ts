@@ -12,8 +12,11 @@ export async function insertAccessLog(db: Executor, row: AccessLogRow): Promise<
   await accessLogInsert(db, row);
 }
 
-/** Every check-in: built and compiled once (server/db/prepared.ts). */
-const accessLogInsert = preparedQuery((db, row: AccessLogRow) => db.insertInto('access_logs').values(row));
+/**
+ * Every check-in: built and compiled once (server/db/prepared.ts). A new row under a fresh id, so
+ * its transaction need not wait for it (server/db/deferred-write.ts).
+ */
+const accessLogInsert = preparedQuery((db, row: AccessLogRow) => db.insertInto('access_logs').values(row), { deferred: true });
 
 export async function findAccessLog(db: Executor, tenant: Tenant, logId: string): Promise<AccessLogRow | undefined> {
   return scoped(db, tenant).selectAll().where('log_id', '=', logId).executeTakeFirst();

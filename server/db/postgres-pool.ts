@@ -1,7 +1,8 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { isDeferredWrite } from './deferred-write.ts';
 import { isAnswerTimeout, isConnectionLost, isNeverSent } from './errors.ts';
-import { isStalePreparedStatement, StatementNames } from './statement-names.ts';
+import { isStalePreparedStatement, StatementNames, type PreparedStatement } from './statement-names.ts';
 
 export interface PostgresPoolOptions {
   url: string;
@@ -34,6 +35,11 @@ export interface PoolCounts {
  *   A write whose outcome is unknown, and anything inside a transaction, fails instead: the caller
  *   answers 503 and the client retries (with its Idempotency-Key).
  * - Statements that run again and again are prepared once per connection (statement-names.ts).
+ * - A transaction's BEGIN costs no round trip of its own: it is held back and written together
+ *   with the transaction's first statement, in one write, and both answers are awaited together
+ *   (node-postgres pipeline mode). A transaction that never ran a statement sends nothing at all.
+ *   A connection lost under that first statement is replaced and both run again: the server
+ *   rolled back whatever the lost connection's transaction had done, and nothing was committed.
  */
 export function createPostgresPool(options: PostgresPoolOptions): PostgresPool & { counts(): PoolCounts } {
   const pool = new pg.Pool({
@@ -45,7 +51,10 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool &
     // A server that stops answering mid-statement (a half-open connection) is caught here.
     query_timeout: options.statementTimeoutMs + options.connectTimeoutMs,
     keepAlive: true,
-  });
+    // Queries are written without waiting for the one before to answer; Kysely still awaits each
+    // statement of a transaction before the next, so only the held-back BEGIN (below) rides along.
+    pipeline: true,
+  } as pg.PoolConfig);
   pool.on('error', options.onConnectionError);
   pool.on('connect', (client) => client.on('error', options.onConnectionError));
   const names = new StatementNames(options.preparedStatements === false ? 0 : undefined);
@@ -69,6 +78,14 @@ function numericInt8(): pg.CustomTypesConfig {
   return types;
 }
 
+interface Corkable {
+  cork?(): void;
+  uncork?(): void;
+}
+
+/** The client's socket (pg's `connection.stream`), to write several messages in one go. */
+const streamOf = (client: pg.PoolClient): Corkable | undefined => (client as unknown as { connection?: { stream?: Corkable } }).connection?.stream;
+
 /** Tries of a statement that is safe to repeat, each on a fresh connection after the first. */
 const REPEATS = 3;
 
@@ -79,6 +96,14 @@ class ResilientClient implements PostgresPoolClient {
   #names: StatementNames;
   #client: pg.PoolClient | undefined;
   #inTransaction = false;
+  /** A BEGIN not yet sent: it goes out with the transaction's first statement. */
+  #heldBegin: string | undefined;
+  /** Savepoints open in the transaction: no write is deferred inside one. */
+  #savepoints = 0;
+  /** Deferred writes not yet checked: the next statement's answer comes after theirs. */
+  #deferred: Promise<unknown>[] = [];
+  /** The socket corked by a deferred write, until the statement after it is written. */
+  #corked: Corkable | undefined;
   /** Why the current connection may not be reused; it is destroyed on release. */
   #broken: Error | undefined;
 
@@ -98,15 +123,48 @@ class ResilientClient implements PostgresPoolClient {
 
   async #run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     const word = leadingWord(sql);
-    const inTransaction = this.#inTransaction;
-    if (word === 'begin' || word === 'start') this.#inTransaction = true;
-    if (word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql))) this.#inTransaction = false;
+    const ending = word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql));
+    if ((word === 'begin' || word === 'start') && !this.#inTransaction) {
+      this.#inTransaction = true;
+      this.#heldBegin = sql;
+      return { command: 'BEGIN', rowCount: null, rows: [] } as unknown as PostgresQueryResult<R>;
+    }
+    if (ending && this.#heldBegin !== undefined) {
+      // Nothing ran: there is no transaction on the server to end.
+      this.#heldBegin = undefined;
+      this.#inTransaction = false;
+      return { command: word === 'rollback' ? 'ROLLBACK' : 'COMMIT', rowCount: null, rows: [] } as unknown as PostgresQueryResult<R>;
+    }
     let prepared = this.#names.preparedFor(sql, parameters.length);
+    if (this.#inTransaction && this.#heldBegin === undefined && this.#savepoints === 0 && isDeferredWrite(sql)) {
+      return this.#defer(sql, parameters, prepared) as unknown as PostgresQueryResult<R>;
+    }
+    const inTransaction = this.#inTransaction;
+    if (ending) {
+      this.#inTransaction = false;
+      this.#savepoints = 0;
+    } else if (word === 'savepoint') this.#savepoints++;
+    else if (word === 'release') this.#savepoints = Math.max(0, this.#savepoints - 1);
+    // Deferred writes sent before this statement: they are answered before it.
+    const deferred = this.#deferred;
+    this.#deferred = [];
     for (let attempt = 1; ; attempt++) {
+      // The transaction's first statement: everything it runs in starts with it, so all of it may run again.
+      const begin = this.#heldBegin;
+      const opening = begin !== undefined;
       try {
         const client = this.#current();
-        const result = prepared ? client.query({ ...prepared, values: [...parameters] }) : client.query(sql, [...parameters]);
-        return (await result) as unknown as PostgresQueryResult<R>;
+        const result = opening ? this.#withBegin(client, begin, sql, parameters, prepared) : this.#send(client, sql, parameters, prepared);
+        this.#heldBegin = undefined;
+        this.#uncork();
+        if (deferred.length === 0) return (await result) as PostgresQueryResult<R>;
+        const [answer, ...earlier] = await Promise.allSettled([result, ...deferred]);
+        // A deferred write failed: its error, not this statement's "transaction is aborted"
+        // (a ROLLBACK ends the transaction whatever failed in it).
+        const failed = earlier.find((outcome) => outcome.status === 'rejected');
+        if (failed && word !== 'rollback') throw failed.reason;
+        if (answer!.status === 'rejected') throw answer!.reason;
+        return answer!.value as PostgresQueryResult<R>;
       } catch (err) {
         if (prepared && isStalePreparedStatement(err)) {
           // A table changed shape under the prepared statement: prepare it anew, under a new name.
@@ -120,8 +178,11 @@ class ResilientClient implements PostgresPoolClient {
         // The server ends the transaction of a connection that is gone: the rollback has happened.
         if (word === 'rollback' && inTransaction) return { command: 'ROLLBACK', rowCount: 0, rows: [] } as unknown as PostgresQueryResult<R>;
         // A read that timed out is not run again: the server is slow, and the caller's wait is bounded.
-        const safeToRepeat = !inTransaction && (((word === 'select' || word === 'begin' || word === 'start') && !isAnswerTimeout(err)) || isNeverSent(err));
+        const repeatable = opening || (!inTransaction && (word === 'select' || word === 'begin' || word === 'start'));
+        const safeToRepeat = (repeatable && !isAnswerTimeout(err)) || ((opening || !inTransaction) && isNeverSent(err));
         if (!safeToRepeat || attempt >= REPEATS) throw err;
+        // The lost connection's transaction is gone with it: the fresh one begins its own.
+        this.#heldBegin = begin;
         // A fresh connection; the broken one is destroyed. When every backend is being terminated
         // the fresh one may be next, hence a few tries a moment apart.
         this.#client?.release(this.#broken);
@@ -133,15 +194,74 @@ class ResilientClient implements PostgresPoolClient {
     }
   }
 
+  /**
+   * A deferred write (deferred-write.ts): written now, its answer checked with the next
+   * statement's. The socket stays corked until that statement is written, so both go out in one
+   * write (and at the latest after this turn of the event loop).
+   */
+  #defer(sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): PostgresQueryResult<unknown> {
+    const client = this.#current();
+    if (!this.#corked) {
+      const stream = streamOf(client);
+      if (stream) {
+        stream.cork?.();
+        this.#corked = stream;
+        setImmediate(() => this.#uncork());
+      }
+    }
+    const sent = this.#send(client, sql, parameters, prepared);
+    sent.catch((err: unknown) => {
+      if (prepared && isStalePreparedStatement(err)) this.#names.renewed(sql, prepared);
+    });
+    this.#deferred.push(sent);
+    return { command: 'DEFERRED', rowCount: null, rows: [] } as unknown as PostgresQueryResult<unknown>;
+  }
+
+  #uncork(): void {
+    const stream = this.#corked;
+    this.#corked = undefined;
+    stream?.uncork?.();
+  }
+
+  #send(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): Promise<unknown> {
+    return prepared ? client.query({ ...prepared, values: [...parameters] }) : client.query(sql, [...parameters]);
+  }
+
+  /**
+   * The held-back BEGIN and the transaction's first statement in one write (the socket is corked
+   * while pipeline mode queues both), answered together: BEGIN's failure is the statement's.
+   */
+  async #withBegin(client: pg.PoolClient, begin: string, sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): Promise<unknown> {
+    const stream = streamOf(client);
+    stream?.cork?.();
+    let begun: Promise<unknown>;
+    let result: Promise<unknown>;
+    try {
+      begun = client.query(begin);
+      result = this.#send(client, sql, parameters, prepared);
+    } finally {
+      stream?.uncork?.();
+    }
+    const [, answer] = await Promise.all([begun, result]);
+    return answer;
+  }
+
   #current(): pg.PoolClient {
     if (!this.#client) throw Object.assign(new Error('Client has encountered a connection error and is not queryable'), { neverSent: true });
     return this.#client;
   }
 
   release(): void {
+    this.#uncork();
     const client = this.#client;
     this.#client = undefined;
-    // A connection left inside a transaction (its rollback failed) is destroyed too.
-    client?.release(this.#broken ?? (this.#inTransaction ? new Error('released inside a transaction') : undefined));
+    // A connection left inside a transaction (its rollback failed) is destroyed too; one whose
+    // BEGIN was never sent is not inside anything.
+    const open = (this.#inTransaction && this.#heldBegin === undefined) || this.#deferred.length > 0;
+    this.#heldBegin = undefined;
+    this.#inTransaction = false;
+    this.#savepoints = 0;
+    this.#deferred = [];
+    client?.release(this.#broken ?? (open ? new Error('released inside a transaction') : undefined));
   }
 }

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { DEFERRED_WRITE } from './deferred-write.ts';
 import type { Executor } from './schema.ts';
 
 /**
@@ -13,9 +14,13 @@ import type { Executor } from './schema.ts';
  * but alone in a parameter slot is refused at the first call. Parameters must be given with
  * the same names on every call (their names select the template); a value of `undefined` is
  * refused, since Kysely would have left that column out.
+ *
+ * `deferred`: a write its transaction need not wait for (server/db/deferred-write.ts); its
+ * result then tells nothing (no affected-row count) on PostgreSQL.
  */
 export function preparedQuery<P extends object, O>(
   build: (db: Executor, params: P) => Compilable<O>,
+  options: { deferred?: boolean } = {},
 ): (db: Executor, params: P) => Promise<QueryResult<O>> {
   const templates = new Map<string, Template>();
   return async (db, params) => {
@@ -27,6 +32,7 @@ export function preparedQuery<P extends object, O>(
     let template = templates.get(key);
     if (!template) {
       template = compileTemplate(db, names, build as unknown as (db: Executor, params: Record<string, unknown>) => Compilable<unknown>);
+      if (options.deferred) template.sql += DEFERRED_WRITE;
       templates.set(key, template);
     }
     const parameters = template.slots.map((slot) => {
