@@ -28,6 +28,7 @@ import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { threatRoutes } from './threat/routes.ts';
+import { deliveriesSince } from './webhooks/queue.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { SecretBox } from './webhooks/secret-box.ts';
 
@@ -45,7 +46,7 @@ export interface AppDeps {
   threat: ThreatEngine;
   /** API keys by secret hash, never served after a revoke (server/auth/key-cache.ts); none: every request reads the key. */
   keyCache?: KeyCache;
-  /** Called after every request that may have written events, so deliveries start at once. */
+  /** Called after every write request that queued webhook deliveries, so they start at once. */
   onChange?: () => void;
 }
 
@@ -66,7 +67,10 @@ export function createApp(deps: AppDeps): Express {
   const onChange = deps.onChange;
   if (onChange) {
     app.use((req, res, next) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') res.on('finish', onChange);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        const queued = deliveriesSince(deps.db);
+        res.on('finish', () => queued() && onChange());
+      }
       next();
     });
   }

@@ -39,6 +39,8 @@ export interface RunningServer {
   runSweeps(): Promise<SweepReport>;
   /** Sends every due webhook delivery now; answers how many were attempted. */
   deliverWebhooks(): Promise<number>;
+  /** The webhook worker's passes so far (tests check a write that queued nothing woke it for nothing). */
+  webhookPasses(): number;
   /** Runs the dispatch sweep now: first offers, simulated steps, escalation, unresponsive. */
   advanceDispatch(): Promise<number>;
   /** Loads threat events written since the last load (done every second in the background). */
@@ -56,6 +58,8 @@ export interface StartOptions {
   simulationTimers?: boolean;
   /** Deliver webhooks in the background (default); tests that drive delivery by hand turn it off. */
   deliverWebhooks?: boolean;
+  /** How often the webhook worker polls for due deliveries besides its wakes (default 1000 ms). */
+  webhookPollMs?: number;
   /** Where the demo banner goes (stdout by default); never the log. */
   print?: (text: string) => void;
 }
@@ -193,7 +197,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       .catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
   }, 1000);
   threatTimer.unref();
-  if (options.deliverWebhooks !== false) webhooks.start(1000);
+  if (options.deliverWebhooks !== false) webhooks.start(options.webhookPollMs ?? 1000);
   // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
   let dispatchBusy: Promise<unknown> | undefined;
   const dispatchTimer = options.runDispatch === false ? undefined : setInterval(() => {
@@ -214,6 +218,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     keyCache,
     runSweeps: () => runSweeps(database.db, clock),
     deliverWebhooks: () => webhooks.runOnce(),
+    webhookPasses: () => webhooks.passes,
     advanceDispatch: () => advanceDispatch(dispatchDeps),
     refreshThreatIndex: () => threat.refresh(),
     async stop() {

@@ -2,7 +2,7 @@ import { subscribes } from '../../shared/schemas/webhooks.ts';
 import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { setNewest } from '../bounded-map.ts';
 import { newId } from '../ids.ts';
-import { enabledEndpointsAtRevision, insertJobs } from './store.ts';
+import { enabledEndpointsAtRevision, insertJobs, jobsInsertedSoFar } from './store.ts';
 
 /** Where a tenant's events go: its enabled endpoints, as read at one webhook revision (migration 0015). */
 export interface Destinations {
@@ -39,6 +39,18 @@ export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<
   const destinations = await enabledEndpointsAtRevision(trx, tenant);
   setNewest(cacheOf(trx), tenantKey(tenant), destinations, CAPACITY);
   return destinations;
+}
+
+/**
+ * Whether anything this process did between two moments queued a delivery: `deliveriesSince()`
+ * at the first, and the function it returns at the second. A write request that queued one
+ * reads true once it has answered (after its commit) and wakes the worker; one that queued
+ * nothing (no endpoint subscribes) costs the worker no pass. True also when another request
+ * queued in between: a wake too many is harmless, one too few is not.
+ */
+export function deliveriesSince(db: Executor): () => boolean {
+  const before = jobsInsertedSoFar(db);
+  return () => jobsInsertedSoFar(db) !== before;
 }
 
 /** An event as its deliveries need it. */

@@ -56,7 +56,26 @@ const endpointsAtRevision = preparedQuery((db, tenant: Tenant) =>
 );
 
 export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<void> {
-  if (jobs.length) await db.insertInto('webhook_jobs').values(jobs).execute();
+  if (!jobs.length) return;
+  await db.insertInto('webhook_jobs').values(jobs).execute();
+  insertsOf(db).count++;
+}
+
+/**
+ * Job inserts this process has made, per database (a Kysely instance and its transactions share
+ * one adapter object), committed or not: what `jobsInsertedSoFar` reads.
+ */
+const inserts = new WeakMap<object, { count: number }>();
+const insertsOf = (db: Executor) => {
+  const adapter = db.getExecutor().adapter;
+  let counter = inserts.get(adapter);
+  if (!counter) inserts.set(adapter, (counter = { count: 0 }));
+  return counter;
+};
+
+/** A count that moves whenever this process inserts deliveries: compare two readings. */
+export function jobsInsertedSoFar(db: Executor): number {
+  return insertsOf(db).count;
 }
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */

@@ -38,6 +38,8 @@ export interface WebhookWorker {
   /** Polls every `intervalMs`, and at once after `wake()`. */
   start(intervalMs: number): void;
   wake(): void;
+  /** Passes run so far, by the poll, wakes and `runOnce` (tests count them). */
+  readonly passes: number;
   stop(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   let stopped = false;
   let busy = false;
   let pendingWake = false;
+  let passes = 0;
 
   async function send(endpoint: WebhookEndpointRow, body: string, eventId: string, eventType: string) {
     const started = performance.now();
@@ -158,6 +161,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   }
 
   async function runOnce(): Promise<number> {
+    passes++;
     const now = deps.clock.now();
     const jobs = await claimDueJobs(
       deps.db,
@@ -208,6 +212,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       kick(); // what a previous run left due goes out now, not at the first tick
     },
     wake: kick,
+    get passes() {
+      return passes;
+    },
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);

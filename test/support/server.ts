@@ -88,6 +88,8 @@ export interface TestServerOptions {
   dispatcher?: Dispatcher;
   /** false: webhooks are only sent when the test calls `running.deliverWebhooks()`. */
   deliverWebhooks?: boolean;
+  /** The webhook worker's poll besides its wakes (default 1000 ms). */
+  webhookPollMs?: number;
   /** Where the server logs (silent by default): fault tests read what it said. */
   logger?: Logger;
   /** true: the dispatch sweep runs every second; by default tests call `running.advanceDispatch()` after moving the clock. */
@@ -113,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger: options.logger ?? pino({ level: 'silent' }),
     dispatcher: options.dispatcher,
     deliverWebhooks: options.deliverWebhooks,
+    webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
