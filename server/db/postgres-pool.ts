@@ -30,16 +30,19 @@ export interface PoolCounts {
  * - Every client gets an `error` listener for its whole life: pg-pool listens only while a client
  *   is idle, and a checked-out client's unheard `error` event ends the process.
  * - A broken or timed-out client is destroyed on release, never handed out again.
- * - A statement outside a transaction is run again on a fresh connection when it is safe:
- *   a read (`select`) or a `begin` whose connection was lost, or any statement that never reached the server.
- *   A write whose outcome is unknown, and anything inside a transaction, fails instead: the caller
- *   answers 503 and the client retries (with its Idempotency-Key).
+ * - A statement is run again on a fresh connection when it is safe: a read (`select`) outside a
+ *   transaction, or a transaction's first statement with its BEGIN, whose connection was lost,
+ *   or any statement outside a transaction that never reached the server. A write whose outcome
+ *   is unknown, and anything later in a transaction, fails instead: the caller answers 503 and
+ *   the client retries (with its Idempotency-Key).
  * - Statements that run again and again are prepared once per connection (statement-names.ts).
  * - A transaction's BEGIN costs no round trip of its own: it is held back and written together
  *   with the transaction's first statement, in one write, and both answers are awaited together
  *   (node-postgres pipeline mode). A transaction that never ran a statement sends nothing at all.
  *   A connection lost under that first statement is replaced and both run again: the server
  *   rolled back whatever the lost connection's transaction had done, and nothing was committed.
+ * - A write marked deferred (deferred-write.ts) inside a transaction is written without waiting,
+ *   and its answer checked with the next statement's, which goes out in the same write.
  */
 export function createPostgresPool(options: PostgresPoolOptions): PostgresPool & { counts(): PoolCounts } {
   const pool = new pg.Pool({
