@@ -39,8 +39,10 @@ export interface PoolCounts {
  * - A transaction's BEGIN costs no round trip of its own: it is held back and written together
  *   with the transaction's first statement, in one write, and both answers are awaited together
  *   (node-postgres pipeline mode). A transaction that never ran a statement sends nothing at all.
- *   A connection lost under that first statement is replaced and both run again: the server
- *   rolled back whatever the lost connection's transaction had done, and nothing was committed.
+ *   A connection lost under that first statement is replaced and both run again: nothing of
+ *   that transaction was committed, and the server rolls back what it did once it notices the
+ *   connection is gone (until then its locks may make the retry wait, as a client's retry would).
+ *   Only a plain BEGIN is held back (one with an isolation level or access mode can fail).
  * - A write marked deferred (deferred-write.ts) inside a transaction is written without waiting,
  *   and its answer checked with the next statement's, which goes out in the same write.
  */
@@ -92,6 +94,9 @@ const streamOf = (client: pg.PoolClient): Corkable | undefined => (client as unk
 /** Tries of a statement that is safe to repeat, each on a fresh connection after the first. */
 const REPEATS = 3;
 
+/** `begin` alone, as Kysely sends it for a transaction without an isolation level or access mode. */
+const PLAIN_BEGIN = /^\s*begin\s*;?\s*$/i;
+
 const leadingWord = (sql: string) => /^\s*([a-z]+)/i.exec(sql)?.[1]?.toLowerCase() ?? '';
 
 class ResilientClient implements PostgresPoolClient {
@@ -128,9 +133,14 @@ class ResilientClient implements PostgresPoolClient {
     const word = leadingWord(sql);
     const ending = word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql));
     if ((word === 'begin' || word === 'start') && !this.#inTransaction) {
-      this.#inTransaction = true;
-      this.#heldBegin = sql;
-      return { command: 'BEGIN', rowCount: null, rows: [] } as unknown as PostgresQueryResult<R>;
+      // Only a plain BEGIN is held back: it cannot fail but with its connection. A BEGIN with an
+      // isolation level or access mode can (a read-write one on a standby), and the statement
+      // pipelined behind it would then have run, and committed, on its own.
+      if (PLAIN_BEGIN.test(sql)) {
+        this.#inTransaction = true;
+        this.#heldBegin = sql;
+        return { command: 'BEGIN', rowCount: null, rows: [] } as unknown as PostgresQueryResult<R>;
+      }
     }
     if (ending && this.#heldBegin !== undefined) {
       // Nothing ran: there is no transaction on the server to end.
@@ -143,6 +153,7 @@ class ResilientClient implements PostgresPoolClient {
       return this.#defer(sql, parameters, prepared) as unknown as PostgresQueryResult<R>;
     }
     const inTransaction = this.#inTransaction;
+    if (word === 'begin' || word === 'start') this.#inTransaction = true;
     if (ending) {
       this.#inTransaction = false;
       this.#savepoints = 0;
@@ -151,6 +162,7 @@ class ResilientClient implements PostgresPoolClient {
     // Deferred writes sent before this statement: they are answered before it.
     const deferred = this.#deferred;
     this.#deferred = [];
+    let deferredFailure: unknown;
     for (let attempt = 1; ; attempt++) {
       // The transaction's first statement: everything it runs in starts with it, so all of it may run again.
       const begin = this.#heldBegin;
@@ -163,13 +175,17 @@ class ResilientClient implements PostgresPoolClient {
         if (deferred.length === 0) return (await result) as PostgresQueryResult<R>;
         const [answer, ...earlier] = await Promise.allSettled([result, ...deferred]);
         // A deferred write failed: its error, not this statement's "transaction is aborted"
-        // (a ROLLBACK ends the transaction whatever failed in it).
+        // (a ROLLBACK ends the transaction whatever failed in it; a ROLLBACK TO does not).
         const failed = earlier.find((outcome) => outcome.status === 'rejected');
-        if (failed && word !== 'rollback') throw failed.reason;
+        if (failed && !(ending && word === 'rollback')) {
+          deferredFailure = failed.reason;
+          throw failed.reason;
+        }
         if (answer!.status === 'rejected') throw answer!.reason;
         return answer!.value as PostgresQueryResult<R>;
       } catch (err) {
-        if (prepared && isStalePreparedStatement(err)) {
+        // A deferred write's stale statement was renewed when it failed (#defer), not this one.
+        if (prepared && err !== deferredFailure && isStalePreparedStatement(err)) {
           // A table changed shape under the prepared statement: prepare it anew, under a new name.
           // Outside a transaction it runs again at once; inside, the transaction has failed (503).
           prepared = this.#names.renewed(sql, prepared);

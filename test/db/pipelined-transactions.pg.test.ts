@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
 import { DEFERRED_WRITE } from '../../server/db/deferred-write.ts';
+import { createPostgresPool } from '../../server/db/postgres-pool.ts';
 import { inSavepoint } from '../../server/db/savepoint.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -95,6 +96,20 @@ describe('pipelined transactions', () => {
     }))).toBe(2);
     expect(await flightsOf(() => db.transaction().execute(async () => undefined))).toBe(0);
     expect(await ids()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a BEGIN with an isolation level goes out on its own, and its failure is its own', async () => {
+    expect(await flightsOf(() => db.transaction().setIsolationLevel('serializable').execute((trx) => insert(trx, 2)))).toBe(3);
+    // Held back, a BEGIN that fails would have let the statement behind it run and commit alone.
+    const pool = createPostgresPool({ url: database.url, max: 1, connectTimeoutMs: 5_000, statementTimeoutMs: 5_000, onConnectionError: () => undefined });
+    const client = await pool.connect();
+    try {
+      expect(await failureOf(client.query('begin isolation level nonsense', []))).toBe('42601');
+    } finally {
+      client.release();
+      await pool.end();
+    }
+    expect(await ids()).toEqual([1, 2]);
   });
 
   it('a deferred write that fails fails its transaction with its own error, at the COMMIT or the statement after it', async () => {
