@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { DEFERRED_WRITE } from '../db/deferred-write.ts';
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
@@ -56,8 +58,13 @@ export async function offeredResponderIds(db: Executor, incidentId: string): Pro
   return new Set(rows.map((row) => row.responder_id));
 }
 
+/**
+ * New offers under fresh ids, to responders not offered this incident before: their
+ * transaction need not wait for them (server/db/deferred-write.ts), so on PostgreSQL an SOS's
+ * first offers go out with its COMMIT.
+ */
 export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
-  if (offers.length) await db.insertInto('dispatch_offers').values(offers).execute();
+  if (offers.length) await db.insertInto('dispatch_offers').values(offers).modifyEnd(sql.raw(DEFERRED_WRITE)).execute();
 }
 
 export async function findOffer(db: Executor, offerId: string, responderId: string): Promise<DispatchOfferRow | undefined> {
