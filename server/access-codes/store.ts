@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { DEFERRED_WRITE } from '../db/deferred-write.ts';
+import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
@@ -56,7 +56,7 @@ export async function numberCodeChanges(trx: Executor, tenant: Tenant, codeIds: 
       update access_codes set change_seq = taken.last_seq - ${codeIds.length} + numbered.n
       from taken, unnest(${codeIds}::text[]) with ordinality as numbered(code_id, n)
       where access_codes.code_id = numbered.code_id
-        and access_codes.organization_id = ${tenant.organizationId} and access_codes.environment = ${tenant.environment}${sql.raw(DEFERRED_WRITE)}`.execute(trx);
+        and access_codes.organization_id = ${tenant.organizationId} and access_codes.environment = ${tenant.environment}${deferredWrite}`.execute(trx);
     return;
   }
   const { rows } = await changeSeqsTaken(trx, { ...tenantParams(tenant), count: codeIds.length });

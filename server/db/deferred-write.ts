@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 /**
  * A write whose answer its transaction does not need: an insert or update that either does
  * exactly what it says or fails the whole transaction (no RETURNING, no count read back, no
@@ -11,8 +13,13 @@
  * transaction, inside a savepoint, and on SQLite (where a statement is a function call, not a
  * round trip) it runs and is waited for like any other.
  *
- * Marked by a trailing SQL comment, which both engines ignore.
+ * Marked by a trailing SQL comment, which both engines ignore: `preparedQuery(..., { deferred:
+ * true })`, or `deferredWrite` at the end of a query (`.modifyEnd(deferredWrite)`, or last in a
+ * `sql` template).
  */
 export const DEFERRED_WRITE = ' /* tsaro:deferred */';
+
+/** The mark, for a query built with Kysely's query builder or `sql` template. */
+export const deferredWrite = sql.raw(DEFERRED_WRITE);
 
 export const isDeferredWrite = (sql: string): boolean => sql.endsWith(DEFERRED_WRITE);

@@ -131,8 +131,9 @@ class ResilientClient implements PostgresPoolClient {
 
   async #run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     const word = leadingWord(sql);
+    const beginning = word === 'begin' || word === 'start';
     const ending = word === 'commit' || word === 'end' || (word === 'rollback' && !/^\s*rollback\s+to\b/i.test(sql));
-    if ((word === 'begin' || word === 'start') && !this.#inTransaction) {
+    if (beginning && !this.#inTransaction) {
       // Only a plain BEGIN is held back: it cannot fail but with its connection. A BEGIN with an
       // isolation level or access mode can (a read-write one on a standby), and the statement
       // pipelined behind it would then have run, and committed, on its own.
@@ -153,7 +154,7 @@ class ResilientClient implements PostgresPoolClient {
       return this.#defer(sql, parameters, prepared) as unknown as PostgresQueryResult<R>;
     }
     const inTransaction = this.#inTransaction;
-    if (word === 'begin' || word === 'start') this.#inTransaction = true;
+    if (beginning) this.#inTransaction = true;
     if (ending) {
       this.#inTransaction = false;
       this.#savepoints = 0;
@@ -197,7 +198,7 @@ class ResilientClient implements PostgresPoolClient {
         // The server ends the transaction of a connection that is gone: the rollback has happened.
         if (word === 'rollback' && inTransaction) return { command: 'ROLLBACK', rowCount: 0, rows: [] } as unknown as PostgresQueryResult<R>;
         // A read that timed out is not run again: the server is slow, and the caller's wait is bounded.
-        const repeatable = opening || (!inTransaction && (word === 'select' || word === 'begin' || word === 'start'));
+        const repeatable = opening || (!inTransaction && (word === 'select' || beginning));
         const safeToRepeat = (repeatable && !isAnswerTimeout(err)) || ((opening || !inTransaction) && isNeverSent(err));
         if (!safeToRepeat || attempt >= REPEATS) throw err;
         // The lost connection's transaction is gone with it: the fresh one begins its own.

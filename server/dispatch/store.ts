@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { DEFERRED_WRITE } from '../db/deferred-write.ts';
+import { deferredWrite } from '../db/deferred-write.ts';
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
@@ -64,7 +63,7 @@ export async function offeredResponderIds(db: Executor, incidentId: string): Pro
  * first offers go out with its COMMIT.
  */
 export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
-  if (offers.length) await db.insertInto('dispatch_offers').values(offers).modifyEnd(sql.raw(DEFERRED_WRITE)).execute();
+  if (offers.length) await db.insertInto('dispatch_offers').values(offers).modifyEnd(deferredWrite).execute();
 }
 
 export async function findOffer(db: Executor, offerId: string, responderId: string): Promise<DispatchOfferRow | undefined> {

@@ -1,6 +1,7 @@
 import { subscribes } from '../../shared/schemas/webhooks.ts';
 import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { setNewest } from '../bounded-map.ts';
+import { perDatabase } from '../db/per-database.ts';
 import { newId } from '../ids.ts';
 import { enabledEndpointsAtRevision, insertJobs, jobsInsertedSoFar } from './store.ts';
 
@@ -20,13 +21,7 @@ const CAPACITY = 10_000;
  * or the CLI, is seen by the next event exactly as if the endpoints had been read, and reading
  * them costs no round trip while nothing changed.
  */
-const caches = new WeakMap<object, Map<string, Destinations>>();
-const cacheOf = (db: Executor) => {
-  const adapter = db.getExecutor().adapter;
-  let cache = caches.get(adapter);
-  if (!cache) caches.set(adapter, (cache = new Map()));
-  return cache;
-};
+const cacheOf = perDatabase(() => new Map<string, Destinations>());
 const tenantKey = (tenant: Tenant) => `${tenant.organizationId}\n${tenant.environment}`;
 
 /** The tenant's destinations as last read by this process, if any: to be checked by the event's insert. */

@@ -1,4 +1,5 @@
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
+import { perDatabase } from '../db/per-database.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 
@@ -61,17 +62,8 @@ export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<v
   insertsOf(db).count++;
 }
 
-/**
- * Job inserts this process has made, per database (a Kysely instance and its transactions share
- * one adapter object), committed or not: what `jobsInsertedSoFar` reads.
- */
-const inserts = new WeakMap<object, { count: number }>();
-const insertsOf = (db: Executor) => {
-  const adapter = db.getExecutor().adapter;
-  let counter = inserts.get(adapter);
-  if (!counter) inserts.set(adapter, (counter = { count: 0 }));
-  return counter;
-};
+/** Job inserts this process has made, per database, committed or not: what `jobsInsertedSoFar` reads. */
+const insertsOf = perDatabase(() => ({ count: 0 }));
 
 /** A count that moves whenever this process inserts deliveries: compare two readings. */
 export function jobsInsertedSoFar(db: Executor): number {

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
-import { DEFERRED_WRITE } from '../../server/db/deferred-write.ts';
+import { deferredWrite } from '../../server/db/deferred-write.ts';
 import { createPostgresPool } from '../../server/db/postgres-pool.ts';
 import { inSavepoint } from '../../server/db/savepoint.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -77,7 +77,7 @@ describe('pipelined transactions', () => {
   });
 
   const insert = (trx: Kysely<any>, id: number) => sql`insert into notes values (${id}, ${'note'})`.execute(trx);
-  const insertDeferred = (trx: Kysely<any>, id: number) => sql`insert into notes values (${id}, ${'note'})${sql.raw(DEFERRED_WRITE)}`.execute(trx);
+  const insertDeferred = (trx: Kysely<any>, id: number) => sql`insert into notes values (${id}, ${'note'})${deferredWrite}`.execute(trx);
   const ids = async () => (await sql<{ id: number }>`select id from notes order by id`.execute(db)).rows.map((row) => row.id);
   const flightsOf = async (work: () => Promise<unknown>) => {
     await ids(); // the pool's connection is open and warm
