@@ -11,6 +11,7 @@ import type { Db } from './db/schema.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
 import { requestLog } from './http/request-log.ts';
@@ -91,18 +92,23 @@ export function createApp(deps: AppDeps): Express {
     keyCache: deps.keyCache ?? uncachedKeys,
   };
 
+  // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).
   const api = express.Router();
-  api.use(healthRoutes(deps));
+  api.use(
+    bySegment([
+      healthRoutes(deps),
+      incidentRoutes(routeDeps),
+      apiKeyRoutes(routeDeps),
+      accessCodeRoutes(routeDeps),
+      accessLogRoutes(routeDeps),
+      kioskReplayRoutes(routeDeps),
+      organizationRoutes(routeDeps),
+      webhookRoutes(routeDeps),
+      eventRoutes(routeDeps),
+      threatRoutes({ ...routeDeps, threat: deps.threat }),
+    ]),
+  );
   api.use(docsRoutes());
-  api.use(incidentRoutes(routeDeps));
-  api.use(apiKeyRoutes(routeDeps));
-  api.use(accessCodeRoutes(routeDeps));
-  api.use(accessLogRoutes(routeDeps));
-  api.use(kioskReplayRoutes(routeDeps));
-  api.use(organizationRoutes(routeDeps));
-  api.use(webhookRoutes(routeDeps));
-  api.use(eventRoutes(routeDeps));
-  api.use(threatRoutes({ ...routeDeps, threat: deps.threat }));
 
   // Canonical paths, and the same routes under /api/v1 for clients that followed the reference text literally.
   const mounted: RequestHandler = deps.metrics?.mounted ?? ((_req, _res, next) => next());

@@ -55,15 +55,28 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  // Each (method, route, status)'s two series, looked up once: prom-client hashes a labels
+  // object on every inc and observe otherwise. Bounded as the series are: routes are patterns.
+  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const name = `${method} ${status} ${route}`;
+    let found = series.get(name);
+    if (!found) {
+      found = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route, String(status)) };
+      series.set(name, found);
+    }
+    return found;
+  };
+
   const http: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       // The route pattern (`/v1/external/incidents/:incidentId`), never the raw URL with its ids.
       const base = (res.locals as { mountedAt?: string }).mountedAt ?? req.baseUrl;
       const route = req.route?.path === undefined ? 'unmatched' : `${base}${String(req.route.path)}`;
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      requests.inc(labels);
-      latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const { count, time } = seriesOf(req.method, route, res.statusCode);
+      count.inc();
+      time.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };

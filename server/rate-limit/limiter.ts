@@ -22,16 +22,17 @@ export interface RateLimiter {
 }
 
 export function createRateLimiter(store: RateLimitStore, clock: Clock): RateLimiter {
+  // A window's reset time is the same for every request in it: formatted once.
+  let reset = { at: Number.NaN, text: '' };
   return {
     async apply(res, keyId, limit, mode) {
       const nowMs = clock.now().getTime();
       const state = await store.hit(`key:${keyId}`, limit, nowMs, RATE_WINDOW_MS, mode !== 'read');
       const resetAt = state.resetAt ?? nowMs;
-      res.set({
-        'X-RateLimit-Limit': String(limit),
-        'X-RateLimit-Remaining': String(Math.max(0, limit - state.count)),
-        'X-RateLimit-Reset': new Date(resetAt).toISOString(),
-      });
+      if (reset.at !== resetAt) reset = { at: resetAt, text: new Date(resetAt).toISOString() };
+      res.setHeader('X-RateLimit-Limit', String(limit));
+      res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - state.count)));
+      res.setHeader('X-RateLimit-Reset', reset.text);
       if (mode === 'count' && !state.allowed) {
         const retryAfter = retryAfterSeconds(resetAt, nowMs);
         throw new ApiError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s`, {
