@@ -1,8 +1,9 @@
 import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, sql, type LogEvent, PostgresDialect, type Migration } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, sql, type LogEvent, PostgresDialect, type Migration } from 'kysely';
 import { isPostgresUrl } from '../config.ts';
+import { allowDirectReads } from './direct-read.ts';
 import { isDatabaseUnavailable } from './errors.ts';
 import { serverMigrations } from './migrations/index.ts';
 import { createPostgresPool, type PoolCounts } from './postgres-pool.ts';
@@ -94,6 +95,23 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   const disk = wal && checkpointer && { sync: options.walSync ? options.walSync(wal.sync) : wal.sync, checkpoint: checkpointer.checkpoint };
   const groupCommit = new GroupCommitter(writer, reader, { ...GROUP_COMMIT_DEFAULTS, ...options.groupCommit }, disk);
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(groupCommit), log: options.log });
+  const log = options.log;
+  allowDirectReads(
+    db,
+    log
+      ? (sql, parameters) => {
+          const started = performance.now();
+          try {
+            const result = groupCommit.readDirect(sql, parameters);
+            if (result) log({ level: 'query', isStream: false, query: CompiledQuery.raw(sql, [...parameters]), queryDurationMillis: performance.now() - started });
+            return result;
+          } catch (error) {
+            log({ level: 'error', error, query: CompiledQuery.raw(sql, [...parameters]), queryDurationMillis: performance.now() - started });
+            throw error;
+          }
+        }
+      : (sql, parameters) => groupCommit.readDirect(sql, parameters),
+  );
   return {
     db,
     engine: 'sqlite',

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import { DEFERRED_WRITE } from './deferred-write.ts';
+import { directReadOf } from './direct-read.ts';
 import type { Executor } from './schema.ts';
 
 /**
@@ -41,6 +42,9 @@ export function preparedQuery<P extends object, O>(
       if (value === undefined) throw new Error(`prepared query: parameter ${slot} is undefined`);
       return value;
     });
+    // SQLite's root db: a read runs on the query-only connection without Kysely (direct-read.ts).
+    const direct = directReadOf(db)?.(template.sql, parameters);
+    if (direct) return direct as QueryResult<O>;
     return db.executeQuery<O>(CompiledQuery.raw(template.sql, parameters) as CompiledQuery<O>);
   };
 }

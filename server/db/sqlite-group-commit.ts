@@ -168,6 +168,17 @@ export class GroupCommitter {
     this.reader = reader && new StatementCache(reader);
   }
 
+  /**
+   * A read on the query-only connection, outside any transaction, or undefined when the
+   * statement writes or there is no such connection (an in-memory database): it then goes
+   * through `execute` like any other.
+   */
+  readDirect(sql: string, parameters: readonly unknown[]): QueryResult<unknown> | undefined {
+    if (!this.reader) return undefined;
+    const statement = this.reader.prepare(sql);
+    return statement.readonly ? run(statement, parameters) : undefined;
+  }
+
   lease(): Lease {
     return new Lease(this);
   }

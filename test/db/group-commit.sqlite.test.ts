@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
+import { preparedQuery } from '../../server/db/prepared.ts';
 
 // Group commit is SQLite's (server/db/sqlite-group-commit.ts); PostgreSQL commits per transaction,
 // so this file runs in the sqlite project only (*.sqlite.test.ts).
@@ -27,6 +28,9 @@ describe('SQLite group commit', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A prepared read: on the root db it runs on the query-only connection without Kysely (server/db/direct-read.ts). */
+  const readBodies = preparedQuery((executor: Kysely<any>, _params: Record<string, never>) => executor.selectFrom('notes').select('body').orderBy('body'));
+  const preparedBodies = async (executor: Kysely<any>) => (await readBodies(executor as never, {})).rows.map((r) => (r as { body: string }).body);
   const bodies = async () => (await db.selectFrom('notes').select('body').orderBy('body').execute()).map((r) => r.body);
   /** What another process opening the file sees: only what was committed. */
   const onDisk = () => {
@@ -169,6 +173,18 @@ describe('SQLite group commit', () => {
       expect(await bodies()).toEqual(['first', 'second']);
     });
 
+    it('a prepared read on the db, which skips Kysely, also shows the state before a batch whose sync is in flight', async () => {
+      const { held, release } = await withHeldSync();
+      const direct = vi.spyOn(opened.groupCommit!, 'readDirect');
+      const first = db.insertInto('notes').values({ body: 'first' }).execute();
+      await expect.poll(() => held.length).toBe(1);
+      expect(await preparedBodies(db)).toEqual([]);
+      expect(direct).toHaveBeenCalledTimes(1);
+      await release();
+      await first;
+      expect(await preparedBodies(db)).toEqual(['first']);
+    });
+
     it('a failed sync fails its batch, and every write after it, until the server restarts', async () => {
       const { held } = await withHeldSync();
       const lost = db.insertInto('notes').values({ body: 'lost' }).execute();
@@ -178,6 +194,24 @@ describe('SQLite group commit', () => {
       await expect(db.insertInto('notes').values({ body: 'after' }).execute()).rejects.toThrow(/could not be synced/);
       await expect(db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'after-tx' }).execute())).rejects.toThrow(/could not be synced/);
     });
+  });
+
+  it('a prepared read in a transaction sees its own writes; on the db it runs on the reader, skips Kysely and is still logged', async () => {
+    await opened.close();
+    const logged: string[] = [];
+    opened = openDatabase(path, { log: (event) => logged.push(`${event.level} ${event.query.sql}`) });
+    db = opened.db as unknown as Kysely<any>;
+    const direct = vi.spyOn(opened.groupCommit!, 'readDirect');
+    const trx = await db.startTransaction().execute();
+    await trx.insertInto('notes').values({ body: 'mine' }).execute();
+    expect(await preparedBodies(trx)).toEqual(['mine']);
+    expect(direct).not.toHaveBeenCalled();
+    expect(await preparedBodies(db)).toEqual([]); // not committed: the reader does not see it
+    expect(direct).toHaveBeenCalledTimes(1);
+    expect(direct.mock.results[0]!.value).toEqual({ rows: [] }); // answered there, not handed back to Kysely
+    await trx.commit().execute();
+    expect(await preparedBodies(db)).toEqual(['mine']);
+    expect(logged.filter((line) => line.startsWith('query select "body" from "notes"'))).toHaveLength(3);
   });
 
   it('a write from another connection (the CLI) after a batch is kept beside it', async () => {
