@@ -41,7 +41,8 @@ describe('incident reads made at once', () => {
       // One incident asked for twice in the batch.
       { tenant: adaLive, id: ids.adaLive[0]!, own: true },
     ];
-    const queries = vi.spyOn(db, 'executeQuery');
+    // SQLite: one read per request, each on the query-only connection without Kysely (server/db/direct-read.ts).
+    const queries = testEngine() === 'postgres' ? vi.spyOn(db, 'executeQuery') : vi.spyOn(server.running.database.groupCommit!, 'readDirect');
     try {
       const found = await Promise.all(asks.map((ask) => findIncidentWithTimeline(db, ask.tenant, ask.id)));
       found.forEach((answer, i) => {
