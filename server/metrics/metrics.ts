@@ -1,11 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { LogEvent } from 'kysely';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
 import { dispatchDeadlineCounts } from '../dispatch/engine.ts';
 import type { RateLimitMode } from '../rate-limit/fallback-store.ts';
 import { webhookOutboxCounts } from '../webhooks/service.ts';
+import { SeriesHistogram } from './series-histogram.ts';
 
 /** What a PostgreSQL pool (pg.Pool) tells about its connections. */
 export interface PoolCounts {
@@ -37,16 +38,15 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tsaro_' });
-  const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'tsaro_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames, registers: [registry] });
-  const latency = new Histogram({
+  // Every request and every query is observed: label sets looked up once (series-histogram.ts).
+  const requests = new SeriesHistogram(registry, {
     name: 'tsaro_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by method, route pattern and status',
-    labelNames,
+    labelNames: ['method', 'route', 'status'],
     buckets: SECONDS,
-    registers: [registry],
+    counter: { name: 'tsaro_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status' },
   });
-  const queries = new Histogram({ name: 'tsaro_db_query_duration_seconds', help: 'Database query time (successful queries)', buckets: SECONDS, registers: [registry] });
+  const queries = new SeriesHistogram(registry, { name: 'tsaro_db_query_duration_seconds', help: 'Database query time (successful queries)', labelNames: [], buckets: SECONDS }).of();
   const queryErrors = new Counter({ name: 'tsaro_db_query_errors_total', help: 'Database queries that failed', registers: [registry] });
   const poolErrors = new Counter({ name: 'tsaro_db_pool_errors_total', help: 'Pooled PostgreSQL connections lost (each is replaced on next use)', registers: [registry] });
   const switches = new Counter({
@@ -55,28 +55,13 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  // Each (method, route, status)'s two series, looked up once: prom-client hashes a labels
-  // object on every inc and observe otherwise. Bounded as the series are: routes are patterns.
-  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const name = `${method} ${status} ${route}`;
-    let found = series.get(name);
-    if (!found) {
-      found = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route, String(status)) };
-      series.set(name, found);
-    }
-    return found;
-  };
-
   const http: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       // The route pattern (`/v1/external/incidents/:incidentId`), never the raw URL with its ids.
       const base = (res.locals as { mountedAt?: string }).mountedAt ?? req.baseUrl;
       const route = req.route?.path === undefined ? 'unmatched' : `${base}${String(req.route.path)}`;
-      const { count, time } = seriesOf(req.method, route, res.statusCode);
-      count.inc();
-      time.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      requests.of(req.method, route, String(res.statusCode)).observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };
