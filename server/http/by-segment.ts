@@ -55,7 +55,8 @@ export function bySegment(routers: readonly Router[]): SegmentRouter {
     if (!candidates) return next();
     let index = 0;
     const step = (err?: unknown) => {
-      if (err !== undefined && err !== null && err !== 'router') return next(err);
+      // As the router package does: a falsy value is no error, and 'router' leaves only that router.
+      if (err && err !== 'router') return next(err);
       const router = candidates[index++];
       if (router) router(req, res, step);
       else next();

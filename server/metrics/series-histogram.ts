@@ -1,4 +1,3 @@
-import type { Registry } from 'prom-client';
 
 /** One label set's observations: counts per bucket (not cumulative), their sum and count. */
 export class Series {
@@ -10,6 +9,12 @@ export class Series {
     private readonly bounds: readonly number[],
   ) {
     this.counts = new Float64Array(bounds.length);
+  }
+
+  reset(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
   }
 
   observe(value: number): void {
@@ -31,6 +36,8 @@ interface Sample {
   sharedLabels?: Readonly<Record<string, string>>;
   value: number;
   metricName?: string;
+  /** prom-client's histograms carry `null` here on every bucket (no exemplars are kept). */
+  exemplar?: null;
 }
 
 /**
@@ -47,7 +54,8 @@ export class SeriesHistogram {
   private readonly series = new Map<string, Series>();
 
   constructor(
-    registry: Registry,
+    /** A prom-client `Registry`, of either content type. */
+    registry: { registerMetric(metric: never): void },
     private readonly options: {
       name: string;
       help: string;
@@ -86,9 +94,9 @@ export class SeriesHistogram {
       const sharedLabels = series.labels;
       this.bounds.forEach((bound, i) => {
         cumulative += series.counts[i]!;
-        samples.push({ labels: { le: bound }, sharedLabels, value: cumulative, metricName: `${name}_bucket` });
+        samples.push({ labels: { le: bound }, sharedLabels, value: cumulative, metricName: `${name}_bucket`, exemplar: null });
       });
-      samples.push({ labels: { le: '+Inf' }, sharedLabels, value: series.count, metricName: `${name}_bucket` });
+      samples.push({ labels: { le: '+Inf' }, sharedLabels, value: series.count, metricName: `${name}_bucket`, exemplar: null });
       samples.push({ labels: {}, sharedLabels, value: series.sum, metricName: `${name}_sum` });
       samples.push({ labels: {}, sharedLabels, value: series.count, metricName: `${name}_count` });
     }
@@ -99,15 +107,31 @@ export class SeriesHistogram {
     return [...this.series.values()].map((series) => ({ labels: { ...series.labels }, value: series.count }));
   }
 
-  /** What a prom-client registry reads from a metric when it scrapes or resets. */
+  /**
+   * What a prom-client registry reads from a metric: `getForPromString` for the text formats
+   * (labels, then the series' shared labels, as prom-client's Histogram prints them), `get` for
+   * JSON (labels merged), both under the metric's current name (the registry renames counters
+   * for OpenMetrics), and `reset`, which zeroes every series: callers keep the series they
+   * looked up (`of`), and those must go on counting.
+   */
   private metric(type: 'histogram' | 'counter', name: string, help: string, samples: () => Sample[]) {
-    return {
+    const metric = {
       name,
       help,
       type,
       aggregator: 'sum' as const,
-      get: async () => ({ name, help, type, aggregator: 'sum' as const, values: samples() }),
-      reset: () => this.series.clear(),
+      getForPromString: async () => ({ name: metric.name, help, type, aggregator: 'sum' as const, values: samples() }),
+      get: async () => ({
+        name: metric.name,
+        help,
+        type,
+        aggregator: 'sum' as const,
+        values: samples().map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...sharedLabels, ...labels } })),
+      }),
+      reset: () => {
+        for (const series of this.series.values()) series.reset();
+      },
     };
+    return metric;
   }
 }
