@@ -59,7 +59,9 @@ export function createMetrics(): Metrics {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       // The route pattern (`/v1/external/incidents/:incidentId`), never the raw URL with its ids.
-      const base = (res.locals as { mountedAt?: string }).mountedAt ?? req.baseUrl;
+      // Mount paths match in any case, and req.baseUrl keeps the request's: lower-cased, so that
+      // `/V1/EXTERNAL/...` cannot add a series per spelling (all mount paths are lower case).
+      const base = ((res.locals as { mountedAt?: string }).mountedAt ?? req.baseUrl).toLowerCase();
       const route = req.route?.path === undefined ? 'unmatched' : `${base}${String(req.route.path)}`;
       requests.of(req.method, route, String(res.statusCode)).observe(Number(process.hrtime.bigint() - started) / 1e9);
     });

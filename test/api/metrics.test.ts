@@ -44,17 +44,21 @@ describe('GET /metrics for Prometheus', () => {
     for (let i = 0; i < 3; i++) expect((await org.live.get(`/incidents/${id}`)).status).toBe(200);
     expect((await org.live.get('/incidents/inc_00000000000000000000000000')).status).toBe(404);
     expect((await org.live.get('/api/v1/incidents/' + id)).status).toBe(200);
+    // Paths match in any case; each spelling of the mount must not become a series of its own.
+    const shouted = await fetch(`${server.running.baseUrl.replace('/v1/external', '/V1/External')}/incidents/${id}`, { headers: { authorization: `Bearer ${org.keys.live}` } });
+    expect(shouted.status).toBe(200);
     await server.client().get('/no-such-route/raw-url-marker');
     const after = await scrape();
 
     const count = (text: string, labels: Record<string, string>) => sample(text, 'tsaro_http_requests_total', labels) ?? 0;
-    expect(count(after, { method: 'GET', route, status: '200' }) - count(before, { method: 'GET', route, status: '200' })).toBe(3);
+    expect(count(after, { method: 'GET', route, status: '200' }) - count(before, { method: 'GET', route, status: '200' })).toBe(4);
+    expect(after).not.toContain('/V1/External');
     expect(count(after, { method: 'GET', route, status: '404' }) - count(before, { method: 'GET', route, status: '404' })).toBe(1);
     expect(count(after, { method: 'POST', route: '/v1/external/incidents', status: '201' })).toBeGreaterThanOrEqual(1);
     expect(count(after, { method: 'GET', route: '/v1/external/api/v1/incidents/:incidentId', status: '200' })).toBe(1);
     expect(count(after, { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
     const histogram = (text: string) => sample(text, 'tsaro_http_request_duration_seconds_count', { method: 'GET', route, status: '200' }) ?? 0;
-    expect(histogram(after) - histogram(before)).toBe(3);
+    expect(histogram(after) - histogram(before)).toBe(4);
     expect(sample(after, 'tsaro_http_request_duration_seconds_bucket', { method: 'GET', route, status: '200', le: '+Inf' })).toBe(histogram(after));
     expect(after).not.toContain(id);
     // A marker no number can contain (a metric's value once held the digits "12345" by chance).
