@@ -6,9 +6,12 @@
  * /safety/score (one point in Lagos) and, on PostgreSQL, `hosts3`: GET and POST against three
  * server processes on the one database at once (50 connections each), summed; `floor`:
  * bench/floor-server.ts (bare Express + one SELECT, + one INSERT that is not durable) on the
- * same database, with Tsaro's servers stopped: what one statement per request costs here.
+ * same database, with Tsaro's servers stopped: what one statement per request costs here;
+ * `budget` (once, not per engine): the bare server again, then its same answer after 15, 30 and
+ * 50 µs of CPU per request (bench/hello-server.ts GET /busy/:us): what each ratio leaves a
+ * request to spend beyond the bare server's own work on this machine.
  *
- * Environment: BENCH_ENGINES (default `sqlite,postgres`), BENCH_TARGETS (default `get,post,validate,score,hosts3,floor`; the
+ * Environment: BENCH_ENGINES (default `sqlite,postgres`), BENCH_TARGETS (default `get,post,validate,score,hosts3,floor,budget`; the
  * bare baseline always runs), BENCH_POSTGRES_ADMIN_URL,
  * BENCH_LOG_LEVEL / BENCH_LOG_DEST (see serve.ts), BENCH_SERVE_NODE_ARGS (extra node flags for
  * the server child, e.g. `--cpu-prof --cpu-prof-dir=bench/results/prof`), BENCH_SERVE_SCRIPT (another
@@ -47,7 +50,7 @@ interface ServeReady {
   organizationId: string;
 }
 
-const ALL_TARGETS = ['get', 'post', 'validate', 'score', 'hosts3', 'floor'] as const;
+const ALL_TARGETS = ['get', 'post', 'validate', 'score', 'hosts3', 'floor', 'budget'] as const;
 type Target = (typeof ALL_TARGETS)[number];
 
 function targetsWanted(): Target[] {
@@ -100,6 +103,24 @@ async function floorRows(engine: Engine, database: BenchDatabase, context: Secti
   } finally {
     await floor.stop();
   }
+}
+
+/** CPU added per request by the `budget` rows, in microseconds. */
+const BUDGET_US = [15, 30, 50] as const;
+const BUDGET_ROW = (us: number) => `budget: bare Express + ${us} µs of CPU`;
+
+/** The bare server, then GET /busy/:us on the same process for each of BUDGET_US, side by side. */
+async function budgetRows(hello: BenchChild<HelloReady>, context: SectionContext): Promise<ResultRow[]> {
+  context.log(`[http-api] budget: bare hello, then the same answer after ${BUDGET_US.join(', ')} µs of CPU`);
+  const bare = await measure({ url: hello.ready.url }, context.load);
+  const rows: ResultRow[] = [{ target: 'bare express hello', engine: 'none', measurement: bare }];
+  for (const us of BUDGET_US) {
+    const busy = { url: new URL(`busy/${us}`, hello.ready.url).href };
+    await expectStatus(busy, 200);
+    const measured = await measure(busy, context.load);
+    rows.push({ target: BUDGET_ROW(us), engine: 'none', measurement: measured, ratioToBare: bare.requestsPerSecond > 0 ? measured.requestsPerSecond / bare.requestsPerSecond : 0 });
+  }
+  return rows;
 }
 
 async function engineBlock(
@@ -248,11 +269,13 @@ export const httpApiSection: BenchSection = {
     const aims: AimCheck[] = [];
     const notes: string[] = [];
     const engines = enginesWanted();
+    const targets = targetsWanted();
 
     context.log('[http-api] starting bare Express hello server');
     const hello = await startChild<HelloReady>('hello server', { script: 'bench/hello-server.ts' });
     try {
-      for (const engine of engines) {
+      // `budget` alone needs no Tsaro server and no database.
+      for (const engine of targets.some((t) => t !== 'budget') ? engines : []) {
         const database = await createEngineDatabase(engine, (line) => {
           context.log(`[http-api] ${line}`);
           notes.push(line);
@@ -268,6 +291,7 @@ export const httpApiSection: BenchSection = {
           }
         }
       }
+      if (targets.includes('budget')) rows.push(...(await budgetRows(hello, context)));
     } finally {
       await hello.stop();
     }
@@ -285,6 +309,13 @@ export const httpApiSection: BenchSection = {
           'body, not durable (SQLite WAL synchronous=NORMAL, PostgreSQL synchronous_commit=off). What one statement per request ' +
           'costs on this machine with these drivers, and so roughly the most a design that makes one statement per request can reach; ' +
           "Tsaro's PostgreSQL reads share statements between requests and its SQLite writes share commits, which these do not.",
+      );
+    }
+    if (rows.some((r) => r.target.startsWith('budget:'))) {
+      notes.push(
+        '`budget:` rows: the bare server giving the same answer after that many microseconds of CPU in a loop (no I/O, no ' +
+          'allocation): what a request may cost beyond the bare one for each ratio on this machine. A slower server also pays ' +
+          'more in the kernel per request (each answer wakes an idle load generator), so the rows fall faster than CPU alone says.',
       );
     }
     notes.push(`Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} (${cpus().length} CPUs).`);
