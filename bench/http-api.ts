@@ -105,6 +105,9 @@ async function floorRows(engine: Engine, database: BenchDatabase, context: Secti
   }
 }
 
+/** `rps` as a ratio of the bare server's requests/s measured in the same block (0 if it answered none). */
+const ratioTo = (bare: LoadMeasurement) => (rps: number) => (bare.requestsPerSecond > 0 ? rps / bare.requestsPerSecond : 0);
+
 /** CPU added per request by the `budget` rows, in microseconds. */
 const BUDGET_US = [15, 30, 50] as const;
 const BUDGET_ROW = (us: number) => `budget: bare Express + ${us} µs of CPU`;
@@ -113,12 +116,13 @@ const BUDGET_ROW = (us: number) => `budget: bare Express + ${us} µs of CPU`;
 async function budgetRows(hello: BenchChild<HelloReady>, context: SectionContext): Promise<ResultRow[]> {
   context.log(`[http-api] budget: bare hello, then the same answer after ${BUDGET_US.join(', ')} µs of CPU`);
   const bare = await measure({ url: hello.ready.url }, context.load);
+  const ratio = ratioTo(bare);
   const rows: ResultRow[] = [{ target: 'bare express hello', engine: 'none', measurement: bare }];
   for (const us of BUDGET_US) {
     const busy = { url: new URL(`busy/${us}`, hello.ready.url).href };
     await expectStatus(busy, 200);
     const measured = await measure(busy, context.load);
-    rows.push({ target: BUDGET_ROW(us), engine: 'none', measurement: measured, ratioToBare: bare.requestsPerSecond > 0 ? measured.requestsPerSecond / bare.requestsPerSecond : 0 });
+    rows.push({ target: BUDGET_ROW(us), engine: 'none', measurement: measured, ratioToBare: ratio(measured.requestsPerSecond) });
   }
   return rows;
 }
@@ -153,7 +157,7 @@ async function engineBlock(
 
     context.log(`[http-api/${engine}] bare hello`);
     const bare = await measure({ url: hello.ready.url }, context.load);
-    const ratio = (rps: number) => (bare.requestsPerSecond > 0 ? rps / bare.requestsPerSecond : 0);
+    const ratio = ratioTo(bare);
     const rows: ResultRow[] = [{ target: 'bare express hello', engine, measurement: bare }];
     const targets = targetsWanted();
     if (targets.includes('get')) {
