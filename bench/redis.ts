@@ -8,7 +8,8 @@
  * Needs `redis-server` on PATH (a private one on a free port; the shared 6379 is never touched).
  */
 import { spawnSync } from 'node:child_process';
-import { freePort, startPrivateRedis, type PrivateRedis } from '../test/support/private-redis.ts';
+import { freePort } from '../test/support/ports.ts';
+import { startPrivateRedis, type PrivateRedis } from '../test/support/private-redis.ts';
 import { INCIDENT_BODY } from './http-api.ts';
 import { startChild, type BenchChild } from './lib/children.ts';
 import { createSqliteDatabase } from './lib/databases.ts';

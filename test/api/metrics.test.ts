@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/private-redis.ts';
+import { freePort } from '../support/ports.ts';
 import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 import { testEngine } from '../support/database.ts';
 import { sample } from '../support/prometheus.ts';

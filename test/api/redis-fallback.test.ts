@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeOrganization } from '../../server/organizations/service.ts';
 import { ManualClock } from '../support/clock.ts';
-import { eventually, freePort, startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
+import { freePort } from '../support/ports.ts';
+import { eventually, startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
 import { incidentBody, startTestServer, type TestServer } from '../support/server.ts';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;

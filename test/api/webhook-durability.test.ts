@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.ts';
 import { ApiClient } from '../support/server.ts';
-import { sleep, waitFor, Receiver, unusedPort, startServerProcess, openOwnHandle, ownDatabase, sandboxKey, createEndpoint, createIncident, jobsOf, deliveriesOf, expectTheEvent, undoAfterEachTest } from '../support/webhook-durability.ts';
+import { sleep, waitFor, Receiver, startServerProcess, openOwnHandle, ownDatabase, sandboxKey, createEndpoint, createIncident, jobsOf, deliveriesOf, expectTheEvent, undoAfterEachTest } from '../support/webhook-durability.ts';
 
 /**
  * "A delivery survives a restart": the real server (`server/main.ts`, as `npm start` runs it) is
@@ -57,7 +58,7 @@ describe('webhook deliveries survive a crash of the server (SIGKILL, then a rest
 
   it('killed while the receiver is down: attempts made before the crash count, and the event arrives once after the restart', { timeout: 180_000 }, async () => {
     const database = await ownDatabase();
-    const port = await unusedPort();
+    const port = await freePort();
     const first = await startServerProcess(database.url);
     const handle = openOwnHandle(database.url);
     const key = await sandboxKey(handle);
@@ -68,7 +69,9 @@ describe('webhook deliveries survive a crash of the server (SIGKILL, then a rest
     await first.kill();
 
     const before = await deliveriesOf(handle, eventId);
-    expect(before.every((d) => d.status === 'failed' && d.response_status === null)).toBe(true);
+    // Every attempt failed without an answer (a row that shows one names what answered).
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    expect(before.filter((d) => d.status !== 'failed' || d.response_status !== null)).toEqual([]);
     const [job] = await jobsOf(handle, eventId);
     expect(job!.state).toBe('pending');
     expect(Number(job!.attempts)).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../shared/webhooks.ts';
-import { Receiver, undoAfterEachTest, unusedPort } from '../support/webhook-durability.ts';
+import { freePort } from '../support/ports.ts';
+import { Receiver, undoAfterEachTest } from '../support/webhook-durability.ts';
 import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -50,7 +51,7 @@ async function nextAttempt(endpointId: string): Promise<boolean> {
 
 describe('a webhook receiver that is down (WEBHOOK_RETRY_SCALE=3600)', () => {
   it('down for an hour: every event still arrives, once, after the failed attempts the log shows', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const { endpointId, secret } = await register(`http://127.0.0.1:${port}/hooks`);
     const t0 = server.clock.now().getTime();
     const eventIds: string[] = [];
@@ -104,7 +105,7 @@ describe('a webhook receiver that is down (WEBHOOK_RETRY_SCALE=3600)', () => {
   });
 
   it('down for good: tried about hourly until 72 hours after the event, then marked failed and never tried again', async () => {
-    const { endpointId } = await register(`http://127.0.0.1:${await unusedPort()}/hooks`);
+    const { endpointId } = await register(`http://127.0.0.1:${await freePort()}/hooks`);
     const t0 = server.clock.now().getTime();
     expect((await org.sandbox.post('/incidents', incidentBody())).status).toBe(201);
     let passes = 0;

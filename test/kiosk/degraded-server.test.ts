@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createServerApi } from '../../electron/core/server-api.ts';
-import { freePort } from '../support/private-redis.ts';
+import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
 
 describe("the kiosk's health check against a degraded server", () => {

@@ -1,14 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-
-/** A port nothing listens on right now (the OS picks it; the listener is closed at once). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from './ports.ts';
 
 async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -109,15 +109,6 @@ export class Receiver {
   }
 }
 
-/** A port nothing listens on (yet): connections to it are refused at once. */
-export async function unusedPort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
-
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;

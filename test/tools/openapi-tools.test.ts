@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 import { exampleRequests, type Made } from './example-requests.ts';
 
@@ -20,16 +20,6 @@ const BIN = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 const DOCUMENT = join(ROOT, '.tmp', 'openapi-tools', 'openapi.json');
 const run = promisify(execFile);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
 
 interface Prism {
   url: string;

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { openSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitUntil } from './services.ts';
+import { freePort } from '../../support/ports.ts';
+import { waitUntil } from './services.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const HAPROXY = process.env.TSARO_HAPROXY ?? 'haproxy';

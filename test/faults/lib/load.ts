@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../support/ports.ts';
 import { randomUUID } from 'node:crypto';
 import { Agent, fetch } from 'undici';
 
@@ -19,12 +19,7 @@ export class Receiver {
   private constructor(readonly port: number) {}
 
   static async start(): Promise<Receiver> {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise((done) => probe.close(done));
-    const receiver = new Receiver(port);
+    const receiver = new Receiver(await freePort());
     await receiver.up();
     return receiver;
   }

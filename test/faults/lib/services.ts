@@ -5,6 +5,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../support/ports.ts';
 
 /**
  * Private PostgreSQL and Redis for the fault suite: the shared ones on 5432 and 6379 are used by
@@ -14,14 +15,6 @@ const run = promisify(execFile);
 export const PG_BIN = process.env.TSARO_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, createWriteStream } from 'node:fs';
-import net from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { ManualClock } from '../../support/clock.ts';
+import { freePort } from '../../support/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
 import { startCuttableLink, type CuttableLink } from './link.ts';
@@ -23,16 +23,6 @@ class WallClock extends ManualClock {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = net.createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
-}
 
 async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
