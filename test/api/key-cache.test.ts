@@ -27,17 +27,6 @@ describe('API-key cache: never serves a key after a change that refuses it', () 
 
   const tsaro = (...args: string[]) => run(process.execPath, [BIN, ...args, '--json'], { env: { ...process.env, DATABASE_URL: server.database.url } });
   const db = () => server.running.database.db;
-  /**
-   * A change made outside this server's API. SQLite: the next request reads the revision row,
-   * so no wait. PostgreSQL: the NOTIFY arrives a moment after the commit; wait for it (5 s bound).
-   */
-  async function changedElsewhere(change: () => Promise<unknown>): Promise<void> {
-    const cache = server.running.keyCache as Partial<PostgresKeyCache>;
-    const before = cache.notifications ?? 0;
-    await change();
-    if (server.running.database.engine === 'postgres') await waitFor('the NOTIFY', () => cache.notifications! > before, 5_000);
-  }
-
   /** A cache over the server's database, with a count of the lookups it could not answer itself. */
   async function countingCache(): Promise<{ cache: KeyCache; lookup(secret: string): Promise<unknown>; loads: () => number }> {
     const cache =
@@ -71,8 +60,9 @@ describe('API-key cache: never serves a key after a change that refuses it', () 
       await new Promise((resolve) => setTimeout(resolve, 50)); // a NOTIFY, had there been one, would have arrived
       await lookup(key.key!);
       expect(loads()).toBe(1);
+      const notified = (cache as Partial<PostgresKeyCache>).notifications ?? 0;
       await db().updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('key_id', '=', keyId).execute();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (server.running.database.engine === 'postgres') await waitFor('the NOTIFY', () => (cache as PostgresKeyCache).notifications > notified, 5_000);
       const after = (await lookup(key.key!)) as { key: { revoked_at: string | null } };
       expect(loads()).toBe(2);
       expect(after.key.revoked_at).not.toBeNull();
@@ -92,29 +82,29 @@ describe('API-key cache: never serves a key after a change that refuses it', () 
     expect(refused.body.message).toBe('API key has been revoked');
   });
 
-  it('a key revoked by `tsaro key revoke` in another process is refused on the very next request', async () => {
+  it('a key revoked by `tsaro key revoke` in another process is refused on the very next request', { timeout: 90_000 }, async () => {
     const victim = await org.keyWith(['incidents:read']);
     expect((await victim.get('/incidents')).status).toBe(200);
     const keyId = (await db().selectFrom('api_keys').select('key_id').where('secret_hash', '=', hashSecret(victim.key!)).executeTakeFirstOrThrow()).key_id;
-    await changedElsewhere(() => tsaro('key', 'revoke', keyId));
+    await server.changedElsewhere(() => tsaro('key', 'revoke', keyId));
     expect((await victim.get('/incidents')).status).toBe(401);
   });
 
-  it('a suspension or a plan change by the CLI applies to the very next request, and resuming restores it', async () => {
+  it('a suspension or a plan change by the CLI applies to the very next request, and resuming restores it', { timeout: 90_000 }, async () => {
     const other = await server.createOrganization();
     expect((await other.live.get('/incidents')).status).toBe(200);
-    await changedElsewhere(() => tsaro('org', 'update', other.organizationId, '--suspend'));
+    await server.changedElsewhere(() => tsaro('org', 'update', other.organizationId, '--suspend'));
     expect((await other.live.get('/incidents')).status).toBe(402);
-    await changedElsewhere(() => tsaro('org', 'update', other.organizationId, '--resume'));
+    await server.changedElsewhere(() => tsaro('org', 'update', other.organizationId, '--resume'));
     expect((await other.live.get('/incidents')).status).toBe(200);
-    await changedElsewhere(() => changeOrganization(db(), server.clock, other.organizationId, { plan: 'none' }));
+    await server.changedElsewhere(() => changeOrganization(db(), server.clock, other.organizationId, { plan: 'none' }));
     expect((await other.live.get('/incidents')).status).toBe(402);
   });
 
   it('a scope taken away in the database is refused on the very next request', async () => {
     const narrowed = await org.keyWith(['incidents:read', 'access_codes:read']);
     expect((await narrowed.get('/incidents')).status).toBe(200);
-    await changedElsewhere(() =>
+    await server.changedElsewhere(() =>
       db()
         .updateTable('api_keys')
         .set({ scopes: JSON.stringify(['access_codes:read']) })

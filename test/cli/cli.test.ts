@@ -47,15 +47,15 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
     const { json: created } = await tsaro('org', 'create', '--name', 'Ikoyi Towers', '--json');
     const id = created.organization.organization_id;
     const client = server.client(created.keys.live);
-    expect((await tsaro('org', 'update', id, '--suspend', '--json')).json.organization.subscription_status).toBe('suspended');
+    expect((await server.changedElsewhere(() => tsaro('org', 'update', id, '--suspend', '--json'))).json.organization.subscription_status).toBe('suspended');
     expect((await client.get('/incidents')).status).toBe(402);
-    expect((await tsaro('org', 'update', id, '--resume', '--json')).json.organization.subscription_status).toBe('active');
+    expect((await server.changedElsewhere(() => tsaro('org', 'update', id, '--resume', '--json'))).json.organization.subscription_status).toBe('active');
     expect((await client.get('/incidents')).status).toBe(200);
-    const updated = await tsaro('org', 'update', id, '--plan', 'enterprise', '--rate-limit', '5', '--json');
+    const updated = await server.changedElsewhere(() => tsaro('org', 'update', id, '--plan', 'enterprise', '--rate-limit', '5', '--json'));
     expect(updated.json.organization).toMatchObject({ plan: 'enterprise', rate_limit_per_minute: 5 });
     expect((await client.get('/incidents')).headers.get('x-ratelimit-limit')).toBe('5');
     expect((await tsaro('org', 'update', id, '--rate-limit', 'plan', '--json')).json.organization.rate_limit_per_minute).toBe(1000);
-    expect((await tsaro('org', 'update', id, '--plan', 'none', '--json')).json.organization.plan).toBe('none');
+    expect((await server.changedElsewhere(() => tsaro('org', 'update', id, '--plan', 'none', '--json'))).json.organization.plan).toBe('none');
     expect((await client.get('/incidents')).status).toBe(402);
   });
 
@@ -80,7 +80,7 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
     expect(created.json.api_key).toMatchObject({ name: 'Gate 2', environment: 'sandbox', scopes: ['incidents:read', 'logs:read'] });
     expect(created.json.secret).toMatch(/^svc_test_/);
     expect((await server.client(created.json.secret).get('/incidents')).status).toBe(200);
-    const revoked = await tsaro('key', 'revoke', created.json.api_key.key_id, '--json');
+    const revoked = await server.changedElsewhere(() => tsaro('key', 'revoke', created.json.api_key.key_id, '--json'));
     expect(revoked.json.api_key.revoked_at).toEqual(expect.any(String));
     expect((await server.client(created.json.secret).get('/incidents')).status).toBe(401);
   });

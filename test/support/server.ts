@@ -1,4 +1,6 @@
 import { pino, type Logger } from 'pino';
+import { expect, vi } from 'vitest';
+import type { PostgresKeyCache } from '../../server/auth/key-cache.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { createApiKey } from '../../server/auth/service.ts';
 import type { Config } from '../../server/config.ts';
@@ -77,6 +79,12 @@ export interface TestServer {
   database: TestDatabase;
   client(key?: string): ApiClient;
   createOrganization(options?: { plan?: Plan; name?: string }): Promise<TestOrganization>;
+  /**
+   * A change made outside this server's API (the CLI, SQL): resolves once the server's key cache
+   * has heard of it. SQLite: the next request reads the revision row, so no wait. PostgreSQL: the
+   * NOTIFY arrives a moment after the commit; this waits for it (5 s bound).
+   */
+  changedElsewhere<T>(change: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -141,6 +149,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           return client(key.secret);
         },
       };
+    },
+    async changedElsewhere(change) {
+      const cache = running.keyCache as Partial<PostgresKeyCache>;
+      const before = cache.notifications ?? 0;
+      const result = await change();
+      if (running.database.engine === 'postgres') {
+        await vi.waitFor(() => expect(cache.notifications, 'the NOTIFY of a change made elsewhere').toBeGreaterThan(before), { timeout: 5_000, interval: 10 });
+      }
+      return result;
     },
     async stop() {
       await running.stop();
