@@ -107,7 +107,7 @@ describe('the sync loop, when parts of it fail', () => {
     await gate.stop();
   });
 
-  const waitFor = async (done: () => boolean, ms = 3_000) => {
+  const waitFor = async (done: () => boolean, ms = 15_000) => {
     for (const until = Date.now() + ms; !done() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
