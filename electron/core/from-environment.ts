@@ -7,11 +7,15 @@ export const DEFAULT_KIOSK_PORT = 4300;
  * The operator's interface (CONTRACT.md): KIOSK_SERVER_URL, KIOSK_API_KEY, KIOSK_ENTRY_POINT,
  * KIOSK_LOCATION (`lat,lng`) set the kiosk up (all four, or none for the first-run setup);
  * KIOSK_DATA_DIR holds its database; KIOSK_PORT is the browser host's port on 127.0.0.1.
+ * Beside them, KIOSK_ONLINE_WAIT_MS: how long the guard waits for the server's answer before the
+ * kiosk decides at the gate (default 600; raise it on a slow uplink).
  */
 export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
   const settings = settingsFromEnvironment(env);
+  const onlineWaitMs = onlineWaitFromEnvironment(env);
   return {
     dataDir: env.KIOSK_DATA_DIR?.trim() || defaultDataDir,
+    ...(onlineWaitMs === undefined ? {} : { timings: { onlineDecisionTimeoutMs: onlineWaitMs } }),
     ...(settings
       ? {
           serverUrl: settings.serverUrl,
@@ -30,4 +34,16 @@ export function kioskPortFromEnvironment(env: Record<string, string | undefined>
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`KIOSK_PORT must be a TCP port, not "${text}"`);
   return port;
+}
+
+export const ONLINE_WAIT_RANGE_MS = { min: 100, max: 30_000 } as const;
+
+/** KIOSK_ONLINE_WAIT_MS, whole milliseconds from 100 to 30000; undefined: the default (600). */
+export function onlineWaitFromEnvironment(env: Record<string, string | undefined>): number | undefined {
+  const text = env.KIOSK_ONLINE_WAIT_MS?.trim();
+  if (!text) return undefined;
+  const ms = Number(text);
+  const { min, max } = ONLINE_WAIT_RANGE_MS;
+  if (!/^\d+$/.test(text) || ms < min || ms > max) throw new Error(`KIOSK_ONLINE_WAIT_MS must be whole milliseconds from ${min} to ${max}, not "${text}"`);
+  return ms;
 }

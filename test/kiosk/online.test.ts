@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCode, serverLogs, startGate, type Gate } from './support/gate.ts';
+import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;
 beforeEach(async () => {
@@ -31,6 +31,39 @@ describe('the kiosk with the link up', () => {
 
     const again = await core.call('scan', { text: code.qr_payload, method: 'camera' });
     expect(again).toMatchObject({ admitted: false, decidedBy: 'server', reason: 'used_up' });
+  });
+
+  it("decides at the gate when the server's answer is slower than the guard's budget, and the use reaches the server once", async () => {
+    const code = await createCode(gate.owner);
+    const link = new Link();
+    // The server does the work at once; its answer is held back, as on a link that stalls on the
+    // way back. The kiosk's request gives up when its budget ends, as a real connection does.
+    let answersLate = true;
+    let release!: () => void;
+    const late = new Promise<void>((done) => (release = done));
+    const stalling: typeof fetch = async (input, init) => {
+      if (!answersLate || (init?.method ?? 'GET') !== 'POST') return link.fetch(input, init);
+      const signal = init?.signal;
+      const answer = link.fetch(input, { ...init, signal: null }).then(async (response) => (await late, response));
+      return new Promise<Response>((resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason));
+        answer.then(resolve, reject);
+      });
+    };
+    const { core } = gate.kiosk({ fetch: stalling, link, timings: { onlineDecisionTimeoutMs: 300 } });
+    await core.call('syncNow', {});
+
+    const decision = await core.call('scan', { text: code.code, method: 'keypad' });
+    expect(decision).toMatchObject({ admitted: true, decidedBy: 'offline', codeId: code.code_id });
+    expect((await core.call('kioskStatus', {})).pendingOperations).toBe(1);
+
+    answersLate = false;
+    release();
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0 });
+    expect(await core.call('kioskStatus', {})).toMatchObject({ pendingOperations: 0, attentionCount: 0 });
+    const logs = (await serverLogs(gate.owner)).filter((log) => log.code_id === code.code_id);
+    expect(logs).toHaveLength(1);
+    expect(link.writes().filter((line) => line === 'POST /access-codes/validate' || line === 'POST /kiosk/replay')).toEqual(['POST /access-codes/validate', 'POST /kiosk/replay']);
   });
 
   it('records a walk-in and its checkout on the server at once', async () => {

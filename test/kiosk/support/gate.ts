@@ -98,6 +98,10 @@ export async function startGate(): Promise<Gate> {
         clock,
         fetch: link.fetch,
         ...options,
+        // The guard's 600 ms budget before a decision is made offline is the product's; here a
+        // loaded CI host must not turn a server that answers into an offline decision. No test
+        // reaches offline by that timeout: the link goes down, or answers are lost.
+        timings: { onlineDecisionTimeoutMs: 10_000, ...options.timings },
         entryPoint: options.entryPoint ?? GATE_A.entryPoint,
         dataDir: dir,
       });
