@@ -14,7 +14,7 @@ async function signInAndGoOnDuty(stack: ResponderStack, phone: Phone, shots = fa
   const { page } = phone;
   await page.goto(phone.appUrl);
   await page.getByTestId('screen-duty').waitFor();
-  await expect.poll(() => page.getByTestId('responder-name').textContent()).not.toBe('…');
+  await expect.poll(() => page.getByTestId('responder-name').textContent(), { timeout: 10_000 }).not.toBe('…');
   // The token is kept on the phone, not left in the address bar.
   expect(page.url()).not.toContain('rtk_');
   // Signing in reports the phone off duty until the responder says otherwise.
@@ -23,7 +23,7 @@ async function signInAndGoOnDuty(stack: ResponderStack, phone: Phone, shots = fa
   await page.getByTestId('duty-switch').click();
   await expect.poll(() => page.getByTestId('duty-switch').getAttribute('aria-checked')).toBe('true');
   await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
-  await expect.poll(() => page.getByTestId('location-status').textContent()).toContain('Location sent');
+  await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
   if (shots) await keepScreenshot(page, stack.dir, 'on-duty');
   return page;
 }
@@ -45,10 +45,23 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     // The heartbeat carried the phone's own position.
     expect((await serverSide(stack, phone.token)).location).toEqual({ latitude: 6.4478, longitude: 3.4723 });
 
+    // How long the phone took to show the offer is timed from the server's own record of the
+    // incident's creation to the moment the offer screen entered the page (by the page's clock,
+    // the same machine's): the test's own round trips to look are left out of it.
+    await page.evaluate(() => {
+      const win = globalThis as any;
+      win.offerShownAt = null;
+      const observer = new win.MutationObserver(() => {
+        if (!win.document.querySelector('[data-testid="screen-offer"]')) return;
+        win.offerShownAt = Date.now();
+        observer.disconnect();
+      });
+      observer.observe(win.document.body, { childList: true, subtree: true });
+    });
     const incident = await reportIncident(stack.partner);
-    const reported = Date.now();
-    await page.getByTestId('screen-offer').waitFor({ timeout: 2_000 });
-    expect(Date.now() - reported).toBeLessThan(2_000);
+    await page.getByTestId('screen-offer').waitFor({ timeout: 15_000 });
+    const shownAt = (await page.evaluate(() => (globalThis as any).offerShownAt)) as number;
+    expect(shownAt - Date.parse(incident.created_at)).toBeLessThan(2_000);
     await expect.poll(() => page.getByTestId('offer-time-left').textContent()).toMatch(/^\d+:\d\d left to accept$/);
     expect(await page.getByTestId('offer-address').textContent()).toBe('14 Admiralty Way, Lekki Phase 1');
     expect(await page.getByTestId('offer-distance').textContent()).toMatch(/^0\.\d km NE$/);
@@ -57,7 +70,7 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     await page.getByTestId('offer-accept').click();
     await page.getByTestId('screen-incident').waitFor();
     await partnerSees(stack, incident.incident_id, 'assigned');
-    await expect.poll(() => page.getByTestId('incident-step').textContent()).toBe('Assigned to you');
+    await expect.poll(() => page.getByTestId('incident-step').textContent(), { timeout: 10_000 }).toBe('Assigned to you');
     expect(await page.getByTestId('subject-name').textContent()).toBe('Chiamaka Nwosu');
     expect(await page.getByTestId('subject-call').getAttribute('href')).toBe('tel:+2348035550142');
     expect(await page.getByTestId('nav-geo').getAttribute('href')).toBe('geo:6.4493,3.4751?q=6.4493,3.4751');

@@ -6,7 +6,7 @@ import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText } from './support/cut-text.ts';
 import { writeEmptyVideo } from './support/fake-camera.ts';
 import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
+import { dismissAnswer, keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what needs the guard\'s attention (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -37,7 +37,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what needs the guard\'s atten
     await result.waitFor({ timeout: 10_000 });
     expect(await result.getAttribute('data-decision')).toBe('admitted');
     expect(await result.textContent()).toContain('Decided offline');
-    await page.getByRole('button', { name: 'Next visitor' }).click();
+    await dismissAnswer(page);
 
     // ...while another gate, online, takes the code's only use.
     const elsewhere = await stack.api.post('/access-codes/validate', { code: pass.code, entry_point: 'Gate B' });

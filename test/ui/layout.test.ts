@@ -6,7 +6,7 @@ import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText, findOffScreen } from './support/cut-text.ts';
 import { writeEmptyVideo } from './support/fake-camera.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { keepScreenshot, LAPTOP, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
+import { dismissAnswer, keepScreenshot, LAPTOP, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
 
 /** The sizes kiosks were tried at (issue #14): a laptop-size panel, a small 7" panel, an upright tablet. */
 const SIZES = [SMALL, LAPTOP, PORTRAIT];
@@ -91,13 +91,13 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('every screen at 1280x800, 102
       await wedgeScan(page, pass.qr_payload);
       await page.locator('.result[data-decision=admitted]').waitFor();
       await checkScreen('result-admitted', [size]);
-      await page.getByRole('button', { name: 'Next visitor' }).click();
+      await dismissAnswer(page);
 
       await page.setViewportSize(size);
       await wedgeScan(page, pass.qr_payload);
       await page.locator('.result[data-decision=refused]').waitFor();
       await checkScreen('result-refused', [size]);
-      await page.getByRole('button', { name: 'Next visitor' }).click();
+      await dismissAnswer(page);
     }
 
     // The longest a visitor's details may be (names to 200 characters, purposes to 500).
@@ -113,7 +113,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('every screen at 1280x800, 102
     await wedgeScan(page, longest.qr_payload);
     await page.locator('.result[data-decision=admitted]').waitFor();
     await checkScreen('result-longest', [SMALL], false);
-    await page.getByRole('button', { name: 'Next visitor' }).click();
+    await dismissAnswer(page);
   }, 60_000);
 
   it('walk-in, on premises, panic, needs attention, day view', async () => {

@@ -6,7 +6,7 @@ import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { writeEmptyVideo } from './support/fake-camera.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
 import { findCutText } from './support/cut-text.ts';
-import { keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
+import { holdPanicButton, keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -63,11 +63,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
     const page = await openKiosk(browser, stack.kioskUrl);
     await stack.stopServer();
     await page.getByTestId('nav-panic').click();
-    const box = (await page.locator('.panic-button').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
-    await expect.poll(() => page.locator('.panic-button').getAttribute('data-state'), { timeout: 5_000 }).toBe('done');
-    await page.mouse.up();
+    await holdPanicButton(page);
 
     const banner = page.getByTestId('panic-banner');
     await expect.poll(() => banner.getAttribute('data-delivery'), { timeout: 15_000 }).toBe('retrying');

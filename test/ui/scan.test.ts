@@ -6,7 +6,7 @@ import { firstDecoderReads } from './support/first-decoder.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { writeQrVideo } from './support/fake-camera.ts';
 import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { openKiosk, wedgeScan } from './support/page.ts';
+import { dismissAnswer, openKiosk, wedgeScan } from './support/page.ts';
 
 const visitor = (name: string, extra: Record<string, unknown> = {}) => ({
   visitor_name: name,
@@ -114,8 +114,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     expect(await page.getByTestId('result-name').textContent()).toBe('Ada Obi');
     expect(await result.textContent()).toContain('Uses left1');
     expect(await tones()).toEqual(['sine 1320', 'sine 880']);
-    await page.getByRole('button', { name: 'Next visitor' }).click();
-    await result.waitFor({ state: 'detached' });
+    await dismissAnswer(page);
 
     // The USB scanner, while the guard is half-way through typing a walk-in's name.
     await page.getByTestId('nav-walkIn').click();
@@ -133,8 +132,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('scanning at the gate (real Ch
     expect((await codeOnServer(scanned.code_id)).use_count).toBe(1);
 
     // Refused has a sound of its own: low square buzzes, not the admitting chimes.
-    await page.getByRole('button', { name: 'Next visitor' }).click();
-    await result.waitFor({ state: 'detached' });
+    await dismissAnswer(page);
     await tones();
     await wedgeScan(page, scanned.qr_payload);
     await page.locator('.result[data-decision=refused]').waitFor();

@@ -52,13 +52,13 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('walk-ins and who is on premis
 
     // Searching finds her; checking out takes a tap and a confirming tap.
     await page.locator('input.search').fill('amina');
-    await expect.poll(() => page.locator('.visitor').count()).toBe(1);
+    await expect.poll(() => page.locator('.visitor').count(), { timeout: 10_000 }).toBe(1);
     const checkout = row.locator('button.checkout');
     await checkout.click();
     expect(await checkout.textContent()).toContain('Tap again');
     await checkout.click();
     await row.waitFor({ state: 'detached' });
-    await expect.poll(() => page.getByTestId('notice').textContent().catch(() => '')).toContain('Amina Yusuf checked out');
+    await expect.poll(() => page.getByTestId('notice').textContent().catch(() => ''), { timeout: 10_000 }).toContain('Amina Yusuf checked out');
 
     await expect.poll(async () => (await openOnServer()).visitors.map((visitor) => visitor.visitor_name), { timeout: 15_000 }).not.toContain('Amina Yusuf');
     const logs = await stack.api.get('/access-logs?search=Amina');

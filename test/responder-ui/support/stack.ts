@@ -127,7 +127,7 @@ export async function reportIncident(partner: ApiClient, overrides: Record<strin
     ...overrides,
   });
   expect(created.status).toBe(201);
-  return created.body.incident as { incident_id: string };
+  return created.body.incident as { incident_id: string; created_at: string };
 }
 
 /** The incident as the partner sees it: its status and its timeline's events. */

@@ -108,6 +108,10 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
     TMPDIR: tmp,
     KIOSK_PORT: String(kioskPort),
     KIOSK_DATA_DIR: dataDir,
+    // The guard's 600 ms for a server decision, on a host that runs Chromium, the server and
+    // other suites at once, would turn an answering server into an offline decision. No screen
+    // test goes offline by that timeout: its link is cut, or its server stopped.
+    KIOSK_ONLINE_WAIT_MS: '10000',
   };
   for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES']) delete env[name];
   Object.assign(env, options.env ?? {});

@@ -81,3 +81,58 @@ export async function keepScreenshot(page: Page, dir: string, name: string, read
     writeFileSync(join(DOCS_SCREENSHOTS, `${name}.png`), image);
   }
 }
+
+/**
+ * Holds the panic button down (the mouse as a finger) until its fill is full, then lets go, and
+ * says how long it was held before it went full, by the page's own clock. Full shows as
+ * data-state="done" for only 0.8 s before the button goes back to idle (renderer
+ * hold-button.tsx), and Playwright's own waits look from the test process, every half second at
+ * worst on top of the round trips: so the page watches for it itself, from before the press,
+ * and keeps what it saw.
+ */
+export async function holdPanicButton(page: Page, timeout = 15_000): Promise<{ heldMs: number }> {
+  const button = page.locator('.panic-button');
+  await button.evaluate((element) => {
+    const win = globalThis as any;
+    const seen: { downAt: number | null; doneAt: number | null } = { downAt: null, doneAt: null };
+    win.panicHold = seen;
+    element.addEventListener('pointerdown', () => (seen.downAt ??= Date.now()), { capture: true, once: true });
+    const observer = new win.MutationObserver(() => {
+      if (win.document.querySelector('.panic-button[data-state="done"]')) {
+        seen.doneAt = Date.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(win.document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+  });
+  const box = (await button.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  try {
+    await page.waitForFunction(() => (globalThis as any).panicHold.doneAt !== null, undefined, { polling: 100, timeout });
+  } finally {
+    await page.mouse.up();
+  }
+  const { downAt, doneAt } = await page.evaluate(() => (globalThis as any).panicHold as { downAt: number; doneAt: number });
+  return { heldMs: doneAt - downAt };
+}
+
+/**
+ * Puts the answer to a scan away as the guard does, with its "Next visitor" button. The answer
+ * also goes by itself (4 s admitted, 6 s refused: renderer result-overlay.tsx), so after slow
+ * work (screenshots, other sizes, calls to the server) on a busy machine it may be gone before
+ * the tap, and a plain click would wait its 30 s for a button that is not coming back. Either
+ * way the answer is gone, and the screen under it back, when this returns; a tap that fails
+ * while the answer is still up fails the test.
+ */
+export async function dismissAnswer(page: Page): Promise<void> {
+  const answer = page.locator('.result');
+  if (await answer.count()) {
+    try {
+      await answer.locator('.result-next').click({ timeout: 5_000 });
+    } catch (error) {
+      if (await answer.count()) throw error;
+    }
+  }
+  await answer.waitFor({ state: 'detached', timeout: 10_000 });
+}
