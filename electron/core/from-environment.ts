@@ -36,7 +36,7 @@ export function kioskPortFromEnvironment(env: Record<string, string | undefined>
   return port;
 }
 
-export const ONLINE_WAIT_RANGE_MS = { min: 100, max: 30_000 } as const;
+const ONLINE_WAIT_RANGE_MS = { min: 100, max: 30_000 } as const;
 
 /** KIOSK_ONLINE_WAIT_MS, whole milliseconds from 100 to 30000; undefined: the default (600). */
 export function onlineWaitFromEnvironment(env: Record<string, string | undefined>): number | undefined {

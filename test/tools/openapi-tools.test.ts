@@ -20,7 +20,6 @@ const BIN = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 const DOCUMENT = join(ROOT, '.tmp', 'openapi-tools', 'openapi.json');
 const run = promisify(execFile);
 
-
 interface Prism {
   url: string;
   child: ChildProcess;

@@ -1,19 +1,10 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText } from './support/cut-text.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { holdPanicButton, keepScreenshot, kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
-
-/** Presses the panic button with a finger (the mouse here) and lets go after `until` says so. */
-async function press(page: Page, until: () => Promise<void>): Promise<void> {
-  const box = (await page.locator('.panic-button').boundingBox())!;
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
-  await until();
-  await page.mouse.up();
-}
+import { holdPanicButton, keepScreenshot, pressPanicButton, kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -40,7 +31,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromi
 
     // A tap: pressed and let go at once (waiting here for the fill to show could, on a busy
     // machine, turn the tap into a full hold).
-    await press(page, async () => undefined);
+    await pressPanicButton(page, async () => undefined);
     await page.getByText('Not sent. Hold the button until it is full.').waitFor();
     expect(await button.getAttribute('data-progress')).toBe('0.00');
     expect((await kioskCall(stack, 'kioskStatus', {})).activePanic).toBeNull();
@@ -86,15 +77,11 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
     await stack?.stop();
   });
 
-  const hold = async (page: Page) => {
-    await holdPanicButton(page);
-  };
-
   it('unsent, it tells the guard to raise the alarm another way and whom to call; a second hold says the SOS is already sent and when; cancelled, it says only that', async () => {
     const page = await openKiosk(browser, stack.kioskUrl, SMALL, 'Sani Abubakar');
     await page.getByTestId('nav-panic').click();
     stack.link!.cut();
-    await hold(page);
+    await holdPanicButton(page);
     await page.getByTestId('panic-fallback').waitFor({ timeout: 10_000 });
     expect(await page.getByTestId('panic-phones').textContent()).toContain('Police 112');
     expect(await page.getByTestId('panic-banner').textContent()).toContain('Police 112');
@@ -105,7 +92,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
     await expect.poll(() => status.getAttribute('data-delivery'), { timeout: 15_000 }).toBe('sent');
     expect(await page.getByTestId('panic-fallback').count()).toBe(0);
 
-    await hold(page);
+    await holdPanicButton(page);
     const already = await page.getByTestId('panic-already').textContent();
     const first = (await kioskCall(stack, 'kioskStatus', {})).activePanic!;
     const time = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(first.pressedAt));

@@ -82,6 +82,18 @@ export async function keepScreenshot(page: Page, dir: string, name: string, read
   }
 }
 
+/** Presses the panic button with a finger (the mouse here) and lets go once `until` has settled. */
+export async function pressPanicButton(page: Page, until: () => Promise<unknown>): Promise<void> {
+  const box = (await page.locator('.panic-button').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  try {
+    await until();
+  } finally {
+    await page.mouse.up();
+  }
+}
+
 /**
  * Holds the panic button down (the mouse as a finger) until its fill is full, then lets go, and
  * says how long it was held before it went full, by the page's own clock. Full shows as
@@ -105,14 +117,7 @@ export async function holdPanicButton(page: Page, timeout = 15_000): Promise<{ h
     });
     observer.observe(win.document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
   });
-  const box = (await button.boundingBox())!;
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
-  try {
-    await page.waitForFunction(() => (globalThis as any).panicHold.doneAt !== null, undefined, { polling: 100, timeout });
-  } finally {
-    await page.mouse.up();
-  }
+  await pressPanicButton(page, () => page.waitForFunction(() => (globalThis as any).panicHold.doneAt !== null, undefined, { polling: 100, timeout }));
   const { downAt, doneAt } = await page.evaluate(() => (globalThis as any).panicHold as { downAt: number; doneAt: number });
   return { heldMs: doneAt - downAt };
 }
