@@ -63,9 +63,18 @@ export default tseslint.config(
   {
     // Code shared by server and kiosk: no server, Electron or renderer internals.
     files: ['shared/**/*.ts'],
+    ignores: ['shared/node/**'],
     rules: restrict([
       { group: ['**/server/**', '**/electron/**', '**/renderer/**'], message: 'shared/ is imported by server and kiosk; it imports neither.' },
       { group: ['node:*', 'express', 'kysely', 'pg', 'better-sqlite3'], message: 'shared/ runs in the browser too.' },
+    ]),
+  },
+  {
+    // shared/node/: code the server and the kiosk core share that needs Node (files), never the page.
+    files: ['shared/node/**/*.ts'],
+    rules: restrict([
+      { group: ['**/server/**', '**/electron/**', '**/renderer/**'], message: 'shared/ is imported by server and kiosk; it imports neither.' },
+      { group: ['express', 'kysely', 'pg', 'better-sqlite3'], message: 'shared/node/ is plain Node.' },
     ]),
   },
   {
@@ -103,7 +112,7 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: restrict([
-      { group: ['**/server/**', '**/electron/**', 'electron', 'node:*'], message: 'renderer/ imports only from shared/.' },
+      { group: ['**/server/**', '**/electron/**', 'electron', 'node:*', '**/shared/node/**'], message: 'renderer/ imports only from shared/ (not shared/node/).' },
     ]),
   },
   {
@@ -111,7 +120,7 @@ export default tseslint.config(
     files: ['responder-app/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: restrict([
-      { group: ['**/server/**', '**/electron/**', '**/renderer/**', 'electron', 'node:*'], message: 'responder-app/ imports only from shared/.' },
+      { group: ['**/server/**', '**/electron/**', '**/renderer/**', 'electron', 'node:*', '**/shared/node/**'], message: 'responder-app/ imports only from shared/ (not shared/node/).' },
     ]),
   },
   {

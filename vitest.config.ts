@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, REDIS_URL, probeServices } from './test/support/services.ts';
+import { TEST_SECRETS_KEY } from './test/support/secrets.ts';
 
 /**
  * `npm test`: unit tests once; the API and database suites on SQLite and again on PostgreSQL.
@@ -22,6 +23,8 @@ export default defineConfig(async () => {
   const has = (name: string) => probes.some((probe) => probe.name === name && probe.available);
 
   const env = {
+    // Processes the tests spawn (npm start, the CLI) hold the same sealing key as the test servers.
+    SECRETS_KEY: TEST_SECRETS_KEY,
     TSARO_TEST_REDIS_URL: has('Redis') ? REDIS_URL : '',
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
   };

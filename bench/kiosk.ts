@@ -37,7 +37,9 @@ import { REPLAY_BATCH } from '../electron/core/replay-batch.ts';
 import { loadPassKeys } from '../electron/core/code-cache.ts';
 import { CODE_ALPHABET } from '../shared/schemas/access.ts';
 import { passKeyOf, signPass } from '../server/access-codes/pass-keys.ts';
-import { createSecretBox, loadSecretsKey } from '../server/webhooks/secret-box.ts';
+import { createSecretBox, sealingKey } from '../server/secrets/secret-box.ts';
+import { parseKey } from '../server/secrets/key-source.ts';
+import { BENCH_SECRETS_KEY } from './lib/settings.ts';
 import { systemClock } from '../server/clock.ts';
 import { openDatabase } from '../server/db/database.ts';
 import type { AccessCodeRow } from '../server/db/schema.ts';
@@ -122,9 +124,8 @@ async function seedCodes(databaseUrl: string, organizationId: string, count: num
   const database = openDatabase(databaseUrl);
   try {
     const tenant = { organizationId, environment: 'live' };
-    // The key the server below seals with: it runs without SECRETS_KEY, so the database's own.
-    const secrets = await loadSecretsKey(database.db, systemClock, undefined);
-    const secretBox = createSecretBox(secrets.key);
+    // The key the bench server seals with.
+    const secretBox = createSecretBox(sealingKey(parseKey(BENCH_SECRETS_KEY, 'BENCH_SECRETS_KEY')));
     const key = await passKeyOf(database.db, { clock: systemClock, secretBox }, tenant);
     const { code_prefix: prefix } = await database.db
       .selectFrom('organizations')

@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { systemClock } from '../server/clock.ts';
 import { loadConfig } from '../server/config.ts';
+import { BENCH_SECRETS_KEY } from './lib/settings.ts';
 import { createLogger } from '../server/logger.ts';
 import { changeOrganization, createOrganization } from '../server/organizations/service.ts';
 import { startServer } from '../server/server.ts';
@@ -37,6 +38,8 @@ async function main() {
     // The webhook benchmark's receiver listens on loopback.
     WEBHOOK_ALLOW_PRIVATE: '1',
     REDIS_URL: process.env.BENCH_REDIS_URL || undefined,
+    // Several bench servers share one PostgreSQL database, which needs a sealing key they all hold.
+    SECRETS_KEY: BENCH_SECRETS_KEY,
   });
   const dest = process.env.BENCH_LOG_DEST;
   const logger = dest ? createLogger(config.LOG_LEVEL, pino.destination({ dest, sync: false })) : undefined;

@@ -31,7 +31,7 @@ import type { ThreatEngine } from './threat/engine.ts';
 import { threatRoutes } from './threat/routes.ts';
 import { deliveriesSince } from './webhooks/queue.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
-import type { SecretBox } from './webhooks/secret-box.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 
 export interface AppDeps {
   config: Config;

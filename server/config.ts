@@ -64,8 +64,19 @@ export const ConfigSchema = z.object({
    * Redis or PostgreSQL. Development and tests turn it on. Live endpoints are never allowed there.
    */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
-  /** Key that seals webhook signing secrets and pass-signing private keys at rest: 64 hex characters or base64 of 32 bytes. Unset: one generated and kept in the database. */
+  /**
+   * The sealing key for webhook signing secrets, pass-signing private keys and stored answers at
+   * rest: 64 hex characters or base64 of 32 bytes. It never lives in the database. Unset: read
+   * from SECRETS_KEY_FILE.
+   */
   SECRETS_KEY: z.string().min(32).optional(),
+  /**
+   * A file holding the sealing key, readable by its owner only. Default `~/.config/tsaro/secrets.key`,
+   * made on first start on SQLite. PostgreSQL (several hosts) needs SECRETS_KEY or this set.
+   */
+  SECRETS_KEY_FILE: z.string().min(1).optional(),
+  /** The sealing key before a rotation (comma-separated if several), still opening values until `tsaro secrets rotate` has re-sealed them. */
+  SECRETS_KEY_PREVIOUS: z.string().min(32).optional(),
   /** Load the shipped UCDP GED extract into an empty threat event store at start. */
   THREAT_SEED: flag(true),
   /** Largest request body accepted, in kilobytes; larger is 413. */

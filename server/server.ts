@@ -17,7 +17,7 @@ import { createResilientRateLimitStore, localOnly } from './rate-limit/fallback-
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
-import { createSecretBox, loadSecretsKey } from './webhooks/secret-box.ts';
+import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
 import { createThreatEngine } from './threat/engine.ts';
@@ -82,9 +82,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     log: metrics.onQuery,
   });
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  let secretBox;
   try {
     await checkReachable(database, config.DATABASE_CONNECT_TIMEOUT_S);
-    await migrateToLatest(database.db, serverMigrations({ secretsKey: config.SECRETS_KEY }));
+    const keys = loadSealingKeys(config, database.engine);
+    secretBox = keys.box;
+    await migrateToLatest(database.db, serverMigrations({ secretBox: () => keys.box }));
+    await readySealing(database.db, database.engine, keys, clock, logger, print);
   } catch (err) {
     await database.close();
     throw err;
@@ -95,12 +100,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   const threat = await createThreatEngine(database.db, logger);
-  const secrets = await loadSecretsKey(database.db, clock, config.SECRETS_KEY);
-  // On either engine: a copy of the database (a SQLite file is one) would carry the key with it.
-  if (secrets.source === 'database') {
-    logger.warn('SECRETS_KEY is not set: webhook secrets and pass-signing keys are sealed with a key kept in the same database');
-  }
-  const secretBox = createSecretBox(secrets.key);
   const webhooks = createWebhookWorker({
     db: database.db,
     engine: database.engine,
@@ -183,7 +182,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   if (config.DEMO) {
     const demo = await ensureDemoOrganization(database.db, clock);
-    if (demo) (options.print ?? ((text) => process.stdout.write(text)))(demoBanner(demo, baseUrl));
+    if (demo) print(demoBanner(demo, baseUrl));
   }
 
   const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);

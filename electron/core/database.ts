@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrateKioskDatabase } from './migrations.ts';
+import { ownerOnlyDatabaseFiles } from '../../shared/node/owner-only-files.ts';
 
 export type KioskDb = Database.Database;
 
@@ -13,7 +14,8 @@ export const KIOSK_DB_FILE = 'kiosk.db';
  * power cut, not only a crash of the process.
  */
 export function openKioskDatabase(dataDir: string): KioskDb {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ownerOnlyDatabaseFiles(join(dataDir, KIOSK_DB_FILE));
   const db = new Database(join(dataDir, KIOSK_DB_FILE));
   // One kiosk process per data folder: the connection holds the file's lock for its lifetime.
   // The lock is the operating system's, so a kiosk that was killed or lost power never leaves a

@@ -3,13 +3,14 @@ import { assemblePass, base32Encode, parsePass, passSigningText, type PassClaims
 import { setNewest } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
-import { findPassKey, insertPassKey } from './store.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { findAcceptedPassKeys, findPassKey, insertPassKey, retirePassKeys } from './store.ts';
 import { randomBytes } from 'node:crypto';
 
 /**
- * What makes and uses a signing key. The private key is sealed with the secrets box (SECRETS_KEY)
- * before it is stored, as webhook secrets are: a database dump alone cannot sign a pass.
+ * What makes and uses a signing key. The private key is sealed with the sealing key
+ * (server/secrets/) before it is stored, as webhook secrets are: a database dump alone cannot
+ * sign a pass.
  */
 export interface PassKeyDeps {
   clock: Clock;
@@ -36,15 +37,20 @@ export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant)
     public_key: raw.toString('base64url'),
     private_key: deps.secretBox.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
     created_at: deps.clock.now().toISOString(),
+    retired_at: null,
+    accept_until: null,
   };
   // Made by another request meanwhile: that one is the tenant's key.
   return (await insertPassKey(db, row)) ? row : (await findPassKey(db, tenant))!;
 }
 
-export async function publicPassKeys(db: Executor, tenant: Tenant): Promise<PassKeyRow[]> {
-  const row = await findPassKey(db, tenant);
-  return row ? [row] : [];
+/** The keys passes are checked with: the signing key, and retired keys until their last pass expires. */
+export async function publicPassKeys(db: Executor, tenant: Tenant, now: Date): Promise<PassKeyRow[]> {
+  return findAcceptedPassKeys(db, tenant, now.toISOString());
 }
+
+/** Every tenant's signing key retired at once (server/secrets/legacy-key.ts); the next pass makes a new one. */
+export const retireSigningKeys = retirePassKeys;
 
 export function signPass(secretBox: SecretBox, key: PassKeyRow, claims: PassClaims): string {
   const text = passSigningText(key.kid, claims);
@@ -69,10 +75,11 @@ function verifyingKey(publicKey: string): KeyObject | undefined {
   return keyObject;
 }
 
-/** The claims of a pass signed with this tenant's key; undefined when forged, altered or foreign. */
-export function verifyPass(text: string, key: PassKeyRow | undefined): PassClaims | undefined {
+/** The claims of a pass signed with one of the tenant's accepted keys; undefined when forged, altered or foreign. */
+export function verifyPass(text: string, keys: readonly PassKeyRow[]): PassClaims | undefined {
   const parsed = parsePass(text);
-  if (!parsed || !key || parsed.kid !== key.kid) return undefined;
+  const key = parsed && keys.find((k) => k.kid === parsed.kid);
+  if (!parsed || !key) return undefined;
   const publicKey = verifyingKey(key.public_key);
   if (!publicKey) return undefined;
   const ok = verify(null, Buffer.from(parsed.signedText), publicKey, parsed.signature);

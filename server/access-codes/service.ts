@@ -19,7 +19,7 @@ import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagina
 import { newId } from '../ids.ts';
 import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
 import { numberAtOnce, type FeedNumbering } from './feed-numbering.ts';
 import { passKeyOf, publicPassKeys, signPass, verifyPass, type PassKeyDeps } from './pass-keys.ts';
@@ -244,7 +244,7 @@ export async function validateAccessCode(
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
-  const found = await codeNamedBy(db, tenant, input.code);
+  const found = await codeNamedBy(db, clock, tenant, input.code);
   if (!found) return { valid: false, reason: 'Code not found' };
   const early = refusalReason(found, at);
   if (early) return { valid: false, reason: early };
@@ -314,7 +314,7 @@ export async function validateAccessCodeGuarded(
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
-  const guessable = !(await isGenuinePass(db, tenant, input.code));
+  const guessable = !(await isGenuinePass(db, guard.clock, tenant, input.code));
   const bucket = `unknown-code:${guard.keyId}`;
   const nowMs = guard.clock.now().getTime();
   if (guessable) {
@@ -333,19 +333,17 @@ export async function validateAccessCodeGuarded(
  * True when the guard presented a pass whose signature this tenant's key verifies: a forged or
  * guessed code cannot be, so the unknown-code guard leaves it alone.
  */
-export async function isGenuinePass(db: Executor, tenant: Tenant, presented: string): Promise<boolean> {
+export async function isGenuinePass(db: Executor, clock: Clock, tenant: Tenant, presented: string): Promise<boolean> {
   const text = presented.trim();
   if (!looksLikePass(text)) return false;
-  const [key] = await publicPassKeys(db, tenant);
-  return verifyPass(text, key) !== undefined;
+  return verifyPass(text, await publicPassKeys(db, tenant, clock.now())) !== undefined;
 }
 
 /** The code a guard presented: a signed pass (verified against this tenant's key) or a typed code. */
-async function codeNamedBy(db: Executor, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
+async function codeNamedBy(db: Executor, clock: Clock, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
   const text = presented.trim();
   if (looksLikePass(text)) {
-    const [key] = await publicPassKeys(db, tenant);
-    const claims = verifyPass(text, key);
+    const claims = verifyPass(text, await publicPassKeys(db, tenant, clock.now()));
     if (!claims) return undefined;
     const row = await findAccessCode(db, tenant, claims.codeId);
     return row && row.code === claims.code ? row : undefined;
@@ -368,7 +366,8 @@ export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: numbe
  * so a kiosk set up on a new organization can verify its very first passes offline.
  */
 export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant) {
-  const keys = [await passKeyOf(db, deps, tenant)];
+  const signing = await passKeyOf(db, deps, tenant);
+  const keys = [signing, ...(await publicPassKeys(db, tenant, deps.clock.now())).filter((key) => key.kid !== signing.kid)];
   return {
     keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519' as const, public_key: key.public_key, created_at: key.created_at })),
   };

@@ -230,9 +230,45 @@ export async function activeCodesDue(db: Executor, before: string, limit: number
     .execute();
 }
 
-/** The tenant's pass-signing key (one per organization and environment), if made yet. */
+/** The tenant's signing key (one per organization and environment), if made yet. */
 export async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKeyRow | undefined> {
-  return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).executeTakeFirst();
+  return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).where('retired_at', 'is', null).executeTakeFirst();
+}
+
+/** The keys a kiosk accepts passes of: the signing key and retired ones whose passes may still be valid at `now`, newest first. */
+export async function findAcceptedPassKeys(db: Executor, tenant: Tenant, now: string): Promise<PassKeyRow[]> {
+  return db
+    .selectFrom('pass_keys')
+    .selectAll()
+    .where(whereTenant(tenant))
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('accept_until', '>', now)]))
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/**
+ * Retires every signing key: the private key is erased (it signs nothing again), and kiosks
+ * accept it until the last active code of its tenant expires, a year at most. Answers how many.
+ */
+export async function retirePassKeys(db: Executor, now: Date): Promise<number> {
+  const at = now.toISOString();
+  const yearOn = new Date(now.getTime() + 366 * 24 * 3_600_000).toISOString();
+  const signing = await db.selectFrom('pass_keys').select(['kid', 'organization_id', 'environment']).where('retired_at', 'is', null).execute();
+  for (const key of signing) {
+    const last = await db
+      .selectFrom('access_codes')
+      .select((eb) => eb.fn.max('valid_until').as('valid_until'))
+      .where(whereTenant({ organizationId: key.organization_id, environment: key.environment }))
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    const lastValid = last?.valid_until ?? at;
+    await db
+      .updateTable('pass_keys')
+      .set({ retired_at: at, private_key: '', accept_until: lastValid < yearOn ? lastValid : yearOn })
+      .where('kid', '=', key.kid)
+      .execute();
+  }
+  return signing.length;
 }
 
 /**
@@ -244,7 +280,7 @@ export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<bool
   const result = await db
     .insertInto('pass_keys')
     .values(row)
-    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doNothing())
+    .onConflict((oc) => oc.columns(['organization_id', 'environment']).where('retired_at', 'is', null).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }

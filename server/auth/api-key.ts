@@ -12,5 +12,6 @@ export function rowToApiKey(row: ApiKeyRow): ApiKey {
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
+    expires_at: row.expires_at,
   };
 }

@@ -45,13 +45,14 @@ export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter; 
     const found = await keys.lookup(secretHash, () => findKeyBySecretHash(deps.db, secretHash));
     if (!found) throw unauthorized('Invalid API key');
     if (found.key.revoked_at) throw unauthorized('API key has been revoked');
+    const nowMs = deps.clock.now().getTime();
+    if (found.key.expires_at && Date.parse(found.key.expires_at) <= nowMs) throw unauthorized('API key has expired (it was rolled)');
     const organization = rowToOrganization(found.organization);
     if (organization.plan === 'none') throw new ApiError(402, 'Your plan does not include API access');
     if (organization.subscription_status === 'suspended') throw new ApiError(402, 'Your subscription is suspended');
 
     // last_used_at is written at most once a minute per key and host: a write per request would
     // make every read a write.
-    const nowMs = deps.clock.now().getTime();
     if (nowMs - (lastTouched.get(found.key.key_id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
       lastTouched.set(found.key.key_id, nowMs);
       await touchKeyLastUsed(deps.db, found.key.key_id, new Date(nowMs).toISOString());
@@ -61,6 +62,7 @@ export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter; 
       keyId: found.key.key_id,
       environment: found.key.environment as Environment,
       scopes: new Set(JSON.parse(found.key.scopes) as Scope[]),
+      credential: secret,
     };
   }
 

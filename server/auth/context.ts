@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
+import { ApiError } from '../http/errors.ts';
 import type { Organization } from '../organizations/organization.ts';
 
 /** Who is calling: set by `authenticate`, read by every route behind it. */
@@ -9,6 +10,8 @@ export interface AuthContext {
   keyId: string;
   environment: Environment;
   scopes: ReadonlySet<Scope>;
+  /** The API key as presented: what an answer that carries a secret is sealed for (server/idempotency/). Never stored. */
+  credential: string;
 }
 
 declare global {
@@ -18,6 +21,12 @@ declare global {
       auth?: AuthContext;
     }
   }
+}
+
+/** A key may grant (to a key it creates or rolls) only scopes it holds itself: 403 naming the first it lacks. */
+export function assertCanGrant(auth: AuthContext, scopes: readonly Scope[]): void {
+  const ungrantable = scopes.find((scope) => !auth.scopes.has(scope));
+  if (ungrantable) throw new ApiError(403, `This API key cannot grant the ${ungrantable} scope it does not hold`);
 }
 
 export function authOf(req: Request): AuthContext {

@@ -5,14 +5,14 @@ import {
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
+  RollApiKeyRequest,
 } from '../../shared/schemas/api-keys.ts';
 import { errors, ok } from '../docs/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import { ApiError } from '../http/errors.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
-import { authOf, tenantOf } from './context.ts';
-import { createApiKey, listTenantApiKeys, revokeApiKey } from './service.ts';
+import { assertCanGrant, authOf, tenantOf } from './context.ts';
+import { createApiKey, listTenantApiKeys, revokeApiKey, rollApiKey, scopesOfKey } from './service.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['API keys'];
@@ -23,7 +23,12 @@ export const apiKeyRouteList = [
     method: 'post',
     path: '/api-keys',
     access: 'admin',
-    idempotent: true,
+    // Checked before the Idempotency-Key is looked up, so a replay is authorized like the request.
+    async precheck(req) {
+      const parsed = CreateApiKeyRequest.safeParse(req.body);
+      if (parsed.success) assertCanGrant(authOf(req), parsed.data.scopes);
+    },
+    idempotent: 'answer-holds-secret',
     body: CreateApiKeyRequest,
     operationId: 'createApiKey',
     tags,
@@ -33,8 +38,6 @@ export const apiKeyRouteList = [
     responses: { ...ok(201, 'Created; keep the secret now', CreatedApiKey), ...errors() },
     async handler({ body }, req, res, deps) {
       const auth = authOf(req);
-      const ungrantable = body.scopes.find((scope) => !auth.scopes.has(scope));
-      if (ungrantable) throw new ApiError(403, `This API key cannot grant the ${ungrantable} scope it does not hold`);
       const created = await createApiKey(requestDb(req, deps.db), deps.clock, {
         organizationId: auth.organization.organization_id,
         environment: auth.environment,
@@ -56,6 +59,28 @@ export const apiKeyRouteList = [
     responses: { ...ok(200, 'One page', ApiKeyPage), ...errors() },
     async handler({ query }, req, res, deps) {
       res.json(await listTenantApiKeys(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api-keys/:keyId/roll',
+    access: 'admin',
+    async precheck(req, deps) {
+      const scopes = await scopesOfKey(deps.db, tenantOf(req), String(req.params.keyId));
+      if (scopes) assertCanGrant(authOf(req), scopes);
+    },
+    idempotent: 'answer-holds-secret',
+    params: ApiKeyIdParams,
+    body: RollApiKeyRequest,
+    operationId: 'rollApiKey',
+    tags,
+    summary: 'Roll an API key',
+    description:
+      'Makes a new key with the same name and scopes, and sets the old one to expire after `expires_in_hours` (default 24, at most 168), so every client can switch without a gap. The caller must hold every scope of the key (403 otherwise). The new secret is in this answer and never again. A revoked or expired key: 409.',
+    responses: { ...ok(201, 'Rolled; keep the new secret now', CreatedApiKey), ...errors(404, 409) },
+    async handler({ params, body }, req, res, deps) {
+      res.on('close', deps.keyCache.hold());
+      res.status(201).json(await rollApiKey(requestDb(req, deps.db), deps.clock, tenantOf(req), params.keyId, body.expires_in_hours));
     },
   }),
   route({

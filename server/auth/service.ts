@@ -7,7 +7,7 @@ import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToApiKey } from './api-key.ts';
 import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
-import { findApiKey, findApiKeyById, insertApiKey, listApiKeys, markKeyRevoked } from './store.ts';
+import { findApiKey, findApiKeyById, insertApiKey, listApiKeys, markKeyRevoked, setKeyExpiry } from './store.ts';
 
 export interface CreatedKey {
   api_key: ApiKey;
@@ -34,6 +34,7 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
     created_at: clock.now().toISOString(),
     last_used_at: null,
     revoked_at: null,
+    expires_at: null,
   };
   await insertApiKey(db, row);
   return { api_key: rowToApiKey(row), secret };
@@ -54,6 +55,34 @@ export async function revokeApiKey(db: Executor, clock: Clock, scope: Tenant, ke
     await markKeyRevoked(trx, keyId, clock.now().toISOString());
     return rowToApiKey((await findApiKey(trx, scope, keyId))!);
   });
+}
+
+/**
+ * A new key with the old one's name and scopes; the old one answers until `expiresInHours` from
+ * now (sooner if it was already to expire sooner), so every client can switch without a gap.
+ */
+export async function rollApiKey(db: Executor, clock: Clock, tenant: Tenant, keyId: string, expiresInHours: number): Promise<CreatedKey> {
+  return inTransaction(db, async (trx) => {
+    const row = await findApiKey(trx, tenant, keyId);
+    if (!row) throw notFound('API key');
+    if (row.revoked_at) throw conflict('API key is already revoked');
+    const now = clock.now();
+    if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) throw conflict('API key has already expired');
+    const until = new Date(now.getTime() + expiresInHours * 3_600_000).toISOString();
+    await setKeyExpiry(trx, keyId, row.expires_at && row.expires_at < until ? row.expires_at : until);
+    return createApiKey(trx, clock, {
+      organizationId: tenant.organizationId,
+      environment: row.environment as Environment,
+      name: row.name,
+      scopes: JSON.parse(row.scopes) as Scope[],
+    });
+  });
+}
+
+/** The scopes of a key of the tenant (what rolling it grants); undefined when there is none. */
+export async function scopesOfKey(db: Executor, tenant: Tenant, keyId: string): Promise<Scope[] | undefined> {
+  const row = await findApiKey(db, tenant, keyId);
+  return row && (JSON.parse(row.scopes) as Scope[]);
 }
 
 /** The operator's revoke (`tsaro key revoke`), which stands above organizations: any key by id; undefined when there is none. */

@@ -92,6 +92,10 @@ export async function markKeyRevoked(db: Executor, keyId: string, at: string): P
   await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
 }
 
+export async function setKeyExpiry(db: Executor, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ expires_at: at }).where('key_id', '=', keyId).execute();
+}
+
 export async function touchKeyLastUsed(db: Executor, keyId: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('key_id', '=', keyId).execute();
 }

@@ -8,9 +8,12 @@ import { addResponder, deactivateResponder, listResponders, ResponderInputError 
 import { signInUrl } from '../responders/sign-in.ts';
 import { IMPORT_FORMATS, ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
 import { systemClock } from '../clock.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { isPostgresUrl, loadConfig, type Config } from '../config.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { serverMigrations } from '../db/migrations/index.ts';
+import { loadSealingKeys, SealingKeyError } from '../secrets/key-source.ts';
+import { exportDatabaseKey } from '../secrets/legacy-key.ts';
+import { rotateSealedValues } from '../secrets/rotation.ts';
 import type { Db } from '../db/schema.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
@@ -189,6 +192,36 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
         );
       }, Boolean(opts.json)),
     );
+
+  const secrets = program.command('secrets').description('the sealing key (docs/security.md)');
+  secrets
+    .command('export-key')
+    .description('print, once, the sealing key an older version kept in the database, and erase it from there (then: every host gets it as SECRETS_KEY_PREVIOUS beside a new SECRETS_KEY, and `tsaro secrets rotate`)')
+    .addOption(jsonOption())
+    .action((opts: { json?: boolean }) =>
+      run(async (db, out) => {
+        const exported = await exportDatabaseKey(db, clock);
+        if (!exported) throw new CliError('no sealing key is kept in this database: nothing to export');
+        out.result(exported, [
+          `The key the database kept (id ${exported.key_id}), now erased from it. Shown once:`,
+          `  ${exported.key}`,
+          'Give it to every host as SECRETS_KEY_PREVIOUS, with a new SECRETS_KEY (umask 077; openssl rand -hex 32), start them, then run `npx tsaro secrets rotate`.',
+          `${exported.endpointsToRotate} webhook endpoints are marked secret_rotation_due (a copy of the database may open their secrets); ${exported.passKeysRetired} pass-signing keys were retired (new passes get new keys; kiosks accept the old ones until their passes expire).`,
+        ].join('\n'));
+      }, Boolean(opts.json)),
+    );
+  secrets
+    .command('rotate')
+    .description('re-seal every sealed value under SECRETS_KEY (values sealed with SECRETS_KEY_PREVIOUS still open meanwhile); in batches, safe to stop and run again')
+    .addOption(jsonOption())
+    .action((opts: { json?: boolean }) =>
+      run(async (db, out, config) => {
+        const keys = loadSealingKeys(config, isPostgresUrl(config.DATABASE_URL) ? 'postgres' : 'sqlite');
+        const report = await rotateSealedValues(db, keys.box);
+        out.result(report, `Re-sealed ${report.resealed} values under key ${report.key_id}; ${report.remaining} remain under another key${report.remaining ? ' (written meanwhile by a host without the new key: run again once every host has it)' : ''}.`);
+        if (report.remaining > 0) process.exitCode = 1;
+      }, Boolean(opts.json)),
+    );
   return program;
 }
 
@@ -246,7 +279,7 @@ async function main(argv: string[]) {
       preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     });
     try {
-      await migrateToLatest(database.db, serverMigrations({ secretsKey: config.SECRETS_KEY }));
+      await migrateToLatest(database.db, serverMigrations({ secretBox: () => loadSealingKeys(config, database.engine).box }));
       await work(database.db, createOutput(jsonOut), config);
     } finally {
       await database.close();
@@ -260,7 +293,7 @@ async function main(argv: string[]) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return;
       fail(err.message.replace(/^error: /, ''), 2);
-    } else if (err instanceof CliError || err instanceof OrganizationInputError || err instanceof ResponderInputError || err instanceof ImportError) {
+    } else if (err instanceof CliError || err instanceof OrganizationInputError || err instanceof ResponderInputError || err instanceof ImportError || err instanceof SealingKeyError) {
       fail(err.message, 1);
     } else {
       fail(err instanceof Error ? err.message : String(err), 1);

@@ -1,13 +1,14 @@
-import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, fdatasync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, sql, type LogEvent, PostgresDialect, type Migration } from 'kysely';
 import { isPostgresUrl } from '../config.ts';
 import { allowDirectReads } from './direct-read.ts';
 import { isDatabaseUnavailable } from './errors.ts';
-import { serverMigrations } from './migrations/index.ts';
+import { serverMigrations, withoutSealingKey } from './migrations/index.ts';
 import { createPostgresPool, type PoolCounts } from './postgres-pool.ts';
 import type { Database, Db } from './schema.ts';
+import { ownerOnlyDatabaseFiles } from '../../shared/node/owner-only-files.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { GROUP_COMMIT_DEFAULTS, GroupCommitSqliteDialect, GroupCommitter, type GroupCommitOptions, type WalSync } from './sqlite-group-commit.ts';
 
@@ -72,7 +73,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
     };
   }
   const path = sqlitePath(url);
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') ownerOnlyDatabaseFiles(path);
   // timeout 0: better-sqlite3's default busy handler waits up to 5 s, blocking the event loop.
   const writer = new SqliteDatabase(path, { timeout: 0 });
   writer.pragma('journal_mode = WAL');
@@ -159,10 +160,9 @@ function sqlitePath(url: string): string {
 
 /**
  * Brings the schema up to date; safe when several hosts start at once (Kysely takes a lock).
- * The server and the CLI pass `serverMigrations({ secretsKey: config.SECRETS_KEY })`: without
- * it, keys are sealed with the database's own secrets key.
+ * The server and the CLI pass `serverMigrations({ secretBox })` with the sealing key they hold.
  */
-export async function migrateToLatest(db: Db, migrations: Record<string, Migration> = serverMigrations({ secretsKey: undefined })): Promise<string[]> {
+export async function migrateToLatest(db: Db, migrations: Record<string, Migration> = serverMigrations(withoutSealingKey)): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

@@ -62,6 +62,8 @@ export interface ApiKeyRow {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** A rolled key answers until then (migration 0016); null: no end. */
+  expires_at: string | null;
 }
 
 export interface IncidentRow {
@@ -190,8 +192,12 @@ export interface PassKeyRow {
   organization_id: string;
   environment: string;
   public_key: string;
+  /** Sealed (server/secrets/); '' once retired: a retired key signs nothing again. */
   private_key: string;
   created_at: string;
+  /** Set when a newer key took over signing; kiosks still accept this one until accept_until. */
+  retired_at: string | null;
+  accept_until: string | null;
 }
 
 export interface FeedCounterRow {
@@ -208,11 +214,13 @@ export interface WebhookEndpointRow {
   description: string | null;
   events: string;
   status: string;
-  /** AES-256-GCM ciphertext of the `whsec_` secret (see webhooks/secret-box.ts). */
+  /** AES-256-GCM ciphertext of the `whsec_` secret (server/secrets/secret-box.ts). */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
   secret_rotated_at: string | null;
+  /** 1: the secret was sealed while the sealing key lived in the database (migration 0016); rotating clears it. */
+  secret_rotation_due: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -8,6 +8,9 @@ import { parseInput } from './parse.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** Who a stored answer is replayed to: any caller allowed the route, or only the maker (an answer carrying a secret). */
+export type IdempotentAnswer = 'plain' | 'answer-holds-secret';
+
 /** Who may call a route: an API key holding the scope, a responder's token, or anyone. */
 export type Access = Scope | 'responder' | 'public';
 
@@ -36,8 +39,11 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
   guardOptions?: GuardOptions;
   /** Runs after access and before the idempotency record opens (slow checks that must not hold the database). */
   precheck?(req: Request, deps: D): Promise<void>;
-  /** Takes the Idempotency-Key header (every partner POST, PATCH and DELETE). */
-  idempotent?: boolean;
+  /**
+   * Takes the Idempotency-Key header (every partner POST, PATCH and DELETE). `answer-holds-secret`:
+   * the answer carries a secret shown once, so it is replayed only to the key that made it.
+   */
+  idempotent?: boolean | IdempotentAnswer;
   params?: P;
   query?: Q;
   body?: B;
@@ -63,7 +69,7 @@ export interface RouteWiring {
   guard?: Guard;
   /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
   responder?: RequestHandler;
-  idempotent?: RequestHandler;
+  idempotent?: (answer: IdempotentAnswer) => RequestHandler;
 }
 
 function required<T>(value: T | undefined, what: string, route: RouteDefinition<unknown>): T {
@@ -85,7 +91,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
         next();
       });
     }
-    if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route));
+    if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route)(route.idempotent === true ? 'plain' : route.idempotent));
     chain.push(async (req, res) => {
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Guard } from '../auth/authenticate.ts';
+import type { IdempotentAnswer } from './define-route.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -8,7 +9,7 @@ import type { Engine } from '../db/database.ts';
 import type { Db } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -24,7 +25,7 @@ export interface RouteDeps {
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
   guard: Guard;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
-  idempotent: RequestHandler;
+  idempotent: (answer: IdempotentAnswer) => RequestHandler;
   /** The database engine, for the few statements that differ (advisory locks). */
   engine: Engine;
   /** This host's API-key cache: a revoke through it holds the cache until it has answered. */

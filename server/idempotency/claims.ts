@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, hkdfSync } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Engine } from '../db/database.ts';
 import type { Executor } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import { gcmOpen, gcmSeal, type SecretBox } from '../secrets/secret-box.ts';
 import { completeClaim, findClaim, insertClaim, lockKeyForTransaction, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
 
 export type { IdempotencyScope };
@@ -32,6 +32,39 @@ export interface ClaimDeps {
 /** The key is this transaction's to answer, or it was answered before (the answer as stored, unsealed). */
 export type Claim = { answered: false } | { answered: true; status: number; body: string };
 
+export const notTheMaker = () =>
+  new ApiError(
+    409,
+    'Idempotency-Key was used by another API key for a request whose answer holds a secret: that answer is replayed only to the key that made it, and the request does not run again',
+  );
+
+/**
+ * An answer that carries a secret shown once (a new API key, a webhook secret) is sealed for its
+ * maker: under a key derived from the API key that made the request and the Idempotency-Key.
+ * The API key is stored only as a hash, so neither a copy of the database nor another caller
+ * opens it. `k1.` tells these apart from values sealed with the sealing key.
+ */
+const MAKER_SEALED = 'k1.';
+function makerKey(credential: string, scope: IdempotencyScope): Buffer {
+  return Buffer.from(hkdfSync('sha256', credential, 'tsaro idempotent answer', flightKeyOf(scope), 32));
+}
+
+/** Seals an answer for storage: for its maker alone (`credential`), or with the sealing key. */
+export function sealAnswer(secretBox: SecretBox, scope: IdempotencyScope, text: string, credential?: string): string {
+  return credential === undefined ? secretBox.seal(text) : MAKER_SEALED + gcmSeal(makerKey(credential, scope), text);
+}
+
+/** Opens a stored answer; one sealed for its maker opens only with the maker's credential (409 otherwise). */
+function openAnswer(secretBox: SecretBox, scope: IdempotencyScope, stored: string, credential?: string): string {
+  if (!stored.startsWith(MAKER_SEALED)) return secretBox.open(stored);
+  if (credential === undefined) throw notTheMaker();
+  try {
+    return gcmOpen(makerKey(credential, scope), stored.slice(MAKER_SEALED.length).split('.'));
+  } catch {
+    throw notTheMaker();
+  }
+}
+
 /**
  * Takes an Idempotency-Key for the transaction `tx` (Stripe's semantics), for the single routes'
  * middleware and the kiosk's batch replay alike: a first use claims it; a use with another
@@ -39,27 +72,32 @@ export type Claim = { answered: false } | { answered: true; status: number; body
  * (on this database: another host's advisory lock on PostgreSQL, an unfinished claim) is a 409,
  * unless its claim is older than the lease (its request died) and is taken over.
  */
-export async function claimKey(tx: Executor, deps: ClaimDeps, scope: IdempotencyScope, fingerprint: string): Promise<Claim> {
+export async function claimKey(tx: Executor, deps: ClaimDeps, scope: IdempotencyScope, fingerprint: string, credential?: string): Promise<Claim> {
   if (deps.engine === 'postgres' && !(await lockKeyForTransaction(tx, flightKeyOf(scope)))) throw stillInFlight();
   const now = deps.clock.now();
   const claim = await insertClaim(tx, scope, fingerprint, now.toISOString());
   if (claim.inserted) return { answered: false };
   const row = claim.existing;
   if (row.fingerprint !== fingerprint) throw new ApiError(400, 'Idempotency-Key was already used with a different method, path or body');
-  if (row.state === 'complete') return { answered: true, status: row.response_status!, body: deps.secretBox.open(row.response_body!) };
+  if (row.state === 'complete') return { answered: true, status: row.response_status!, body: openAnswer(deps.secretBox, scope, row.response_body!, credential) };
   // A claim committed in flight by an older version, or left by a request that died.
   const stale = Date.parse(row.locked_at) < now.getTime() - CLAIM_LEASE_MS;
   if (!stale || !(await takeOverStaleClaim(tx, scope, row.locked_at, now.toISOString()))) throw stillInFlight();
   return { answered: false };
 }
 
-/** Stores the answer of a claimed key, sealed: it may hold a secret shown once or personal data. */
-export async function recordAnswer(tx: Executor, secretBox: SecretBox, scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
-  await completeClaim(tx, scope, status, secretBox.seal(JSON.stringify(body)));
+/**
+ * Stores the answer of a claimed key, sealed: it may hold personal data, and with `makerCredential`
+ * a secret shown once, sealed for its maker alone.
+ */
+export async function recordAnswer(tx: Executor, secretBox: SecretBox, scope: IdempotencyScope, status: number, body: unknown, makerCredential?: string): Promise<void> {
+  await completeClaim(tx, scope, status, sealAnswer(secretBox, scope, JSON.stringify(body), makerCredential));
 }
 
 /** The answer stored for a key, parsed; undefined when the key has none (never seen, in flight, or purged). */
 export async function storedAnswer(db: Executor, secretBox: SecretBox, scope: IdempotencyScope): Promise<unknown> {
   const row = await findClaim(db, scope);
-  return row?.state === 'complete' && row.response_body ? JSON.parse(secretBox.open(row.response_body)) : undefined;
+  return row?.state === 'complete' && row.response_body && !row.response_body.startsWith(MAKER_SEALED)
+    ? JSON.parse(secretBox.open(row.response_body))
+    : undefined;
 }

@@ -1,13 +1,14 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { ControlledTransaction } from 'kysely';
 import type { Logger } from 'pino';
-import { tenantOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import type { Clock } from '../clock.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database, Db, Executor } from '../db/schema.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
+import type { IdempotentAnswer } from '../http/define-route.ts';
 import { ApiError, databaseUnavailable } from '../http/errors.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { claimKey, flightKeyOf, recordAnswer, requestFingerprint, stillInFlight, type IdempotencyScope } from './claims.ts';
 import { purgeIdempotencyRecords } from './store.ts';
 
@@ -51,9 +52,9 @@ export function whenCommitted(req: Request, work: () => void): void {
  * another PostgreSQL host from a transaction-scoped advisory lock on the key (SQLite hosts
  * share one writer, so a duplicate from another process waits and then replays).
  */
-export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox; engine: Engine }): RequestHandler {
+export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox; engine: Engine }): (answer: IdempotentAnswer) => RequestHandler {
   const inFlight = new Set<string>();
-  return async (req, res, next) => {
+  return (answer) => async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
     if (!KEY_PATTERN.test(key)) {
@@ -61,6 +62,8 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
     }
     const tenant = tenantOf(req);
     const scope: IdempotencyScope = { ...tenant, key };
+    // The route's own access (scope, precheck) has already run: a replay is authorized like the request.
+    const credential = authOf(req).credential;
     const fingerprint = requestFingerprint(req.method, req.path, req.body);
     const flightKey = flightKeyOf(scope);
     if (inFlight.has(flightKey)) throw stillInFlight();
@@ -75,7 +78,7 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
       throw err;
     }
     try {
-      const claim = await claimKey(tx, deps, scope, fingerprint);
+      const claim = await claimKey(tx, deps, scope, fingerprint, credential);
       if (claim.answered) {
         // Committing nothing still waits for the commit that wrote this answer (group commit).
         await tx.commit().execute();
@@ -89,7 +92,7 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
       throw err;
     }
     req.tx = tx;
-    settleOnResponse(res, tx, scope, deps.logger, deps.secretBox, landed);
+    settleOnResponse(res, tx, scope, deps.logger, deps.secretBox, answer === 'answer-holds-secret' ? credential : undefined, landed);
     next();
   };
 }
@@ -101,6 +104,7 @@ function settleOnResponse(
   scope: IdempotencyScope,
   logger: Logger,
   secretBox: SecretBox,
+  makerCredential: string | undefined,
   landed: () => void,
 ) {
   const send = res.json.bind(res);
@@ -127,7 +131,7 @@ function settleOnResponse(
     const work =
       status < 400
         ? // Sealed: an answer may hold a secret shown once (an API key, a webhook secret) or personal data.
-          recordAnswer(tx, secretBox, scope, status, body)
+          recordAnswer(tx, secretBox, scope, status, body, makerCredential)
             .then(() => tx.commit().execute())
             .then(runAfterCommit)
         : rollback();

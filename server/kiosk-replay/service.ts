@@ -10,7 +10,7 @@ import type { Executor, Tenant } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { waitForOtherBatches } from './store.ts';
 
 export interface ReplayDeps {

@@ -11,6 +11,7 @@ export function rowToWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     environment: row.environment as WebhookEndpoint['environment'],
     secret_rotated_at: row.secret_rotated_at,
     previous_secret_expires_at: row.previous_secret_expires_at,
+    secret_rotation_due: row.secret_rotation_due === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

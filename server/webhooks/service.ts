@@ -8,7 +8,7 @@ import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { newJob } from './queue.ts';
 import { cancelPendingJobs, findEndpoint, insertEndpoint, insertJobs, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
 
@@ -43,6 +43,7 @@ export async function createWebhookEndpoint(
     previous_secret: null,
     previous_secret_expires_at: null,
     secret_rotated_at: null,
+    secret_rotation_due: 0,
     created_at: at,
     updated_at: at,
     deleted_at: null,
@@ -114,6 +115,7 @@ export async function rotateWebhookSecret(
     previous_secret: expiresInHours > 0 ? row.secret : null,
     previous_secret_expires_at: expiresInHours > 0 ? new Date(now.getTime() + expiresInHours * 3_600_000).toISOString() : null,
     secret_rotated_at: now.toISOString(),
+    secret_rotation_due: 0,
     updated_at: now.toISOString(),
   });
   return { webhook_endpoint: await getWebhookEndpoint(db, tenant, endpointId), secret };
@@ -146,3 +148,6 @@ export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenan
 export async function webhookOutboxCounts(db: Executor) {
   return outboxCounts(db);
 }
+
+/** Every endpoint's secret marked for the partner to rotate (server/secrets/legacy-key.ts): a copy of the database may open it. */
+export { markSecretsForRotation } from './store.ts';

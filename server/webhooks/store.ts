@@ -143,9 +143,12 @@ export async function outboxCounts(db: Executor): Promise<{ pending: number; ret
   return { pending: pending?.n ?? 0, retrying: pending?.retrying ?? 0, failed: failed?.n ?? 0 };
 }
 
-/** A server-wide key by name: `value` is stored if none is yet, and the stored one (of whichever host was first) is answered. */
-export async function serverKeyMadeOnce(db: Executor, name: string, value: string, at: string): Promise<string> {
-  await db.insertInto('server_keys').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute();
-  const row = await db.selectFrom('server_keys').select('value').where('name', '=', name).executeTakeFirstOrThrow();
-  return row.value;
+/** Marks every live endpoint's secret for rotation (server/secrets/legacy-key.ts); answers how many. */
+export async function markSecretsForRotation(db: Executor, at: string): Promise<number> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ secret_rotation_due: 1, updated_at: at })
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

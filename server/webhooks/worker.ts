@@ -8,7 +8,7 @@ import type { Engine } from '../db/database.ts';
 import type { Db, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { storedEvent } from '../events/service.ts';
 import { newId } from '../ids.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { cancelJob, claimDueJobs, findEndpointById, finishAttempt } from './store.ts';
 import { nextAttemptAt as scheduleNext } from './retry-schedule.ts';
 import { refusedAddress, type TargetPolicy } from './url-policy.ts';

@@ -27,6 +27,7 @@ export const ApiKey = z
     created_at: Timestamp,
     last_used_at: Timestamp.nullable().meta({ description: 'Updated at most once a minute' }),
     revoked_at: Timestamp.nullable(),
+    expires_at: Timestamp.nullable().meta({ description: 'A rolled key answers until then, then 401; null: no end' }),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -50,6 +51,17 @@ export const CreatedApiKey = z
     secret: z.string().meta({ description: 'Shown once, now. Only its hash is stored.' }),
   })
   .meta({ id: 'CreatedApiKey' });
+
+export const RollApiKeyRequest = nullMeansAbsent(
+  z.strictObject({
+    expires_in_hours: z
+      .int()
+      .min(0)
+      .max(168)
+      .default(24)
+      .meta({ description: 'How long the old key keeps answering, so every client can switch (0: it stops now); at most 7 days' }),
+  }),
+).meta({ id: 'RollApiKeyRequest' });
 
 export const ApiKeyEnvelope = z.object({ api_key: ApiKey }).meta({ id: 'ApiKeyResponse' });
 export const ApiKeyPage = paginated(ApiKey, 'ApiKeyPage');

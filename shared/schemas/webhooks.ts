@@ -36,6 +36,10 @@ export const WebhookEndpoint = z
     environment: z.enum(['live', 'sandbox']),
     secret_rotated_at: Timestamp.nullable(),
     previous_secret_expires_at: Timestamp.nullable().meta({ description: 'Until then deliveries carry a v1 signature with the old secret too' }),
+    secret_rotation_due: z.boolean().meta({
+      description:
+        'True when the secret may be known outside this service (it was sealed while the sealing key was kept in the database, so an old backup opens it): rotate it. Rotating sets it false.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

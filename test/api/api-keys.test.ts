@@ -20,6 +20,7 @@ describe('API keys (admin scope)', () => {
       environment: 'live',
       last_used_at: null,
       revoked_at: null,
+      expires_at: null,
     });
     expect(res.body.api_key.key_id).toMatch(/^key_/);
     expect(res.body.api_key.secret_hint).toBe(`svc_live_…${res.body.secret.slice(-4)}`);

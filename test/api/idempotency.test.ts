@@ -131,7 +131,7 @@ describe('Idempotency-Key header', () => {
     expect(row.state).toBe('complete');
     expect(row.response_status).toBe(201);
     // Stored sealed (it may hold a secret shown once); the replay opens it.
-    expect(row.response_body).toMatch(/^v1\./);
+    expect(row.response_body).toMatch(/^v2\./);
     expect(row.response_body).not.toContain(res.body.incident.incident_id);
     const replay = await org.live.post('/incidents', incidentBody(), withKey('k-atomic'));
     expect(replay.body).toEqual(res.body);

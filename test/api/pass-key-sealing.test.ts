@@ -1,18 +1,14 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findPassKey, insertPassKey } from '../../server/access-codes/store.ts';
-import { loadConfig } from '../../server/config.ts';
 import type { PassKeyRow } from '../../server/db/schema.ts';
-import { startServer } from '../../server/server.ts';
-import { isSealed } from '../../server/webhooks/secret-box.ts';
+import { isSealed } from '../../server/secrets/secret-box.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
  * Pass-signing private keys sign passes every kiosk admits offline: they are sealed at rest with
- * SECRETS_KEY, as webhook secrets are, so a copy of the database cannot sign a pass.
+ * the sealing key, as webhook secrets are, so a copy of the database cannot sign a pass.
  */
 const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -69,36 +65,6 @@ describe('pass-signing keys at rest', () => {
   });
 });
 
-describe('where the secrets key lives', () => {
-  async function warningsAtStart(config: Record<string, string>): Promise<string[]> {
-    const database = await createTestDatabase();
-    stops.push(() => database.drop());
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const running = await startServer(
-      loadConfig({ PORT: '0', DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'warn', DATABASE_URL: database.url, ...config }),
-      { logger: pino({ level: 'warn' }, sink), deliverWebhooks: false, runDispatch: false },
-    );
-    await running.stop();
-    return lines.map((line) => (JSON.parse(line) as { level: number; msg: string })).filter((e) => e.level === 40).map((e) => e.msg);
-  }
-
-  it('without SECRETS_KEY the server warns at start, on SQLite as on PostgreSQL, that the key is in the same database', async () => {
-    const warnings = await warningsAtStart({});
-    expect(warnings).toContainEqual(expect.stringMatching(/SECRETS_KEY is not set.*pass-signing keys.*same database/));
-  });
-
-  it('with SECRETS_KEY set there is no such warning', async () => {
-    const warnings = await warningsAtStart({ SECRETS_KEY: randomBytes(32).toString('hex') });
-    expect(warnings.filter((w) => w.includes('SECRETS_KEY'))).toEqual([]);
-  });
-});
-
 describe('the first pass key of a tenant', () => {
   it('made by several requests at once: one key, every request answered, every pass signed with it', async () => {
     const server = await started();
@@ -131,6 +97,8 @@ describe('the first pass key of a tenant', () => {
         public_key: 'x',
         private_key: 'y',
         created_at: new Date().toISOString(),
+        retired_at: null,
+        accept_until: null,
       };
       expect(await insertPassKey(trx, late)).toBe(false);
       // On PostgreSQL a failed statement would have aborted the transaction: this would fail.

@@ -166,6 +166,7 @@ describe('webhooks and the event log', () => {
         environment: 'live',
         secret_rotated_at: null,
         previous_secret_expires_at: null,
+        secret_rotation_due: false,
         created_at: nowIso(),
         updated_at: nowIso(),
       });

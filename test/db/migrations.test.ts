@@ -4,12 +4,12 @@ import { migrateToLatest, openDatabase, type OpenedDatabase } from '../../server
 import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { signPass, verifyPass } from '../../server/access-codes/pass-keys.ts';
 import { newId } from '../../server/ids.ts';
-import { serverMigrations } from '../../server/db/migrations/index.ts';
+import { serverMigrations, withoutSealingKey } from '../../server/db/migrations/index.ts';
 import type { PassKeyRow } from '../../server/db/schema.ts';
-import { createSecretBox, isSealed } from '../../server/webhooks/secret-box.ts';
+import { createSecretBox, isSealed, sealingKey, type SecretBox } from '../../server/secrets/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
-const migrations = serverMigrations({ secretsKey: undefined });
+const migrations = serverMigrations(withoutSealingKey);
 
 describe('migrations', () => {
   let opened: OpenedDatabase | undefined;
@@ -104,10 +104,10 @@ describe('migrations', () => {
     expect(has).toEqual(expect.arrayContaining(tables));
   });
 
-  it('0009-sealed-pass-keys seals plain pass-signing keys with SECRETS_KEY, leaves sealed ones alone, and passes still verify', async () => {
+  it('0009-sealed-pass-keys seals plain pass-signing keys with the sealing key, leaves sealed ones alone, and passes still verify', async () => {
     const db = await fresh();
-    const secretsKey = randomBytes(32).toString('hex');
-    const withKey = serverMigrations({ secretsKey });
+    const box = createSecretBox(sealingKey(randomBytes(32)));
+    const withKey = serverMigrations({ secretBox: () => box });
     const names = Object.keys(withKey);
     await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0009-sealed-pass-keys')).map((n) => [n, withKey[n]!])));
     const now = '2026-11-22T10:00:00.000Z';
@@ -117,7 +117,6 @@ describe('migrations', () => {
         .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
         .execute();
     }
-    const box = createSecretBox(Buffer.from(secretsKey, 'hex'));
     const passKey = (kid: string, organizationId: string) => {
       const { publicKey, privateKey } = generateKeyPairSync('ed25519');
       return {
@@ -127,15 +126,19 @@ describe('migrations', () => {
         public_key: publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('base64url'),
         private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
         created_at: now,
+        retired_at: null,
+        accept_until: null,
       } satisfies PassKeyRow;
     };
     const plain = passKey('KIDPLAIN', 'org_a');
     const sealedBefore = passKey('KIDSEALD', 'org_b');
     const alreadySealed = { ...sealedBefore, private_key: box.seal(sealedBefore.private_key) };
-    await db.insertInto('pass_keys').values([plain, alreadySealed]).execute();
+    // As stored before migration 0016 added retired_at and accept_until.
+    const asBefore0016 = ({ retired_at: _r, accept_until: _a, ...row }: PassKeyRow) => row;
+    await db.insertInto('pass_keys').values([asBefore0016(plain), asBefore0016(alreadySealed)] as PassKeyRow[]).execute();
     const claims = { code: 'AB-2345', codeId: newId('code', new Date(now)), validFrom: Date.parse(now), validUntil: Date.parse(now) + 86_400_000, maxUses: 1 };
     // A pass signed before the migration, with the key as it was stored then.
-    const signedBefore = signPass({ seal: (text) => text, open: (text) => text }, plain, claims);
+    const signedBefore = signPass({ seal: (text: string) => text, open: (text: string) => text } as SecretBox, plain, claims);
 
     const upTo0009 = Object.fromEntries(names.slice(0, names.indexOf('0009-sealed-pass-keys') + 1).map((n) => [n, withKey[n]!]));
     expect(await migrateToLatest(db, upTo0009)).toEqual(['0009-sealed-pass-keys']);
@@ -149,10 +152,10 @@ describe('migrations', () => {
     // Sealed once, not twice.
     expect(after.KIDSEALD!.private_key).toBe(alreadySealed.private_key);
     // Passes signed before and after both verify against the same public key.
-    expect(verifyPass(signedBefore, after.KIDPLAIN)).toEqual(claims);
-    expect(verifyPass(signPass(box, after.KIDPLAIN!, claims), after.KIDPLAIN)).toEqual(claims);
-    expect(verifyPass(signPass(box, after.KIDSEALD!, claims), after.KIDSEALD)).toEqual(claims);
+    expect(verifyPass(signedBefore, [after.KIDPLAIN!])).toEqual(claims);
+    expect(verifyPass(signPass(box, after.KIDPLAIN!, claims), [after.KIDPLAIN!])).toEqual(claims);
+    expect(verifyPass(signPass(box, after.KIDSEALD!, claims), [after.KIDSEALD!])).toEqual(claims);
     // Another key cannot open it.
-    expect(() => signPass(createSecretBox(randomBytes(32)), after.KIDPLAIN!, claims)).toThrow();
+    expect(() => signPass(createSecretBox(sealingKey(randomBytes(32))), after.KIDPLAIN!, claims)).toThrow();
   });
 });

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/clock.ts';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
-import { serverMigrations } from '../../server/db/migrations/index.ts';
+import { serverMigrations, withoutSealingKey } from '../../server/db/migrations/index.ts';
 import type { Db } from '../../server/db/schema.ts';
 import { importThreatFile } from '../../server/threat/import.ts';
 import { SHIPPED_UCDP_FILES, loadShippedThreatData } from '../../server/threat/shipped-data.ts';
@@ -76,7 +76,7 @@ describe('threat event import', () => {
     database = await createTestDatabase();
     opened = openDatabase(database.url);
     const db = opened.db;
-    const migrations = serverMigrations({ secretsKey: undefined });
+    const migrations = serverMigrations(withoutSealingKey);
     const names = Object.keys(migrations);
     await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0008-threat-revisions') + 1).map((n) => [n, migrations[n]!])));
     // What the previous release did on first start: both old files into an empty store.

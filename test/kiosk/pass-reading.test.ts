@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareZXingModule } from 'zxing-wasm/reader';
 import { readPassText } from '../../renderer/src/scanning/read-pass.ts';
 import { signPass } from '../../server/access-codes/pass-keys.ts';
-import { createSecretBox } from '../../server/webhooks/secret-box.ts';
+import { createSecretBox, sealingKey } from '../../server/secrets/secret-box.ts';
 import { newId } from '../../server/ids.ts';
 import { base32Encode } from '../../shared/pass.ts';
 import type { PassKeyRow } from '../../server/db/schema.ts';
@@ -24,7 +24,7 @@ const BATCH = 1_000;
 
 const require = createRequire(import.meta.url);
 /** Private keys are sealed at rest; the signing code opens them with the box. */
-const secretBox = createSecretBox(randomBytes(32));
+const secretBox = createSecretBox(sealingKey(randomBytes(32)));
 
 function makeKey(): PassKeyRow {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -35,6 +35,8 @@ function makeKey(): PassKeyRow {
     public_key: publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('base64url'),
     private_key: secretBox.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
     created_at: new Date().toISOString(),
+    retired_at: null,
+    accept_until: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { createOrganization } from '../../server/organizations/service.ts';
 import type { Plan } from '../../server/organizations/organization.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import { ManualClock } from './clock.ts';
+import { TEST_SECRETS_KEY } from './secrets.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface ApiResponse<T = any> {
@@ -116,6 +117,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE: '1',
     DATABASE_URL: database.url,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...options.config,
   });
   const running = await startServer(config, {

@@ -12,6 +12,7 @@ import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
 import { createOrganization } from '../../server/organizations/service.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { incidentBody, type ApiClient } from './server.ts';
+import { TEST_SECRETS_KEY } from './secrets.ts';
 
 /**
  * "The event row is written in the same transaction as the change it reports; a delivery
@@ -120,7 +121,7 @@ export interface ServerProcess {
 export async function startServerProcess(databaseUrl: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, DEMO: '0', LOG_LEVEL: 'info', REDIS_URL: '', SECRETS_KEY: '', WEBHOOK_ALLOW_PRIVATE: '1' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, DEMO: '0', LOG_LEVEL: 'info', REDIS_URL: '', SECRETS_KEY: TEST_SECRETS_KEY, WEBHOOK_ALLOW_PRIVATE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = () => child.exitCode !== null || child.signalCode !== null;

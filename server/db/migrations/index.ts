@@ -11,11 +11,20 @@ import { sealedPassKeys } from './0009-sealed-pass-keys.ts';
 import * as threatDataReleases from './0010-threat-data-releases.ts';
 import * as authRevision from './0014-auth-revision.ts';
 import * as webhookRevision from './0015-webhook-revision.ts';
+import * as secretsWithoutTheDatabase from './0016-secrets-without-the-database.ts';
+import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
-  /** SECRETS_KEY as configured: 0009 seals pass-signing keys with it (unset: the database's own key). */
-  secretsKey: string | undefined;
+  /** The sealing key's box: 0009 seals plain pass-signing keys with it, asking only when it finds one. */
+  secretBox: () => SecretBox;
 }
+
+/** For callers that hold no sealing key (tests of a schema, tools): only a database with plain pass keys from before 0009 needs one. */
+export const withoutSealingKey: MigrationSettings = {
+  secretBox: () => {
+    throw new Error('this database holds plain pass-signing keys from before migration 0009: migrate it with the server or the CLI, which hold the sealing key');
+  },
+};
 
 /** Every migration, in order. Names sort as they run; a migration is never edited once merged. */
 export const serverMigrations = (settings: MigrationSettings): Record<string, Migration> => ({
@@ -27,8 +36,9 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0006-threat-events': threatEvents,
   '0007-incidents-by-responder': incidentsByResponder,
   '0008-threat-revisions': threatRevisions,
-  '0009-sealed-pass-keys': sealedPassKeys(settings.secretsKey),
+  '0009-sealed-pass-keys': sealedPassKeys(settings.secretBox),
   '0010-threat-data-releases': threatDataReleases,
   '0014-auth-revision': authRevision,
   '0015-webhook-revision': webhookRevision,
+  '0016-secrets-without-the-database': secretsWithoutTheDatabase,
 });
