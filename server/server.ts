@@ -89,7 +89,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const keys = loadSealingKeys(config, database.engine);
     secretBox = keys.box;
     await migrateToLatest(database.db, serverMigrations({ secretBox: () => keys.box }));
-    await readySealing(database.db, database.engine, keys, clock, logger, print);
+    await readySealing(database, keys, clock, logger, print);
   } catch (err) {
     await database.close();
     throw err;

@@ -23,6 +23,12 @@ export interface OpenedDatabase {
   poolCounts?: () => PoolCounts;
   /** SQLite only: the group committer (its commit counts, for tests and benchmarks). */
   groupCommit?: GroupCommitter;
+  /**
+   * SQLite only: rewrites the file with only what it holds now and empties the WAL, so values
+   * erased or replaced (an old sealing key, secrets sealed under it) no longer lie in free pages
+   * or old WAL frames for a copy to find. Start-up only: nothing else may be writing.
+   */
+  scrub?(): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +124,12 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
     engine: 'sqlite',
     describe: `sqlite:${path}`,
     groupCommit,
+    scrub() {
+      if (path === ':memory:') return;
+      writer.pragma('wal_checkpoint(TRUNCATE)');
+      writer.exec('VACUUM');
+      writer.pragma('wal_checkpoint(TRUNCATE)');
+    },
     close: async () => {
       await db.destroy();
       await checkpointer?.close();

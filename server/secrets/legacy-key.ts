@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Engine } from '../db/database.ts';
+import type { OpenedDatabase } from '../db/database.ts';
 import type { Db, Executor } from '../db/schema.ts';
 import { retireSigningKeys } from '../access-codes/pass-keys.ts';
 import { markSecretsForRotation } from '../webhooks/service.ts';
@@ -33,7 +33,13 @@ async function retireWhatTheCopyOpens(trx: Executor, clock: Clock): Promise<{ en
  * hosts may still be running the old version, so the start refuses and names the operator's two
  * commands. Undefined when there is nothing to upgrade.
  */
-export async function upgradeFromDatabaseKey(db: Db, engine: Engine, clock: Clock, current: SealingKey, previous: readonly SealingKey[]): Promise<LegacyKeyUpgrade | undefined> {
+export async function upgradeFromDatabaseKey(
+  database: Pick<OpenedDatabase, 'db' | 'engine' | 'scrub'>,
+  clock: Clock,
+  current: SealingKey,
+  previous: readonly SealingKey[],
+): Promise<LegacyKeyUpgrade | undefined> {
+  const { db, engine } = database;
   const legacy = await findLegacyKey(db);
   if (!legacy) return undefined;
   if (engine === 'postgres') {
@@ -43,13 +49,17 @@ export async function upgradeFromDatabaseKey(db: Db, engine: Engine, clock: Cloc
         '2) start every host with a new SECRETS_KEY and that key as SECRETS_KEY_PREVIOUS, then run `npx tsaro secrets rotate`, which re-seals everything under the new key.',
     );
   }
-  return db.transaction().execute(async (trx) => {
+  const upgraded = await db.transaction().execute(async (trx) => {
     const box = createSecretBox(current, [...previous, sealingKey(legacy)]);
     const resealed = await resealAll(trx, box);
     const retired = await retireWhatTheCopyOpens(trx, clock);
     await eraseLegacyKey(trx);
     return { erasedKeyId: keyIdOf(legacy), resealed, ...retired };
   });
+  // Erased from the table is not erased from the file: the old key and values would still lie in
+  // free pages and old WAL frames, for a copy taken after the upgrade to find.
+  database.scrub?.();
+  return upgraded;
 }
 
 /**

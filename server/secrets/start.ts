@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Engine } from '../db/database.ts';
-import type { Db } from '../db/schema.ts';
+import type { OpenedDatabase } from '../db/database.ts';
 import { loadSealingKeys, SealingKeyError, type LoadedKeys } from './key-source.ts';
 import { upgradeFromDatabaseKey } from './legacy-key.ts';
 import { checkKeysOpen } from './rotation.ts';
@@ -14,8 +13,9 @@ export { loadSealingKeys, SealingKeyError };
  * (PostgreSQL), and a host whose keys do not open what the database holds refuses to start.
  * Says where the key is, and what that means for a backup.
  */
-export async function readySealing(db: Db, engine: Engine, keys: LoadedKeys, clock: Clock, logger: Logger, print: (text: string) => void): Promise<void> {
-  const upgrade = await upgradeFromDatabaseKey(db, engine, clock, keys.current, keys.previous);
+export async function readySealing(database: OpenedDatabase, keys: LoadedKeys, clock: Clock, logger: Logger, print: (text: string) => void): Promise<void> {
+  const { db } = database;
+  const upgrade = await upgradeFromDatabaseKey(database, clock, keys.current, keys.previous);
   if (upgrade) {
     logger.warn(
       { ...upgrade, keyId: keys.current.id },

@@ -103,6 +103,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** true: the dispatch sweep runs every second; by default tests call `running.advanceDispatch()` after moving the clock. */
   runDispatch?: boolean;
+  /** Where the start's banners go (stdout by default). */
+  print?: (text: string) => void;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -127,6 +129,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     deliverWebhooks: options.deliverWebhooks,
     webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
+    print: options.print,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {
