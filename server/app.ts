@@ -8,6 +8,7 @@ import { apiKeyRoutes } from './auth/routes.ts';
 import type { Clock } from './clock.ts';
 import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
+import { dispatchCoverageRoutes } from './dispatch/coverage.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps): Express {
       webhookRoutes(routeDeps),
       eventRoutes(routeDeps),
       threatRoutes({ ...routeDeps, threat: deps.threat }),
+      dispatchCoverageRoutes(routeDeps),
     ]),
   );
   api.use(docsRoutes());

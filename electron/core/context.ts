@@ -21,6 +21,8 @@ export interface KioskTimings {
   panicRetryMs: number;
   /** A sent SOS's incident is read this often while it is active. */
   panicPollMs: number;
+  /** How often the kiosk asks whether any on-duty responder covers the gate (GET /dispatch/coverage). */
+  coverageCheckMs: number;
   /** While the server cannot be reached, a bare health check this often: the queue leaves as soon as it answers, not after the backoff. */
   offlineProbeMs: number;
 }
@@ -33,7 +35,9 @@ export const DEFAULT_TIMINGS: KioskTimings = {
   backoffBaseMs: 1_000,
   backoffMaxMs: 30_000,
   panicRetryMs: 3_000,
-  panicPollMs: 5_000,
+  // The guard must learn within seconds that nobody accepted (escalated): one small read while an SOS is open.
+  panicPollMs: 2_000,
+  coverageCheckMs: 180_000,
   offlineProbeMs: 1_000,
 };
 

@@ -12,13 +12,15 @@ import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
-import { checkout, onPremises, scan, walkIn } from './gate.ts';
+import { readCoverage } from './coverage.ts';
+import { checkout, onPremises, recentScans, scan, walkIn } from './gate.ts';
 import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
 import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
 import { PassVerifier } from './pass-verifier.ts';
 import { createServerApi } from './server-api.ts';
 import {
+  environmentOfKey,
   plainSecretStore,
   readJsonSetting,
   readSetting,
@@ -97,7 +99,7 @@ function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
  * caller's transaction.
  */
 function forgetServer(db: KioskDb, at: string): void {
-  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at');`);
+  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage');`);
   closeFollowedPanics({ db }, at);
 }
 
@@ -245,6 +247,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       ctx.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
       useSettings(next);
       sync.kick();
+      sync.checkCoverageSoon();
       return configureResult(true, checks, ctx);
     },
 
@@ -296,8 +299,12 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
         alarmPhones: ctx.settings?.alarmPhones ?? null,
+        environment: ctx.settings ? (environmentOfKey(ctx.settings.apiKey) ?? null) : null,
+        coverage: readCoverage(ctx),
       };
     },
+
+    recentScans: async (input) => recentScans(db, input.limit),
 
     dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
 

@@ -8,14 +8,20 @@ export const DEFAULT_KIOSK_PORT = 4300;
  * KIOSK_LOCATION (`lat,lng`) set the kiosk up (all four, or none for the first-run setup);
  * KIOSK_DATA_DIR holds its database; KIOSK_PORT is the browser host's port on 127.0.0.1.
  * Beside them, KIOSK_ONLINE_WAIT_MS: how long the guard waits for the server's answer before the
- * kiosk decides at the gate (default 600; raise it on a slow uplink).
+ * kiosk decides at the gate (default 600; raise it on a slow uplink); KIOSK_COVERAGE_CHECK_S: how
+ * often the kiosk asks whether any on-duty responder covers the gate (default 180).
  */
 export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
   const settings = settingsFromEnvironment(env);
   const onlineWaitMs = onlineWaitFromEnvironment(env);
+  const coverageCheckMs = coverageCheckFromEnvironment(env);
+  const timings = {
+    ...(onlineWaitMs === undefined ? {} : { onlineDecisionTimeoutMs: onlineWaitMs }),
+    ...(coverageCheckMs === undefined ? {} : { coverageCheckMs }),
+  };
   return {
     dataDir: env.KIOSK_DATA_DIR?.trim() || defaultDataDir,
-    ...(onlineWaitMs === undefined ? {} : { timings: { onlineDecisionTimeoutMs: onlineWaitMs } }),
+    ...(Object.keys(timings).length ? { timings } : {}),
     ...(settings
       ? {
           serverUrl: settings.serverUrl,
@@ -46,4 +52,16 @@ export function onlineWaitFromEnvironment(env: Record<string, string | undefined
   const { min, max } = ONLINE_WAIT_RANGE_MS;
   if (!/^\d+$/.test(text) || ms < min || ms > max) throw new Error(`KIOSK_ONLINE_WAIT_MS must be whole milliseconds from ${min} to ${max}, not "${text}"`);
   return ms;
+}
+
+const COVERAGE_CHECK_RANGE_S = { min: 1, max: 3600 } as const;
+
+/** KIOSK_COVERAGE_CHECK_S, whole seconds from 1 to 3600, in ms; undefined: the default (180 s). */
+export function coverageCheckFromEnvironment(env: Record<string, string | undefined>): number | undefined {
+  const text = env.KIOSK_COVERAGE_CHECK_S?.trim();
+  if (!text) return undefined;
+  const seconds = Number(text);
+  const { min, max } = COVERAGE_CHECK_RANGE_S;
+  if (!/^\d+$/.test(text) || seconds < min || seconds > max) throw new Error(`KIOSK_COVERAGE_CHECK_S must be whole seconds from ${min} to ${max}, not "${text}"`);
+  return seconds * 1000;
 }

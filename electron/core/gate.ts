@@ -261,6 +261,12 @@ function refusal(
   };
 }
 
+/** The latest scans and their answers, newest first: the scan screen's "Recent", kept across a reload. */
+export function recentScans(db: CoreContext['db'], limit: number): ScanDecision[] {
+  const rows = db.prepare('SELECT decision FROM decisions ORDER BY scanned_at DESC, rowid DESC LIMIT ?').all(limit) as Array<{ decision: string }>;
+  return rows.map((row) => JSON.parse(row.decision) as ScanDecision);
+}
+
 function insertDecision(ctx: CoreContext, decision: ScanDecision, opId: string | null, serverOutcome: string | null = null): void {
   ctx.db
     .prepare(

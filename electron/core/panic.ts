@@ -59,11 +59,11 @@ function firstPressOf(ctx: CoreContext, panicId: string): { press_id: string; pr
 
 function statusOfPress(ctx: CoreContext, row: PanicRow, pressId: string): PanicStatus {
   const press = ctx.db.prepare('SELECT pressed_at FROM panic_presses WHERE press_id = ?').get(pressId) as { pressed_at: string } | undefined;
-  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at);
+  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso());
 }
 
 /** `pressId`: the press the screen asked about, so it can keep polling with its own id; `pressedAt`: that press's own time. */
-export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string = row.pressed_at): PanicStatus {
+export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string, reportedAt: string): PanicStatus {
   const responder = row.responder ? (JSON.parse(row.responder) as PanicStatus['responder']) : null;
   return {
     pressId,
@@ -76,6 +76,9 @@ export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string 
     incidentStatus: row.incident_status,
     responder,
     updatedAt: row.updated_at,
+    // For a sent SOS only the incident's reads (recordIncident) and closing write updated_at.
+    statusCheckedAt: row.state === 'sent' ? row.updated_at : null,
+    reportedAt,
   };
 }
 
@@ -95,7 +98,7 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
     const active = joinablePanic(ctx, now);
     if (active) {
       ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, active.panic_id, at);
-      return toPanicStatus(active, pressId, at);
+      return toPanicStatus(active, pressId, at, at);
     }
     const panicId = ctx.newId('sos', now);
     const key = `${ctx.kioskId}.${panicId}`;
@@ -118,7 +121,7 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
       .prepare(`INSERT INTO panics (panic_id, pressed_at, idempotency_key, body, state, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`)
       .run(panicId, at, key, JSON.stringify(body), at, at);
     ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, panicId, at);
-    return toPanicStatus(panicById(ctx, panicId)!, pressId);
+    return toPanicStatus(panicById(ctx, panicId)!, pressId, at, at);
   })();
 }
 
@@ -131,14 +134,14 @@ export function panicStatus(ctx: CoreContext, pressId: string | undefined): Pani
   const latest = ctx.db.prepare('SELECT * FROM panics ORDER BY pressed_at DESC LIMIT 1').get() as PanicRow | undefined;
   if (!latest) return null;
   const first = firstPressOf(ctx, latest.panic_id);
-  return toPanicStatus(latest, first.press_id, first.pressed_at);
+  return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso());
 }
 
 export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
   const row = activePanic(ctx);
   if (!row) return null;
   const first = firstPressOf(ctx, row.panic_id);
-  return toPanicStatus(row, first.press_id, first.pressed_at);
+  return toPanicStatus(row, first.press_id, first.pressed_at, ctx.nowIso());
 }
 
 /**
@@ -207,10 +210,26 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
   return allSent;
 }
 
+type KnownResponder = NonNullable<PanicStatus['responder']>;
+
+/**
+ * The ETA counts down from when the kiosk first heard it: the server may give the same minutes
+ * until the responder reports a new position (the simulated network never does), and "about
+ * 28 min" shown for half an hour is a promise broken. A new value, or another responder, restarts it.
+ */
+function arriveBy(previous: KnownResponder | null, next: Omit<KnownResponder, 'arriveBy'>, at: string): string | null {
+  if (next.etaMinutes === null) return null;
+  if (previous && previous.name === next.name && previous.etaMinutes === next.etaMinutes && previous.arriveBy) return previous.arriveBy;
+  return new Date(Date.parse(at) + next.etaMinutes * 60_000).toISOString();
+}
+
 function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, at: string): void {
-  const responder = incident.responder
+  const known = ctx.db.prepare('SELECT responder FROM panics WHERE panic_id = ?').get(panicId) as { responder: string | null } | undefined;
+  const previous = known?.responder ? (JSON.parse(known.responder) as KnownResponder) : null;
+  const given = incident.responder
     ? { name: incident.responder.name, phone: incident.responder.phone ?? null, etaMinutes: incident.responder.eta_minutes ?? null }
     : null;
+  const responder = given ? { ...given, arriveBy: arriveBy(previous, given, at) } : null;
   ctx.db
     .prepare('UPDATE panics SET incident_id = ?, incident_status = ?, responder = ?, updated_at = ? WHERE panic_id = ?')
     .run(incident.incident_id, incident.status, responder ? JSON.stringify(responder) : null, at, panicId);

@@ -3,6 +3,7 @@ import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
 import type { z } from 'zod';
 import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
+import { checkCoverage } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
 import { applyAnswer, attemptOperation, giveUp, whileInFlight, type Attempt } from './operations.ts';
 import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from './outbox.ts';
@@ -109,7 +110,9 @@ export class SyncLoop {
         if (this.ctx.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
       }, timings.panicPollMs),
       setInterval(() => void this.probeLink(), timings.offlineProbeMs),
+      setInterval(() => this.checkCoverageSoon(), timings.coverageCheckMs),
     );
+    this.checkCoverageSoon();
     this.schedule(0);
   }
 
@@ -124,6 +127,19 @@ export class SyncLoop {
     if (running) {
       await Promise.race([running.then(() => undefined, () => undefined), new Promise((done) => setTimeout(done, graceMs).unref())]);
     }
+  }
+
+  private checkingCoverage = false;
+
+  /** Whether responders cover the gate: at start, after setup, and every `coverageCheckMs`; one check at a time. */
+  checkCoverageSoon(): void {
+    if (this.stopped || this.checkingCoverage || !this.ctx.api) return;
+    this.checkingCoverage = true;
+    void checkCoverage(this.ctx)
+      .catch((error: unknown) => this.ctx.logError(error))
+      .finally(() => {
+        this.checkingCoverage = false;
+      });
   }
 
   /** A sync as soon as possible, without waiting for it. */

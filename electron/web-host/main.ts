@@ -9,6 +9,14 @@ import { kioskOptionsFromEnvironment, kioskPortFromEnvironment } from '../core/f
 import { startWebHost } from './server.ts';
 
 const root = resolve(import.meta.dirname, '../..');
+// From a checkout, the screens are built (or rebuilt, when a source changed) before the host
+// serves them; an installed kiosk without Vite serves what it has.
+try {
+  const { ensureRendererBuilt } = await import('../../scripts/build-renderer.ts');
+  await ensureRendererBuilt();
+} catch (error) {
+  process.stderr.write(`kiosk host: the screens could not be built (${(error as Error).message}); serving renderer/dist as it is\n`);
+}
 const core = createKioskCore(kioskOptionsFromEnvironment(process.env, join(root, 'data', 'kiosk')));
 const host = await startWebHost({ core, port: kioskPortFromEnvironment(process.env), rendererDir: join(root, 'renderer', 'dist') });
 core.start();

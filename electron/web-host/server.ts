@@ -10,7 +10,7 @@ import { RENDERER_CONTENT_SECURITY_POLICY as CONTENT_SECURITY_POLICY } from '../
 
 const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tsaro gate</title></head>
 <body style="font-family:sans-serif;padding:2rem"><h1>Tsaro gate kiosk</h1>
-<p>The kiosk core is running. The screens are not built yet: run <code>npx vite build renderer</code>.</p></body></html>`;
+<p>The kiosk core is running. The screens are not built yet: run <code>npm run build:renderer</code> (<code>npm run kiosk:web</code> builds them itself from a checkout).</p></body></html>`;
 
 export interface WebHost {
   url: string;

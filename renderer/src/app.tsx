@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PanicStatus, ScanDecision, ScanMethod, SetupStatus } from '../../shared/kiosk/calls.ts';
 import { AttentionPanel } from './components/attention-panel.tsx';
+import { languageLabel } from './components/language-switch.tsx';
 import { PanicBanner } from './components/panic-banner.tsx';
 import { ResultOverlay } from './components/result-overlay.tsx';
 import { StatusBar } from './components/status-bar.tsx';
@@ -112,6 +113,19 @@ export function App() {
     return listenForWedgeScans(window, { onScan: (text) => void scanRef.current(passPart(text), 'keyboard_wedge') });
   }, [ready]);
 
+  // "Recent" survives a reload: the kiosk's own journal of scans, not the page's memory.
+  useEffect(() => {
+    if (!ready) return;
+    let cancelled = false;
+    kiosk
+      .call('recentScans', { limit: RECENT_COUNT })
+      .then((list) => !cancelled && setRecent((current) => (current.length ? current : list)))
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [ready, kiosk]);
+
   const closeResult = useCallback(() => setDecision(null), []);
 
   const panic = async () => {
@@ -147,6 +161,7 @@ export function App() {
   }
 
   const activePanic = status?.activePanic ?? null;
+  const around = { online: !live.coreError && status?.online === true, coverage: status?.coverage ?? null, alarmPhones: status?.alarmPhones ?? null };
   return (
     <div className="app">
       <StatusBar
@@ -155,14 +170,23 @@ export function App() {
         onOpenAttention={() => setAttentionOpen(true)}
         onSyncNow={() => void kiosk.call('syncNow', {}).then(live.refresh, () => live.refresh())}
       />
-      {activePanic && <PanicBanner panic={activePanic} alarmPhones={status?.alarmPhones ?? null} />}
+      {activePanic && <PanicBanner panic={activePanic} around={around} />}
+      {/* In the flow, under the bar: a notice over the screen hid the "N inside" count and the search box. */}
+      {notice && (
+        <div className={`notice-toast notice-${notice.kind}`} role="status" data-testid="notice">
+          {notice.text}
+        </div>
+      )}
       <div className="app-body">
         {status && (!status.guard || changingGuard) ? (
           <ShiftScreen
-            onStarted={() => {
+            onStarted={(name, choseLanguage) => {
+              // A language chosen on this screen is the guard's from now on; otherwise their own comes back.
+              if (choseLanguage) localStorage.setItem(guardLanguageKey(name), language);
               setChangingGuard(false);
               live.refresh();
             }}
+            onLanguage={setLanguage}
             onCancel={status.guard ? () => setChangingGuard(false) : undefined}
             onError={showError}
           />
@@ -191,6 +215,8 @@ export function App() {
                   type="button"
                   className="nav-small"
                   data-testid="language"
+                  aria-label={`${languageLabel()}: ${languages.find((module) => module.language.code === language)?.language.name ?? language}`}
+                  title={languageLabel()}
                   onClick={() => {
                     const index = languages.findIndex((module) => module.language.code === language);
                     const next = languages[(index + 1) % languages.length]!.language.code;
@@ -240,7 +266,7 @@ export function App() {
                   onError={showError}
                 />
               )}
-              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} alarmPhones={status?.alarmPhones ?? null} onPanic={() => void panic()} />}
+              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} around={around} onPanic={() => void panic()} />}
             </main>
           </>
         )}
@@ -253,11 +279,6 @@ export function App() {
               void kiosk.call('dismissAttention', { attentionId }).then(live.refresh, (error: Error) => showError(error.message));
             }}
           />
-        )}
-        {notice && (
-          <div className={`notice-toast notice-${notice.kind}`} role="status" data-testid="notice">
-            {notice.text}
-          </div>
         )}
       </div>
     </div>

@@ -2,6 +2,7 @@ import { createDocument } from 'zod-openapi';
 import { accessCodeRouteList } from '../access-codes/routes.ts';
 import { accessLogRouteList } from '../access-logs/routes.ts';
 import { apiKeyRouteList } from '../auth/routes.ts';
+import { dispatchCoverageRouteList } from '../dispatch/coverage.ts';
 import { eventRouteList } from '../events/routes.ts';
 import { healthRouteList } from '../health/routes.ts';
 import { pathsOf } from '../http/define-route.ts';
@@ -49,6 +50,7 @@ The same routes also answer under \`/v1/external/api/v1/...\`; the paths below a
 export const partnerRouteLists = [
   healthRouteList,
   incidentRouteList,
+  dispatchCoverageRouteList,
   accessCodeRouteList,
   accessLogRouteList,
   kioskReplayRouteList,

@@ -69,6 +69,10 @@ export const PanicStatusInput = z.strictObject({
   pressId: z.string().trim().min(8).max(64).optional(),
 });
 export const KioskStatusInput = z.strictObject({});
+export const RecentScansInput = z.strictObject({
+  /** How many of the latest scans, newest first (default 5). */
+  limit: z.int().min(1).max(50).default(5),
+});
 export const DismissAttentionInput = z.strictObject({ attentionId: z.string().min(1).max(100) });
 export const SyncNowInput = z.strictObject({});
 
@@ -196,8 +200,28 @@ export interface PanicStatus {
   incidentId: string | null;
   /** The incident's status on the server (`dispatching`, `assigned`, `responding`, `on_scene`, `resolved`, ...). */
   incidentStatus: string | null;
-  responder: { name: string; phone: string | null; etaMinutes: number | null } | null;
+  /**
+   * `etaMinutes` as the server last gave it; `arriveBy`: when that ETA runs out (the moment the
+   * kiosk first heard that value plus the minutes), so the screen counts down between updates
+   * instead of showing the same "about 28 min" until arrival.
+   */
+  responder: { name: string; phone: string | null; etaMinutes: number | null; arriveBy?: string | null } | null;
   updatedAt: string;
+  /** When the server last told the kiosk the incident's status (sent SOS only): older than a few polls, the status is unknown. */
+  statusCheckedAt: string | null;
+  /** The core's own time when it answered: ages and countdowns are measured against it, not the page's clock (the core's is corrected by the server's). */
+  reportedAt: string;
+}
+
+/** Whether any on-duty responder covers the gate's place, as `GET /dispatch/coverage` last answered. */
+export interface GateCoverage {
+  covered: boolean;
+  /** Sandbox: the simulated network answers every SOS; no real responder is ever sent. */
+  simulated: boolean;
+  respondersWithinRadius: number;
+  nearestKm: number | null;
+  radiusKm: number;
+  checkedAt: string;
 }
 
 export const ATTENTION_KINDS = [
@@ -247,6 +271,10 @@ export interface KioskStatus {
   activePanic: PanicStatus | null;
   /** Who to call when an SOS cannot be sent; null when none were given at setup. */
   alarmPhones: string | null;
+  /** From the key: a `sandbox` gate is a test gate, and every screen says so. */
+  environment: 'live' | 'sandbox' | null;
+  /** null until the server has answered the coverage check (or when it cannot: an older server). */
+  coverage: GateCoverage | null;
 }
 
 export interface SyncReport {
@@ -273,6 +301,7 @@ export const kioskCallInputs = {
   panicPress: PanicPressInput,
   panicStatus: PanicStatusInput,
   kioskStatus: KioskStatusInput,
+  recentScans: RecentScansInput,
   dismissAttention: DismissAttentionInput,
   syncNow: SyncNowInput,
 } as const;
@@ -288,6 +317,7 @@ export interface KioskCallResults {
   panicPress: PanicStatus;
   panicStatus: PanicStatus | null;
   kioskStatus: KioskStatus;
+  recentScans: ScanDecision[];
   dismissAttention: { dismissed: boolean };
   syncNow: SyncReport;
 }

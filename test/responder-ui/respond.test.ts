@@ -20,8 +20,12 @@ async function signInAndGoOnDuty(stack: ResponderStack, phone: Phone, shots = fa
   // Signing in reports the phone off duty until the responder says otherwise.
   await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(false);
   if (shots) await keepScreenshot(page, stack.dir, 'off-duty');
-  await page.getByTestId('duty-switch').click();
-  await expect.poll(() => page.getByTestId('duty-switch').getAttribute('aria-checked')).toBe('true');
+  // The WAI-ARIA switch pattern: one accessible name, the state in aria-checked (the name never flips to "Off duty").
+  const duty = page.getByRole('switch', { name: 'On duty', exact: true });
+  expect(await duty.getAttribute('aria-checked')).toBe('false');
+  await duty.click();
+  await expect.poll(() => duty.getAttribute('aria-checked')).toBe('true');
+  expect(await page.getByRole('switch', { name: 'On duty', exact: true }).count()).toBe(1);
   await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
   await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
   if (shots) await keepScreenshot(page, stack.dir, 'on-duty');

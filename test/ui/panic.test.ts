@@ -37,6 +37,10 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromi
     expect((await kioskCall(stack, 'kioskStatus', {})).activePanic).toBeNull();
     expect(await kioskCall(stack, 'panicStatus', {})).toBeNull();
     expect(await incidents()).toHaveLength(0);
+    // A sandbox gate is a test gate, on every screen.
+    expect(await page.getByTestId('status-test-gate').textContent()).toContain('TEST GATE (sandbox)');
+    // The next hold clears the last one's "Not sent" at once (released well before the fill is full).
+    await pressPanicButton(page, () => page.getByTestId('panic-too-short').waitFor({ state: 'detached', timeout: 1_500 }));
 
     // Held: the fill climbs to full (about two seconds) before anything is sent.
     const { heldMs } = await holdPanicButton(page);
@@ -90,7 +94,10 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
     stack.link!.restore();
     const status = page.getByTestId('panic-status');
     await expect.poll(() => status.getAttribute('data-delivery'), { timeout: 15_000 }).toBe('sent');
-    expect(await page.getByTestId('panic-fallback').count()).toBe(0);
+    // Sent, to a gate no responder covers (this server has none): no tick, and the advice says why.
+    await expect.poll(() => page.getByTestId('panic-fallback').textContent(), { timeout: 15_000 }).toContain('No responder is near this gate');
+    expect(await status.textContent()).not.toContain('✓');
+    expect(await status.textContent()).not.toContain('NOT SENT');
 
     await holdPanicButton(page);
     const already = await page.getByTestId('panic-already').textContent();

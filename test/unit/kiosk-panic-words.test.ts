@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PanicStatus } from '../../shared/kiosk/calls.ts';
-import { panicFallback, panicProgress } from '../../renderer/src/kiosk/panic-words.ts';
+import { panicFallback, panicProgress, panicView, type PanicSurroundings } from '../../renderer/src/kiosk/panic-words.ts';
 
 const sent: PanicStatus = {
   pressId: 'p1',
@@ -13,6 +13,8 @@ const sent: PanicStatus = {
   incidentStatus: 'dispatching',
   responder: null,
   updatedAt: '2026-11-23T09:00:00.000Z',
+  statusCheckedAt: '2026-11-23T09:00:00.000Z',
+  reportedAt: '2026-11-23T09:00:02.000Z',
 };
 const responder = { name: 'Emeka Obi', phone: '+2348030000009', etaMinutes: 0 };
 const keys = (panic: PanicStatus) => panicProgress(panic).map((line) => line.key);
@@ -42,5 +44,56 @@ describe('what the panic screen says about a sent SOS, at every incident status'
     }
     expect(panicFallback({ ...sent, delivery: 'retrying' }, null).map((line) => line.key)).toEqual(['panic.raiseAlarm']);
     expect(panicFallback(sent, '112')).toEqual([]);
+  });
+});
+
+describe('the SOS as the guard reads it: the tick only while help is in hand', () => {
+  const around: PanicSurroundings = { online: true, coverage: null, alarmPhones: 'Estate control 0803 000 0000' };
+  const covered = { covered: true, simulated: false, respondersWithinRadius: 2, nearestKm: 3, radiusKm: 15, checkedAt: sent.reportedAt };
+  const nobodyNear = { ...covered, covered: false, respondersWithinRadius: 0, nearestKm: null };
+  const advice = (panic: PanicStatus, surroundings = around) => panicView(panic, surroundings).advice.map((line) => line.key);
+
+  it('escalated: red "nobody has accepted", the advice with the numbers, and no tick', () => {
+    const view = panicView({ ...sent, incidentStatus: 'escalated' }, around);
+    expect(view).toMatchObject({ tone: 'alarm', headline: { key: 'panic.nobody' } });
+    expect(advice({ ...sent, incidentStatus: 'escalated' })).toEqual(['panic.raiseAlarm', 'panic.callPhones']);
+    expect(view.advice[1]!.params).toEqual({ phones: 'Estate control 0803 000 0000' });
+  });
+
+  it('unresponsive: the same, more urgent', () => {
+    const view = panicView({ ...sent, incidentStatus: 'unresponsive' }, around);
+    expect(view).toMatchObject({ tone: 'alarm', headline: { key: 'panic.nobodyUrgent' } });
+    expect(advice({ ...sent, incidentStatus: 'unresponsive' })).toEqual(['panic.callNowUrgent', 'panic.callPhones']);
+  });
+
+  it('a responder who accepts late takes the alarm away: the tick, the name, no advice', () => {
+    const view = panicView({ ...sent, incidentStatus: 'assigned', responder: { ...responder, etaMinutes: 9 } }, around);
+    expect(view).toMatchObject({ tone: 'sent', headline: { key: 'panic.sent' }, advice: [] });
+  });
+
+  it('the link down: amber "status unknown" at once, the advice once the status is stale, never the tick', () => {
+    const justNow = panicView({ ...sent, incidentStatus: 'assigned', responder }, { ...around, online: false });
+    expect(justNow).toMatchObject({ tone: 'unknown', headline: { key: 'panic.unknown' }, advice: [] });
+    const stale = { ...sent, statusCheckedAt: '2026-11-23T09:00:00.000Z', reportedAt: '2026-11-23T09:00:21.000Z' };
+    expect(panicView(stale, { ...around, online: false })).toMatchObject({ tone: 'unknown' });
+    expect(advice(stale, { ...around, online: false })).toEqual(['panic.raiseAlarm', 'panic.callPhones']);
+    // A server that answers health but not the incident for as long is no better.
+    expect(panicView(stale, around).tone).toBe('unknown');
+  });
+
+  it('a gate no responder covers says so at the press, not after the dispatch window', () => {
+    const sending = { ...sent, delivery: 'sending' as const, incidentStatus: null, statusCheckedAt: null };
+    expect(advice(sending, { ...around, coverage: nobodyNear })).toEqual(['panic.noCoverageNow', 'panic.callPhones']);
+    expect(panicView(sent, { ...around, coverage: nobodyNear })).toMatchObject({ tone: 'alarm', headline: { key: 'panic.sentNoCoverage' } });
+    expect(panicView(sent, { ...around, coverage: covered }).tone).toBe('sent');
+    // Sandbox: the simulated network covers everywhere.
+    expect(panicView(sent, { ...around, coverage: { ...nobodyNear, simulated: true } }).tone).toBe('sent');
+  });
+
+  it('the ETA counts down from when the kiosk heard it, to "arriving now"', () => {
+    const onTheWay = { ...sent, incidentStatus: 'responding', responder: { ...responder, etaMinutes: 28, arriveBy: '2026-11-23T09:28:00.000Z' } };
+    expect(panicProgress({ ...onTheWay, reportedAt: '2026-11-23T09:00:00.000Z' })[1]).toEqual({ key: 'panic.eta', params: { minutes: 28 } });
+    expect(panicProgress({ ...onTheWay, reportedAt: '2026-11-23T09:20:30.000Z' })[1]).toEqual({ key: 'panic.eta', params: { minutes: 8 } });
+    expect(panicProgress({ ...onTheWay, reportedAt: '2026-11-23T09:28:10.000Z' })[1]).toEqual({ key: 'panic.arrivingNow' });
   });
 });

@@ -5,6 +5,8 @@ interface HoldButtonProps {
   onComplete(): void;
   /** Released before the end: nothing is sent, the screen says why. */
   onTooShort?(): void;
+  /** A hold begins: what the screen said about the last one is no longer true. */
+  onStart?(): void;
   className?: string;
   label: ReactNode;
   holdingLabel: ReactNode;
@@ -16,7 +18,7 @@ interface HoldButtonProps {
  * the hold is. Pointer events cover mouse, touch and pen alike; leaving the button or the
  * pointer being cancelled (a palm, a glove sliding off) counts as letting go.
  */
-export function HoldButton({ holdMs, onComplete, onTooShort, className, label, holdingLabel, disabled }: HoldButtonProps) {
+export function HoldButton({ holdMs, onComplete, onTooShort, onStart, className, label, holdingLabel, disabled }: HoldButtonProps) {
   const [progress, setProgress] = useState(0);
   const [done, setDone] = useState(false);
   const started = useRef<number | null>(null);
@@ -51,6 +53,7 @@ export function HoldButton({ holdMs, onComplete, onTooShort, className, label, h
   const press = () => {
     if (disabled || started.current !== null) return;
     started.current = performance.now();
+    onStart?.();
     frame.current = requestAnimationFrame(tick);
   };
   const release = () => {

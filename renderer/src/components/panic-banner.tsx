@@ -1,48 +1,44 @@
 import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { useI18n } from '../i18n/index.tsx';
 import { secondsUntil } from '../kiosk/format.ts';
-import { panicFallback, panicProgress } from '../kiosk/panic-words.ts';
+import { panicView, type PanicSurroundings } from '../kiosk/panic-words.ts';
+
+const MARK = { alarm: '⚠ ', unknown: '? ', sent: '✓ ', sending: '', over: '' } as const;
 
 /**
- * The SOS as it stands, on every screen, above everything else, until the incident is over.
- * "Not sent yet" is loud (red, blinking border) and cannot be closed: only delivery clears it.
+ * The SOS as it stands, on every screen, above everything else, until the incident is over. It
+ * says what the panic screen says (panicView): "not sent", "nobody accepted" and "status unknown"
+ * are loud and cannot be closed, and carry the advice to raise the alarm another way; the green
+ * tick only while the server says, recently, that the SOS is in hand.
  */
-export function PanicBanner({ panic, alarmPhones }: { panic: PanicStatus; alarmPhones: string | null }) {
+export function PanicBanner({ panic, around }: { panic: PanicStatus; around: PanicSurroundings }) {
   const { t } = useI18n();
-  if (panic.delivery === 'refused') {
-    return (
-      <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="refused">
-        <strong>⚠ {t('panic.refused')}</strong>
-        {panic.lastError && <span>{panic.lastError}</span>}
-        {panicFallback(panic, alarmPhones).slice(1).map((item) => <span key={item.key}>{t(item.key, item.params)}</span>)}
-      </div>
-    );
-  }
-  if (panic.delivery === 'retrying') {
-    return (
-      <div className="panic-banner panic-banner-retrying" role="alert" data-testid="panic-banner" data-delivery="retrying">
-        <strong>⚠ {t('panic.notSent')}</strong>
-        <span>{t('panic.attempts', { count: panic.attempts })}</span>
-        {panic.nextAttemptAt && <span>{t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}</span>}
-        {panicFallback(panic, alarmPhones).map((item) => <span key={item.key}>{t(item.key, item.params)}</span>)}
-      </div>
-    );
-  }
-  if (panic.delivery === 'sending') {
-    return (
-      <div className="panic-banner panic-banner-sending" role="status" data-testid="panic-banner" data-delivery="sending">
-        <strong>{t('panic.sending')}</strong>
-      </div>
-    );
-  }
+  const view = panicView(panic, around);
+  const loud = view.tone === 'alarm' || view.tone === 'unknown';
+  const progress = view.progress.filter((item) => item.key !== 'panic.call' && (view.tone === 'sent' || item.key.startsWith('panic.responder') || item.key === 'panic.eta'));
   return (
-    <div className="panic-banner panic-banner-sent" role="status" data-testid="panic-banner" data-delivery="sent">
-      <strong>✓ {t('panic.sent')}</strong>
-      {panicProgress(panic)
-        .filter((item) => item.key !== 'panic.call')
-        .map((item) => (
-          <span key={item.key}>{t(item.key, item.params)}</span>
-        ))}
+    <div
+      className={`panic-banner panic-banner-${view.tone}`}
+      role={loud ? 'alert' : 'status'}
+      data-testid="panic-banner"
+      data-delivery={panic.delivery}
+      data-tone={view.tone}
+    >
+      <strong>
+        {MARK[view.tone]}
+        {t(view.headline.key, view.headline.params)}
+      </strong>
+      {panic.delivery === 'refused' && panic.lastError && <span>{panic.lastError}</span>}
+      {panic.delivery === 'retrying' && <span>{t('panic.attempts', { count: panic.attempts })}</span>}
+      {panic.delivery === 'retrying' && panic.nextAttemptAt && <span>{t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}</span>}
+      {progress.map((item) => (
+        <span key={item.key}>{t(item.key, item.params)}</span>
+      ))}
+      {view.advice.map((item) => (
+        <span key={item.key} className="panic-advice" data-testid={item.key === 'panic.callPhones' ? 'banner-phones' : 'banner-advice'}>
+          {t(item.key, item.params)}
+        </span>
+      ))}
     </div>
   );
 }

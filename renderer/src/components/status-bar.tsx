@@ -1,6 +1,7 @@
 import type { KioskStatus } from '../../../shared/kiosk/calls.ts';
 import { useI18n } from '../i18n/index.tsx';
 import { ago, clockTime } from '../kiosk/format.ts';
+import { knownUncovered } from '../kiosk/panic-words.ts';
 
 interface StatusBarProps {
   status: KioskStatus | null;
@@ -10,7 +11,10 @@ interface StatusBarProps {
   onSyncNow(): void;
 }
 
-/** Always on top of every screen: the link, what waits to be sent, the last sync, what needs a look. */
+/**
+ * Always on top of every screen: the link, what waits to be sent, the last sync, what needs a
+ * look; a test (sandbox) gate and a gate no on-duty responder covers say so on a line of their own.
+ */
 export function StatusBar({ status, coreError, onOpenAttention, onSyncNow }: StatusBarProps) {
   const { t, language } = useI18n();
   const online = !coreError && status?.online === true;
@@ -54,6 +58,18 @@ export function StatusBar({ status, coreError, onOpenAttention, onSyncNow }: Sta
         </span>
       )}
       {coreError && <span className="status-core-error">{t('error.coreDown')}</span>}
+      {status?.environment === 'sandbox' && (
+        <span className="status-line status-test-gate" data-testid="status-test-gate">
+          <span aria-hidden="true">◆ </span>
+          {t('status.testGate')}
+        </span>
+      )}
+      {knownUncovered(status?.coverage ?? null) && (
+        <span className="status-line status-no-coverage" role="alert" data-testid="status-no-coverage">
+          <span aria-hidden="true">⚠ </span>
+          {t('status.noCoverage')}
+        </span>
+      )}
     </header>
   );
 }

@@ -19,6 +19,8 @@ export const catalogue = {
   'status.noAttention': 'Nothing needs attention',
   'status.guard': 'On duty: {name}',
   'status.problem': 'Cannot sync: {problem}',
+  'status.noCoverage': 'No responders near this gate: an SOS reaches the estate\'s numbers only',
+  'status.testGate': 'TEST GATE (sandbox): no real responder comes',
 
   // Navigation
   'nav.label': 'Screens',
@@ -131,12 +133,18 @@ export const catalogue = {
   'panic.call': 'Phone: {phone}',
   'panic.arrivingNow': 'Arriving now',
   'panic.onScene': 'The responder is at the gate',
-  'panic.escalated': 'No responder yet: the service is calling more',
+  'panic.escalated': 'The service is still calling more responders',
   'panic.over.resolved': 'This SOS is over: resolved',
   'panic.over.cancelled': 'The estate cancelled this SOS. Hold again if you still need help',
   'panic.alreadySent': 'SOS already sent at {time}. Help is already called',
   'panic.raiseAlarm': 'Do not wait: raise the alarm another way now',
   'panic.callPhones': 'Call {phones}',
+  'panic.nobody': 'NOBODY HAS ACCEPTED YOUR SOS',
+  'panic.nobodyUrgent': 'STILL NOBODY HAS ACCEPTED YOUR SOS',
+  'panic.callNowUrgent': 'Call for help yourself NOW: nobody is coming yet',
+  'panic.unknown': 'SOS SENT, STATUS UNKNOWN: the link is down',
+  'panic.sentNoCoverage': 'SOS SENT, but no responder is near this gate',
+  'panic.noCoverageNow': 'No responder is near this gate: raise the alarm another way now',
   'incident.created': 'Received',
   'incident.dispatching': 'Finding a responder',
   'incident.assigned': 'Responder assigned',
@@ -183,6 +191,7 @@ export const catalogue = {
   'shift.phone': 'Your phone (optional)',
   'shift.start': 'START SHIFT',
   'shift.cancel': 'Cancel',
+  'language.label': 'Language',
 
   // Times and errors
   'time.justNow': 'just now',

@@ -18,6 +18,9 @@ export const catalogue: Catalogue = {
   'status.noAttention': 'Babu matsala',
   'status.guard': 'Mai gadi: {name}',
   'status.problem': 'Ba za a iya aikawa ba: {problem}',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'status.noCoverage': 'Babu mai ceto kusa da ƙofar nan: SOS zai kai lambobin unguwa kawai',
+  'status.testGate': 'ƘOFAR GWAJI (sandbox): babu mai ceto na gaske da zai zo',
 
   'nav.label': 'Shafuka',
   'nav.scan': 'Duba',
@@ -122,12 +125,19 @@ export const catalogue: Catalogue = {
   'panic.call': 'Waya: {phone}',
   'panic.arrivingNow': 'Yana isowa yanzu',
   'panic.onScene': 'Mai ceto ya iso ƙofa',
-  'panic.escalated': 'Babu mai ceto tukuna: ana kiran ƙarin mutane',
+  'panic.escalated': 'Ana ci gaba da kiran ƙarin masu ceto',
   'panic.over.resolved': 'An gama wannan SOS: an warware',
   'panic.over.cancelled': 'Unguwa ta soke wannan SOS. Sake riƙewa idan har yanzu kana bukatar taimako',
   'panic.alreadySent': 'An riga an aika SOS da {time}. Taimako yana zuwa',
   'panic.raiseAlarm': 'Kada ka jira: yi ƙararrawa ta wata hanya yanzu',
   'panic.callPhones': 'Kira {phones}',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'panic.nobody': 'BABU WANDA YA AMSA SOS ƊINKA',
+  'panic.nobodyUrgent': 'HAR YANZU BABU WANDA YA AMSA SOS ƊINKA',
+  'panic.callNowUrgent': 'Kira taimako da kanka YANZU: babu mai zuwa tukuna',
+  'panic.unknown': 'AN AIKA SOS, BA A SAN MATSAYI BA: layi ya yanke',
+  'panic.sentNoCoverage': 'AN AIKA SOS, amma babu mai ceto kusa da ƙofar nan',
+  'panic.noCoverageNow': 'Babu mai ceto kusa da ƙofar nan: yi ƙararrawa ta wata hanya yanzu',
   'incident.created': 'An karɓa',
   'incident.dispatching': 'Ana neman mai ceto',
   'incident.assigned': 'An sami mai ceto',
@@ -171,6 +181,8 @@ export const catalogue: Catalogue = {
   'shift.phone': 'Wayarka (ba dole ba)',
   'shift.start': 'FARA AIKI',
   'shift.cancel': 'Soke',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'language.label': 'Harshe',
 
   'time.justNow': 'yanzu',
   'time.minutesAgo': 'minti {count} da suka wuce',

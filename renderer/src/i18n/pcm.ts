@@ -18,6 +18,9 @@ export const catalogue: Catalogue = {
   'status.noAttention': 'Nothing to check',
   'status.guard': 'On duty: {name}',
   'status.problem': 'E no fit send: {problem}',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'status.noCoverage': 'No responder near this gate: SOS go reach only estate numbers',
+  'status.testGate': 'TEST GATE (sandbox): no real responder go come',
 
   'nav.label': 'Screens',
   'nav.scan': 'Scan',
@@ -122,12 +125,19 @@ export const catalogue: Catalogue = {
   'panic.call': 'Phone: {phone}',
   'panic.arrivingNow': 'E don dey reach',
   'panic.onScene': 'The responder don reach the gate',
-  'panic.escalated': 'No responder yet: dem dey call more people',
+  'panic.escalated': 'Dem still dey call more responders',
   'panic.over.resolved': 'This SOS don finish: dem settle am',
   'panic.over.cancelled': 'Estate don cancel this SOS. Hold again if you still need help',
   'panic.alreadySent': 'SOS don go since {time}. Help don dey come',
   'panic.raiseAlarm': 'No wait: raise alarm another way now',
   'panic.callPhones': 'Call {phones}',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'panic.nobody': 'NOBODY DON ACCEPT YOUR SOS',
+  'panic.nobodyUrgent': 'STILL, NOBODY DON ACCEPT YOUR SOS',
+  'panic.callNowUrgent': 'Call for help yourself NOW: nobody dey come yet',
+  'panic.unknown': 'SOS DON GO, STATUS NO CLEAR: network don cut',
+  'panic.sentNoCoverage': 'SOS DON GO, but no responder dey near this gate',
+  'panic.noCoverageNow': 'No responder dey near this gate: raise alarm another way now',
   'incident.created': 'Dem don receive am',
   'incident.dispatching': 'Dem dey find responder',
   'incident.assigned': 'Responder don dey',
@@ -171,6 +181,8 @@ export const catalogue: Catalogue = {
   'shift.phone': 'Your phone (if you get)',
   'shift.start': 'START SHIFT',
   'shift.cancel': 'Cancel',
+  // Review wanted (issue #26): new, not yet read by a native speaker.
+  'language.label': 'Langwej',
 
   'time.justNow': 'just now',
   'time.minutesAgo': '{count} min ago',

@@ -3,24 +3,27 @@ import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { HoldButton } from '../components/hold-button.tsx';
 import { useI18n, type MessageKey, type Translate } from '../i18n/index.tsx';
 import { clockTime, secondsUntil } from '../kiosk/format.ts';
-import { panicFallback, panicIsOver, panicProgress, type PanicLine } from '../kiosk/panic-words.ts';
+import { knownUncovered, panicIsOver, panicView, raiseAlarm, type PanicLine, type PanicSurroundings } from '../kiosk/panic-words.ts';
 import { INCIDENT_STATUS_TEXT } from '../kiosk/words.ts';
 
 export const PANIC_HOLD_MS = 2000;
 
 interface PanicScreenProps {
   panic: PanicStatus | null;
-  /** Who to call when the SOS cannot be sent (set at setup). */
-  alarmPhones: string | null;
+  /** Whether the kiosk reaches the server, whether responders cover the gate, and who to call (set at setup). */
+  around: PanicSurroundings;
   onPanic(): void;
 }
 
+const MARK = { alarm: '⚠ ', unknown: '? ', sent: '✓ ', sending: '', over: '' } as const;
+
 /**
  * One large button that must be held for two seconds, so a brush or a lean never sends an SOS,
- * and then what happened to it. It makes no sound on purpose: a guard under threat may not
- * want the attacker to know help is coming.
+ * and then what happened to it, in one tone (panicView): the tick only while help is in hand,
+ * the advice to raise the alarm another way whenever it is not. It makes no sound on purpose: a
+ * guard under threat may not want the attacker to know help is coming.
  */
-export function PanicScreen({ panic, alarmPhones, onPanic }: PanicScreenProps) {
+export function PanicScreen({ panic, around, onPanic }: PanicScreenProps) {
   const { t, language } = useI18n();
   const [tooShort, setTooShort] = useState(false);
   // A hold while an SOS is already out joins it: say so, with when it went.
@@ -31,6 +34,10 @@ export function PanicScreen({ panic, alarmPhones, onPanic }: PanicScreenProps) {
     </p>
   );
   const over = panicIsOver(panic);
+  const view = panic ? panicView(panic, around) : null;
+  // Before any SOS: a gate nobody covers says so at the button, not after the dispatch window.
+  const beforeAdvice = !panic && knownUncovered(around.coverage) ? raiseAlarm(around.alarmPhones, 'panic.noCoverageNow') : [];
+  const advice = view?.advice ?? beforeAdvice;
   return (
     <section className="screen panic-screen" aria-label={t('panic.title')}>
       <HoldButton
@@ -43,6 +50,7 @@ export function PanicScreen({ panic, alarmPhones, onPanic }: PanicScreenProps) {
           </>
         }
         holdingLabel={<span className="panic-big">{t('panic.keepHolding')}</span>}
+        onStart={() => setTooShort(false)}
         onComplete={() => {
           setTooShort(false);
           setHeldAgain(Boolean(panic && !over));
@@ -50,32 +58,34 @@ export function PanicScreen({ panic, alarmPhones, onPanic }: PanicScreenProps) {
         }}
         onTooShort={() => setTooShort(true)}
       />
-      <div className="panic-status" data-testid="panic-status" data-delivery={panic?.delivery ?? 'none'} data-incident-status={panic?.incidentStatus ?? ''}>
-        {!panic && <p className="panic-explain">{t('panic.explain')}</p>}
-        {tooShort && !panic && <p className="notice panic-too-short">{t('panic.tooShort')}</p>}
+      <div
+        className="panic-status"
+        data-testid="panic-status"
+        data-delivery={panic?.delivery ?? 'none'}
+        data-incident-status={panic?.incidentStatus ?? ''}
+        data-tone={view?.tone ?? 'none'}
+      >
+        {/* "The nearest responder is sent" is not true where none is near: the advice below says what is. */}
+        {!panic && !beforeAdvice.length && <p className="panic-explain">{t('panic.explain')}</p>}
+        {tooShort && !panic && <p className="notice panic-too-short" data-testid="panic-too-short">{t('panic.tooShort')}</p>}
         {panic && heldAgain && !over && (
           <p className="notice panic-already" data-testid="panic-already">
             {t('panic.alreadySent', { time: clockTime(panic.pressedAt, language) })}
           </p>
         )}
+        {panic && view && view.tone !== 'over' && (
+          <p className={`panic-delivery panic-delivery-${view.tone}`} data-testid="panic-headline" data-key={view.headline.key}>
+            {MARK[view.tone]}
+            {t(view.headline.key, view.headline.params)}
+          </p>
+        )}
+        {advice.map((item) => (
+          <p key={item.key} className="panic-fallback" data-testid={item.key === 'panic.callPhones' ? 'panic-phones' : 'panic-fallback'}>
+            {t(item.key, item.params)}
+          </p>
+        ))}
         {panic && (
           <>
-            {!over && (
-              <p className={`panic-delivery panic-delivery-${panic.delivery === 'refused' ? 'retrying' : panic.delivery}`}>
-                {panic.delivery === 'sent'
-                  ? `✓ ${t('panic.sent')}`
-                  : panic.delivery === 'sending'
-                    ? t('panic.sending')
-                    : panic.delivery === 'refused'
-                      ? `⚠ ${t('panic.refused')}`
-                      : `⚠ ${t('panic.notSent')}`}
-              </p>
-            )}
-            {panicFallback(panic, alarmPhones).map((item, index) => (
-              <p key={item.key} className="panic-fallback" data-testid={index === 0 ? 'panic-fallback' : 'panic-phones'}>
-                {t(item.key, item.params)}
-              </p>
-            ))}
             {panic.delivery === 'retrying' && (
               <p>
                 {t('panic.attempts', { count: panic.attempts })}
@@ -83,7 +93,7 @@ export function PanicScreen({ panic, alarmPhones, onPanic }: PanicScreenProps) {
               </p>
             )}
             {panic.incidentStatus && <p data-testid="panic-incident-status">{t('panic.status', { status: incidentStatus(panic.incidentStatus, t) })}</p>}
-            {panicProgress(panic).map((item, index) => line(item, index, item.key === 'panic.responder' ? 'panic-responder' : undefined))}
+            {(view?.progress ?? []).map((item, index) => line(item, index, item.key === 'panic.responder' ? 'panic-responder' : undefined))}
           </>
         )}
       </div>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { LanguageSwitch } from '../components/language-switch.tsx';
 import { OnScreenKeyboard } from '../components/on-screen-keyboard.tsx';
 import { useI18n } from '../i18n/index.tsx';
 import { useKiosk } from '../kiosk/kiosk-context.tsx';
@@ -7,17 +8,21 @@ type Field = 'guardName' | 'guardPhone';
 
 /** The guard on duty says who they are: they are named on every entry and on an SOS. */
 interface ShiftScreenProps {
-  onStarted(): void;
+  /** The guard's name, and whether they chose a language here (then it is theirs from now on). */
+  onStarted(guardName: string, choseLanguage: boolean): void;
+  /** A language chosen on this screen, before the guard has given a name. */
+  onLanguage(code: string): void;
   /** Present when a guard is already on duty: changing guards can be called off. */
   onCancel?: () => void;
   onError(message: string): void;
 }
 
-export function ShiftScreen({ onStarted, onCancel, onError }: ShiftScreenProps) {
+export function ShiftScreen({ onStarted, onLanguage, onCancel, onError }: ShiftScreenProps) {
   const { t } = useI18n();
   const kiosk = useKiosk();
   const [values, setValues] = useState<Record<Field, string>>({ guardName: '', guardPhone: '' });
   const [active, setActive] = useState<Field>('guardName');
+  const [choseLanguage, setChoseLanguage] = useState(false);
 
   const start = async () => {
     if (!values.guardName.trim()) return;
@@ -26,7 +31,7 @@ export function ShiftScreen({ onStarted, onCancel, onError }: ShiftScreenProps) 
         guardName: values.guardName.trim(),
         ...(values.guardPhone.trim() ? { guardPhone: values.guardPhone.trim() } : {}),
       });
-      onStarted();
+      onStarted(values.guardName.trim(), choseLanguage);
     } catch (error) {
       onError((error as Error).message);
     }
@@ -49,6 +54,12 @@ export function ShiftScreen({ onStarted, onCancel, onError }: ShiftScreenProps) 
           void start();
         }}
       >
+        <LanguageSwitch
+          onChosen={(code) => {
+            setChoseLanguage(true);
+            onLanguage(code);
+          }}
+        />
         <h1>{t('shift.title')}</h1>
         {(['guardName', 'guardPhone'] as const).map((field) => (
           <label key={field} className={`field ${active === field ? 'field-active' : ''}`}>

@@ -18,8 +18,12 @@ export function DutyScreen(props: { responder: Responder | null; onDuty: boolean
         className={`duty-switch ${props.onDuty ? 'on' : 'off'}`}
         onClick={() => props.onDutyChange(!props.onDuty)}
       >
+        {/* The WAI-ARIA switch: one name ("On duty"), the state in aria-checked; the word beside it is for the eye. */}
         <span className="knob" />
-        <span className="label">{props.onDuty ? 'On duty' : 'Off duty'}</span>
+        <span className="label">On duty</span>
+        <span className="state" aria-hidden="true">
+          {props.onDuty ? 'Yes' : 'No'}
+        </span>
       </button>
       <p className={line.problem ? 'warning' : 'muted'} data-testid="location-status" role={line.problem ? 'alert' : undefined}>
         {line.text}

@@ -53,6 +53,8 @@ export interface KioskStackOptions {
   throughLink?: boolean;
   /** More KIOSK_* settings for the host (e.g. KIOSK_ALARM_PHONES). */
   env?: Record<string, string>;
+  /** More server settings (e.g. DISPATCH_WINDOW_S, ESCALATION_WINDOW_S). */
+  serverConfig?: Record<string, string>;
 }
 
 export interface KioskStack {
@@ -87,7 +89,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   process.env.TMPDIR = tmp;
   const database: TestDatabase = await createTestDatabase('sqlite');
   const serverPort = await freePort();
-  const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60) };
+  const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60), ...options.serverConfig };
   const clock = new WallClock();
   const serverOptions = { database, clock, config, runDispatch: options.runDispatch ?? false };
   let server = await startTestServer(serverOptions);
@@ -113,7 +115,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
     // test goes offline by that timeout: its link is cut, or its server stopped.
     KIOSK_ONLINE_WAIT_MS: '10000',
   };
-  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES']) delete env[name];
+  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES', 'KIOSK_COVERAGE_CHECK_S']) delete env[name];
   Object.assign(env, options.env ?? {});
   if (options.configured !== false) {
     Object.assign(env, {

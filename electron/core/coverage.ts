@@ -1,0 +1,56 @@
+import type { GateCoverage } from '../../shared/kiosk/calls.ts';
+import type { CoverageEnvelope } from '../../shared/schemas/dispatch.ts';
+import { noteContact, type CoreContext } from './context.ts';
+import { deleteSetting, readJsonSetting, writeJsonSetting } from './settings.ts';
+
+const COVERAGE_SETTING = 'coverage';
+
+interface StoredCoverage extends GateCoverage {
+  /** Where it was asked for: a kiosk set up at another place must not show this place's answer. */
+  latitude: number;
+  longitude: number;
+}
+
+/** The last answer for the gate's own place, or null: never asked, or the gate moved since. */
+export function readCoverage(ctx: Pick<CoreContext, 'db' | 'settings'>): GateCoverage | null {
+  const stored = readJsonSetting<StoredCoverage>(ctx.db, COVERAGE_SETTING);
+  const settings = ctx.settings;
+  if (!stored || !settings || stored.latitude !== settings.latitude || stored.longitude !== settings.longitude) return null;
+  const { latitude: _latitude, longitude: _longitude, ...coverage } = stored;
+  return coverage;
+}
+
+export function forgetCoverage(ctx: Pick<CoreContext, 'db'>): void {
+  deleteSetting(ctx.db, COVERAGE_SETTING);
+}
+
+/**
+ * Asks the server whether any on-duty responder covers the gate (`GET /dispatch/coverage`), so
+ * the guard learns before an emergency, not after the dispatch window, that an SOS reaches the
+ * estate's numbers only. An unanswered check keeps the last answer; a server without the route
+ * (404) or a key without the scope leaves it unknown, which the screens do not turn into a warning.
+ */
+export async function checkCoverage(ctx: CoreContext): Promise<void> {
+  const api = ctx.api;
+  const settings = ctx.settings;
+  if (!api || !settings) return;
+  const query = `latitude=${settings.latitude}&longitude=${settings.longitude}`;
+  const answer = await api.request<CoverageEnvelope>('GET', `/dispatch/coverage?${query}`, { timeoutMs: ctx.timings.requestTimeoutMs });
+  noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+  if (answer.kind === 'ok') {
+    const coverage = answer.body.coverage;
+    const stored: StoredCoverage = {
+      covered: coverage.covered,
+      simulated: coverage.simulated,
+      respondersWithinRadius: coverage.responders_within_radius,
+      nearestKm: coverage.nearest_responder_km,
+      radiusKm: coverage.dispatch_radius_km,
+      checkedAt: ctx.nowIso(),
+      latitude: settings.latitude,
+      longitude: settings.longitude,
+    };
+    writeJsonSetting(ctx.db, COVERAGE_SETTING, stored);
+  } else if (answer.kind !== 'unavailable') {
+    forgetCoverage(ctx);
+  }
+}
