@@ -75,4 +75,40 @@ describe('health, reference document and unknown routes', () => {
     expect(asset.status).toBe(200);
     expect((await asset.text()).length).toBeGreaterThan(100_000);
   });
+
+  it('serves only the files the reference page loads, not the rest of the Swagger UI package', async () => {
+    const page = (await server.client().get('/docs')).body as string;
+    const loaded = [...page.matchAll(/(?:href|src)="(docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(loaded.length).toBeGreaterThanOrEqual(3);
+    for (const path of loaded) expect((await fetch(`${server.baseUrl}/${path}`)).status, path).toBe(200);
+    // The package's stock page (which would load its own petstore example), OAuth page, initializer and maps.
+    for (const file of ['index.html', 'oauth2-redirect.html', 'swagger-initializer.js', 'swagger-ui-bundle.js.map', 'package.json', '']) {
+      const res = await server.client().get(`/docs/assets/${file}`);
+      expect(res.status, file).toBe(404);
+      expect(res.body).toEqual({ code: 404, message: expect.any(String) });
+    }
+  });
+
+  it('/docs/ with a trailing slash leads to the reference page', async () => {
+    for (const base of [server.baseUrl, `${server.baseUrl}/api/v1`]) {
+      const bare = await fetch(`${base}/docs/`, { redirect: 'manual' });
+      expect(bare.status).toBe(301);
+      expect(new URL(bare.headers.get('location')!, `${base}/docs/`).href).toBe(`${base}/docs`);
+      const followed = await fetch(`${base}/docs/`);
+      expect(followed.status).toBe(200);
+      expect(await followed.text()).toContain('swagger-ui-bundle.js');
+    }
+  });
+
+  it("the reference opens on the API, and Try it out leaves a list's date filters empty", async () => {
+    const document = (await server.client().get('/openapi.json')).body;
+    const description: string = document.info.description;
+    expect(description.indexOf('**Authentication**')).toBeLessThan(description.indexOf('UCDP'));
+    expect(description.slice(0, 300)).not.toContain('UCDP');
+    const dateParameters = Object.values<any>(document.paths)
+      .flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.parameters ?? []))
+      .filter((parameter) => parameter.name === 'from_date' || parameter.name === 'to_date');
+    expect(dateParameters.length).toBeGreaterThan(4);
+    for (const parameter of dateParameters) expect([parameter.example, parameter.schema.example, parameter.schema.examples]).toEqual([undefined, undefined, undefined]);
+  });
 });
