@@ -792,7 +792,7 @@ export interface components {
             host_user_id?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
-            /** @description Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC */
+            /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
             valid_until?: string | null;
             max_uses?: number | null;
         };
@@ -816,7 +816,7 @@ export interface components {
             purpose?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
-            /** @description Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC */
+            /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
             valid_until?: string | null;
         };
         ValidateAccessCodeRequest: {
