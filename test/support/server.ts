@@ -8,7 +8,7 @@ import { loadConfig } from '../../server/config.ts';
 import type { Dispatcher } from '../../server/incidents/dispatcher.ts';
 import { createOrganization } from '../../server/organizations/service.ts';
 import type { Plan } from '../../server/organizations/organization.ts';
-import { startServer, type RunningServer } from '../../server/server.ts';
+import { startServer, type RunningServer, type StartOptions } from '../../server/server.ts';
 import { ManualClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -102,6 +102,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** true: the dispatch sweep runs every second; by default tests call `running.advanceDispatch()` after moving the clock. */
   runDispatch?: boolean;
+  /** How long a request may take to arrive (production: 20 s for headers, 30 s in all). */
+  requestTimeouts?: StartOptions['requestTimeouts'];
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -125,6 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     deliverWebhooks: options.deliverWebhooks,
     webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
+    requestTimeouts: options.requestTimeouts,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {
