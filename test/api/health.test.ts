@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRawTo } from '../support/raw-http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('health, reference document and unknown routes', () => {
@@ -13,6 +14,18 @@ describe('health, reference document and unknown routes', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', api_version: 'v1', timestamp: '2026-11-22T10:00:00.000Z', checks: { database: 'ok' } });
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('health refuses what every route refuses, in the error shape its document lists', async () => {
+    const nul = await server.client().get('/health?probe=%00');
+    expect(nul.status).toBe(400);
+    expect(nul.body).toEqual({ code: 400, message: expect.stringContaining('NUL') });
+    // fetch sends no body with a GET; a raw socket does.
+    const withText = await sendRawTo(server.running.port, 'GET /v1/external/health HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nping');
+    expect(withText.status).toBe(400);
+    expect(JSON.parse(withText.body)).toEqual({ code: 400, message: expect.stringContaining('Content-Type') });
+    const documented = (await server.client().get('/openapi.json')).body.paths['/health'].get.responses;
+    expect(documented['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
   });
 
   it('health answers 503 degraded when the database does not answer', async () => {

@@ -960,6 +960,16 @@ export interface components {
                 redis?: "ok" | "down";
             };
         };
+        /** @description Every error the API answers, unknown routes and malformed JSON included. */
+        Error: {
+            /**
+             * @description Equals the HTTP status
+             * @example 400
+             */
+            code: number;
+            /** @example subject.name is required */
+            message: string;
+        };
         IdempotentIncidentResponse: {
             incident: components["schemas"]["Incident"];
             /** @constant */
@@ -1077,16 +1087,6 @@ export interface components {
         ResolutionOutcome: "assisted" | "false_alarm" | "no_action_required" | "referred_to_authorities" | "medical_transport" | "unable_to_locate";
         IncidentResponse: {
             incident: components["schemas"]["Incident"];
-        };
-        /** @description Every error the API answers, unknown routes and malformed JSON included. */
-        Error: {
-            /**
-             * @description Equals the HTTP status
-             * @example 400
-             */
-            code: number;
-            /** @example subject.name is required */
-            message: string;
         };
         /** @description One page of results, newest first */
         IncidentPage: {
@@ -1679,6 +1679,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Refused before the check: a NUL (%00) in the URL, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Database not answering */
