@@ -5,7 +5,8 @@ import { WEBHOOK_EVENT_TYPES, subscribes } from './webhooks.ts';
  * Which read scope shows which events: the one rule for GET /events, webhook subscriptions,
  * the payloads in the deliveries list and the event stream. An event carries the resource it
  * reports (an incident's subject, a visitor's name and phone), so seeing the event is reading
- * that resource. A family missing here is shown to nobody.
+ * that resource. A family missing here is read by nobody (mayReadEventType); a new family
+ * (the stream's `kiosk.*`, with `logs:read`) is added here before it is subscribable.
  */
 export const EVENT_READ_SCOPES = {
   incident: 'incidents:read',
