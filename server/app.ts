@@ -5,6 +5,10 @@ import { accessLogRoutes } from './access-logs/routes.ts';
 import { createGuard } from './auth/authenticate.ts';
 import { uncachedKeys, type KeyCache } from './auth/key-cache.ts';
 import { apiKeyRoutes } from './auth/routes.ts';
+import { auditChanges } from './audit/middleware.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { personAccess } from './people/middleware.ts';
+import { peopleRoutes } from './people/routes.ts';
 import type { Clock } from './clock.ts';
 import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
@@ -59,7 +63,8 @@ export const RESPONDER_API_BASE = '/v1/responder';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Only the balancers the operator names are believed for X-Forwarded-For (TRUST_PROXY).
+  app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   app.set('query parser', 'simple');
 
   app.use(requestLog(deps.logger));
@@ -79,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
 
   const engine = isPostgresUrl(deps.config.DATABASE_URL) ? 'postgres' : 'sqlite';
   const limiter = createRateLimiter(deps.rateLimitStore, deps.clock);
+  const sessionSettings = { idleTimeoutMin: deps.config.CONSOLE_IDLE_TIMEOUT_MIN, publicUrl: deps.config.PUBLIC_URL };
   const routeDeps: RouteDeps = {
     config: deps.config,
     db: deps.db,
@@ -87,8 +93,10 @@ export function createApp(deps: AppDeps): Express {
     dispatcher: deps.dispatcher ?? noDispatcher,
     rateLimitStore: deps.rateLimitStore,
     secretBox: deps.secretBox,
-    guard: createGuard({ db: deps.db, clock: deps.clock, limiter, keys: deps.keyCache }),
+    guard: createGuard({ db: deps.db, clock: deps.clock, limiter, keys: deps.keyCache, sessions: { settings: sessionSettings } }),
     idempotent: idempotency({ ...deps, engine }),
+    person: personAccess({ db: deps.db, clock: deps.clock, settings: sessionSettings }),
+    audit: auditChanges(deps),
     engine,
     keyCache: deps.keyCache ?? uncachedKeys,
   };
@@ -108,6 +116,8 @@ export function createApp(deps: AppDeps): Express {
       eventRoutes(routeDeps),
       threatRoutes({ ...routeDeps, threat: deps.threat }),
       dispatchCoverageRoutes(routeDeps),
+      peopleRoutes(routeDeps),
+      auditRoutes(routeDeps),
     ]),
   );
   api.use(docsRoutes());

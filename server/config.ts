@@ -77,6 +77,17 @@ export const ConfigSchema = z.object({
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** The sealing key before a rotation (comma-separated if several), still opening values until `tsaro secrets rotate` has re-sealed them. */
   SECRETS_KEY_PREVIOUS: z.string().min(32).optional(),
+  /** Minutes a console session lasts without use (CONTRACT.md); it ends 7 days after sign-in whatever happens. */
+  CONSOLE_IDLE_TIMEOUT_MIN: z.coerce.number().int().min(1).max(10_080).default(720),
+  /**
+   * The balancers to believe for X-Forwarded-For (comma-separated addresses or CIDRs, or
+   * `loopback`), so sign-in limits and the audit log see the client's address. Unset: none; the
+   * address is the connection's.
+   */
+  TRUST_PROXY: z
+    .string()
+    .transform((text) => text.split(',').map((part) => part.trim()).filter(Boolean))
+    .optional(),
   /** Load the shipped UCDP GED extract into an empty threat event store at start. */
   THREAT_SEED: flag(true),
   /** Largest request body accepted, in kilobytes; larger is 413. */

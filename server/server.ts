@@ -186,7 +186,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   );
 
   if (config.DEMO) {
-    const demo = await ensureDemoOrganization(database.db, clock);
+    const demo = await ensureDemoOrganization(database.db, clock, config.PUBLIC_URL);
     if (demo) print(demoBanner(demo, baseUrl));
   }
 

@@ -9,9 +9,14 @@ import type { RateLimiter } from '../rate-limit/limiter.ts';
 import type { AuthContext } from './context.ts';
 import { uncachedKeys, type KeyCache } from './key-cache.ts';
 import { KEY_PATTERN, hashSecret } from './secrets.ts';
+import { assertConsoleWrite, hasSessionCookie, readSession, type SessionSettings } from '../people/session.ts';
+import { grantableBy, personMay, ROLE_SCOPES } from './permissions.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 import { findKeyBySecretHash, touchKeyLastUsed } from './store.ts';
 
 export interface GuardOptions {
+  /** A person may call the route only with one of these roles (default: by the role's scopes, server/auth/permissions.ts). */
+  roles?: readonly Role[];
   /**
    * Requests the plan's budget never refuses (an SOS): still authenticated and scope-checked,
    * counted in the window while it has room, and let through when it is full.
@@ -30,7 +35,19 @@ const unauthorized = (message: string) => new ApiError(401, message, { 'WWW-Auth
  * the key lacks the route's scope; 429 over the key's rate limit. 403 and 429 answers carry the
  * rate headers too.
  */
-export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter; keys?: KeyCache }): Guard {
+/** A person's requests per minute, whatever the organization's plan (CONTRACT.md). */
+export const PERSON_REQUESTS_PER_MINUTE = 600;
+
+export interface GuardDeps {
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  keys?: KeyCache;
+  /** The console's sessions: a request without a bearer key but with the session cookie is a person's. */
+  sessions?: { settings: SessionSettings };
+}
+
+export function createGuard(deps: GuardDeps): Guard {
   const keys = deps.keys ?? uncachedKeys;
   const lastTouched = new Map<string, number>();
 
@@ -57,22 +74,54 @@ export function createGuard(deps: { db: Db; clock: Clock; limiter: RateLimiter; 
       lastTouched.set(found.key.key_id, nowMs);
       await touchKeyLastUsed(deps.db, found.key.key_id, new Date(nowMs).toISOString());
     }
+    const scopes = new Set(JSON.parse(found.key.scopes) as Scope[]);
     return {
       organization,
       keyId: found.key.key_id,
       environment: found.key.environment as Environment,
-      scopes: new Set(JSON.parse(found.key.scopes) as Scope[]),
+      scopes,
       credential: secret,
+      grantable: scopes,
+      actor: { type: 'key', id: found.key.key_id, label: found.key.name },
+    };
+  }
+
+  /** A person in the console: a live, fully signed-in session; the environment the console switched to. */
+  async function authenticatePerson(req: Request, settings: SessionSettings): Promise<AuthContext> {
+    const live = await readSession(req, { db: deps.db, clock: deps.clock, settings });
+    if (!live) throw unauthorized('Your console session has ended: sign in again');
+    if (live.session.stage !== 'active') throw unauthorized('Finish signing in: a second-factor code is due');
+    assertConsoleWrite(req, live.token, settings);
+    const organization = rowToOrganization(live.organization);
+    if (organization.plan === 'none') throw new ApiError(402, 'Your plan does not include API access');
+    if (organization.subscription_status === 'suspended') throw new ApiError(402, 'Your subscription is suspended');
+    const environment = req.get('tsaro-environment') ?? 'live';
+    if (environment !== 'live' && environment !== 'sandbox') throw new ApiError(400, 'Tsaro-Environment must be live or sandbox');
+    const role = live.person.role as Role;
+    return {
+      organization,
+      keyId: live.person.person_id,
+      environment,
+      scopes: new Set(ROLE_SCOPES[role]),
+      credential: live.token,
+      grantable: new Set(grantableBy(role)),
+      actor: { type: 'person', id: live.person.person_id, label: live.person.email },
+      person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
     };
   }
 
   return (scope, options = {}) => async (req, res, next) => {
-    const auth = await authenticate(req);
+    const sessions = deps.sessions;
+    const byPerson = sessions !== undefined && req.get('authorization') === undefined && hasSessionCookie(req);
+    const auth = byPerson ? await authenticatePerson(req, sessions.settings) : await authenticate(req);
     req.auth = auth;
-    const allowed = auth.scopes.has(scope);
+    const allowed = auth.person ? personMay(auth.person.role, scope, req.method, options.roles) : auth.scopes.has(scope);
     const mode = !allowed ? 'read' : options.neverRefuse?.(req) ? 'count-never-refuse' : 'count';
-    await deps.limiter.apply(res, auth.keyId, auth.organization.rate_limit_per_minute, mode);
-    if (!allowed) throw new ApiError(403, `This API key lacks the ${scope} scope`);
+    const limit = auth.person ? PERSON_REQUESTS_PER_MINUTE : auth.organization.rate_limit_per_minute;
+    await deps.limiter.apply(res, auth.keyId, limit, mode);
+    if (!allowed) {
+      throw new ApiError(403, auth.person ? `Your role (${auth.person.role}) may not do this (it needs ${scope})` : `This API key lacks the ${scope} scope`);
+    }
     next();
   };
 }

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Organization } from '../organizations/organization.ts';
@@ -10,8 +11,14 @@ export interface AuthContext {
   keyId: string;
   environment: Environment;
   scopes: ReadonlySet<Scope>;
-  /** The API key as presented: what an answer that carries a secret is sealed for (server/idempotency/). Never stored. */
+  /** The API key (or console session token) as presented: what an answer that carries a secret is sealed for (server/idempotency/). Never stored. */
   credential: string;
+  /** Scopes this caller may give a key it creates or rolls: a key's own; a key-managing person's, all. */
+  grantable: ReadonlySet<Scope>;
+  /** Who acts, for the audit log. */
+  actor: { type: 'key' | 'person'; id: string; label: string };
+  /** A person signed in to the console (absent for a key). */
+  person?: { personId: string; role: Role; sessionId: string };
 }
 
 declare global {
@@ -25,8 +32,10 @@ declare global {
 
 /** A key may grant (to a key it creates or rolls) only scopes it holds itself: 403 naming the first it lacks. */
 export function assertCanGrant(auth: AuthContext, scopes: readonly Scope[]): void {
-  const ungrantable = scopes.find((scope) => !auth.scopes.has(scope));
-  if (ungrantable) throw new ApiError(403, `This API key cannot grant the ${ungrantable} scope it does not hold`);
+  const ungrantable = scopes.find((scope) => !auth.grantable.has(scope));
+  if (ungrantable) {
+    throw new ApiError(403, auth.person ? `Your role (${auth.person.role}) cannot grant the ${ungrantable} scope` : `This API key cannot grant the ${ungrantable} scope it does not hold`);
+  }
 }
 
 export function authOf(req: Request): AuthContext {

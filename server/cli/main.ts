@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import QRCode from 'qrcode';
 import { SCOPES, type Scope } from '../../shared/schemas/api-keys.ts';
+import { Email, ROLES, type Role } from '../../shared/schemas/console.ts';
+import { inviteOrReset } from '../people/service.ts';
 import { changeOrganization, createOrganization, findOrganization, OrganizationInputError } from '../organizations/service.ts';
 import { PLANS, type Plan } from '../organizations/organization.ts';
 import { createApiKey, revokeApiKeyById } from '../auth/service.ts';
@@ -29,21 +31,32 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
   const org = program.command('org').description('organizations');
   org
     .command('create')
-    .description('create an organization and print its first live and sandbox admin keys (shown once)')
+    .description('create an organization and print its first live and sandbox owner keys (shown once), and with --owner-email its owner\'s console invitation')
     .requiredOption('--name <name>', 'organization name')
     .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('starter'))
     .option('--prefix <ABC>', 'access code prefix, 2 to 6 capital letters (default: from the name)')
+    .option('--owner-email <email>', "invite the organization's first owner to the console")
     .addOption(jsonOption())
-    .action((opts: { name: string; plan: Plan; prefix?: string; json?: boolean }) =>
-      run(async (db, out) => {
+    .action((opts: { name: string; plan: Plan; prefix?: string; ownerEmail?: string; json?: boolean }) =>
+      run(async (db, out, config) => {
+        const ownerEmail = opts.ownerEmail === undefined ? undefined : parseEmail(opts.ownerEmail, '--owner-email');
         const created = await createOrganization(db, clock, { name: opts.name, plan: opts.plan, codePrefix: opts.prefix });
+        const invited =
+          ownerEmail === undefined
+            ? undefined
+            : await inviteOrReset({ db, clock, publicUrl: config.PUBLIC_URL }, { organizationId: created.organization.organization_id, email: ownerEmail, role: 'owner' });
         out.result(
-          { organization: created.organization, keys: { live: created.keys.live.secret, sandbox: created.keys.sandbox.secret } },
+          {
+            organization: created.organization,
+            keys: { live: created.keys.live.secret, sandbox: created.keys.sandbox.secret },
+            ...(invited && { owner_invite_url: invited.invite_url }),
+          },
           [
             `Created ${created.organization.name} (${created.organization.organization_id}), plan ${created.organization.plan}, code prefix ${created.organization.code_prefix}.`,
-            'Admin keys, shown once:',
+            'Owner keys, shown once:',
             `  live:    ${created.keys.live.secret}`,
             `  sandbox: ${created.keys.sandbox.secret}`,
+            ...(invited ? [`Console invitation for ${ownerEmail} (single use, 7 days): ${invited.invite_url}`] : []),
           ].join('\n'),
         );
       }, Boolean(opts.json)),
@@ -193,6 +206,24 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
       }, Boolean(opts.json)),
     );
 
+  const consoleCommand = program.command('console').description('people in the console');
+  consoleCommand
+    .command('invite')
+    .description("a single-use console link (7 days) for a new person; for someone already there, a link that resets their password and phone (a sole owner locked out)")
+    .requiredOption('--org <orgId>', 'organization id')
+    .requiredOption('--email <email>', "the person's email")
+    .addOption(new Option('--role <role>', 'role').choices(ROLES).makeOptionMandatory())
+    .option('--name <name>', "the person's name")
+    .addOption(jsonOption())
+    .action((opts: { org: string; email: string; role: Role; name?: string; json?: boolean }) =>
+      run(async (db, out, config) => {
+        const email = parseEmail(opts.email, '--email');
+        if (!(await findOrganization(db, opts.org))) throw new CliError(`No organization ${opts.org}`);
+        const made = await inviteOrReset({ db, clock, publicUrl: config.PUBLIC_URL }, { organizationId: opts.org, email, role: opts.role, name: opts.name });
+        out.result(made, `${made.invitation.kind === 'reset' ? 'Reset' : 'Invitation'} link for ${email} (${made.invitation.role}), single use, until ${made.invitation.expires_at}:\n  ${made.invite_url}`);
+      }, Boolean(opts.json)),
+    );
+
   const secrets = program.command('secrets').description('the sealing key (docs/security.md)');
   secrets
     .command('export-key')
@@ -227,6 +258,12 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
 
 /** `tsaro responder add`'s flag for each field of a new responder. */
 const RESPONDER_FLAGS: Record<string, string> = { name: '--name', phone: '--phone', latitude: '--lat', longitude: '--lng', environment: '--env' };
+
+function parseEmail(text: string, flag: string): string {
+  const parsed = Email.safeParse(text);
+  if (!parsed.success) throw new CliError(`${flag}: ${text} is not an email address`);
+  return parsed.data;
+}
 
 function parseScopes(list: string): Scope[] {
   const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);

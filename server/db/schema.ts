@@ -27,6 +27,85 @@ export interface Database {
   threat_data_files: ThreatDataFileRow;
   auth_revision: { id: number; revision: number };
   webhook_revision: { id: number; revision: number };
+  people: PersonRow;
+  invitations: InvitationRow;
+  recovery_codes: RecoveryCodeRow;
+  console_sessions: ConsoleSessionRow;
+  audit_log: AuditRow;
+}
+
+export interface PersonRow {
+  person_id: string;
+  organization_id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string | null;
+  role: string;
+  /** argon2id; null until the invitation is accepted. */
+  password_hash: string | null;
+  /** Sealed with the sealing key (server/secrets/). */
+  totp_secret: string | null;
+  /** Sealed; a secret being enrolled, until a code from it is confirmed. */
+  totp_pending_secret: string | null;
+  totp_enabled: number;
+  /** The last 30-second step a code was accepted for: a code is used once. */
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+  last_active_at: string | null;
+}
+
+export interface InvitationRow {
+  invitation_id: string;
+  organization_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  /** `join`: a new person; `reset`: a new password and phone for `person_id`. */
+  kind: string;
+  person_id: string | null;
+  token_hash: string;
+  /** A person's id, or `operator` (the CLI on the host). */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface RecoveryCodeRow {
+  person_id: string;
+  code_hash: string;
+  used_at: string | null;
+}
+
+export interface ConsoleSessionRow {
+  session_id: string;
+  token_hash: string;
+  person_id: string;
+  /** `totp`: password done, code due; `enrol_totp`: must enrol first; `active`. */
+  stage: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  last_active_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+export interface AuditRow {
+  audit_id: string;
+  organization_id: string;
+  environment: string | null;
+  /** `person`, `key` or `operator`. */
+  actor_type: string;
+  actor_id: string;
+  actor_label: string;
+  action: string;
+  resource_type: string | null;
+  resource_id: string | null;
+  ip: string | null;
+  created_at: string;
 }
 
 export interface ThreatDataFileRow {

@@ -12,6 +12,8 @@ import { organizationRouteList } from '../organizations/routes.ts';
 import { THREAT_TAG_DESCRIPTION } from '../threat/openapi.ts';
 import { threatRouteList } from '../threat/routes.ts';
 import { webhookRouteList } from '../webhooks/routes.ts';
+import { auditRouteList } from '../audit/routes.ts';
+import { peopleRouteList } from '../people/routes.ts';
 import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 
 // The data citations go last: the reference page shows this text above the operations, and it
@@ -63,6 +65,8 @@ export const partnerRouteLists = [
   webhookRouteList,
   eventRouteList,
   apiKeyRouteList,
+  auditRouteList,
+  peopleRouteList,
 ];
 
 /** The OpenAPI 3.1 document, generated from the route definitions and the zod schemas they validate with. */
@@ -83,6 +87,12 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
       { name: 'Events', description: 'Scope `admin`. The event log, of the types the key may read.' },
       { name: 'API keys', description: 'Scope `admin`' },
       { name: 'Organization', description: 'Scope `admin`' },
+      { name: 'Audit log', description: 'Scope `admin`; in the console, owners and admins' },
+      {
+        name: 'Console',
+        description:
+          'The console at /console/ (people, not programs): invitations, sign-in with a second factor, sessions, people and roles. A session cookie also opens the routes above, as the person\'s role allows; a change then needs the console\'s own Origin and the session\'s `X-CSRF-Token`, and `Tsaro-Environment: live|sandbox` picks the environment.',
+      },
     ],
     components: {
       securitySchemes: {

@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 import type { Guard, GuardOptions } from '../auth/authenticate.ts';
 import { idempotencyHeader, json } from '../docs/responses.ts';
 import { parseInput } from './parse.ts';
@@ -11,8 +12,11 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Who a stored answer is replayed to: any caller allowed the route, or only the maker (an answer carrying a secret). */
 export type IdempotentAnswer = 'plain' | 'answer-holds-secret';
 
-/** Who may call a route: an API key holding the scope, a responder's token, or anyone. */
-export type Access = Scope | 'responder' | 'public';
+/**
+ * Who may call a route: an API key holding the scope (or a console person whose role allows it),
+ * a responder's token, a console person alone (`person`: people, sessions), or anyone.
+ */
+export type Access = Scope | 'responder' | 'person' | 'public';
 
 type Part = z.ZodType | undefined;
 /** Params and query are objects of named fields; a body may be any shape. */
@@ -70,6 +74,10 @@ export interface RouteWiring {
   /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
   responder?: RequestHandler;
   idempotent?: (answer: IdempotentAnswer) => RequestHandler;
+  /** A signed-in console person (`person` routes), with the roles the route allows. */
+  person?: (roles: readonly Role[] | undefined) => RequestHandler;
+  /** Records every successful change by a key or a person (server/audit/). */
+  audit?: (route: RouteDefinition<never>) => RequestHandler;
 }
 
 function required<T>(value: T | undefined, what: string, route: RouteDefinition<unknown>): T {
@@ -83,6 +91,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
   for (const route of routes) {
     const chain: RequestHandler[] = [];
     if (route.access === 'responder') chain.push(required(wiring.responder, 'responder authentication', route));
+    else if (route.access === 'person') chain.push(required(wiring.person, 'console sessions', route)(route.guardOptions?.roles));
     else if (route.access !== 'public') chain.push(required(wiring.guard, 'a guard', route)(route.access, route.guardOptions));
     const precheck = route.precheck?.bind(route);
     if (precheck) {
@@ -92,6 +101,8 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
       });
     }
     if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route)(route.idempotent === true ? 'plain' : route.idempotent));
+    // After idempotency: a replay is not a change; the entry commits in the request's transaction.
+    if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
     chain.push(async (req, res) => {
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');
@@ -107,7 +118,12 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
 export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}');
 
 function operationOf(route: RouteDefinition<never>): ZodOpenApiOperationObject {
-  const scope = route.access === 'public' || route.access === 'responder' ? undefined : `Scope \`${route.access}\`.`;
+  const scope =
+    route.access === 'public' || route.access === 'responder'
+      ? undefined
+      : route.access === 'person'
+        ? `Console session (cookie)${route.guardOptions?.roles ? `; roles ${route.guardOptions.roles.join(', ')}` : ''}.`
+        : `Scope \`${route.access}\`.`;
   const description = [scope, route.description].filter(Boolean).join(' ');
   const requestParams = { ...(route.params && { path: route.params }), ...(route.query && { query: route.query }) };
   return {

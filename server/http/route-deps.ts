@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Guard } from '../auth/authenticate.ts';
-import type { IdempotentAnswer } from './define-route.ts';
+import type { IdempotentAnswer, RouteDefinition } from './define-route.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -26,6 +27,10 @@ export interface RouteDeps {
   guard: Guard;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
   idempotent: (answer: IdempotentAnswer) => RequestHandler;
+  /** A signed-in console person, for `person` routes. */
+  person: (roles: readonly Role[] | undefined) => RequestHandler;
+  /** Records each change in the audit log. */
+  audit: (route: RouteDefinition<never>) => RequestHandler;
   /** The database engine, for the few statements that differ (advisory locks). */
   engine: Engine;
   /** This host's API-key cache: a revoke through it holds the cache until it has answered. */

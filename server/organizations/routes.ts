@@ -30,6 +30,8 @@ export const organizationRouteList = [
     method: 'patch',
     path: '/visitor-policies',
     access: 'admin',
+    // In the console, policies are the owners' and admins' (a developer holds `admin` for keys and webhooks).
+    guardOptions: { roles: ['owner', 'admin'] },
     idempotent: true,
     body: UpdateVisitorPolicies,
     operationId: 'updateVisitorPolicies',

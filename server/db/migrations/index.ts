@@ -12,6 +12,7 @@ import * as threatDataReleases from './0010-threat-data-releases.ts';
 import * as authRevision from './0014-auth-revision.ts';
 import * as webhookRevision from './0015-webhook-revision.ts';
 import * as secretsWithoutTheDatabase from './0016-secrets-without-the-database.ts';
+import * as consolePeople from './0017-console-people.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -41,4 +42,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0014-auth-revision': authRevision,
   '0015-webhook-revision': webhookRevision,
   '0016-secrets-without-the-database': secretsWithoutTheDatabase,
+  '0017-console-people': consolePeople,
 });

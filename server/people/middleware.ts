@@ -1,0 +1,52 @@
+import type { RequestHandler } from 'express';
+import type { Role } from '../../shared/schemas/console.ts';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { rowToOrganization } from '../organizations/organization.ts';
+import { ROLE_SCOPES, grantableBy } from '../auth/permissions.ts';
+import { assertConsoleWrite, readSession, type LiveSession, type SessionSettings } from './session.ts';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The console session of a `person` route. */
+      consoleSession?: LiveSession;
+    }
+  }
+}
+
+/**
+ * A `person` route's access: a signed-in console person (fully, second factor done), the
+ * Origin and CSRF rules for a change, and the route's roles. Sets `req.auth` as the guard does,
+ * so the audit log names the person.
+ */
+export function personAccess(deps: { db: Db; clock: Clock; settings: SessionSettings }) {
+  return (roles: readonly Role[] | undefined): RequestHandler =>
+    async (req, _res, next) => {
+      const live = await readSession(req, deps);
+      if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
+      if (live.session.stage !== 'active') throw new ApiError(401, 'Finish signing in: a second-factor code is due');
+      assertConsoleWrite(req, live.token, deps.settings);
+      const role = live.person.role as Role;
+      if (roles && !roles.includes(role)) throw new ApiError(403, `Your role (${role}) may not do this`);
+      req.consoleSession = live;
+      req.auth = {
+        organization: rowToOrganization(live.organization),
+        keyId: live.person.person_id,
+        environment: 'live',
+        scopes: new Set(ROLE_SCOPES[role]),
+        credential: live.token,
+        grantable: new Set(grantableBy(role)),
+        actor: { type: 'person', id: live.person.person_id, label: live.person.email },
+        person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
+      };
+      next();
+    };
+}
+
+export function sessionOf(req: { consoleSession?: LiveSession }): LiveSession {
+  if (!req.consoleSession) throw new Error('route is not behind personAccess()');
+  return req.consoleSession;
+}

@@ -1,0 +1,388 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import {
+  AcceptInvitationRequest,
+  ChangePasswordRequest,
+  ChangeRoleRequest,
+  ConfirmedTotp,
+  ConfirmTotpRequest,
+  ConsoleSessionPage,
+  CreatedInvitation,
+  Invitation,
+  InvitationPage,
+  InviteRequest,
+  ListQuery,
+  Person,
+  PersonPage,
+  SecondFactorRequest,
+  SessionEnvelope,
+  SignInRequest,
+  TotpEnrolment,
+  type Role,
+} from '../../shared/schemas/console.ts';
+import { authOf } from '../auth/context.ts';
+import { errors, ok } from '../docs/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
+import { ApiError } from '../http/errors.ts';
+import type { RouteDeps } from '../http/route-deps.ts';
+import { retryAfterSeconds } from '../rate-limit/limiter.ts';
+import { sessionOf } from './middleware.ts';
+import * as people from './service.ts';
+import { clearSessionCookie, idleMs, readSession, sessionView, setSessionCookie, assertConsoleWrite, type SessionSettings } from './session.ts';
+
+const route = routeFor<RouteDeps>();
+const tags = ['Console'];
+const MANAGERS: Role[] = ['owner', 'admin'];
+const TokenParams = z.object({ token: z.string().regex(/^[\w-]{43}$/, 'not an invitation token') });
+const PersonParams = z.object({ personId: z.string() });
+const SessionParams = z.object({ sessionId: z.string() });
+const InvitationParams = z.object({ invitationId: z.string() });
+const Empty = z.object({}).meta({ id: 'Empty' });
+
+export const settingsOf = (deps: RouteDeps): SessionSettings => ({ idleTimeoutMin: deps.config.CONSOLE_IDLE_TIMEOUT_MIN, publicUrl: deps.config.PUBLIC_URL });
+const peopleDeps = (deps: RouteDeps): people.PeopleDeps => ({ db: deps.db, clock: deps.clock, secretBox: deps.secretBox, publicUrl: deps.config.PUBLIC_URL });
+const metaOf = (req: Request): people.SessionMeta => ({ ip: req.ip, userAgent: req.get('user-agent') });
+const inviterOf = (req: Request): people.Inviter => {
+  const person = authOf(req).person!;
+  return { type: 'person', personId: person.personId, role: person.role };
+};
+
+/** Sign-in failures are counted per account and per address in the rate-limit store (Redis with several hosts). */
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+const FAILURES_PER_ACCOUNT = 10;
+const FAILURES_PER_ADDRESS = 100;
+/** Each failure in the window adds this much before the answer, up to 2 s. */
+const SLOWDOWN_MS = 200;
+
+async function signInLimited(deps: RouteDeps, req: Request, email: string, attempt: () => Promise<void>): Promise<void> {
+  const nowMs = deps.clock.now().getTime();
+  const buckets: [string, number][] = [
+    [`signin:email:${email}`, FAILURES_PER_ACCOUNT],
+    [`signin:ip:${req.ip ?? 'unknown'}`, FAILURES_PER_ADDRESS],
+  ];
+  for (const [bucket, limit] of buckets) {
+    const state = await deps.rateLimitStore.hit(bucket, limit, nowMs, SIGN_IN_WINDOW_MS, false);
+    if (state.count >= limit) {
+      const retryAfter = retryAfterSeconds(state.resetAt ?? nowMs + SIGN_IN_WINDOW_MS, nowMs);
+      throw new ApiError(429, `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} min, or ask an owner for a reset link`, { 'Retry-After': String(retryAfter) });
+    }
+  }
+  try {
+    await attempt();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 401) throw err;
+    let failures = 0;
+    for (const [bucket, limit] of buckets) failures = Math.max(failures, (await deps.rateLimitStore.hit(bucket, limit, nowMs, SIGN_IN_WINDOW_MS, true)).count);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2000, failures * SLOWDOWN_MS)));
+    throw err;
+  }
+}
+
+/** Sign-in and joining set a cookie for this origin: a request from another origin (login CSRF) is refused. */
+function assertOwnOrigin(req: Request, settings: SessionSettings): void {
+  const origin = req.get('origin');
+  if (origin === undefined) return;
+  if (origin !== new URL(settings.publicUrl).origin && origin !== `${req.protocol}://${req.get('host') ?? ''}`) {
+    throw new ApiError(403, 'Sign-in must come from the console itself (Origin)');
+  }
+}
+
+/** The session a sign-in step works on (any stage), with the write rules; 401 when there is none. */
+async function pendingSession(req: Request, deps: RouteDeps) {
+  const settings = settingsOf(deps);
+  const live = await readSession(req, { db: deps.db, clock: deps.clock, settings });
+  if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
+  assertConsoleWrite(req, live.token, settings);
+  return live;
+}
+
+async function answerSession(deps: RouteDeps, req: Request, res: Response, token: string, status = 200, extra: object = {}) {
+  const settings = settingsOf(deps);
+  setSessionCookie(res, token, settings);
+  req.headers.cookie = `tsaro_console=${token}`;
+  const live = (await readSession(req, { db: deps.db, clock: deps.clock, settings }))!;
+  res.status(status).json({ session: sessionView(live, settings), ...extra });
+}
+
+export const peopleRouteList = [
+  route({
+    method: 'get',
+    path: '/console/invitations/:token',
+    access: 'public',
+    params: TokenParams,
+    operationId: 'getInvitation',
+    tags,
+    summary: 'What an invitation link is for',
+    description: 'The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old.',
+    responses: { ...ok(200, 'The invitation', z.object({ invitation: Invitation })), ...errors(404) },
+    async handler({ params }, _req, res, deps) {
+      res.json({ invitation: await people.invitationByToken(peopleDeps(deps), params.token) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/invitations/:token/accept',
+    access: 'public',
+    params: TokenParams,
+    body: AcceptInvitationRequest,
+    operationId: 'acceptInvitation',
+    tags,
+    summary: 'Join (or reset) with a password',
+    description:
+      'At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session.',
+    responses: { ...ok(201, 'Joined', SessionEnvelope), ...errors(404, 409) },
+    async handler({ params, body }, req, res, deps) {
+      assertOwnOrigin(req, settingsOf(deps));
+      const { token } = await people.acceptInvitation(peopleDeps(deps), params.token, body, metaOf(req));
+      await answerSession(deps, req, res, token, 201);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/sign-in',
+    access: 'public',
+    body: SignInRequest,
+    operationId: 'signIn',
+    tags,
+    summary: 'Sign in with email and password',
+    description: `Then \`stage\` says what is next: a code (\`totp\`), enrolling one (\`enrol_totp\`), or nothing (\`active\`). Failures are slowed and limited: ${FAILURES_PER_ACCOUNT} per account and ${FAILURES_PER_ADDRESS} per address in 15 minutes, across hosts (429 with Retry-After).`,
+    responses: { ...ok(200, 'Signed in (maybe a step to go)', SessionEnvelope), ...errors(401, 429) },
+    async handler({ body }, req, res, deps) {
+      assertOwnOrigin(req, settingsOf(deps));
+      let token = '';
+      await signInLimited(deps, req, body.email, async () => {
+        token = (await people.signIn(peopleDeps(deps), body.email, body.password, metaOf(req))).token;
+      });
+      await answerSession(deps, req, res, token);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/sign-in/totp',
+    access: 'public',
+    body: SecondFactorRequest,
+    operationId: 'signInSecondFactor',
+    tags,
+    summary: 'The second factor: a code from the app, or a recovery code',
+    description: 'A code is accepted once. A recovery code is used up; enrol a new phone afterwards from the account page.',
+    responses: { ...ok(200, 'Signed in', SessionEnvelope), ...errors(401, 409, 429) },
+    async handler({ body }, req, res, deps) {
+      const live = await pendingSession(req, deps);
+      let token = '';
+      await signInLimited(deps, req, live.person.email, async () => {
+        token = (await people.secondFactor(peopleDeps(deps), live, body)).token;
+      });
+      await answerSession(deps, req, res, token);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/totp/enrolment',
+    access: 'public',
+    body: Empty,
+    operationId: 'startTotpEnrolment',
+    tags,
+    summary: 'A new authenticator secret to enrol',
+    description: 'Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed.',
+    responses: { ...ok(200, 'The secret', TotpEnrolment), ...errors(401, 409) },
+    async handler(_input, req, res, deps) {
+      res.json(await people.startTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps)));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/totp/enrolment/confirm',
+    access: 'public',
+    body: ConfirmTotpRequest,
+    operationId: 'confirmTotpEnrolment',
+    tags,
+    summary: 'Confirm the authenticator with a code; get ten recovery codes',
+    description: 'The recovery codes are shown once; any earlier ones stop working.',
+    responses: { ...ok(200, 'Enrolled', ConfirmedTotp), ...errors(400, 401, 409) },
+    async handler({ body }, req, res, deps) {
+      const { token, recovery_codes } = await people.confirmTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps), body.code);
+      await answerSession(deps, req, res, token, 200, { recovery_codes });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/console/session',
+    access: 'public',
+    operationId: 'getConsoleSession',
+    tags,
+    summary: 'The session of this browser, with its CSRF token',
+    responses: { ...ok(200, 'The session', SessionEnvelope), ...errors(401) },
+    async handler(_input, req, res, deps) {
+      const settings = settingsOf(deps);
+      const live = await readSession(req, { db: deps.db, clock: deps.clock, settings });
+      if (!live) throw new ApiError(401, 'Not signed in');
+      res.json({ session: sessionView(live, settings) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/sign-out',
+    access: 'public',
+    body: Empty,
+    operationId: 'signOut',
+    tags,
+    summary: 'End this session',
+    responses: { ...ok(200, 'Signed out', Empty), ...errors(401) },
+    async handler(_input, req, res, deps) {
+      await people.endSession(peopleDeps(deps), await pendingSession(req, deps));
+      clearSessionCookie(res, settingsOf(deps));
+      res.json({});
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/console/sessions',
+    access: 'person',
+    query: ListQuery,
+    operationId: 'listConsoleSessions',
+    tags,
+    summary: 'Your sessions: device, address, last active',
+    responses: { ...ok(200, 'One page', ConsoleSessionPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await people.listOwnSessions({ ...peopleDeps(deps), idleMs: idleMs(settingsOf(deps)) }, sessionOf(req), query));
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/console/sessions/:sessionId',
+    access: 'person',
+    params: SessionParams,
+    operationId: 'endConsoleSession',
+    tags,
+    summary: 'Sign out one of your sessions',
+    responses: { ...ok(200, 'Ended', Empty), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      await people.endOwnSession(peopleDeps(deps), sessionOf(req), params.sessionId);
+      res.json({});
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/password',
+    access: 'person',
+    body: ChangePasswordRequest,
+    operationId: 'changePassword',
+    tags,
+    summary: 'Change your password',
+    description: 'Your other sessions end.',
+    responses: { ...ok(200, 'Changed', Empty), ...errors(400) },
+    async handler({ body }, req, res, deps) {
+      await people.changePassword(peopleDeps(deps), sessionOf(req), body);
+      res.json({});
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/console/people',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    query: ListQuery,
+    operationId: 'listPeople',
+    tags,
+    summary: "The organization's people",
+    responses: { ...ok(200, 'One page', PersonPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await people.listOrganizationPeople(deps.db, authOf(req).organization.organization_id, query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/console/invitations',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    query: ListQuery,
+    operationId: 'listInvitations',
+    tags,
+    summary: 'Invitations not yet used',
+    responses: { ...ok(200, 'One page', InvitationPage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await people.listInvitations(peopleDeps(deps), authOf(req).organization.organization_id, query));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/invitations',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    body: InviteRequest,
+    operationId: 'invitePerson',
+    tags,
+    summary: 'Invite someone with a role',
+    description: 'Answers the link once: give it to the person (no mail server is assumed). Only an owner invites an owner.',
+    responses: { ...ok(201, 'Invited', CreatedInvitation), ...errors(403, 409) },
+    async handler({ body }, req, res, deps) {
+      const made = await people.invitePerson(peopleDeps(deps), { organizationId: authOf(req).organization.organization_id, ...body, inviter: inviterOf(req) });
+      res.status(201).json(made);
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/console/invitations/:invitationId',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    params: InvitationParams,
+    operationId: 'withdrawInvitation',
+    tags,
+    summary: 'Withdraw an invitation',
+    responses: { ...ok(200, 'Withdrawn', Empty), ...errors(404) },
+    async handler({ params }, req, res, deps) {
+      await people.withdrawInvitation(peopleDeps(deps), authOf(req).organization.organization_id, params.invitationId);
+      res.json({});
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/console/people/:personId',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    params: PersonParams,
+    body: ChangeRoleRequest,
+    operationId: 'changeRole',
+    tags,
+    summary: "Change someone's role",
+    description: 'Only an owner makes, changes or removes an owner; the last owner stays one.',
+    responses: { ...ok(200, 'Changed', z.object({ person: Person })), ...errors(403, 404, 409) },
+    async handler({ params, body }, req, res, deps) {
+      res.json({ person: await people.changeRole(peopleDeps(deps), authOf(req).organization.organization_id, params.personId, body.role, inviterOf(req)) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/console/people/:personId',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    params: PersonParams,
+    operationId: 'removePerson',
+    tags,
+    summary: 'Remove someone',
+    description: 'Their sessions end at once, on every host.',
+    responses: { ...ok(200, 'Removed', Empty), ...errors(403, 404, 409) },
+    async handler({ params }, req, res, deps) {
+      await people.removePerson(peopleDeps(deps), authOf(req).organization.organization_id, params.personId, inviterOf(req));
+      res.json({});
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/console/people/:personId/reset',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    params: PersonParams,
+    body: Empty,
+    operationId: 'resetPerson',
+    tags,
+    summary: 'A new link to reset a password or a lost phone',
+    description: 'When used, it replaces the password and the authenticator, and ends their sessions.',
+    responses: { ...ok(201, 'The link', CreatedInvitation), ...errors(403, 404) },
+    async handler({ params }, req, res, deps) {
+      res.status(201).json(await people.resetPerson(peopleDeps(deps), authOf(req).organization.organization_id, params.personId, inviterOf(req)));
+    },
+  }),
+];
+
+export const peopleRoutes = (deps: RouteDeps) => routerOf(peopleRouteList, deps, deps);

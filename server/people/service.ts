@@ -1,0 +1,340 @@
+import type { Invitation, Person, Role } from '../../shared/schemas/console.ts';
+import { TOTP_REQUIRED } from '../../shared/schemas/console.ts';
+import type { Page } from '../../shared/schemas/common.ts';
+import type { Clock } from '../clock.ts';
+import type { ConsoleSessionRow, Db, InvitationRow, PersonRow } from '../db/schema.ts';
+import { ApiError, conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import {
+  checkNewPassword,
+  decoyHash,
+  hashPassword,
+  newRecoveryCode,
+  newToken,
+  newTotpSecret,
+  passwordMatches,
+  recoveryCodeHash,
+  tokenHash,
+  totpStep,
+  totpUri,
+} from './credentials.ts';
+import { rowToPerson, SESSION_MAX_MS, type LiveSession } from './session.ts';
+import * as store from './store.ts';
+
+/** An invitation link works once, for 7 days (CONTRACT.md). */
+export const INVITATION_MS = 7 * 24 * 3_600_000;
+export const RECOVERY_CODE_COUNT = 10;
+
+/** What making an invitation needs (the CLI has no sealing key to hand on PostgreSQL, and needs none). */
+export interface InviteDeps {
+  db: Db;
+  clock: Clock;
+  /** PUBLIC_URL, for invitation links. */
+  publicUrl: string;
+}
+
+export interface PeopleDeps extends InviteDeps {
+  /** Seals TOTP secrets. */
+  secretBox: SecretBox;
+}
+
+/** Who made a change: a person of the organization, or the operator on the host (the CLI). */
+export type Inviter = { type: 'person'; personId: string; role: Role } | { type: 'operator' };
+
+export interface SessionMeta {
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
+
+export const inviteUrl = (publicUrl: string, token: string) => `${publicUrl}/console/join/${token}`;
+
+function rowToInvitation(row: InvitationRow & { organization_name: string }): Invitation {
+  return {
+    invitation_id: row.invitation_id,
+    email: row.email,
+    name: row.name,
+    role: row.role as Role,
+    kind: row.kind as Invitation['kind'],
+    organization_name: row.organization_name,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+  };
+}
+
+/** An admin manages everyone but owners: adding, changing or removing one is the owners' own. */
+function assertMayManage(inviter: Inviter, role: Role, what: string): void {
+  if (inviter.type === 'person' && inviter.role !== 'owner' && role === 'owner') throw new ApiError(403, `Only an owner can ${what} an owner`);
+}
+
+async function makeInvitation(
+  deps: InviteDeps,
+  input: { organizationId: string; email: string; role: Role; name?: string | null; kind: 'join' | 'reset'; personId?: string; inviter: Inviter },
+): Promise<{ invitation: Invitation; invite_url: string }> {
+  const token = newToken();
+  const now = deps.clock.now();
+  const row: InvitationRow = {
+    invitation_id: newId('inv', now),
+    organization_id: input.organizationId,
+    email: input.email,
+    name: input.name ?? null,
+    role: input.role,
+    kind: input.kind,
+    person_id: input.personId ?? null,
+    token_hash: tokenHash(token),
+    invited_by: input.inviter.type === 'person' ? input.inviter.personId : 'operator',
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + INVITATION_MS).toISOString(),
+    used_at: null,
+    revoked_at: null,
+  };
+  const organization = await deps.db.transaction().execute(async (trx) => {
+    await store.revokeOpenInvitationsFor(trx, input.organizationId, input.email, row.created_at);
+    await store.insertInvitation(trx, row);
+    return trx.selectFrom('organizations').select('name').where('organization_id', '=', input.organizationId).executeTakeFirstOrThrow();
+  });
+  return { invitation: rowToInvitation({ ...row, organization_name: organization.name }), invite_url: inviteUrl(deps.publicUrl, token) };
+}
+
+/** A link for a new person (console, CLI, the demo at first start): single use, 7 days. */
+export async function invitePerson(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; inviter: Inviter }) {
+  assertMayManage(input.inviter, input.role, 'invite');
+  const existing = await store.findPersonByEmail(deps.db, input.email);
+  if (existing?.organization_id === input.organizationId) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
+  if (existing) throw conflict(`${input.email} already belongs to another organization`);
+  return makeInvitation(deps, { ...input, kind: 'join' });
+}
+
+/** A new link for someone who lost their password or phone: it replaces both, and ends their sessions when used. */
+export async function resetPerson(deps: InviteDeps, organizationId: string, personId: string, inviter: Inviter) {
+  const person = await store.findPerson(deps.db, organizationId, personId);
+  if (!person) throw notFound('Person');
+  assertMayManage(inviter, person.role as Role, 'reset');
+  return makeInvitation(deps, { organizationId, email: person.email, role: person.role as Role, name: person.name, kind: 'reset', personId, inviter });
+}
+
+/** The operator's reset from the host (`tsaro console invite` for someone already there): no inviter to check. */
+export async function inviteOrReset(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null }) {
+  const existing = await store.findPersonByEmail(deps.db, input.email);
+  if (existing && existing.organization_id === input.organizationId) return resetPerson(deps, input.organizationId, existing.person_id, { type: 'operator' });
+  return invitePerson(deps, { ...input, inviter: { type: 'operator' } });
+}
+
+const invalidLink = () => notFound('Invitation (the link was used, withdrawn, or is more than 7 days old)');
+
+export async function invitationByToken(deps: PeopleDeps, token: string): Promise<Invitation> {
+  const row = await store.findInvitationByToken(deps.db, tokenHash(token));
+  if (!row || row.used_at || row.revoked_at || Date.parse(row.expires_at) <= deps.clock.now().getTime()) throw invalidLink();
+  return rowToInvitation(row);
+}
+
+async function startSession(db: Db, clock: Clock, person: PersonRow, stage: string, meta: SessionMeta): Promise<{ token: string; row: ConsoleSessionRow }> {
+  const token = newToken();
+  const now = clock.now();
+  const row: ConsoleSessionRow = {
+    session_id: newId('ses', now),
+    token_hash: tokenHash(token),
+    person_id: person.person_id,
+    stage,
+    ip: meta.ip ?? null,
+    user_agent: meta.userAgent?.slice(0, 300) ?? null,
+    created_at: now.toISOString(),
+    last_active_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + SESSION_MAX_MS).toISOString(),
+    ended_at: null,
+  };
+  await store.insertSession(db, row);
+  await store.updatePerson(db, person.person_id, { last_active_at: row.created_at });
+  return { token, row };
+}
+
+const stageAfterPassword = (person: PersonRow): string =>
+  person.totp_enabled === 1 ? 'totp' : TOTP_REQUIRED.includes(person.role as Role) ? 'enrol_totp' : 'active';
+
+/** Joining (a new person) or a reset (new password, no phone yet, every session ended): a session starts. */
+export async function acceptInvitation(deps: PeopleDeps, token: string, input: { password: string; name?: string }, meta: SessionMeta) {
+  checkNewPassword(input.password, 'password');
+  await invitationByToken(deps, token);
+  const passwordHash = await hashPassword(input.password);
+  return deps.db.transaction().execute(async (trx) => {
+    const invitation = await store.findInvitationByToken(trx, tokenHash(token));
+    if (!invitation || !(await store.useInvitation(trx, invitation.invitation_id, deps.clock.now().toISOString()))) throw invalidLink();
+    const at = deps.clock.now().toISOString();
+    let person: PersonRow;
+    if (invitation.kind === 'reset' && invitation.person_id) {
+      const found = await store.findPerson(trx, invitation.organization_id, invitation.person_id);
+      if (!found) throw invalidLink();
+      person = { ...found, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
+      await store.updatePerson(trx, person.person_id, person);
+      await store.replaceRecoveryCodes(trx, person.person_id, []);
+      await store.endSessions(trx, { personId: person.person_id }, at);
+    } else {
+      if (await store.findPersonByEmail(trx, invitation.email)) throw conflict(`${invitation.email} has joined already: sign in`);
+      person = {
+        person_id: newId('per', deps.clock.now()),
+        organization_id: invitation.organization_id,
+        email: invitation.email,
+        name: input.name ?? invitation.name,
+        role: invitation.role,
+        password_hash: passwordHash,
+        totp_secret: null,
+        totp_pending_secret: null,
+        totp_enabled: 0,
+        totp_last_step: null,
+        created_at: at,
+        updated_at: at,
+        last_active_at: null,
+      };
+      await store.insertPerson(trx, person);
+    }
+    return startSession(trx as unknown as Db, deps.clock, person, stageAfterPassword(person), meta);
+  });
+}
+
+export class WrongCredentials extends ApiError {
+  constructor() {
+    super(401, 'Email or password is wrong');
+  }
+}
+
+/** Email and password: a session at its next stage. A wrong email costs an argon2 hash, as a wrong password does. */
+export async function signIn(deps: PeopleDeps, email: string, password: string, meta: SessionMeta) {
+  const person = await store.findPersonByEmail(deps.db, email);
+  const ok = await passwordMatches(person?.password_hash ?? (await decoyHash()), password);
+  if (!person || !person.password_hash || !ok) throw new WrongCredentials();
+  return startSession(deps.db, deps.clock, person, stageAfterPassword(person), meta);
+}
+
+/** A new token for the same session when it goes active: what was issued before the second factor stops working. */
+async function promote(deps: PeopleDeps, live: LiveSession): Promise<{ token: string }> {
+  const token = newToken();
+  await store.updateSession(deps.db, live.session.session_id, { stage: 'active', token_hash: tokenHash(token) });
+  return { token };
+}
+
+export async function secondFactor(deps: PeopleDeps, live: LiveSession, input: { code?: string; recovery_code?: string }) {
+  if (live.session.stage !== 'totp') throw conflict('This session is not waiting for a code');
+  const wrong = () => new ApiError(401, input.code ? 'That code is wrong or was used already: wait for the next one' : 'That recovery code is wrong or was used already');
+  if (input.code) {
+    const secret = live.person.totp_secret && deps.secretBox.open(live.person.totp_secret);
+    const step = secret ? await totpStep(secret, input.code, deps.clock.now().getTime()) : undefined;
+    if (step === undefined || !(await store.takeTotpStep(deps.db, live.person.person_id, step))) throw wrong();
+  } else if (!(await store.useRecoveryCode(deps.db, live.person.person_id, recoveryCodeHash(input.recovery_code!), deps.clock.now().toISOString()))) {
+    throw wrong();
+  }
+  return promote(deps, live);
+}
+
+/** A secret to enrol (first time, or a new phone): kept sealed, pending, until a code from it is confirmed. */
+export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession) {
+  if (live.session.stage === 'totp') throw conflict('Finish signing in first');
+  const secret = newTotpSecret();
+  await store.updatePerson(deps.db, live.person.person_id, { totp_pending_secret: deps.secretBox.seal(secret), updated_at: deps.clock.now().toISOString() });
+  return { secret, otpauth_uri: totpUri(secret, live.person.email, live.organization.name) };
+}
+
+export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, code: string) {
+  if (live.session.stage === 'totp') throw conflict('Finish signing in first');
+  const pending = live.person.totp_pending_secret;
+  if (!pending) throw conflict('Start the enrolment first: POST /console/totp/enrolment');
+  const step = await totpStep(deps.secretBox.open(pending), code, deps.clock.now().getTime());
+  if (step === undefined) throw new ApiError(400, 'code: wrong; check the phone\'s clock and try the next code');
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await deps.db.transaction().execute(async (trx) => {
+    await store.updatePerson(trx, live.person.person_id, {
+      totp_secret: pending,
+      totp_pending_secret: null,
+      totp_enabled: 1,
+      totp_last_step: step,
+      updated_at: deps.clock.now().toISOString(),
+    });
+    await store.replaceRecoveryCodes(trx, live.person.person_id, codes.map(recoveryCodeHash));
+  });
+  const promoted = live.session.stage === 'active' ? { token: live.token } : await promote(deps, live);
+  return { ...promoted, recovery_codes: codes };
+}
+
+export async function changePassword(deps: PeopleDeps, live: LiveSession, input: { current_password: string; new_password: string }) {
+  if (!live.person.password_hash || !(await passwordMatches(live.person.password_hash, input.current_password))) {
+    throw new ApiError(400, 'current_password: wrong');
+  }
+  checkNewPassword(input.new_password, 'new_password');
+  const passwordHash = await hashPassword(input.new_password);
+  const at = deps.clock.now().toISOString();
+  await store.updatePerson(deps.db, live.person.person_id, { password_hash: passwordHash, updated_at: at });
+  // Whoever knew the old password is signed out everywhere else.
+  await store.endSessions(deps.db, { personId: live.person.person_id, exceptSessionId: live.session.session_id }, at);
+}
+
+export async function listOrganizationPeople(db: Db, organizationId: string, query: PageRequest): Promise<Page<Person>> {
+  const { rows, total } = await store.listPeople(db, organizationId, pageWindow(query));
+  return toPage(rows.map(rowToPerson), total, query);
+}
+
+export async function listInvitations(deps: PeopleDeps, organizationId: string, query: PageRequest): Promise<Page<Invitation>> {
+  const { rows, total } = await store.listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), pageWindow(query));
+  return toPage(rows.map(rowToInvitation), total, query);
+}
+
+export async function withdrawInvitation(deps: PeopleDeps, organizationId: string, invitationId: string): Promise<void> {
+  if (!(await store.revokeInvitation(deps.db, organizationId, invitationId, deps.clock.now().toISOString()))) throw notFound('Invitation');
+}
+
+async function assertAnotherOwnerRemains(db: Db, person: PersonRow): Promise<void> {
+  if (person.role === 'owner' && (await store.countOwners(db, person.organization_id)) <= 1) {
+    throw conflict('This is the only owner: make someone else owner first');
+  }
+}
+
+export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter): Promise<Person> {
+  const person = await store.findPerson(deps.db, organizationId, personId);
+  if (!person) throw notFound('Person');
+  assertMayManage(inviter, person.role as Role, 'change');
+  assertMayManage(inviter, role, 'make');
+  if (role !== 'owner') await assertAnotherOwnerRemains(deps.db, person);
+  await store.updatePerson(deps.db, personId, { role, updated_at: deps.clock.now().toISOString() });
+  return rowToPerson({ ...person, role });
+}
+
+/** Removes a person: their sessions go with them, so every host refuses the next request. */
+export async function removePerson(deps: PeopleDeps, organizationId: string, personId: string, inviter: Inviter): Promise<void> {
+  const person = await store.findPerson(deps.db, organizationId, personId);
+  if (!person) throw notFound('Person');
+  assertMayManage(inviter, person.role as Role, 'remove');
+  await assertAnotherOwnerRemains(deps.db, person);
+  await deps.db.transaction().execute(async (trx) => {
+    await store.revokeOpenInvitationsFor(trx, organizationId, person.email, deps.clock.now().toISOString());
+    await store.deletePerson(trx, personId);
+  });
+}
+
+export async function listOwnSessions(deps: PeopleDeps & { idleMs: number }, live: LiveSession, query: PageRequest) {
+  const now = deps.clock.now();
+  const { rows, total } = await store.listLiveSessions(
+    deps.db,
+    live.person.person_id,
+    { now: now.toISOString(), idleAfter: new Date(now.getTime() - deps.idleMs).toISOString() },
+    pageWindow(query),
+  );
+  return toPage(
+    rows.map((row) => ({
+      session_id: row.session_id,
+      user_agent: row.user_agent,
+      ip: row.ip,
+      created_at: row.created_at,
+      last_active_at: row.last_active_at,
+      current: row.session_id === live.session.session_id,
+    })),
+    total,
+    query,
+  );
+}
+
+export async function endOwnSession(deps: PeopleDeps, live: LiveSession, sessionId: string): Promise<void> {
+  if (!(await store.endSessions(deps.db, { personId: live.person.person_id, sessionId }, deps.clock.now().toISOString()))) throw notFound('Session');
+}
+
+export async function endSession(deps: PeopleDeps, live: LiveSession): Promise<void> {
+  await store.endSessions(deps.db, { personId: live.person.person_id, sessionId: live.session.session_id }, deps.clock.now().toISOString());
+}

@@ -1,0 +1,118 @@
+import type { Request, Response } from 'express';
+import type { ConsoleSession, Person, Role } from '../../shared/schemas/console.ts';
+import type { Clock } from '../clock.ts';
+import type { Db, PersonRow } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { csrfTokenOf, tokenHash } from './credentials.ts';
+import { findLiveSession, updateSession, type SessionWithPerson } from './store.ts';
+
+export const SESSION_COOKIE = 'tsaro_console';
+/** A session ends 7 days after sign-in, however active (CONTRACT.md). */
+export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
+/** last_active_at is written at most this often per session: a write per request would make every read a write. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface SessionSettings {
+  /** CONSOLE_IDLE_TIMEOUT_MIN. */
+  idleTimeoutMin: number;
+  /** PUBLIC_URL: its origin is the console's; `Secure` on the cookie when it is https. */
+  publicUrl: string;
+}
+
+export interface LiveSession extends SessionWithPerson {
+  token: string;
+}
+
+function cookieToken(req: Request): string | undefined {
+  const header = req.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === SESSION_COOKIE) {
+      const token = value.join('=');
+      return /^[\w-]{43}$/.test(token) ? token : undefined;
+    }
+  }
+  return undefined;
+}
+
+export const hasSessionCookie = (req: Request): boolean => cookieToken(req) !== undefined;
+
+export function setSessionCookie(res: Response, token: string, settings: SessionSettings): void {
+  const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MAX_MS / 1000}${secure}`);
+}
+
+export function clearSessionCookie(res: Response, settings: SessionSettings): void {
+  const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
+  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
+}
+
+export const idleMs = (settings: SessionSettings) => settings.idleTimeoutMin * 60_000;
+
+/**
+ * The request's console session, read from the database on every request so an ended session
+ * or a removed person is refused at once on every host; undefined when there is none, or it
+ * has run out (absolute or idle), in which case it is ended.
+ */
+export async function readSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }): Promise<LiveSession | undefined> {
+  const token = cookieToken(req);
+  if (!token) return undefined;
+  const found = await findLiveSession(deps.db, tokenHash(token));
+  if (!found) return undefined;
+  const now = deps.clock.now();
+  const nowMs = now.getTime();
+  if (Date.parse(found.session.expires_at) <= nowMs || Date.parse(found.session.last_active_at) + idleMs(deps.settings) <= nowMs) {
+    await updateSession(deps.db, found.session.session_id, { ended_at: now.toISOString() });
+    return undefined;
+  }
+  if (nowMs - Date.parse(found.session.last_active_at) >= TOUCH_EVERY_MS) {
+    found.session.last_active_at = now.toISOString();
+    await updateSession(deps.db, found.session.session_id, { last_active_at: found.session.last_active_at });
+  }
+  return { ...found, token };
+}
+
+/**
+ * A state-changing request authenticated by the cookie must come from the console's own origin
+ * (Origin, or Sec-Fetch-Site where a browser sends no Origin) and carry the session's CSRF token.
+ * A bearer key never needs either: a browser does not send it on its own.
+ */
+export function assertConsoleWrite(req: Request, token: string, settings: SessionSettings): void {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
+  const origin = req.get('origin');
+  const site = req.get('sec-fetch-site');
+  const own = new Set([new URL(settings.publicUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
+  const sameOrigin = origin !== undefined ? own.has(origin) : site === 'same-origin';
+  if (!sameOrigin) throw new ApiError(403, 'A console request that changes something must come from the console itself (Origin)');
+  if (req.get('x-csrf-token') !== csrfTokenOf(token)) throw new ApiError(403, 'Missing or wrong X-CSRF-Token: reload the console');
+}
+
+export function rowToPerson(row: PersonRow): Person {
+  return {
+    person_id: row.person_id,
+    email: row.email,
+    name: row.name,
+    role: row.role as Role,
+    totp_enabled: row.totp_enabled === 1,
+    created_at: row.created_at,
+    last_active_at: row.last_active_at,
+  };
+}
+
+export function sessionView(live: LiveSession, settings: SessionSettings): ConsoleSession {
+  const { session, person, organization } = live;
+  return {
+    stage: session.stage as ConsoleSession['stage'],
+    person: rowToPerson(person),
+    organization: {
+      organization_id: organization.organization_id,
+      name: organization.name,
+      plan: organization.plan,
+      subscription_status: organization.subscription_status,
+    },
+    csrf_token: csrfTokenOf(live.token),
+    expires_at: session.expires_at,
+    idle_expires_at: new Date(Math.min(Date.parse(session.last_active_at) + idleMs(settings), Date.parse(session.expires_at))).toISOString(),
+  };
+}

@@ -1,0 +1,198 @@
+import type { ConsoleSessionRow, Executor, InvitationRow, OrganizationRow, PersonRow } from '../db/schema.ts';
+
+/** The console's people, their invitations, recovery codes and sessions: this store owns those tables. */
+
+export async function insertPerson(db: Executor, row: PersonRow): Promise<void> {
+  await db.insertInto('people').values(row).execute();
+}
+
+export async function findPersonByEmail(db: Executor, email: string): Promise<PersonRow | undefined> {
+  return db.selectFrom('people').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findPerson(db: Executor, organizationId: string, personId: string): Promise<PersonRow | undefined> {
+  return db.selectFrom('people').selectAll().where('organization_id', '=', organizationId).where('person_id', '=', personId).executeTakeFirst();
+}
+
+export async function updatePerson(db: Executor, personId: string, changes: Partial<PersonRow>): Promise<void> {
+  await db.updateTable('people').set(changes).where('person_id', '=', personId).execute();
+}
+
+/** A TOTP step is taken once: false when this step (or a later one) was already used. */
+export async function takeTotpStep(db: Executor, personId: string, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('people')
+    .set({ totp_last_step: step })
+    .where('person_id', '=', personId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deletePerson(db: Executor, personId: string): Promise<void> {
+  await db.deleteFrom('recovery_codes').where('person_id', '=', personId).execute();
+  await db.deleteFrom('console_sessions').where('person_id', '=', personId).execute();
+  await db.deleteFrom('people').where('person_id', '=', personId).execute();
+}
+
+export async function listPeople(db: Executor, organizationId: string, page: { offset: number; limit: number }): Promise<{ rows: PersonRow[]; total: number }> {
+  const base = db.selectFrom('people').where('organization_id', '=', organizationId);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('person_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function countOwners(db: Executor, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('people')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .where('password_hash', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertInvitation(db: Executor, row: InvitationRow): Promise<void> {
+  await db.insertInto('invitations').values(row).execute();
+}
+
+export async function findInvitationByToken(db: Executor, hash: string): Promise<(InvitationRow & { organization_name: string }) | undefined> {
+  return db
+    .selectFrom('invitations')
+    .innerJoin('organizations', 'organizations.organization_id', 'invitations.organization_id')
+    .selectAll('invitations')
+    .select('organizations.name as organization_name')
+    .where('token_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/** Marks an invitation used, once: false when another request used it first. */
+export async function useInvitation(db: Executor, invitationId: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('invitations')
+    .set({ used_at: at })
+    .where('invitation_id', '=', invitationId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Pending invitations of an organization (not used, not revoked, not expired at `now`). */
+export async function listPendingInvitations(
+  db: Executor,
+  organizationId: string,
+  now: string,
+  page: { offset: number; limit: number },
+): Promise<{ rows: (InvitationRow & { organization_name: string })[]; total: number }> {
+  const base = db
+    .selectFrom('invitations')
+    .innerJoin('organizations', 'organizations.organization_id', 'invitations.organization_id')
+    .where('invitations.organization_id', '=', organizationId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now);
+  const [rows, count] = await Promise.all([
+    base.selectAll('invitations').select('organizations.name as organization_name').orderBy('invitations.created_at', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function revokeInvitation(db: Executor, organizationId: string, invitationId: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('invitations')
+    .set({ revoked_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('invitation_id', '=', invitationId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Earlier unused links for the same person or email stop working when a new one is made. */
+export async function revokeOpenInvitationsFor(db: Executor, organizationId: string, email: string, at: string): Promise<void> {
+  await db
+    .updateTable('invitations')
+    .set({ revoked_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('email', '=', email)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export async function replaceRecoveryCodes(db: Executor, personId: string, hashes: string[]): Promise<void> {
+  await db.deleteFrom('recovery_codes').where('person_id', '=', personId).execute();
+  if (hashes.length) await db.insertInto('recovery_codes').values(hashes.map((code_hash) => ({ person_id: personId, code_hash, used_at: null }))).execute();
+}
+
+/** Uses a recovery code once: false when unknown or used. */
+export async function useRecoveryCode(db: Executor, personId: string, hash: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('recovery_codes')
+    .set({ used_at: at })
+    .where('person_id', '=', personId)
+    .where('code_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertSession(db: Executor, row: ConsoleSessionRow): Promise<void> {
+  await db.insertInto('console_sessions').values(row).execute();
+}
+
+export interface SessionWithPerson {
+  session: ConsoleSessionRow;
+  person: PersonRow;
+  organization: OrganizationRow;
+}
+
+/**
+ * A session by its token's hash, with its person and organization, read on every request: a
+ * person removed or a session ended on any host is refused on the next request everywhere.
+ */
+export async function findLiveSession(db: Executor, hash: string): Promise<SessionWithPerson | undefined> {
+  const session = await db.selectFrom('console_sessions').selectAll().where('token_hash', '=', hash).where('ended_at', 'is', null).executeTakeFirst();
+  if (!session) return undefined;
+  const person = await db.selectFrom('people').selectAll().where('person_id', '=', session.person_id).executeTakeFirst();
+  if (!person) return undefined;
+  const organization = await db.selectFrom('organizations').selectAll().where('organization_id', '=', person.organization_id).executeTakeFirstOrThrow();
+  return { session, person, organization };
+}
+
+export async function updateSession(db: Executor, sessionId: string, changes: Partial<ConsoleSessionRow>): Promise<void> {
+  await db.updateTable('console_sessions').set(changes).where('session_id', '=', sessionId).execute();
+}
+
+export async function endSessions(db: Executor, filter: { personId: string; sessionId?: string; exceptSessionId?: string }, at: string): Promise<number> {
+  let query = db.updateTable('console_sessions').set({ ended_at: at }).where('person_id', '=', filter.personId).where('ended_at', 'is', null);
+  if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+  if (filter.exceptSessionId) query = query.where('session_id', '<>', filter.exceptSessionId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function listLiveSessions(
+  db: Executor,
+  personId: string,
+  since: { idleAfter: string; now: string },
+  page: { offset: number; limit: number },
+): Promise<{ rows: ConsoleSessionRow[]; total: number }> {
+  const base = db
+    .selectFrom('console_sessions')
+    .where('person_id', '=', personId)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', since.now)
+    .where('last_active_at', '>', since.idleAfter);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('last_active_at', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { DateRangeQuery, PageQuery, Timestamp, nullMeansAbsent, paginated } from './common.ts';
+
+/** The console's roles (CONTRACT.md, "The console"): what a person may do through the same routes keys use. */
+export const ROLES = ['owner', 'admin', 'developer', 'operator', 'viewer'] as const;
+export const Role = z.enum(ROLES).meta({ id: 'Role' });
+export type Role = z.infer<typeof Role>;
+
+/** One sentence a role, for the console's choices. */
+export const ROLE_SENTENCES: Record<Role, string> = {
+  owner: 'Everything, including people, roles, visitor policies and the audit log.',
+  admin: 'Everything except adding, changing or removing owners.',
+  developer: 'API keys and webhook endpoints; reads everything else. Not policies or people.',
+  operator: 'Incidents, access codes, access logs, roll calls and kiosks; reads threat intelligence.',
+  viewer: 'Reads everything, keys and webhooks included, but never a secret, and changes nothing.',
+};
+
+/** Roles that must sign in with a second factor. */
+export const TOTP_REQUIRED: readonly Role[] = ['owner', 'admin'];
+
+export const Email = z.email().max(254).transform((value) => value.toLowerCase());
+export const MIN_PASSWORD_LENGTH = 12;
+export const Password = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
+const TotpCode = z.string().regex(/^\d{6}$/, 'six digits');
+const RecoveryCode = z.string().trim().min(8).max(40);
+
+export const Person = z
+  .object({
+    person_id: z.string().meta({ example: 'per_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: Role,
+    totp_enabled: z.boolean(),
+    created_at: Timestamp,
+    last_active_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Person' });
+export type Person = z.infer<typeof Person>;
+
+export const SessionStage = z.enum(['totp', 'enrol_totp', 'active']).meta({
+  description: '`totp`: the password is right, a code (or recovery code) is due; `enrol_totp`: the role needs a second factor, enrol one first; `active`: signed in',
+});
+
+export const ConsoleSession = z
+  .object({
+    stage: SessionStage,
+    person: Person,
+    organization: z.object({ organization_id: z.string(), name: z.string(), plan: z.string(), subscription_status: z.string() }),
+    csrf_token: z.string().meta({ description: 'Send as `X-CSRF-Token` on every request that changes something' }),
+    expires_at: Timestamp.meta({ description: 'The session ends then, whatever happens (7 days after sign-in)' }),
+    idle_expires_at: Timestamp.meta({ description: 'The session ends then unless used before (CONSOLE_IDLE_TIMEOUT_MIN)' }),
+  })
+  .meta({ id: 'ConsoleSession' });
+export type ConsoleSession = z.infer<typeof ConsoleSession>;
+export const SessionEnvelope = z.object({ session: ConsoleSession }).meta({ id: 'ConsoleSessionResponse' });
+
+export const SignInRequest = z.strictObject({ email: Email, password: z.string().min(1).max(256) }).meta({ id: 'SignInRequest' });
+export const SecondFactorRequest = z
+  .strictObject({ code: TotpCode.optional(), recovery_code: RecoveryCode.optional() })
+  .refine((body) => (body.code === undefined) !== (body.recovery_code === undefined), { message: 'send code or recovery_code', path: ['code'] })
+  .meta({ id: 'SecondFactorRequest' });
+export const TotpEnrolment = z
+  .object({ secret: z.string().meta({ description: 'Base32, for typing into an authenticator app' }), otpauth_uri: z.string() })
+  .meta({ id: 'TotpEnrolment' });
+export const ConfirmTotpRequest = z.strictObject({ code: TotpCode }).meta({ id: 'ConfirmTotpRequest' });
+export const ConfirmedTotp = z
+  .object({ session: ConsoleSession, recovery_codes: z.array(z.string()).meta({ description: 'Ten single-use codes, shown once' }) })
+  .meta({ id: 'ConfirmedTotp' });
+export const ChangePasswordRequest = z.strictObject({ current_password: z.string().min(1).max(256), new_password: Password }).meta({ id: 'ChangePasswordRequest' });
+
+export const Invitation = z
+  .object({
+    invitation_id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: Role,
+    kind: z.enum(['join', 'reset']),
+    organization_name: z.string(),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+  })
+  .meta({ id: 'Invitation' });
+export type Invitation = z.infer<typeof Invitation>;
+export const CreatedInvitation = z
+  .object({ invitation: Invitation, invite_url: z.string().meta({ description: 'Single use, for 7 days: give it to the person; it is not shown again' }) })
+  .meta({ id: 'CreatedInvitation' });
+export const InviteRequest = nullMeansAbsent(z.strictObject({ email: Email, role: Role, name: z.string().trim().min(1).max(200).optional() })).meta({ id: 'InviteRequest' });
+export const AcceptInvitationRequest = nullMeansAbsent(z.strictObject({ password: Password, name: z.string().trim().min(1).max(200).optional() })).meta({ id: 'AcceptInvitationRequest' });
+export const ChangeRoleRequest = z.strictObject({ role: Role }).meta({ id: 'ChangeRoleRequest' });
+
+export const ConsoleSessionInfo = z
+  .object({
+    session_id: z.string(),
+    user_agent: z.string().nullable(),
+    ip: z.string().nullable(),
+    created_at: Timestamp,
+    last_active_at: Timestamp,
+    current: z.boolean(),
+  })
+  .meta({ id: 'ConsoleSessionInfo' });
+
+export const PersonPage = paginated(Person, 'PersonPage');
+export const InvitationPage = paginated(Invitation, 'InvitationPage');
+export const ConsoleSessionPage = paginated(ConsoleSessionInfo, 'ConsoleSessionPage');
+export const ListQuery = PageQuery;
+
+export const AuditEntry = z
+  .object({
+    audit_id: z.string(),
+    actor: z.object({ type: z.enum(['person', 'key', 'operator']), id: z.string(), label: z.string() }),
+    action: z.string().meta({ description: 'The operation, as the OpenAPI document names it (`createApiKey`, `revokeApiKey`, `invitePerson`, ...)' }),
+    resource_type: z.string().nullable(),
+    resource_id: z.string().nullable(),
+    environment: z.enum(['live', 'sandbox']).nullable(),
+    ip: z.string().nullable().meta({ description: "The client's address (behind a balancer, as TRUST_PROXY allows)" }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'AuditEntry' });
+export const AuditPage = paginated(AuditEntry, 'AuditPage');
+export const ListAuditQuery = PageQuery.extend(DateRangeQuery.shape).extend({
+  actor_type: z.enum(['person', 'key', 'operator']).optional(),
+  actor_id: z.string().max(100).optional(),
+  action: z.string().max(100).optional(),
+  resource_id: z.string().max(100).optional(),
+});
