@@ -205,6 +205,8 @@ export interface EventRow {
   resource_id: string;
   data: string;
   created_at: string;
+  /** 1: a test event sent from the console or `POST /webhook-endpoints/{id}/test` (migration 0018); defaults to 0. */
+  test?: number;
 }
 
 export interface IdempotencyRow {

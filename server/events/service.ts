@@ -6,7 +6,7 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { cachedDestinations, freshDestinations, queueDeliveries } from '../webhooks/queue.ts';
-import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
+import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, listEventRows, replaceEventData } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -24,9 +24,36 @@ export interface EventQuery extends PageRequest {
   resource_id?: string;
   from_date?: string;
   to_date?: string;
+  include_test?: boolean;
 }
 
-const rowToEvent = (row: EventRow) => ({ id: row.event_id, type: row.type, created_at: row.created_at, data: JSON.parse(row.data) as Record<string, unknown> });
+const rowToEvent = (row: EventRow) => ({
+  id: row.event_id,
+  type: row.type,
+  created_at: row.created_at,
+  ...(row.test === 1 && { test: true as const }),
+  data: JSON.parse(row.data) as Record<string, unknown>,
+});
+
+/**
+ * A test event of `type` with sample data, stored (so its deliveries are recorded) and marked
+ * `test`; it goes to no endpoint by itself: the caller queues it for the one it tests.
+ */
+export async function appendTestEvent(db: Executor, clock: Clock, tenant: Tenant, type: EventType, data: Record<string, unknown>) {
+  const at = clock.now();
+  const row: EventRow = {
+    event_id: newId('evt', at),
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    type,
+    resource_id: String(Object.values(data)[0] ?? 'test'),
+    data: JSON.stringify(data),
+    created_at: at.toISOString(),
+    test: 1,
+  };
+  await insertTestEvent(db, row);
+  return rowToEvent(row);
+}
 
 /**
  * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
@@ -103,7 +130,13 @@ export function requireEventReadScopes(scopes: ReadonlySet<string>, patterns: re
 /** The event log, newest first: what a webhook receiver that was down can recover. Only the types `scopes` may read. */
 export async function listEvents(db: Executor, tenant: Tenant, scopes: ReadonlySet<string>, query: EventQuery) {
   if (query.type) requireEventReadScopes(scopes, [query.type]);
-  const filter = { types: readableEventTypes(scopes, query.type), resourceId: query.resource_id, createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
+  const filter = {
+    types: readableEventTypes(scopes, query.type),
+    resourceId: query.resource_id,
+    createdFrom: utcInstant(query.from_date),
+    createdBefore: utcInstant(query.to_date),
+    includeTest: query.include_test,
+  };
   const { rows, total } = await listEventRows(db, tenant, filter, pageWindow(query));
   return toPage(rows.map(rowToEvent), total, query);
 }

@@ -51,6 +51,8 @@ export interface EventFilter {
   resourceId?: string;
   createdFrom?: string;
   createdBefore?: string;
+  /** Test events too (left out by default). */
+  includeTest?: boolean;
 }
 
 /** The tenant's events, newest first, and how many match in all. */
@@ -62,6 +64,7 @@ export async function listEventRows(
 ): Promise<{ rows: EventRow[]; total: number }> {
   if (filter.types.length === 0) return { rows: [], total: 0 };
   let base = scoped(db, tenant).where('type', 'in', filter.types);
+  if (!filter.includeTest) base = base.where('test', '=', 0);
   if (filter.resourceId) base = base.where('resource_id', '=', filter.resourceId);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
@@ -70,6 +73,11 @@ export async function listEventRows(
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.n };
+}
+
+/** A test event: stored so its deliveries are recorded, left out of the log unless asked for. */
+export async function insertTestEvent(db: Executor, row: EventRow): Promise<void> {
+  await db.insertInto('events').values({ ...row, test: 1 }).execute();
 }
 
 export async function findEvent(db: Executor, tenant: Tenant, eventId: string): Promise<EventRow | undefined> {

@@ -5,6 +5,9 @@ import {
   CreateWebhookEndpointRequest,
   CreatedWebhookEndpoint,
   EndpointIdParams,
+  Event,
+  ResendFailedRequest,
+  TestEventRequest,
   ListDeliveriesQuery,
   ResendRequest,
   RotateSecretRequest,
@@ -27,7 +30,9 @@ import {
   listWebhookDeliveries,
   listWebhookEndpoints,
   resendEvent,
+  resendFailed,
   rotateWebhookSecret,
+  sendTestEvent,
   updateWebhookEndpoint,
 } from './service.ts';
 import { checkEndpointUrl } from './url-policy.ts';
@@ -172,6 +177,39 @@ export const webhookRouteList = [
     },
     async handler({ params, body }, req, res, deps) {
       res.status(202).json(await resendEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.event_id));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhook-endpoints/:endpointId/test',
+    access: 'admin',
+    idempotent: true,
+    params: EndpointIdParams,
+    body: TestEventRequest,
+    operationId: 'sendTestWebhookEvent',
+    tags,
+    summary: 'Send a signed test event of any type to this endpoint',
+    description:
+      'Sample data shaped as the real resource, signed as every delivery is, with `"test": true` in the envelope. It is stored, so its delivery is in the log, but left out of `GET /events` unless `include_test=true`. Needs the read scope of the type.',
+    responses: { ...ok(202, 'Queued', z.object({ event: Event, queued: z.literal(true) })), ...errors(403, 404) },
+    async handler({ params, body }, req, res, deps) {
+      res.status(202).json(await sendTestEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.type));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhook-endpoints/:endpointId/resend-failed',
+    access: 'admin',
+    idempotent: true,
+    params: EndpointIdParams,
+    body: ResendFailedRequest,
+    operationId: 'resendFailedWebhookEvents',
+    tags,
+    summary: 'Send again every event whose delivery failed in a time range',
+    description: 'Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read.',
+    responses: { ...ok(202, 'Queued', z.object({ queued: z.int() })), ...errors(404) },
+    async handler({ params, body }, req, res, deps) {
+      res.status(202).json(await resendFailed(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.from, body.to));
     },
   }),
 ];

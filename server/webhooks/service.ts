@@ -3,14 +3,15 @@ import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, Webhoo
 import { randomBase62 } from '../auth/secrets.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
-import { getEvent, readableEventsById, requireEventReadScopes } from '../events/service.ts';
+import { appendTestEvent, getEvent, readableEventsById, requireEventReadScopes, type EventType } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { newJob } from './queue.ts';
-import { cancelPendingJobs, findEndpoint, insertEndpoint, insertJobs, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
+import { cancelPendingJobs, failedEventIds, findEndpoint, insertEndpoint, insertJobs, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
+import { sampleEventData } from './test-events.ts';
 
 export interface WebhookDeps {
   clock: Clock;
@@ -157,6 +158,31 @@ export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenan
   await getEvent(db, tenant, scopes, eventId); // another tenant's event, or a type the key may not read, is a 404 like a missing one
   await insertJobs(db, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
+}
+
+/**
+ * A signed test event of `type` with sample data, to this endpoint only (`"test": true` in its
+ * envelope): a developer sees their receiver answer without waiting for a real incident. Needs the
+ * type's read scope, as subscribing does.
+ */
+export async function sendTestEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, type: EventType) {
+  requireEventReadScopes(scopes, [type]);
+  await endpointOf(db, tenant, endpointId);
+  const now = deps.clock.now();
+  const event = await appendTestEvent(db, deps.clock, tenant, type, sampleEventData(type, tenant.environment as 'live' | 'sandbox', now) as unknown as Record<string, unknown>);
+  await insertJobs(db, [newJob(endpointId, event.id, now.toISOString())]);
+  return { event, queued: true as const };
+}
+
+/** Every event whose delivery to this endpoint failed in [from, to) is sent again, once each (those the key may read). */
+export async function resendFailed(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, from: string, to: string) {
+  await endpointOf(db, tenant, endpointId);
+  const failed = await failedEventIds(db, endpointId, from, to);
+  const readable = await readableEventsById(db, tenant, scopes, failed);
+  const at = deps.clock.now().toISOString();
+  const jobs = [...readable.keys()].map((eventId) => newJob(endpointId, eventId, at));
+  if (jobs.length) await insertJobs(db, jobs);
+  return { queued: jobs.length };
 }
 
 /** The outbox for metrics: deliveries waiting, failing and still retrying, and given up. */

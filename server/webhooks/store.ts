@@ -143,6 +143,21 @@ export async function outboxCounts(db: Executor): Promise<{ pending: number; ret
   return { pending: pending?.n ?? 0, retrying: pending?.retrying ?? 0, failed: failed?.n ?? 0 };
 }
 
+/** The events whose delivery to the endpoint failed in [from, to), each once. */
+export async function failedEventIds(db: Executor, endpointId: string, from: string, to: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('event_id')
+    .distinct()
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'failed')
+    .where('attempted_at', '>=', from)
+    .where('attempted_at', '<', to)
+    .limit(10_000)
+    .execute();
+  return rows.map((row) => row.event_id);
+}
+
 /** Marks every live endpoint's secret for rotation (server/secrets/legacy-key.ts); answers how many. */
 export async function markSecretsForRotation(db: Executor, at: string): Promise<number> {
   const result = await db

@@ -123,7 +123,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const event = await storedEvent(deps.db, job.event_id);
     if (!event) throw new Error(`event ${job.event_id} of job ${job.job_id} is missing`);
     // The stored data is already the JSON the envelope carries: no parse and re-serialise.
-    const body = `{"id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+    const test = Number(event.test) === 1 ? ',"test":true' : '';
+    const body = `{"id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)}${test},"data":${event.data}}`;
     // A secret that no longer opens (SECRETS_KEY changed) is a failed attempt on record, not a silent loop.
     const result = await send(endpoint, body, event.event_id, event.type).catch((err: unknown) => ({
       status: null,

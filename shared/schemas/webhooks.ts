@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
+import { DateRangeQuery, PageQuery, Timestamp, TimestampInput, paginated, nullMeansAbsent } from './common.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'incident.created',
@@ -84,6 +84,7 @@ export const Event = z
     id: z.string().meta({ example: 'evt_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
     type: EventType,
     created_at: Timestamp,
+    test: z.literal(true).optional().meta({ description: 'Present on a test event sent with `POST /webhook-endpoints/{endpointId}/test`: sample data, no real resource' }),
     data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
   })
   .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
@@ -116,4 +117,15 @@ export const EventPage = paginated(Event, 'EventPage');
 export const ListEventsQuery = PageQuery.extend({
   type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*'])]).optional(),
   resource_id: z.string().max(64).optional().meta({ description: 'Events about one incident, code or visit' }),
+  include_test: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .meta({ description: 'Test events too (sent with `POST /webhook-endpoints/{endpointId}/test`); left out by default' }),
 }).extend(DateRangeQuery.shape);
+
+export const TestEventRequest = z.strictObject({ type: EventType }).meta({ id: 'TestEventRequest' });
+export const ResendFailedRequest = z
+  .strictObject({ from: TimestampInput, to: TimestampInput })
+  .refine((body) => body.from < body.to, { message: 'must be after from', path: ['to'] })
+  .meta({ id: 'ResendFailedRequest' });

@@ -13,6 +13,7 @@ import * as authRevision from './0014-auth-revision.ts';
 import * as webhookRevision from './0015-webhook-revision.ts';
 import * as secretsWithoutTheDatabase from './0016-secrets-without-the-database.ts';
 import * as consolePeople from './0017-console-people.ts';
+import * as testEvents from './0018-test-events.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -43,4 +44,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0015-webhook-revision': webhookRevision,
   '0016-secrets-without-the-database': secretsWithoutTheDatabase,
   '0017-console-people': consolePeople,
+  '0018-test-events': testEvents,
 });

@@ -1,0 +1,93 @@
+import type { AccessCode, AccessLog } from '../../shared/schemas/access.ts';
+import type { Incident } from '../../shared/schemas/incidents.ts';
+import type { EventType } from '../events/service.ts';
+
+/**
+ * Sample data for a test event of each type, shaped exactly as the real resource (a test checks
+ * each against the zod schema), so a receiver's parsing is tried, not only its signature check.
+ * Names and ids say they are tests.
+ */
+export function sampleEventData(type: EventType, environment: 'live' | 'sandbox', now: Date): Incident | AccessCode | AccessLog {
+  const at = now.toISOString();
+  const later = (minutes: number) => new Date(now.getTime() + minutes * 60_000).toISOString();
+  if (type.startsWith('incident.')) {
+    const statuses: Record<string, Incident['status']> = {
+      'incident.created': 'dispatching',
+      'incident.updated': 'assigned',
+      'incident.escalated': 'escalated',
+      'incident.unresponsive': 'unresponsive',
+      'incident.resolved': 'resolved',
+      'incident.cancelled': 'cancelled',
+    };
+    const status = statuses[type]!;
+    const assigned = status === 'assigned' || status === 'resolved';
+    return {
+      incident_id: 'inc_TEST0000000000000000000000',
+      idempotency_key: null,
+      category: 'sos',
+      severity: 'critical',
+      status,
+      subject: { name: 'Test Subject', phone: '+2348000000000', email: null, reference: 'test-event', metadata: {} },
+      location: { coordinates: [3.3792, 6.5244], address: '12 Admiralty Way, Lekki (test)', landmark: null },
+      title: '[CRITICAL] SOS Emergency',
+      description: 'A test event: no one needs help.',
+      is_drill: true,
+      environment,
+      version: 1,
+      responder: assigned
+        ? { responder_id: 'rsp_TEST0000000000000000000000', name: 'Test Responder', phone: '+2348000000001', location: { latitude: 6.52, longitude: 3.38 }, eta_minutes: 7, assigned_at: at }
+        : null,
+      sla: { dispatch_deadline: later(1), escalation_deadline: later(6), seconds_to_assign: assigned ? 42 : null, seconds_to_arrive: status === 'resolved' ? 540 : null },
+      timeline: [{ status: 'created', event: 'created', message: 'Test event', timestamp: at }],
+      resolution_outcome: status === 'resolved' ? 'false_alarm' : null,
+      resolution_notes: null,
+      created_at: at,
+      updated_at: at,
+      resolved_at: status === 'resolved' ? at : null,
+      cancelled_at: status === 'cancelled' ? at : null,
+    };
+  }
+  if (type.startsWith('access_code.')) {
+    const statuses: Record<string, AccessCode['status']> = { 'access_code.created': 'active', 'access_code.used': 'used', 'access_code.expired': 'expired', 'access_code.revoked': 'revoked' };
+    const status = statuses[type]!;
+    return {
+      code_id: 'code_TEST0000000000000000000000',
+      code: 'TEST-2345',
+      visitor_name: 'Test Visitor',
+      visitor_phone: '+2348000000002',
+      visitor_email: null,
+      purpose: 'Test event',
+      entry_point: 'Gate A',
+      host_user_id: null,
+      status,
+      valid_from: at,
+      valid_until: later(24 * 60),
+      max_uses: 1,
+      use_count: status === 'used' ? 1 : 0,
+      uses_remaining: status === 'active' ? 1 : 0,
+      qr_payload: 'TS1.test-event',
+      created_at: at,
+      updated_at: at,
+      revoked_at: status === 'revoked' ? at : null,
+      revoke_reason: status === 'revoked' ? 'Test event' : null,
+    };
+  }
+  const departed = type === 'visitor.departed';
+  return {
+    log_id: 'log_TEST0000000000000000000000',
+    code_id: null,
+    method: 'walk_in',
+    visitor_name: 'Test Visitor',
+    visitor_phone: '+2348000000002',
+    entry_point: 'Gate A',
+    host_user_id: null,
+    notes: 'Test event',
+    status: departed ? 'checked_out' : 'checked_in',
+    checked_in_at: at,
+    checked_out_at: departed ? later(45) : null,
+    checkout_notes: null,
+    recorded_by: 'Test Guard',
+    auto_checked_out: false,
+    duration_minutes: departed ? 45 : 0,
+  };
+}
