@@ -50,6 +50,24 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what the guard is told (real 
     await page.close();
   }, 60_000);
 
+  it('the Recent list is the kiosk\'s own journal: a scan is still listed after the page reloads', async () => {
+    const code = await createCode('Chidi Okafor', 'House 3');
+    const page = await openKiosk(browser, stack.kioskUrl, LAPTOP);
+    await typeCode(page, code.code);
+    expect(await page.locator('.result').getAttribute('data-decision')).toBe('admitted');
+    await dismissAnswer(page);
+    const first = page.locator('.scan-recent li').first();
+    const before = await first.textContent();
+    expect(before).toContain('Chidi Okafor');
+
+    // A reload (a crash, the kiosk restarting its page) starts the page with an empty memory.
+    await page.reload();
+    await page.getByTestId('nav-scan').waitFor();
+    await expect.poll(() => first.textContent(), { timeout: 15_000 }).toBe(before);
+    expect(await first.getAttribute('class')).toBe('recent-admitted');
+    await page.close();
+  }, 60_000);
+
   it('an offline refusal says it was decided from the codes the kiosk holds, and promises no confirmation', async () => {
     const code = await createCode('Emeka Nwosu', 'House 7');
     await revoke(code.code_id);
