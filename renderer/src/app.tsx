@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PanicStatus, ScanDecision, ScanMethod, SetupStatus } from '../../shared/kiosk/calls.ts';
 import { AttentionPanel } from './components/attention-panel.tsx';
-import { languageLabel } from './components/language-switch.tsx';
+import { RailLanguageButton } from './components/language-switch.tsx';
 import { PanicBanner } from './components/panic-banner.tsx';
 import { ResultOverlay } from './components/result-overlay.tsx';
 import { StatusBar } from './components/status-bar.tsx';
@@ -211,21 +211,12 @@ export function App() {
               <div className="nav-spacer" />
               <div className="nav-row">
               {languages.length > 1 && (
-                <button
-                  type="button"
-                  className="nav-small"
-                  data-testid="language"
-                  aria-label={`${languageLabel()}: ${languages.find((module) => module.language.code === language)?.language.name ?? language}`}
-                  title={languageLabel()}
-                  onClick={() => {
-                    const index = languages.findIndex((module) => module.language.code === language);
-                    const next = languages[(index + 1) % languages.length]!.language.code;
+                <RailLanguageButton
+                  onChosen={(next) => {
                     setLanguage(next);
                     if (guardName) localStorage.setItem(guardLanguageKey(guardName), next);
                   }}
-                >
-                  {languages.find((module) => module.language.code === language)?.language.name ?? language}
-                </button>
+                />
               )}
               {/* The theme as an icon beside the language: with three languages the rail needs the room (1024x600 with the SOS banner). */}
               <button

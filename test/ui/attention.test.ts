@@ -13,7 +13,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what needs the guard\'s atten
   let browser: Browser;
   beforeAll(async () => {
     await ensureRendererBuilt();
-    stack = await startKioskStack({ name: 'attention', throughLink: true });
+    stack = await startKioskStack({ name: 'attention', throughLink: true, responderNearGate: true });
     const video = join(stack.dir, 'empty-gate.y4m');
     writeEmptyVideo(video);
     browser = await launchChromium({ cameraVideo: video });

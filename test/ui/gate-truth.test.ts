@@ -5,7 +5,7 @@ import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText } from './support/cut-text.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { holdPanicButton, keepScreenshot, kioskCall, openKiosk, PORTRAIT } from './support/page.ts';
+import { holdPanicButton, keepScreenshot, kioskCall, openKiosk, PORTRAIT, SMALL } from './support/page.ts';
 
 /** The laptop-sized kiosk the issue was found on, and the upright tablet. */
 const WIDE = { width: 1366, height: 768 };
@@ -187,7 +187,22 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('a live gate tells the guard t
     const rail = page.getByTestId('language');
     await rail.waitFor();
     expect(await rail.getAttribute('aria-label')).toBe('Language · Harshe · Langwej: Hausa');
-    await keepScreenshot(page, stack.dir, 'language-hausa');
+    // And shows it: what the button is in all three languages, over the language on screen.
+    expect(await rail.locator('.nav-language-label').textContent()).toBe('Language · Harshe · Langwej');
+    expect(await rail.locator('.nav-language-current').textContent()).toBe('Hausa');
+    for (const viewport of [SMALL, WIDE, PORTRAIT]) {
+      await page.setViewportSize(viewport);
+      await keepScreenshot(page, stack.dir, 'language-hausa');
+      expect(await findCutText(page), `${viewport.width}x${viewport.height}`).toEqual([]);
+      const box = (await rail.boundingBox())!;
+      const label = (await rail.locator('.nav-language-label').boundingBox())!;
+      expect(label.x).toBeGreaterThanOrEqual(box.x);
+      expect(label.x + label.width).toBeLessThanOrEqual(box.x + box.width);
+      expect(label.y + label.height).toBeLessThanOrEqual(box.y + box.height);
+    }
+    await rail.click();
+    expect(await rail.locator('.nav-language-current').textContent()).toBe('Pidgin');
+    expect(await rail.locator('.nav-language-label').textContent()).toBe('Language · Harshe · Langwej');
     await page.close();
   }, 60_000);
 

@@ -50,6 +50,24 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what the guard is told (real 
     await page.close();
   }, 60_000);
 
+  it('the Recent list is the kiosk\'s own journal: a scan is still listed after the page reloads', async () => {
+    const code = await createCode('Chidi Okafor', 'House 3');
+    const page = await openKiosk(browser, stack.kioskUrl, LAPTOP);
+    await typeCode(page, code.code);
+    expect(await page.locator('.result').getAttribute('data-decision')).toBe('admitted');
+    await dismissAnswer(page);
+    const first = page.locator('.scan-recent li').first();
+    const before = await first.textContent();
+    expect(before).toContain('Chidi Okafor');
+
+    // A reload (a crash, the kiosk restarting its page) starts the page with an empty memory.
+    await page.reload();
+    await page.getByTestId('nav-scan').waitFor();
+    await expect.poll(() => first.textContent(), { timeout: 15_000 }).toBe(before);
+    expect(await first.getAttribute('class')).toBe('recent-admitted');
+    await page.close();
+  }, 60_000);
+
   it('an offline refusal says it was decided from the codes the kiosk holds, and promises no confirmation', async () => {
     const code = await createCode('Emeka Nwosu', 'House 7');
     await revoke(code.code_id);
@@ -126,6 +144,8 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what the guard is told (real 
   it('each guard gets back the language they chose on the rail when their shift starts again', async () => {
     const page = await openKiosk(browser, stack.kioskUrl, LAPTOP);
     const language = page.getByTestId('language');
+    // The button says "Language · Harshe · Langwej" over the language on screen.
+    const current = language.locator('.nav-language-current');
     const guard = page.getByTestId('change-guard');
     const startShift = async (name: string) => {
       await guard.click();
@@ -137,17 +157,17 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('what the guard is told (real 
       await expect.poll(() => guard.textContent(), { timeout: 15_000 }).toContain(`: ${name}`);
     };
     const choose = async (name: string) => {
-      for (let turn = 0; turn < 4 && (await language.textContent()) !== name; turn++) await language.click();
-      expect(await language.textContent()).toBe(name);
+      for (let turn = 0; turn < 4 && (await current.textContent()) !== name; turn++) await language.click();
+      expect(await current.textContent()).toBe(name);
     };
     await startShift('Aisha Musa');
     await choose('Hausa');
     await startShift('Musa Bello');
     await choose('English');
     await startShift('Aisha Musa');
-    await expect.poll(() => language.textContent(), { timeout: 15_000 }).toBe('Hausa');
+    await expect.poll(() => current.textContent(), { timeout: 15_000 }).toBe('Hausa');
     await startShift('Musa Bello');
-    await expect.poll(() => language.textContent(), { timeout: 15_000 }).toBe('English');
+    await expect.poll(() => current.textContent(), { timeout: 15_000 }).toBe('English');
     await page.close();
   }, 60_000);
 });

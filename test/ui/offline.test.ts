@@ -13,7 +13,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
   let browser: Browser;
   beforeAll(async () => {
     await ensureRendererBuilt();
-    stack = await startKioskStack({ name: 'offline' });
+    stack = await startKioskStack({ name: 'offline', responderNearGate: true });
     const video = join(stack.dir, 'empty-gate.y4m');
     writeEmptyVideo(video);
     browser = await launchChromium({ cameraVideo: video });

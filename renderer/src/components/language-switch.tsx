@@ -35,3 +35,35 @@ export function LanguageSwitch({ onChosen }: { onChosen(code: string): void }) {
     </div>
   );
 }
+
+/**
+ * The side rail's language button: it says what it is in every language, above the current
+ * language's own name, and a tap moves to the next language.
+ */
+export function RailLanguageButton({ onChosen }: { onChosen(code: string): void }) {
+  const { language } = useI18n();
+  const label = languageLabel();
+  const index = languages.findIndex((module) => module.language.code === language);
+  const current = languages[index]?.language;
+  return (
+    <button
+      type="button"
+      className="nav-small nav-language"
+      data-testid="language"
+      aria-label={`${label}: ${current?.name ?? language}`}
+      onClick={() => onChosen(languages[(index + 1) % languages.length]!.language.code)}
+    >
+      <span className="nav-language-label" aria-hidden="true">
+        {languages.map((module, at) => (
+          <span key={module.language.code} lang={module.language.code}>
+            {module.catalogue['language.label']}
+            {at < languages.length - 1 ? ' · ' : ''}
+          </span>
+        ))}
+      </span>
+      <span className="nav-language-current" lang={current?.code}>
+        {current?.name ?? language}
+      </span>
+    </button>
+  );
+}

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, createWriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { addResponder } from '../../../server/responders/service.ts';
 import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { ManualClock } from '../../support/clock.ts';
 import { freePort } from '../../support/ports.ts';
@@ -55,6 +56,8 @@ export interface KioskStackOptions {
   env?: Record<string, string>;
   /** More server settings (e.g. DISPATCH_WINDOW_S, ESCALATION_WINDOW_S). */
   serverConfig?: Record<string, string>;
+  /** A live responder on duty about 2 km from the gate before the kiosk starts: no "No responders near this gate" warning. */
+  responderNearGate?: boolean;
 }
 
 export interface KioskStack {
@@ -98,6 +101,15 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   const environment = options.environment ?? 'live';
   const gate = await org.keyWith(GATE_SCOPES, environment);
   const gateKey = gate.key!;
+  if (options.responderNearGate) {
+    await addResponder(server.running.database.db, server.clock, {
+      name: 'Emeka Obi',
+      phone: '+2348030000009',
+      latitude: GATE.latitude,
+      longitude: GATE.longitude + 0.02,
+      environment: 'live',
+    });
+  }
   const serverUrl = server.baseUrl;
   const link = options.throughLink ? await startCuttableLink(serverPort) : null;
   const kioskServerUrl = link ? serverUrl.replace(`:${serverPort}/`, `:${link.port}/`) : serverUrl;
