@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { POSTGRES_ADMIN_URL, REDIS_URL, probeServices } from './test/support/services.ts';
+import { POSTGRES_ADMIN_URL, REDIS_URL, probeServicesOnce } from './test/support/services.ts';
 import { TEST_SECRETS_KEY } from './test/support/secrets.ts';
 
 /**
@@ -10,7 +10,8 @@ import { TEST_SECRETS_KEY } from './test/support/secrets.ts';
  * missing one fails the run instead.
  */
 export default defineConfig(async () => {
-  const probes = await probeServices();
+  // This function runs for the root and again for every project: probe and print once.
+  const { probes, first } = await probeServicesOnce();
   const missing = probes.filter((probe) => !probe.available);
   const skipped = missing.map((probe) => `  SKIPPED ${probe.name} suites: ${probe.reason}`);
   if (missing.length && process.env.TSARO_REQUIRE_SERVICES === '1') {
@@ -19,7 +20,7 @@ export default defineConfig(async () => {
   const summary = missing.length
     ? `\nSome suites were skipped because a real service is missing:\n${skipped.join('\n')}\n`
     : '\nEvery suite ran: PostgreSQL, Redis, Chromium and the fault rig were all available.\n';
-  if (missing.length) process.stdout.write(summary);
+  if (missing.length && first) process.stdout.write(summary);
   const has = (name: string) => probes.some((probe) => probe.name === name && probe.available);
 
   const env = {

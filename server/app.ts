@@ -15,7 +15,7 @@ import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
-import { inputGuard } from './http/input-guard.ts';
+import { inputGuard, JSON_MEDIA_TYPES } from './http/input-guard.ts';
 import { requestLog } from './http/request-log.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestLog(deps.logger));
   if (deps.metrics) app.use(deps.metrics.http);
-  app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true }));
+  app.use(express.json({ limit: deps.config.BODY_LIMIT_KB * 1024, strict: true, type: JSON_MEDIA_TYPES }));
   app.use(inputGuard);
   const onChange = deps.onChange;
   if (onChange) {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { serverMigrations } from './db/migrations/index.ts';
 import { ensureDemoOrganization, demoBanner } from './demo.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import { answerClientError } from './http/client-errors.ts';
+import { httpServerOptions, type RequestTimeouts } from '../shared/http-timeouts.ts';
 import { createLogger } from './logger.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
@@ -62,6 +64,8 @@ export interface StartOptions {
   webhookPollMs?: number;
   /** Where the demo banner goes (stdout by default); never the log. */
   print?: (text: string) => void;
+  /** How long a request may take to arrive (default REQUEST_TIMEOUTS, 20 s / 30 s); tests shorten it. */
+  requestTimeouts?: RequestTimeouts;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -155,7 +159,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
   });
 
-  const server = app.listen(config.PORT, config.HOST);
+  // A request that stalls while arriving is closed with a 408 (shared/http-timeouts.ts).
+  const server = createServer(httpServerOptions(options.requestTimeouts), app).listen(config.PORT, config.HOST);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
+import { httpServerOptions } from '../../shared/http-timeouts.ts';
 import { KIOSK_CALL_PATH } from '../../shared/kiosk/client.ts';
 import { answerCall } from '../core/answer-call.ts';
 import type { KioskCore } from '../core/core.ts';
@@ -86,7 +88,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     res.status(status).json({ code: status, message: status === 500 ? 'The kiosk host failed' : error.message });
   });
 
-  const server = app.listen(options.port, '127.0.0.1');
+  // A request that stalls while arriving is closed, as the API server's are (shared/http-timeouts.ts).
+  const server = createServer(httpServerOptions(), app).listen(options.port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

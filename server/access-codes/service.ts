@@ -58,10 +58,23 @@ interface NewCode {
   max_uses: number;
 }
 
+/** The same instant a calendar year later: the longest a code may be valid. */
+function oneYearAfter(from: Date): Date {
+  const limit = new Date(from);
+  limit.setUTCFullYear(limit.getUTCFullYear() + 1);
+  return limit;
+}
+
+/**
+ * The code's validity, checked: `valid_until` after `valid_from`, at most a year after it (a
+ * signed pass decides offline at any kiosk that holds the key, so it must not outlive its
+ * purpose), and not already past.
+ */
 function validityWindow(clock: Clock, validFrom?: string, validUntil?: string): { from: Date; until: Date } {
   const from = validFrom ? new Date(validFrom) : clock.now();
   const until = validUntil ? new Date(validUntil) : new Date(from.getTime() + DAY_MS);
   if (until.getTime() <= from.getTime()) throw badRequest('valid_until: must be after valid_from');
+  if (until.getTime() > oneYearAfter(from).getTime()) throw badRequest('valid_until: must be at most one year after valid_from');
   if (until.getTime() <= clock.now().getTime()) throw badRequest('valid_until: must be in the future');
   return { from, until };
 }

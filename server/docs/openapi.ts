@@ -14,6 +14,8 @@ import { threatRouteList } from '../threat/routes.ts';
 import { webhookRouteList } from '../webhooks/routes.ts';
 import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 
+// The data citations go last: the reference page shows this text above the operations, and it
+// should open on the API.
 const DESCRIPTION = `
 Emergency incidents dispatched to the service's own responder network, visitor access codes
 and logs, and threat intelligence for Nigeria and Sub-Saharan Africa.
@@ -34,16 +36,18 @@ An SOS (\`POST /incidents\` with \`category: sos\`) is never refused for the bud
 
 **Timestamps** are ISO 8601 UTC with milliseconds. **Ids** are a prefix and a sortable ULID.
 
-**Requests**: \`null\` for an optional body field means the field is absent; unknown fields are a 400 naming them.
+**Requests**: a body is JSON (\`Content-Type: application/json\`; any other is a 400 naming Content-Type). \`null\` for an
+optional body field means the field is absent; unknown fields are a 400 naming them.
 Date filters and \`valid_from\`/\`valid_until\` take a date alone (\`2026-11-22\`: that day in UTC); a date-time without a
 zone is UTC. Numbers in query strings are plain decimals (\`limit=0x10\`, \`1e2\` or a blank are a 400).
 
-**Threat data**: ${ATTRIBUTION} Every threat answer says how current its data is (\`data.through\`,
-\`data.sources\`); \`GET /threat/coverage\` lists each country's periods and gaps. Please cite:
+The same routes also answer under \`/v1/external/api/v1/...\`; the paths below are canonical.
+
+**Threat data**: every threat answer says how current its data is
+(\`data.through\`, \`data.sources\`); \`GET /threat/coverage\` lists each country's periods and gaps.
+${ATTRIBUTION} Please cite:
 
 ${CITATIONS.map((citation) => `- ${citation}`).join('\n')}
-
-The same routes also answer under \`/v1/external/api/v1/...\`; the paths below are canonical.
 `.trim();
 
 /** Every partner route, in the document's order: the same definitions `createApp` serves. */
@@ -75,8 +79,8 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
       { name: 'Access logs', description: 'Check-ins and check-outs, walk-ins included' },
       { name: 'Gate kiosk', description: 'What an offline gate kiosk syncs: the code change feed, the pass keys, and its queued operations in one request' },
       { name: 'Threat intelligence', description: THREAT_TAG_DESCRIPTION },
-      { name: 'Webhooks', description: 'Scope `admin`. Signed deliveries of every event.' },
-      { name: 'Events', description: 'Scope `admin`. The event log.' },
+      { name: 'Webhooks', description: 'Scope `admin`, and the read scope of each event type subscribed to. Signed deliveries of every event.' },
+      { name: 'Events', description: 'Scope `admin`. The event log, of the types the key may read.' },
       { name: 'API keys', description: 'Scope `admin`' },
       { name: 'Organization', description: 'Scope `admin`' },
     ],

@@ -1,4 +1,5 @@
-import express, { Router } from 'express';
+import { join } from 'node:path';
+import { Router } from 'express';
 import swaggerUi from 'swagger-ui-dist';
 import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 import { buildOpenApiDocument } from './openapi.ts';
@@ -12,6 +13,7 @@ const PAGE = `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Tsaro partner API reference</title>
   <link rel="stylesheet" href="docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="docs/assets/favicon-32x32.png">
 </head>
 <body>
   <div id="reference"></div>
@@ -27,6 +29,12 @@ const PAGE = `<!doctype html>
 const BOOT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true, tryItOutEnabled: false });`;
 
 /**
+ * The files of the installed swagger-ui-dist the page loads, and no others: the package also
+ * holds a stock index.html, an OAuth redirect page and source maps, none of them ours to serve.
+ */
+const SWAGGER_UI_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
+
+/**
  * `/openapi.json` and the human-readable `/docs`, both without a key. Swagger UI is served from
  * the installed package: kiosks and test machines have no internet, so no CDN.
  */
@@ -36,14 +44,18 @@ export function docsRoutes(): Router {
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(document);
   });
-  router.get('/docs', (req, res, next) => {
-    // Relative asset URLs resolve against /v1/external/ only without a trailing slash.
-    if (req.path.endsWith('/')) return next();
+  router.get('/docs', (req, res) => {
+    // Relative asset URLs resolve against /v1/external/ only without a trailing slash, and the
+    // page is mounted under /api/v1 too: `/docs/` goes to the page relative to where it is.
+    if (req.path.endsWith('/')) return res.redirect(301, '../docs');
     res.type('html').send(PAGE);
   });
   router.get('/docs/assets/reference.js', (_req, res) => {
     res.type('application/javascript').send(BOOT);
   });
-  router.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, maxAge: '1h' }));
+  router.get('/docs/assets/:file', (req, res, next) => {
+    if (!SWAGGER_UI_FILES.has(req.params.file)) return next();
+    res.sendFile(join(swaggerUi.getAbsoluteFSPath(), req.params.file), { maxAge: '1h' });
+  });
   return router;
 }

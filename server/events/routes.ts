@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Event, EventPage, ListEventsQuery } from '../../shared/schemas/webhooks.ts';
-import { tenantOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../docs/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
@@ -20,10 +20,11 @@ export const eventRouteList = [
     operationId: 'listEvents',
     tags,
     summary: 'The event log, newest first',
-    description: 'Everything a webhook would have delivered, so a receiver that was down can recover.',
+    description:
+      'Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*`; a `type` filter the key may not read is a 403 naming the scope.',
     responses: { ...ok(200, 'One page', EventPage), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await listEvents(deps.db, tenantOf(req), query));
+      res.json(await listEvents(deps.db, tenantOf(req), authOf(req).scopes, query));
     },
   }),
   route({
@@ -34,9 +35,10 @@ export const eventRouteList = [
     operationId: 'getEvent',
     tags,
     summary: 'One event',
+    description: 'An event of a type the key may not read (see `listEvents`) is a 404.',
     responses: { ...ok(200, 'The event', z.object({ event: Event })), ...errors(404) },
     async handler({ params }, req, res, deps) {
-      res.json({ event: await getEvent(deps.db, tenantOf(req), params.eventId) });
+      res.json({ event: await getEvent(deps.db, tenantOf(req), authOf(req).scopes, params.eventId) });
     },
   }),
 ];

@@ -1,11 +1,12 @@
+import { mayReadEventType, missingReadScope, readableEventTypes } from '../../shared/schemas/event-scopes.ts';
 import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
 import type { Clock } from '../clock.ts';
 import type { EventRow, Executor, Tenant } from '../db/schema.ts';
-import { notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { cachedDestinations, freshDestinations, queueDeliveries } from '../webhooks/queue.ts';
-import { eventDataAbout, findEvent, findEventById, insertEvents, insertEventsAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
+import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, listEventRows, replaceEventData } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -90,17 +91,37 @@ export async function scrubVisitorDataFromEvents(trx: Executor, resourceId: stri
   }
 }
 
-/** The event log, newest first: what a webhook receiver that was down can recover. */
-export async function listEvents(db: Executor, tenant: Tenant, query: EventQuery) {
-  const filter = { type: query.type, resourceId: query.resource_id, createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
+/**
+ * 403 naming the scope when a caller may not read every event type these types or wildcards
+ * cover (shared/schemas/event-scopes.ts): to subscribe an endpoint, or to ask the log for them.
+ */
+export function requireEventReadScopes(scopes: ReadonlySet<string>, patterns: readonly string[]): void {
+  const missing = missingReadScope(scopes, patterns);
+  if (missing) throw new ApiError(403, `This API key lacks the ${missing.scope} scope, which ${missing.pattern} events need`);
+}
+
+/** The event log, newest first: what a webhook receiver that was down can recover. Only the types `scopes` may read. */
+export async function listEvents(db: Executor, tenant: Tenant, scopes: ReadonlySet<string>, query: EventQuery) {
+  if (query.type) requireEventReadScopes(scopes, [query.type]);
+  const filter = { types: readableEventTypes(scopes, query.type), resourceId: query.resource_id, createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
   const { rows, total } = await listEventRows(db, tenant, filter, pageWindow(query));
   return toPage(rows.map(rowToEvent), total, query);
 }
 
-export async function getEvent(db: Executor, tenant: Tenant, eventId: string) {
+/** One event; a type `scopes` may not read is a 404, as another tenant's event is. */
+export async function getEvent(db: Executor, tenant: Tenant, scopes: ReadonlySet<string>, eventId: string) {
   const row = await findEvent(db, tenant, eventId);
-  if (!row) throw notFound('Event');
+  if (!row || !mayReadEventType(scopes, row.type)) throw notFound('Event');
   return rowToEvent(row);
+}
+
+/**
+ * The envelopes of these events as delivered, by id, for those `scopes` may read: the
+ * deliveries list shows a payload on the same rule as GET /events.
+ */
+export async function readableEventsById(db: Executor, tenant: Tenant, scopes: ReadonlySet<string>, eventIds: readonly string[]) {
+  const rows = await findEvents(db, tenant, [...new Set(eventIds)]);
+  return new Map(rows.filter((row) => mayReadEventType(scopes, row.type)).map((row) => [row.event_id, rowToEvent(row)]));
 }
 
 /** An event as stored (its data is still the JSON text), found by id alone: for the webhook worker. */

@@ -46,8 +46,8 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
 });
 
 export interface EventFilter {
-  /** An exact type, or a family: `incident.*`. */
-  type?: string;
+  /** The exact types to list (the caller's readable types, narrowed by the query's type). */
+  types: readonly string[];
   resourceId?: string;
   createdFrom?: string;
   createdBefore?: string;
@@ -60,9 +60,8 @@ export async function listEventRows(
   filter: EventFilter,
   page: { offset: number; limit: number },
 ): Promise<{ rows: EventRow[]; total: number }> {
-  let base = scoped(db, tenant);
-  if (filter.type?.endsWith('.*')) base = base.where('type', 'like', `${filter.type.slice(0, -1)}%`);
-  else if (filter.type) base = base.where('type', '=', filter.type);
+  if (filter.types.length === 0) return { rows: [], total: 0 };
+  let base = scoped(db, tenant).where('type', 'in', filter.types);
   if (filter.resourceId) base = base.where('resource_id', '=', filter.resourceId);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
@@ -75,6 +74,12 @@ export async function listEventRows(
 
 export async function findEvent(db: Executor, tenant: Tenant, eventId: string): Promise<EventRow | undefined> {
   return scoped(db, tenant).selectAll().where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** The tenant's events among these ids (a page of deliveries names them). */
+export async function findEvents(db: Executor, tenant: Tenant, eventIds: readonly string[]): Promise<EventRow[]> {
+  if (eventIds.length === 0) return [];
+  return scoped(db, tenant).selectAll().where('event_id', 'in', eventIds).execute();
 }
 
 /** An event by id alone: the webhook worker, which stands above tenants (its job names the event). */

@@ -1,3 +1,4 @@
+import { ErrorBody } from '../../shared/schemas/common.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { Health } from './health.ts';
 import { checkHealth, type HealthDeps } from './service.ts';
@@ -21,6 +22,8 @@ export const healthRouteList = [
       'No key and no rate limit. `checks` names each part and whether it answers. 503 with `status: degraded` only when the database does not answer. With Redis down the answer stays 200 with `status: degraded` and `checks.redis: down`: rate limits are then kept per host and every request is still served.',
     responses: {
       200: { description: 'Serving requests: `ok`, or `degraded` when only Redis is down', content: { 'application/json': { schema: Health } } },
+      // What every route refuses before it runs (server/http/input-guard.ts) reaches this one too.
+      400: { description: 'Refused before the check: a NUL (%00) in the URL, or a body that is not JSON', content: { 'application/json': { schema: ErrorBody } } },
       503: { description: 'Database not answering', content: { 'application/json': { schema: Health } } },
     },
     async handler(_input, _req, res, deps) {

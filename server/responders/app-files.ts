@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { Router } from 'express';
+import { appSecurityHeaders } from '../http/app-headers.ts';
 import { ApiError } from '../http/errors.ts';
 
 /** Where `vite build responder-app` writes the responder app. */
@@ -9,10 +10,12 @@ export const RESPONDER_APP_DIST = resolve(import.meta.dirname, '../../responder-
 /**
  * The responder app's static files at /responder/, on the API's own origin (no CORS). The page,
  * the manifest and the service worker are always revalidated so a phone picks up a new build
- * on its next visit; hashed assets are cached for good.
+ * on its next visit; hashed assets are cached for good. Every answer carries the hosted apps'
+ * security headers (server/http/app-headers.ts).
  */
 export function responderAppRoutes(dir: string = RESPONDER_APP_DIST): Router {
   const router = Router();
+  router.use(appSecurityHeaders);
   router.use((req, res, next) => {
     // Relative to /responder the app's scope (/responder/) would not apply.
     if (req.originalUrl === '/responder') {

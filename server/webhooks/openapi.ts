@@ -5,3 +5,9 @@ export const SIGNING = [
   '`Svc-Event-Id` and `Svc-Event-Type`. Any 2xx within 10 s is success; redirects are not followed.',
   'A failed delivery is tried again at once, after 30 s, after 5 min, then hourly (± 6 min) until 72 h after the event, when it is marked failed for good. Receivers deduplicate by the envelope `id`.',
 ].join(' ');
+
+/** The read scope rule for subscriptions (shared/schemas/event-scopes.ts), said where an endpoint is created or changed. */
+export const SUBSCRIBING = [
+  'Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`,',
+  'and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope.',
+].join(' ');

@@ -13,13 +13,13 @@ import {
   WebhookEndpointEnvelope,
   WebhookEndpointPage,
 } from '../../shared/schemas/webhooks.ts';
-import { tenantOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../docs/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { badRequest } from '../http/errors.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb } from '../idempotency/middleware.ts';
-import { SIGNING } from './openapi.ts';
+import { SIGNING, SUBSCRIBING } from './openapi.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -58,10 +58,10 @@ export const webhookRouteList = [
     operationId: 'createWebhookEndpoint',
     tags,
     summary: 'Register a webhook endpoint',
-    description: `The \`whsec_\` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). ${SIGNING}`,
+    description: `The \`whsec_\` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). ${SIGNING} ${SUBSCRIBING}`,
     responses: { ...ok(201, 'Registered', CreatedWebhookEndpoint), ...errors() },
     async handler({ body }, req, res, deps) {
-      res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), body));
+      res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), body, authOf(req).scopes));
     },
   }),
   route({
@@ -102,10 +102,10 @@ export const webhookRouteList = [
     operationId: 'updateWebhookEndpoint',
     tags,
     summary: 'Change URL, subscriptions or description; disable or enable',
-    description: 'A disabled endpoint gets no deliveries until enabled again.',
+    description: `A disabled endpoint gets no deliveries until enabled again. ${SUBSCRIBING} Changing \`events\` or \`url\`, or enabling, checks the endpoint's subscriptions so.`,
     responses: { ...ok(200, 'Updated', WebhookEndpointEnvelope), ...errors(404) },
     async handler({ params, body }, req, res, deps) {
-      res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body) });
+      res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body, authOf(req).scopes) });
     },
   }),
   route({
@@ -148,10 +148,11 @@ export const webhookRouteList = [
     operationId: 'listWebhookDeliveries',
     tags,
     summary: 'Every delivery attempt to this endpoint, newest first',
-    description: 'Status code, error, duration and when the next attempt is due.',
+    description:
+      'Status code, error, duration and when the next attempt is due, and the `payload` delivered: null for an event type the key may not read (the read scope rule of `listEvents`).',
     responses: { ...ok(200, 'One page', WebhookDeliveryPage), ...errors(404) },
     async handler({ params, query }, req, res, deps) {
-      res.json(await listWebhookDeliveries(deps.db, tenantOf(req), params.endpointId, query));
+      res.json(await listWebhookDeliveries(deps.db, tenantOf(req), params.endpointId, query, authOf(req).scopes));
     },
   }),
   route({
@@ -164,13 +165,13 @@ export const webhookRouteList = [
     operationId: 'resendWebhookEvent',
     tags,
     summary: 'Send an event to this endpoint again',
-    description: 'Queues a new delivery (with its own attempts) of one of your events.',
+    description: 'Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read is a 404.',
     responses: {
       ...ok(202, 'Queued', z.object({ queued: z.literal(true), endpoint_id: z.string(), event_id: z.string() })),
       ...errors(404),
     },
     async handler({ params, body }, req, res, deps) {
-      res.status(202).json(await resendEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body.event_id));
+      res.status(202).json(await resendEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.event_id));
     },
   }),
 ];

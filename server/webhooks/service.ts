@@ -3,7 +3,7 @@ import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, Webhoo
 import { randomBase62 } from '../auth/secrets.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
-import { getEvent } from '../events/service.ts';
+import { getEvent, readableEventsById, requireEventReadScopes } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -28,7 +28,9 @@ export async function createWebhookEndpoint(
   deps: WebhookDeps,
   tenant: Tenant,
   input: z.infer<typeof CreateWebhookEndpointRequest>,
+  scopes: ReadonlySet<string>,
 ): Promise<{ webhook_endpoint: WebhookEndpoint; secret: string }> {
+  requireEventReadScopes(scopes, input.events);
   const secret = newSecret();
   const at = deps.clock.now().toISOString();
   const row: WebhookEndpointRow = {
@@ -73,8 +75,14 @@ export async function updateWebhookEndpoint(
   tenant: Tenant,
   endpointId: string,
   input: z.infer<typeof UpdateWebhookEndpointRequest>,
+  scopes: ReadonlySet<string>,
 ): Promise<WebhookEndpoint> {
-  await endpointOf(db, tenant, endpointId);
+  const row = await endpointOf(db, tenant, endpointId);
+  // New subscriptions, and a new URL or re-enabling (which send the kept ones somewhere), need
+  // the read scopes of what the endpoint will receive. Disabling or a description does not.
+  if (input.events !== undefined || input.url !== undefined || input.status === 'enabled') {
+    requireEventReadScopes(scopes, input.events ?? (JSON.parse(row.events) as string[]));
+  }
   await updateEndpoint(db, endpointId, {
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: JSON.stringify([...new Set(input.events)]) }),
@@ -126,20 +134,27 @@ export async function listWebhookDeliveries(
   tenant: Tenant,
   endpointId: string,
   query: PageRequest & { event_id?: string; status?: string },
+  scopes: ReadonlySet<string>,
 ) {
   await endpointOf(db, tenant, endpointId);
   const { rows, total } = await listDeliveryRows(db, endpointId, { eventId: query.event_id, status: query.status }, pageWindow(query));
+  const payloads = await readableEventsById(db, tenant, scopes, rows.map((row) => row.event_id));
   return toPage(
-    rows.map(({ job_id: _job, ...delivery }) => ({ ...delivery, attempt: Number(delivery.attempt), duration_ms: Number(delivery.duration_ms) })),
+    rows.map(({ job_id: _job, ...delivery }) => ({
+      ...delivery,
+      attempt: Number(delivery.attempt),
+      duration_ms: Number(delivery.duration_ms),
+      payload: payloads.get(delivery.event_id) ?? null,
+    })),
     total,
     query,
   );
 }
 
 /** Sends an event of this tenant to the endpoint again, as a new delivery with fresh attempts. */
-export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, endpointId: string, eventId: string) {
+export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, eventId: string) {
   await endpointOf(db, tenant, endpointId);
-  await getEvent(db, tenant, eventId); // another tenant's event is a 404 like a missing one
+  await getEvent(db, tenant, scopes, eventId); // another tenant's event, or a type the key may not read, is a 404 like a missing one
   await insertJobs(db, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
 }

@@ -36,7 +36,7 @@ const VisitorFields = {
 const Validity = {
   valid_from: StartInstantInput.optional().meta({ description: 'Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC' }),
   valid_until: EndInstantInput.optional().meta({
-    description: 'Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC',
+    description: 'Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC',
   }),
 };
 

@@ -135,14 +135,17 @@ export const PageQuery = z.object({
   limit: queryNumber(z.int().min(1).max(MAX_PAGE_LIMIT)).default(20).meta({ description: `Results per page, 1 to ${MAX_PAGE_LIMIT}` }),
 });
 
-/** `from_date` (inclusive) and `to_date` (exclusive) filter on `created_at`. */
+/**
+ * `from_date` (inclusive) and `to_date` (exclusive) filter on `created_at`. No examples: the
+ * reference page's "Try it out" fills a query field from its example, and one fixed day in both
+ * made every list answer empty.
+ */
 export const DateRangeQuery = z.object({
-  from_date: StartInstantInput.optional().meta({
+  from_date: instantInput('start').optional().meta({
     description: 'Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC',
   }),
   to_date: ExclusiveEndInstantInput.optional().meta({
     description: 'Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC',
-    example: '2026-11-22',
   }),
 });
 

@@ -79,6 +79,14 @@ export const RotateSecretRequest = nullMeansAbsent(z.strictObject({
   }))
   .meta({ id: 'RotateSecretRequest' });
 
+export const Event = z
+  .object({
+    id: z.string().meta({ example: 'evt_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    type: EventType,
+    created_at: Timestamp,
+    data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
+  })
+  .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
 export const WebhookDelivery = z
   .object({
     delivery_id: z.string().meta({ example: 'whd_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
@@ -92,6 +100,9 @@ export const WebhookDelivery = z
     duration_ms: z.int(),
     attempted_at: Timestamp,
     next_attempt_at: Timestamp.nullable().meta({ description: 'When it will be tried again; null when delivered, or failed for good (72 h after the event)' }),
+    payload: Event.nullable().meta({
+      description: 'The envelope delivered; null when the key lacks the read scope for the event type (the rule of GET /events)',
+    }),
   })
   .meta({ id: 'WebhookDelivery' });
 export const WebhookDeliveryPage = paginated(WebhookDelivery, 'WebhookDeliveryPage');
@@ -101,14 +112,6 @@ export const ListDeliveriesQuery = PageQuery.extend({
 });
 export const ResendRequest = nullMeansAbsent(z.strictObject({ event_id: z.string().min(1).max(64) })).meta({ id: 'ResendEventRequest' });
 
-export const Event = z
-  .object({
-    id: z.string().meta({ example: 'evt_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
-    type: EventType,
-    created_at: Timestamp,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
-  })
-  .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
 export const EventPage = paginated(Event, 'EventPage');
 export const ListEventsQuery = PageQuery.extend({
   type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*'])]).optional(),

@@ -93,6 +93,8 @@ describe('access codes', () => {
       [{ max_uses: 1.5 }, 'max_uses'],
       [{ valid_from: '2026-11-24T10:00:00Z', valid_until: '2026-11-24T09:00:00Z' }, 'valid_until: must be after valid_from'],
       [{ valid_from: '2026-11-20T10:00:00Z', valid_until: '2026-11-21T10:00:00Z' }, 'valid_until: must be in the future'],
+      [{ valid_from: '2026-11-24T10:00:00Z', valid_until: '2027-11-24T10:00:00.001Z' }, 'valid_until: must be at most one year after valid_from'],
+      [{ valid_until: '2027-11-23' }, 'valid_until: must be at most one year after valid_from'],
       [{ valid_until: 'tomorrow' }, 'valid_until'],
       [{ code: 'MINE-0001' }, 'code: unknown field'],
     ].map(([overrides, message]) => ({ overrides: overrides as Record<string, unknown>, message: message as string })))(
@@ -103,6 +105,12 @@ describe('access codes', () => {
         expect(res.body).toEqual({ code: 400, message: expect.stringContaining(message) });
       },
     );
+
+    it('may be valid for a year exactly, to the millisecond', async () => {
+      const res = await create({ valid_from: '2026-11-24T10:00:00Z', valid_until: '2027-11-24T10:00:00Z' });
+      expect(res.status).toBe(201);
+      expect(res.body.access_code).toMatchObject({ valid_from: '2026-11-24T10:00:00.000Z', valid_until: '2027-11-24T10:00:00.000Z' });
+    });
 
     it('never gives two live codes of a tenant the same string, even when created together', async () => {
       const busy = await server.createOrganization({ name: 'Busy Gate' });
@@ -144,6 +152,18 @@ describe('access codes', () => {
       });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('visitors[2].visitor_phone is required');
+      expect((await fresh.live.get('/access-codes')).body.totalResults).toBe(0);
+    });
+
+    it('refuses a window over a year, and makes no code', async () => {
+      const fresh = await server.createOrganization({ name: 'Bulk Year' });
+      const res = await fresh.live.post('/access-codes/bulk', {
+        visitors: [{ visitor_name: 'Ada', visitor_phone: '+2348011111111' }],
+        valid_from: '2026-12-01',
+        valid_until: '2027-12-01T00:00:00.001Z',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 400, message: 'valid_until: must be at most one year after valid_from' });
       expect((await fresh.live.get('/access-codes')).body.totalResults).toBe(0);
     });
 

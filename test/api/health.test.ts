@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRawTo } from '../support/raw-http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('health, reference document and unknown routes', () => {
@@ -13,6 +14,18 @@ describe('health, reference document and unknown routes', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', api_version: 'v1', timestamp: '2026-11-22T10:00:00.000Z', checks: { database: 'ok' } });
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('health refuses what every route refuses, in the error shape its document lists', async () => {
+    const nul = await server.client().get('/health?probe=%00');
+    expect(nul.status).toBe(400);
+    expect(nul.body).toEqual({ code: 400, message: expect.stringContaining('NUL') });
+    // fetch sends no body with a GET; a raw socket does.
+    const withText = await sendRawTo(server.running.port, 'GET /v1/external/health HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nping');
+    expect(withText.status).toBe(400);
+    expect(JSON.parse(withText.body)).toEqual({ code: 400, message: expect.stringContaining('Content-Type') });
+    const documented = (await server.client().get('/openapi.json')).body.paths['/health'].get.responses;
+    expect(documented['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
   });
 
   it('health answers 503 degraded when the database does not answer', async () => {
@@ -74,5 +87,41 @@ describe('health, reference document and unknown routes', () => {
     const asset = await fetch(`${server.baseUrl}/docs/assets/swagger-ui-bundle.js`);
     expect(asset.status).toBe(200);
     expect((await asset.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it('serves only the files the reference page loads, not the rest of the Swagger UI package', async () => {
+    const page = (await server.client().get('/docs')).body as string;
+    const loaded = [...page.matchAll(/(?:href|src)="(docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(loaded.length).toBeGreaterThanOrEqual(3);
+    for (const path of loaded) expect((await fetch(`${server.baseUrl}/${path}`)).status, path).toBe(200);
+    // The package's stock page (which would load its own petstore example), OAuth page, initializer and maps.
+    for (const file of ['index.html', 'oauth2-redirect.html', 'swagger-initializer.js', 'swagger-ui-bundle.js.map', 'package.json', '']) {
+      const res = await server.client().get(`/docs/assets/${file}`);
+      expect(res.status, file).toBe(404);
+      expect(res.body).toEqual({ code: 404, message: expect.any(String) });
+    }
+  });
+
+  it('/docs/ with a trailing slash leads to the reference page', async () => {
+    for (const base of [server.baseUrl, `${server.baseUrl}/api/v1`]) {
+      const bare = await fetch(`${base}/docs/`, { redirect: 'manual' });
+      expect(bare.status).toBe(301);
+      expect(new URL(bare.headers.get('location')!, `${base}/docs/`).href).toBe(`${base}/docs`);
+      const followed = await fetch(`${base}/docs/`);
+      expect(followed.status).toBe(200);
+      expect(await followed.text()).toContain('swagger-ui-bundle.js');
+    }
+  });
+
+  it("the reference opens on the API, and Try it out leaves a list's date filters empty", async () => {
+    const document = (await server.client().get('/openapi.json')).body;
+    const description: string = document.info.description;
+    expect(description.indexOf('**Authentication**')).toBeLessThan(description.indexOf('UCDP'));
+    expect(description.slice(0, 300)).not.toContain('UCDP');
+    const dateParameters = Object.values<any>(document.paths)
+      .flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.parameters ?? []))
+      .filter((parameter) => parameter.name === 'from_date' || parameter.name === 'to_date');
+    expect(dateParameters.length).toBeGreaterThan(4);
+    for (const parameter of dateParameters) expect([parameter.example, parameter.schema.example, parameter.schema.examples]).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -36,6 +36,7 @@ const NOT_OPERATIONS = [
   `GET ${API_BASE}/openapi.json`,
   `GET ${API_BASE}/docs`,
   `GET ${API_BASE}/docs/assets/reference.js`,
+  `GET ${API_BASE}/docs/assets/:file`,
   `GET ${RESPONDER_API_BASE}/openapi.json`,
 ];
 

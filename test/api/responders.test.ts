@@ -140,4 +140,26 @@ describe('responder API (/v1/responder)', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ code: 404, message: expect.any(String) });
   });
+
+  it('answers /responder/ with a policy that runs no inline script, frames nowhere and leaks no referrer, and its page holds no inline script', async () => {
+    const { ensureResponderAppBuilt } = await import('../../responder-app/build.ts');
+    await ensureResponderAppBuilt();
+    const origin = new URL(server.baseUrl).origin;
+    for (const path of ['/responder/', '/responder/sw.js', '/responder/nope.js']) {
+      const res = await fetch(origin + path);
+      const policy = (res.headers.get('content-security-policy') ?? '').split(';').map((directive) => directive.trim());
+      expect(policy, path).toEqual(expect.arrayContaining(["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]));
+      expect(policy.join(' '), path).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+    const html = await (await fetch(`${origin}/responder/`)).text();
+    // Every script is a file of this origin: an inline one would be refused by the policy.
+    const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [tag, body] of scripts) {
+      expect(tag).toMatch(/src="\/responder\//);
+      expect(body!.trim()).toBe('');
+    }
+  });
 });

@@ -419,6 +419,7 @@ describe('webhooks and the event log', () => {
         duration_ms: expect.any(Number),
         attempted_at: nowIso(),
         next_attempt_at: null,
+        payload: request.body,
       });
       expect(delivery.duration_ms).toBeGreaterThanOrEqual(0);
 

@@ -8,7 +8,7 @@ import { loadConfig } from '../../server/config.ts';
 import type { Dispatcher } from '../../server/incidents/dispatcher.ts';
 import { createOrganization } from '../../server/organizations/service.ts';
 import type { Plan } from '../../server/organizations/organization.ts';
-import { startServer, type RunningServer } from '../../server/server.ts';
+import { startServer, type RunningServer, type StartOptions } from '../../server/server.ts';
 import { ManualClock } from './clock.ts';
 import { TEST_SECRETS_KEY } from './secrets.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -105,6 +105,8 @@ export interface TestServerOptions {
   runDispatch?: boolean;
   /** Where the start's banners go (stdout by default). */
   print?: (text: string) => void;
+  /** How long a request may take to arrive (production: 20 s for headers, 30 s in all). */
+  requestTimeouts?: StartOptions['requestTimeouts'];
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -130,6 +132,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
     print: options.print,
+    requestTimeouts: options.requestTimeouts,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

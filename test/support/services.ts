@@ -79,6 +79,20 @@ export async function probeServices(): Promise<ServiceProbe[]> {
   return [await probePostgres(), await probeRedis(), probeChromium(), probeFaultRig()];
 }
 
+const PROBED = Symbol.for('tsaro.test.probed-services');
+
+/**
+ * probeServices, once per process: Vitest evaluates vitest.config.ts for the root and again for
+ * each project that extends it, each time as a fresh module, so only a global is shared.
+ * `first` is true for the one evaluation that ran the probes (it prints the skip notice).
+ */
+export async function probeServicesOnce(): Promise<{ probes: ServiceProbe[]; first: boolean }> {
+  const shared = globalThis as { [PROBED]?: Promise<ServiceProbe[]> };
+  const first = shared[PROBED] === undefined;
+  shared[PROBED] ??= probeServices();
+  return { probes: await shared[PROBED], first };
+}
+
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//');
 }

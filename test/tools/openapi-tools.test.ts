@@ -16,7 +16,6 @@ import { exampleRequests, type Made } from './example-requests.ts';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-// .redocly.lint-ignore.yaml names this path.
 const DOCUMENT = join(ROOT, '.tmp', 'openapi-tools', 'openapi.json');
 const run = promisify(execFile);
 

@@ -559,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Scope `admin`. The `whsec_` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). Each delivery is an HTTP POST of the envelope `{id, type, created_at, data}` (`data`: the REST resource) with headers `Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (Stripe's scheme; one `v1` per valid secret during a rotation), `Svc-Event-Id` and `Svc-Event-Type`. Any 2xx within 10 s is success; redirects are not followed. A failed delivery is tried again at once, after 30 s, after 5 min, then hourly (± 6 min) until 72 h after the event, when it is marked failed for good. Receivers deduplicate by the envelope `id`.
+         * @description Scope `admin`. The `whsec_` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). Each delivery is an HTTP POST of the envelope `{id, type, created_at, data}` (`data`: the REST resource) with headers `Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (Stripe's scheme; one `v1` per valid secret during a rotation), `Svc-Event-Id` and `Svc-Event-Type`. Any 2xx within 10 s is success; redirects are not followed. A failed delivery is tried again at once, after 30 s, after 5 min, then hourly (± 6 min) until 72 h after the event, when it is marked failed for good. Receivers deduplicate by the envelope `id`. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         head?: never;
         /**
          * Change URL, subscriptions or description; disable or enable
-         * @description Scope `admin`. A disabled endpoint gets no deliveries until enabled again.
+         * @description Scope `admin`. A disabled endpoint gets no deliveries until enabled again. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope. Changing `events` or `url`, or enabling, checks the endpoint's subscriptions so.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -625,13 +625,13 @@ export interface paths {
         };
         /**
          * Every delivery attempt to this endpoint, newest first
-         * @description Scope `admin`. Status code, error, duration and when the next attempt is due.
+         * @description Scope `admin`. Status code, error, duration and when the next attempt is due, and the `payload` delivered: null for an event type the key may not read (the read scope rule of `listEvents`).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
         /**
          * Send an event to this endpoint again
-         * @description Scope `admin`. Queues a new delivery (with its own attempts) of one of your events.
+         * @description Scope `admin`. Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read is a 404.
          */
         post: operations["resendWebhookEvent"];
         delete?: never;
@@ -649,7 +649,7 @@ export interface paths {
         };
         /**
          * The event log, newest first
-         * @description Scope `admin`. Everything a webhook would have delivered, so a receiver that was down can recover.
+         * @description Scope `admin`. Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*`; a `type` filter the key may not read is a 403 naming the scope.
          */
         get: operations["listEvents"];
         put?: never;
@@ -669,7 +669,7 @@ export interface paths {
         };
         /**
          * One event
-         * @description Scope `admin`.
+         * @description Scope `admin`. An event of a type the key may not read (see `listEvents`) is a 404.
          */
         get: operations["getEvent"];
         put?: never;
@@ -792,7 +792,7 @@ export interface components {
             host_user_id?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
-            /** @description Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC */
+            /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
             valid_until?: string | null;
             max_uses?: number | null;
         };
@@ -816,7 +816,7 @@ export interface components {
             purpose?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
-            /** @description Defaults to valid_from + 24 h; must be after valid_from. A date (YYYY-MM-DD) is the end of that day, UTC */
+            /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
             valid_until?: string | null;
         };
         ValidateAccessCodeRequest: {
@@ -960,6 +960,16 @@ export interface components {
                 redis?: "ok" | "down";
             };
         };
+        /** @description Every error the API answers, unknown routes and malformed JSON included. */
+        Error: {
+            /**
+             * @description Equals the HTTP status
+             * @example 400
+             */
+            code: number;
+            /** @example subject.name is required */
+            message: string;
+        };
         IdempotentIncidentResponse: {
             incident: components["schemas"]["Incident"];
             /** @constant */
@@ -1077,16 +1087,6 @@ export interface components {
         ResolutionOutcome: "assisted" | "false_alarm" | "no_action_required" | "referred_to_authorities" | "medical_transport" | "unable_to_locate";
         IncidentResponse: {
             incident: components["schemas"]["Incident"];
-        };
-        /** @description Every error the API answers, unknown routes and malformed JSON included. */
-        Error: {
-            /**
-             * @description Equals the HTTP status
-             * @example 400
-             */
-            code: number;
-            /** @example subject.name is required */
-            message: string;
         };
         /** @description One page of results, newest first */
         IncidentPage: {
@@ -1593,14 +1593,8 @@ export interface components {
             attempted_at: string;
             /** @description When it will be tried again; null when delivered, or failed for good (72 h after the event) */
             next_attempt_at: string | null;
-        };
-        /** @description One page of results, newest first */
-        EventPage: {
-            results: components["schemas"]["Event"][];
-            page: number;
-            limit: number;
-            totalPages: number;
-            totalResults: number;
+            /** @description The envelope delivered; null when the key lacks the read scope for the event type (the rule of GET /events) */
+            payload: components["schemas"]["Event"] | null;
         };
         /** @description The envelope every webhook delivers, and the event log lists */
         Event: {
@@ -1617,6 +1611,14 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One page of results, newest first */
+        EventPage: {
+            results: components["schemas"]["Event"][];
+            page: number;
+            limit: number;
+            totalPages: number;
+            totalResults: number;
         };
         CreatedApiKey: {
             api_key: components["schemas"]["ApiKey"];
@@ -1677,6 +1679,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Refused before the check: a NUL (%00) in the URL, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Database not answering */

@@ -66,6 +66,8 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
   const browser = await launchChromium();
   const serverPort = Number(new URL(server.baseUrl).port);
   const links: CuttableLink[] = [];
+  // What the app's Content-Security-Policy refused on any phone: the app must need nothing it forbids.
+  const policyViolations: string[] = [];
   return {
     server,
     org,
@@ -92,8 +94,9 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
         permissions: ['geolocation'],
       });
       const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (error) => errors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+      });
       return { page, context, responderId: responder.responder_id, token, link, appUrl: signInUrl(origin, token) };
     },
     async stop() {
@@ -101,6 +104,7 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
       for (const link of links) await link.close();
       await server.stop();
       await database.drop();
+      expect(policyViolations, 'what the Content-Security-Policy refused').toEqual([]);
     },
   };
 }
