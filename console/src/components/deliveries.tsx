@@ -53,7 +53,7 @@ export function DeliveryRow({ delivery, onResend, showEndpoint = false }: { deli
         <p className="muted small">Attempt {delivery.attempt}</p>
       </td>
       <td>
-        <code>{delivery.event_type}</code>
+        <code className="nowrap">{delivery.event_type}</code>
         <p className="muted small">
           <code>{delivery.event_id}</code>
         </p>

@@ -218,7 +218,7 @@ export function ApiKeysScreen() {
                     {isForgotten(key) && <span className="tag warn">unused {UNUSED_DAYS}+ days</span>}
                   </td>
                   <td>
-                    <code>{key.secret_hint}</code> <EnvironmentTag environment={key.environment} />
+                    <code className="nowrap">{key.secret_hint}</code> <EnvironmentTag environment={key.environment} />
                   </td>
                   <td>
                     <ul className="chips">

@@ -171,7 +171,7 @@ export function GatesScreen() {
         </div>
       )}
       <p className="muted small">Revoke or roll a gate key under API keys.</p>
-      <Pager page={keys.data} onPage={setPage} />
+      {(keys.data?.totalPages ?? 0) > 1 && <Pager page={keys.data} onPage={setPage} />}
     </section>
   );
 }
