@@ -39,7 +39,7 @@ describe('the console is served at /console/', () => {
 
     const missing = await fetch(`${stack.origin}/console/assets/nothing-here.js`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).code).toBe(404);
+    expect(((await missing.json()) as { code: number }).code).toBe(404);
 
     const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await (await fetch(`${stack.origin}/console/`)).text())![1]!;
     expect((await fetch(stack.origin + asset)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');

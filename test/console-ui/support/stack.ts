@@ -58,8 +58,9 @@ export async function startConsoleStack(name: string): Promise<ConsoleStack> {
         if (message.type() === 'error') problems.push(`console: ${message.text()}`);
       });
       page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-      await page.addInitScript(() => {
-        document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP refused ${event.violatedDirective}: ${event.blockedURI}`));
+      // A string: the test's own TypeScript knows no DOM.
+      await page.addInitScript({
+        content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP refused ' + e.violatedDirective + ': ' + e.blockedURI));",
       });
       return { page, context, problems };
     },
