@@ -49,7 +49,7 @@ const serverBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', 'responder-app/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', 'responder-app/dist/', 'console/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -121,6 +121,14 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: restrict([
       { group: ['**/server/**', '**/electron/**', '**/renderer/**', 'electron', 'node:*', '**/shared/node/**'], message: 'responder-app/ imports only from shared/ (not shared/node/).' },
+    ]),
+  },
+  {
+    // The console runs in a person's browser: browser code that imports only from shared/.
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: restrict([
+      { group: ['**/server/**', '**/electron/**', '**/renderer/**', '**/responder-app/**', 'electron', 'node:*', '**/shared/node/**'], message: 'console/ imports only from shared/ (not shared/node/).' },
     ]),
   },
   {

@@ -53,6 +53,10 @@ export default defineConfig(async () => {
         ...(has('Chromium')
           ? [{ extends: true as const, test: { name: 'responder-ui', include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
           : []),
+        // The partner console in real Chromium against the real server (issue #27): journeys of a person, so 90 s each.
+        ...(has('Chromium')
+          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          : []),
         // Three hosts behind HAProxy on a private PostgreSQL and Redis, one fault at a time (issue #12).
         ...(has('Fault rig')
           ? [{ extends: true as const, test: { name: 'faults', include: ['test/faults/**/*.test.ts'], env, testTimeout: 600_000, hookTimeout: 120_000 } }]

@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { accessCodeRoutes } from './access-codes/routes.ts';
 import { accessLogRoutes } from './access-logs/routes.ts';
+import { consoleAppRoutes } from './console/app-files.ts';
 import { createGuard } from './auth/authenticate.ts';
 import { uncachedKeys, type KeyCache } from './auth/key-cache.ts';
 import { apiKeyRoutes } from './auth/routes.ts';
@@ -128,6 +129,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_BASE, mounted, api);
   app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
   app.use('/responder', responderAppRoutes());
+  app.use('/console', consoleAppRoutes());
+  // The front door is the console: people open the host's address, programs call /v1/external.
+  app.get('/', (_req, res) => res.redirect(302, '/console/'));
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,16 +1,8 @@
 import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../shared/kiosk/calls.ts';
+import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
 import type { CoreContext } from './context.ts';
 import { createServerApi, type ServerApi } from './server-api.ts';
 import { apiKeyHint, environmentOfKey, type KioskSettings } from './settings.ts';
-
-/** The scopes a gate needs, and what each is for. */
-export const GATE_SCOPES = [
-  ['access_codes:validate', 'scan codes and read the code feed'],
-  ['access_codes:write', 'record walk-ins and checkouts'],
-  ['logs:read', 'list who is on the premises'],
-  ['incidents:write', 'send the panic SOS'],
-  ['incidents:read', 'follow the SOS incident'],
-] as const;
 
 export function setupStatus(ctx: CoreContext): SetupStatus {
   const settings = ctx.settings;

@@ -1,0 +1,165 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ApiError, createClient } from './api.ts';
+import { Console, canFor, type ConsoleContext } from './context.tsx';
+import { navigate, usePath } from './router.tsx';
+import { AccountScreen } from './screens/account.tsx';
+import { ApiKeysScreen } from './screens/api-keys.tsx';
+import { AuditLogScreen } from './screens/audit-log.tsx';
+import { EndpointScreen } from './screens/endpoint.tsx';
+import { EventsScreen } from './screens/events.tsx';
+import { GatesScreen } from './screens/gates.tsx';
+import { JoinScreen } from './screens/join.tsx';
+import { Layout } from './screens/layout.tsx';
+import { PeopleScreen } from './screens/people.tsx';
+import { AuthFrame, SignInScreen, TotpScreen } from './screens/sign-in.tsx';
+import { RecoveryCodes, TotpEnrolment } from './screens/totp-enrol.tsx';
+import { WebhooksScreen } from './screens/webhooks.tsx';
+import type { Environment, Session } from './types.ts';
+
+type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
+
+const ENVIRONMENT_KEY = 'tsaro.console.environment';
+const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
+
+/** Which screen a path shows, for a signed-in person. */
+function screenFor(path: string) {
+  const endpoint = /^\/webhooks\/([^/]+)$/.exec(path);
+  if (endpoint) return <EndpointScreen endpointId={decodeURIComponent(endpoint[1]!)} />;
+  switch (path) {
+    case '/keys':
+      return <ApiKeysScreen />;
+    case '/webhooks':
+      return <WebhooksScreen />;
+    case '/events':
+      return <EventsScreen />;
+    case '/gates':
+      return <GatesScreen />;
+    case '/people':
+      return <PeopleScreen />;
+    case '/audit-log':
+      return <AuditLogScreen />;
+    case '/account':
+      return <AccountScreen />;
+    default:
+      return (
+        <div className="stack">
+          <h1>No such page</h1>
+          <p>
+            Nothing lives at <code>/console{path}</code>. Pick a screen on the left.
+          </p>
+        </div>
+      );
+  }
+}
+
+export function App() {
+  const path = usePath();
+  const [auth, setAuth] = useState<Auth>({ status: 'loading' });
+  const [environment, setEnvironmentState] = useState<Environment>(storedEnvironment);
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+
+  // The client reads the latest token and environment through refs: one client for the page's life.
+  const session = auth.status === 'in' ? auth.session : null;
+  const csrf = useRef<string | undefined>(undefined);
+  csrf.current = session?.csrf_token;
+  const env = useRef(environment);
+  env.current = environment;
+  const client = useMemo(
+    () =>
+      createClient({
+        csrfToken: () => csrf.current,
+        environment: () => env.current,
+        onSessionEnded: () => setAuth({ status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' }),
+      }),
+    [],
+  );
+
+  useEffect(() => {
+    client.get<{ session: Session }>('/console/session').then(
+      ({ session }) => setAuth({ status: 'in', session }),
+      (error: unknown) => setAuth({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null }),
+    );
+  }, [client]);
+
+  const setEnvironment = useCallback((next: Environment) => {
+    localStorage.setItem(ENVIRONMENT_KEY, next);
+    env.current = next;
+    setEnvironmentState(next);
+  }, []);
+  const onSession = useCallback((next: Session) => setAuth({ status: 'in', session: next }), []);
+  const signOut = useCallback(async () => {
+    await client.post('/console/sign-out').catch(() => undefined);
+    setAuth({ status: 'out', notice: 'You are signed out.' });
+    navigate('/sign-in', { replace: true });
+  }, [client]);
+  const refreshSession = useCallback(async () => {
+    const { session: next } = await client.get<{ session: Session }>('/console/session');
+    setAuth({ status: 'in', session: next });
+  }, [client]);
+
+  const context = useMemo<ConsoleContext | null>(
+    () => (session ? { session, client, environment, setEnvironment, refreshSession, signOut, can: canFor(session) } : null),
+    [session, client, environment, setEnvironment, refreshSession, signOut],
+  );
+
+  const join = /^\/join\/([^/]+)$/.exec(path);
+  if (join)
+    return (
+      <JoinScreen
+        client={client}
+        token={decodeURIComponent(join[1]!)}
+        onSession={(next) => {
+          onSession(next);
+          navigate('/keys', { replace: true });
+        }}
+      />
+    );
+  if (auth.status === 'loading')
+    return (
+      <AuthFrame title="Tsaro Console">
+        <p className="muted">Opening…</p>
+      </AuthFrame>
+    );
+  if (auth.status === 'out') return <SignInScreen client={client} notice={auth.notice} onSession={onSession} />;
+  const stage = auth.session.stage;
+  if (stage === 'totp') return <TotpScreen client={client} onSession={onSession} onCancel={() => void signOut()} />;
+  if (recoveryCodes)
+    return (
+      <AuthFrame title="Keep your recovery codes">
+        <RecoveryCodes
+          codes={recoveryCodes}
+          onDone={() => {
+            setRecoveryCodes(null);
+            if (path === '/' || path === '/sign-in') navigate('/keys', { replace: true });
+          }}
+        />
+      </AuthFrame>
+    );
+  if (stage === 'enrol_totp')
+    return (
+      <AuthFrame title="Set up two-step sign-in">
+        <p>
+          Your role ({auth.session.person.role}) signs in with a password and a code from an authenticator app. Set it up now; it takes a minute.
+        </p>
+        <TotpEnrolment
+          client={client}
+          onEnrolled={({ session: next, recovery_codes }) => {
+            setRecoveryCodes(recovery_codes);
+            onSession(next);
+          }}
+        />
+        <button type="button" className="link" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </AuthFrame>
+    );
+  if (path === '/' || path === '/sign-in') {
+    queueMicrotask(() => navigate('/keys', { replace: true }));
+    return null;
+  }
+  return (
+    <Console.Provider value={context}>
+      <Layout path={path}>{screenFor(path)}</Layout>
+    </Console.Provider>
+  );
+}

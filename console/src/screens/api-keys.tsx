@@ -1,0 +1,282 @@
+import { useState, type FormEvent } from 'react';
+import { SCOPES, type Scope } from '../../../shared/schemas/api-keys.ts';
+import { SCOPE_SENTENCES } from '../../../shared/console/sentences.ts';
+import { describeError } from '../api.ts';
+import { ConfirmButton, Empty, EnvironmentTag, ErrorNote, Field, Pager, SecretOnce, Time } from '../components/ui.tsx';
+import { useConsole, useLoad } from '../context.tsx';
+import { daysSince } from '../format.ts';
+import type { ApiKey, Page } from '../types.ts';
+import { ScreenHeader } from './layout.tsx';
+
+/** A key nobody used for this long is probably forgotten: revoke it or find out who holds it. */
+export const UNUSED_DAYS = 90;
+
+export const GRACE_CHOICES = [
+  [0, 'Stop the old one now'],
+  [1, '1 hour'],
+  [24, '24 hours'],
+  [72, '3 days'],
+  [168, '7 days (longest)'],
+] as const;
+
+type Shown = 'active' | 'revoked' | 'all';
+
+export function isForgotten(key: ApiKey, now = Date.now()): boolean {
+  if (key.revoked_at) return false;
+  return daysSince(key.last_used_at ?? key.created_at, now) >= UNUSED_DAYS;
+}
+
+export function ScopeChecklist({ chosen, onChange, idPrefix }: { chosen: Set<Scope>; onChange: (next: Set<Scope>) => void; idPrefix: string }) {
+  return (
+    <fieldset className="checklist">
+      <legend>Scopes: what the key may do</legend>
+      {SCOPES.map((scope) => (
+        <label key={scope} className="check" htmlFor={`${idPrefix}-${scope}`}>
+          <input
+            id={`${idPrefix}-${scope}`}
+            type="checkbox"
+            checked={chosen.has(scope)}
+            onChange={(e) => {
+              const next = new Set(chosen);
+              if (e.target.checked) next.add(scope);
+              else next.delete(scope);
+              onChange(next);
+            }}
+          />
+          <span>
+            <code>{scope}</code> <span className="muted">{SCOPE_SENTENCES[scope]}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function CreateKey({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
+  const { client, environment } = useConsole();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Set<Scope>>(new Set());
+  const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ api_key: ApiKey; secret: string } | null>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (scopes.size === 0) {
+      setError('Choose at least one scope.');
+      return;
+    }
+    setError(null);
+    try {
+      setCreated(await client.post('/api-keys', { name: name.trim(), scopes: SCOPES.filter((s) => scopes.has(s)) }));
+      onCreated();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }
+  if (created)
+    return (
+      <section className="panel" aria-label="New key">
+        <SecretOnce label={`Secret of “${created.api_key.name}”`} secret={created.secret} />
+        <button type="button" onClick={onCancel}>
+          Done
+        </button>
+      </section>
+    );
+  return (
+    <form className="panel stack" onSubmit={submit} aria-label="Create a key" data-testid="create-key">
+      <h2>New {environment} key</h2>
+      <Field label="Name" id="key-name" hint="Say where it runs, e.g. “Estate app backend” or “Zapier”.">
+        <input id="key-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+      </Field>
+      <ScopeChecklist chosen={scopes} onChange={setScopes} idPrefix="new-scope" />
+      <p className="muted small">Give a key only what its program needs. You can grant only scopes your role may grant.</p>
+      <ErrorNote error={error} />
+      <p className="row">
+        <button type="submit" className="primary">
+          Create key
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </p>
+    </form>
+  );
+}
+
+function RollKey({ apiKey, onRolled, onCancel }: { apiKey: ApiKey; onRolled: () => void; onCancel: () => void }) {
+  const { client } = useConsole();
+  const [hours, setHours] = useState(24);
+  const [error, setError] = useState<string | null>(null);
+  const [rolled, setRolled] = useState<{ api_key: ApiKey; secret: string } | null>(null);
+  if (rolled)
+    return (
+      <div className="inline-panel">
+        <SecretOnce label={`New secret of “${rolled.api_key.name}”`} secret={rolled.secret}>
+          <p className="muted small">{hours === 0 ? 'The old secret has stopped working.' : `The old secret keeps working for ${hours} h, then answers 401.`}</p>
+        </SecretOnce>
+        <button type="button" onClick={onCancel}>
+          Done
+        </button>
+      </div>
+    );
+  return (
+    <form
+      className="inline-panel row"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        try {
+          setRolled(await client.post(`/api-keys/${apiKey.key_id}/roll`, { expires_in_hours: hours }));
+          onRolled();
+        } catch (failure) {
+          setError(describeError(failure));
+        }
+      }}
+    >
+      <label htmlFor={`grace-${apiKey.key_id}`}>Keep the old secret working for</label>
+      <select id={`grace-${apiKey.key_id}`} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+        {GRACE_CHOICES.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="primary">
+        Roll
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+export function ApiKeysScreen() {
+  const { client, can } = useConsole();
+  const [page, setPage] = useState(1);
+  const [shown, setShown] = useState<Shown>('active');
+  const [creating, setCreating] = useState(false);
+  const [rolling, setRolling] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const keys = useLoad((c) => c.get<Page<ApiKey>>('/api-keys', { page, limit: 20 }), [page]);
+  const mayWrite = can('manageIntegrations');
+  const visible = (keys.data?.results ?? []).filter((key) => shown === 'all' || (shown === 'revoked') === Boolean(key.revoked_at));
+  const forgotten = (keys.data?.results ?? []).filter((key) => isForgotten(key));
+  return (
+    <section className="stack" data-testid="screen-keys">
+      <ScreenHeader
+        title="API keys"
+        action={
+          mayWrite &&
+          !creating && (
+            <button type="button" className="primary" onClick={() => setCreating(true)} data-testid="new-key">
+              New key
+            </button>
+          )
+        }
+      >
+        Keys let your programs call the Tsaro API. Each is shown once when created; here you see its hint, what it may do and when it was last used.
+      </ScreenHeader>
+      {creating && <CreateKey onCreated={keys.reload} onCancel={() => setCreating(false)} />}
+      {forgotten.length > 0 && (
+        <p className="warning" data-testid="unused-nudge">
+          {forgotten.length === 1 ? 'One key has' : `${forgotten.length} keys have`} not been used for {UNUSED_DAYS} days or more:{' '}
+          {forgotten.map((key) => key.name).join(', ')}. A key nobody uses is a risk with no benefit: revoke it unless you know who holds it.
+        </p>
+      )}
+      <div className="filters" role="group" aria-label="Filter keys">
+        <label htmlFor="key-shown">Show</label>
+        <select id="key-shown" value={shown} onChange={(e) => setShown(e.target.value as Shown)}>
+          <option value="active">Active keys</option>
+          <option value="revoked">Revoked keys</option>
+          <option value="all">All keys</option>
+        </select>
+      </div>
+      <ErrorNote error={keys.error ?? actionError} />
+      {keys.data && visible.length === 0 ? (
+        <Empty title={shown === 'revoked' ? 'No revoked keys on this page.' : 'No keys here yet.'}>
+          {mayWrite ? 'Create one with “New key”, or make a gate key under Gates.' : 'An owner, admin or developer can create keys.'}
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires / revoked</th>
+                {mayWrite && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {visible.map((key) => (
+                <tr key={key.key_id} className={key.revoked_at ? 'revoked' : ''} data-testid="key-row">
+                  <td>
+                    <strong>{key.name}</strong>
+                    {isForgotten(key) && <span className="tag warn">unused {UNUSED_DAYS}+ days</span>}
+                  </td>
+                  <td>
+                    <code className="nowrap">{key.secret_hint}</code> <EnvironmentTag environment={key.environment} />
+                  </td>
+                  <td>
+                    <ul className="chips">
+                      {key.scopes.map((scope) => (
+                        <li key={scope} title={SCOPE_SENTENCES[scope]}>
+                          {scope}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>
+                    <Time iso={key.created_at} />
+                  </td>
+                  <td>
+                    <Time iso={key.last_used_at} relative />
+                  </td>
+                  <td>
+                    {key.revoked_at ? (
+                      <span className="tag bad">
+                        Revoked <Time iso={key.revoked_at} />
+                      </span>
+                    ) : key.expires_at ? (
+                      <span className="tag warn">
+                        Expires <Time iso={key.expires_at} relative />
+                      </span>
+                    ) : (
+                      <span className="muted">No end</span>
+                    )}
+                  </td>
+                  {mayWrite && (
+                    <td className="actions-cell">
+                      {!key.revoked_at &&
+                        (rolling === key.key_id ? (
+                          <RollKey apiKey={key} onRolled={keys.reload} onCancel={() => setRolling(null)} />
+                        ) : (
+                          <>
+                            <button type="button" onClick={() => setRolling(key.key_id)}>
+                              Roll
+                            </button>
+                            <ConfirmButton
+                              label="Revoke"
+                              question={`Revoke “${key.name}”? Programs using it get 401 at once.`}
+                              onConfirm={async () => {
+                                setActionError(null);
+                                await client.del(`/api-keys/${key.key_id}`).then(keys.reload, (e: unknown) => setActionError(describeError(e)));
+                              }}
+                            />
+                          </>
+                        ))}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={keys.data} onPage={setPage} />
+    </section>
+  );
+}

@@ -1,0 +1,131 @@
+import { useState } from 'react';
+import { eventSentence } from '../../../shared/console/sentences.ts';
+import { DeliveryTable, Payload } from '../components/deliveries.tsx';
+import { EVENT_TYPES } from '../components/event-picker.tsx';
+import { Empty, ErrorNote, Pager, Time } from '../components/ui.tsx';
+import { useLoad } from '../context.tsx';
+import type { Delivery, EventEnvelope, Page, WebhookEndpoint } from '../types.ts';
+import { ScreenHeader } from './layout.tsx';
+
+const TYPE_FILTERS = ['incident.*', 'access_code.*', 'visitor.*', ...EVENT_TYPES];
+
+/** The resource an event is about: the id field its data carries. */
+export function resourceOf(event: EventEnvelope): string | null {
+  const data = event.data;
+  for (const field of ['incident_id', 'code_id', 'log_id', 'kiosk_id']) if (typeof data[field] === 'string') return data[field];
+  return null;
+}
+
+/** Which endpoints got this event, and how each attempt went. */
+function EventDeliveries({ eventId }: { eventId: string }) {
+  const attempts = useLoad(async (c) => {
+    const endpoints = await c.get<Page<WebhookEndpoint>>('/webhook-endpoints', { limit: 100 });
+    const pages = await Promise.all(endpoints.results.map((e) => c.get<Page<Delivery>>(`/webhook-endpoints/${e.endpoint_id}/deliveries`, { event_id: eventId, limit: 100 })));
+    return { endpoints: endpoints.results, deliveries: pages.flatMap((p) => p.results) };
+  }, [eventId]);
+  if (attempts.error) return <ErrorNote error={attempts.error} />;
+  if (!attempts.data) return <p className="muted">Loading deliveries…</p>;
+  const { endpoints, deliveries } = attempts.data;
+  if (deliveries.length === 0)
+    return <p className="muted">No webhook endpoint received this event{endpoints.length === 0 ? ': there are no endpoints in this environment.' : ' (none subscribes to its type, or it was disabled).'}</p>;
+  const urlOf = new Map(endpoints.map((e) => [e.endpoint_id, e.url]));
+  return (
+    <div className="stack">
+      <p className="small">
+        Sent to:{' '}
+        {[...new Set(deliveries.map((d) => d.endpoint_id))].map((id) => (
+          <code key={id} className="url">
+            {urlOf.get(id) ?? id}{' '}
+          </code>
+        ))}
+      </p>
+      <DeliveryTable deliveries={deliveries} showEndpoint />
+    </div>
+  );
+}
+
+export function EventsScreen() {
+  const [page, setPage] = useState(1);
+  const [type, setType] = useState('');
+  const [resourceId, setResourceId] = useState('');
+  const [fromDate, setFromDate] = useState('');
+  const [toDate, setToDate] = useState('');
+  const [includeTest, setIncludeTest] = useState(false);
+  const [open, setOpen] = useState<string | null>(null);
+  const events = useLoad(
+    (c) =>
+      c.get<Page<EventEnvelope>>('/events', {
+        page,
+        limit: 20,
+        type,
+        resource_id: resourceId.trim(),
+        from_date: fromDate,
+        to_date: toDate,
+        include_test: includeTest ? 'true' : undefined,
+      }),
+    [page, type, resourceId, fromDate, toDate, includeTest],
+  );
+  const filtered = Boolean(type || resourceId || fromDate || toDate);
+  const reset = <T,>(set: (v: T) => void) => (v: T) => (set(v), setPage(1));
+  return (
+    <section className="stack" data-testid="screen-events">
+      <ScreenHeader title="Events">Everything that happened, as webhooks deliver it: open one to see which endpoints got it and how each attempt went.</ScreenHeader>
+      <div className="filters" role="group" aria-label="Filter events">
+        <label htmlFor="event-type">Type</label>
+        <select id="event-type" value={type} onChange={(e) => reset(setType)(e.target.value)}>
+          <option value="">All types</option>
+          {TYPE_FILTERS.map((t) => (
+            <option key={t}>{t}</option>
+          ))}
+        </select>
+        <label htmlFor="event-resource">Resource id</label>
+        <input id="event-resource" value={resourceId} onChange={(e) => reset(setResourceId)(e.target.value)} placeholder="inc_…, code_…, log_…" />
+        <label htmlFor="event-from">From</label>
+        <input id="event-from" type="date" value={fromDate} onChange={(e) => reset(setFromDate)(e.target.value)} />
+        <label htmlFor="event-to">To</label>
+        <input id="event-to" type="date" value={toDate} onChange={(e) => reset(setToDate)(e.target.value)} />
+        <label className="check">
+          <input type="checkbox" checked={includeTest} onChange={(e) => reset(setIncludeTest)(e.target.checked)} /> Test events too
+        </label>
+      </div>
+      <ErrorNote error={events.error} />
+      {events.data && events.data.results.length === 0 ? (
+        <Empty title={filtered ? 'No events match these filters.' : 'No events yet in this environment.'}>
+          {filtered
+            ? 'Widen the dates or clear the filters.'
+            : 'Events appear when incidents are reported, access codes are made or used, and visitors come and go. In Sandbox, report a test incident with a sandbox key to see some.'}
+        </Empty>
+      ) : (
+        <ul className="event-list">
+          {(events.data?.results ?? []).map((event) => (
+            <li key={event.id} className="event" data-testid="event-row">
+              <button
+                type="button"
+                className="event-head"
+                aria-expanded={open === event.id}
+                onClick={() => setOpen(open === event.id ? null : event.id)}
+              >
+                <code className="event-type">{event.type}</code>
+                {event.test && <span className="tag">test</span>}
+                <span className="muted">{eventSentence(event.type)}</span>
+                <span className="event-resource">{resourceOf(event) ?? ''}</span>
+                <Time iso={event.created_at} />
+              </button>
+              {open === event.id && (
+                <div className="event-body stack">
+                  <p className="small">
+                    Event <code>{event.id}</code>
+                  </p>
+                  <Payload eventId={event.id} />
+                  <h3>Deliveries</h3>
+                  <EventDeliveries eventId={event.id} />
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <Pager page={events.data} onPage={setPage} />
+    </section>
+  );
+}

@@ -1,0 +1,249 @@
+import { useState, type FormEvent } from 'react';
+import { describeError } from '../api.ts';
+import { ConfirmButton, CopyButton, Empty, ErrorNote, Field, Pager, Time } from '../components/ui.tsx';
+import { useConsole, useLoad } from '../context.tsx';
+import { ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
+import type { Invitation, Page, Person, Role } from '../types.ts';
+import { ScreenHeader } from './layout.tsx';
+
+/** A link made here: shown with a copy button, since no mail server is assumed. */
+function InviteLink({ url, email, onDone }: { url: string; email: string; onDone: () => void }) {
+  return (
+    <section className="panel stack" data-testid="invite-link">
+      <p>
+        Send this link to <strong>{email}</strong> yourself (chat, text message). It works once and for 7 days.
+      </p>
+      <p className="secret-row">
+        <code className="secret" data-testid="invite-url">
+          {url}
+        </code>
+        <CopyButton text={url} />
+      </p>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
+
+function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: string) => void; onCancel: () => void }) {
+  const { client, session } = useConsole();
+  const roles = rolesGrantableBy(session.person.role);
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [error, setError] = useState<string | null>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    try {
+      const answer = await client.post<{ invite_url: string }>('/console/invitations', { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) });
+      onInvited(answer.invite_url, email.trim());
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }
+  return (
+    <form className="panel stack" onSubmit={submit} data-testid="invite-form">
+      <h2>Invite someone</h2>
+      <Field label="Email" id="invite-email">
+        <input id="invite-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+      </Field>
+      <Field label="Name (optional)" id="invite-name">
+        <input id="invite-name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <fieldset className="checklist">
+        <legend>Role</legend>
+        {roles.map((r) => (
+          <label key={r} className="check">
+            <input type="radio" name="invite-role" value={r} checked={role === r} onChange={() => setRole(r)} />
+            <span>
+              <strong>{r}</strong> <span className="muted">{ROLE_SENTENCES[r]}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <ErrorNote error={error} />
+      <p className="row">
+        <button type="submit" className="primary">
+          Make invitation link
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </p>
+    </form>
+  );
+}
+
+export function PeopleScreen() {
+  const { client, session, can } = useConsole();
+  const [page, setPage] = useState(1);
+  const [invitePage, setInvitePage] = useState(1);
+  const [roleFilter, setRoleFilter] = useState<'' | Role>('');
+  const [inviting, setInviting] = useState(false);
+  const [link, setLink] = useState<{ url: string; email: string } | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const people = useLoad((c) => c.get<Page<Person>>('/console/people', { page, limit: 20, role: roleFilter || undefined }), [page, roleFilter]);
+  const invitations = useLoad((c) => c.get<Page<Invitation>>('/console/invitations', { page: invitePage, limit: 20 }), [invitePage]);
+  const me = session.person;
+  const grantable = rolesGrantableBy(me.role);
+  const mayManage = (person: Person) => can('managePeople') && person.person_id !== me.person_id && (me.role === 'owner' || person.role !== 'owner');
+  const act = (work: Promise<unknown>, reload: () => void) => {
+    setActionError(null);
+    return work.then(reload, (e: unknown) => setActionError(describeError(e)));
+  };
+  const visible = (people.data?.results ?? []).filter((p) => !roleFilter || p.role === roleFilter);
+  return (
+    <section className="stack" data-testid="screen-people">
+      <ScreenHeader
+        title="People"
+        action={
+          !inviting && (
+            <button type="button" className="primary" onClick={() => (setInviting(true), setLink(null))}>
+              Invite someone
+            </button>
+          )
+        }
+      >
+        Who can sign in to this console for {session.organization.name}, with which role. People see both Live and Sandbox.
+      </ScreenHeader>
+      {inviting && (
+        <Invite
+          onCancel={() => setInviting(false)}
+          onInvited={(url, email) => {
+            setInviting(false);
+            setLink({ url, email });
+            invitations.reload();
+          }}
+        />
+      )}
+      {link && <InviteLink url={link.url} email={link.email} onDone={() => setLink(null)} />}
+      <div className="filters" role="group" aria-label="Filter people">
+        <label htmlFor="people-role">Role</label>
+        <select id="people-role" value={roleFilter} onChange={(e) => (setRoleFilter(e.target.value as Role | ''), setPage(1))}>
+          <option value="">Every role</option>
+          {(['owner', 'admin', 'developer', 'operator', 'viewer'] as const).map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </div>
+      <ErrorNote error={people.error ?? actionError} />
+      {people.data && visible.length === 0 ? (
+        <Empty title="Nobody with this role.">Invite someone, or choose another role.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Person</th>
+                <th scope="col">Role</th>
+                <th scope="col">Two-step</th>
+                <th scope="col">Last active</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {visible.map((person) => (
+                <tr key={person.person_id} data-testid="person-row">
+                  <td>
+                    <strong>{person.name || person.email}</strong>
+                    {person.person_id === me.person_id && <span className="tag">you</span>}
+                    <p className="muted small">{person.email}</p>
+                  </td>
+                  <td>
+                    {mayManage(person) ? (
+                      <select
+                        aria-label={`Role of ${person.email}`}
+                        value={person.role}
+                        onChange={(e) => void act(client.patch(`/console/people/${person.person_id}`, { role: e.target.value }), people.reload)}
+                      >
+                        {[...new Set([person.role, ...grantable])].map((r) => (
+                          <option key={r}>{r}</option>
+                        ))}
+                      </select>
+                    ) : (
+                      person.role
+                    )}
+                  </td>
+                  <td>{person.totp_enabled ? <span className="tag good">On</span> : <span className="tag">Off</span>}</td>
+                  <td>
+                    <Time iso={person.last_active_at} relative />
+                  </td>
+                  <td className="actions-cell">
+                    {mayManage(person) && (
+                      <>
+                        <ConfirmButton
+                          label="New sign-in link"
+                          danger={false}
+                          question={`Make a link for ${person.email} to set a new password and authenticator? Their current ones stop working when they use it.`}
+                          confirmLabel="Make link"
+                          onConfirm={() =>
+                            act(
+                              client.post<{ invite_url: string }>(`/console/people/${person.person_id}/reset`).then((a) => setLink({ url: a.invite_url, email: person.email })),
+                              invitations.reload,
+                            )
+                          }
+                        />
+                        <ConfirmButton
+                          label="Remove"
+                          question={`Remove ${person.email}? Their sessions end at once.`}
+                          onConfirm={() => act(client.del(`/console/people/${person.person_id}`), people.reload)}
+                        />
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={people.data} onPage={setPage} />
+
+      <h2>Pending invitations</h2>
+      <ErrorNote error={invitations.error} />
+      {invitations.data && invitations.data.results.length === 0 ? (
+        <Empty title="No invitations waiting.">Links you make appear here until they are used or expire.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Made</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(invitations.data?.results ?? []).map((invitation) => (
+                <tr key={invitation.invitation_id} data-testid="invitation-row">
+                  <td>{invitation.email}</td>
+                  <td>{invitation.role}</td>
+                  <td>
+                    <Time iso={invitation.created_at} />
+                  </td>
+                  <td>
+                    <Time iso={invitation.expires_at} relative />
+                  </td>
+                  <td>
+                    {(me.role === 'owner' || invitation.role !== 'owner') && (
+                      <ConfirmButton
+                        label="Withdraw"
+                        question="Withdraw this link? It stops working."
+                        onConfirm={() => act(client.del(`/console/invitations/${invitation.invitation_id}`), invitations.reload)}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={invitations.data} onPage={setInvitePage} />
+    </section>
+  );
+}

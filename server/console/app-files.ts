@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import express, { Router } from 'express';
+import { ApiError } from '../http/errors.ts';
+
+/** Where `vite build console` writes the console. */
+export const CONSOLE_APP_DIST = resolve(import.meta.dirname, '../../console/dist');
+
+/**
+ * No inline script or style, nothing from elsewhere, never framed: the console holds the keys to
+ * an organization, and everything partners or visitors wrote is shown in it. `data:` images are
+ * the QR codes the page draws itself.
+ */
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+/** A client route (`/console/join/inv_…`, `/console/keys`): a last segment without a dot. */
+const isClientRoute = (path: string) => !/\.[^/]*$/.test(path);
+
+/**
+ * The console's static files at /console/, on the API's own origin. Any path under it that is
+ * not a file and looks like a page (no extension) gets index.html, so an invite link
+ * `/console/join/{token}` or a reload on `/console/webhooks` opens the app on that screen. The
+ * page is always revalidated; hashed assets are cached for good.
+ */
+export function consoleAppRoutes(dir: string = CONSOLE_APP_DIST): Router {
+  const router = Router();
+  router.use((req, res, next) => {
+    res.setHeader('content-security-policy', CONSOLE_CSP);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('referrer-policy', 'no-referrer');
+    res.setHeader('x-frame-options', 'DENY');
+    // Relative to /console the app's base (/console/) would not apply.
+    if (req.originalUrl === '/console' || req.originalUrl.startsWith('/console?')) {
+      res.redirect(301, '/console/');
+      return;
+    }
+    if (!existsSync(join(dir, 'index.html'))) {
+      next(new ApiError(503, 'The console is not built: run `npm run build:console` (npm start builds it)'));
+      return;
+    }
+    next();
+  });
+  router.use(
+    express.static(dir, {
+      index: 'index.html',
+      redirect: false,
+      setHeaders(res, path) {
+        if (/[\\/]assets[\\/]/.test(path)) res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+        else res.setHeader('cache-control', 'no-cache');
+      },
+    }),
+  );
+  router.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isClientRoute(req.path) || req.path.startsWith('/assets/')) {
+      next();
+      return;
+    }
+    res.setHeader('cache-control', 'no-cache');
+    res.sendFile(join(dir, 'index.html'));
+  });
+  return router;
+}

@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ensureConsoleAppBuilt } from '../../../console/build.ts';
+import { createTestDatabase } from '../../support/database.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { launchChromium } from '../../ui/support/browser.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'console-ui');
+/** Where the screenshots people look at are kept (docs/console/). */
+export const SCREENSHOTS = join(ROOT, 'docs', 'console');
+/** A laptop, and a 10-inch tablet both ways. */
+export const SCREENS = {
+  desktop: { width: 1366, height: 768 },
+  'tablet-landscape': { width: 1280, height: 800 },
+  'tablet-portrait': { width: 800, height: 1280 },
+} as const;
+
+export interface ConsoleStack {
+  server: TestServer;
+  browser: Browser;
+  /** `http://127.0.0.1:PORT`: the console is at `${origin}/console/`. */
+  origin: string;
+  /** A fresh browser profile with a page that records console errors and CSP refusals. */
+  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  stop(): Promise<void>;
+}
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Errors the page logged, failed scripts, and anything the Content-Security-Policy refused. */
+  problems: string[];
+}
+
+/** The real server (SQLite) serving the built console, and Debian's Chromium. */
+export async function startConsoleStack(name: string): Promise<ConsoleStack> {
+  mkdirSync(join(ARTIFACTS, name), { recursive: true });
+  // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
+  process.env.TMPDIR = mkdtempSync(join(ROOT, 'test-artifacts', 'cui-'));
+  await ensureConsoleAppBuilt();
+  const database = await createTestDatabase('sqlite');
+  const server = await startTestServer({ database });
+  const browser = await launchChromium();
+  const origin = new URL(server.baseUrl).origin;
+  const contexts: BrowserContext[] = [];
+  return {
+    server,
+    browser,
+    origin,
+    async open(viewport = SCREENS.desktop) {
+      const context = await browser.newContext({ viewport, baseURL: origin });
+      contexts.push(context);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+      // A string: the test's own TypeScript knows no DOM.
+      await page.addInitScript({
+        content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP refused ' + e.violatedDirective + ': ' + e.blockedURI));",
+      });
+      return { page, context, problems };
+    },
+    async stop() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
