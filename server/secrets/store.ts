@@ -11,6 +11,8 @@ export const SEALED_COLUMNS = [
   { table: 'webhook_endpoints', key: ['endpoint_id'], column: 'secret' },
   { table: 'webhook_endpoints', key: ['endpoint_id'], column: 'previous_secret' },
   { table: 'pass_keys', key: ['kid'], column: 'private_key' },
+  { table: 'people', key: ['person_id'], column: 'totp_secret' },
+  { table: 'people', key: ['person_id'], column: 'totp_pending_secret' },
   // Answers that carry a secret are sealed for their maker instead (server/idempotency/claims.ts) and are not the sealing key's.
   { table: 'idempotency_requests', key: ['organization_id', 'environment', 'idempotency_key'], column: 'response_body' },
 ] as const;

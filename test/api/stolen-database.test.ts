@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassVerifier } from '../../electron/core/pass-verifier.ts';
 import { gcmOpen } from '../../server/secrets/secret-box.ts';
 import { assemblePass, parsePass, passSigningText } from '../../shared/pass.ts';
+import { joinConsole } from '../support/console.ts';
 import { TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
@@ -23,6 +24,8 @@ let server: TestServer;
 let org: TestOrganization;
 const shown: string[] = [];
 let copy: string;
+const people: { cookie: string; totpSecret: string; recoveryCodes: string[] }[] = [];
+let inviteToken = '';
 const workDir = mkdtempSync(join(tmpdir(), 'tsaro-stolen-'));
 
 beforeAll(async () => {
@@ -50,6 +53,12 @@ beforeAll(async () => {
       expect(code.status).toBe(201);
     }
   }
+  // The console: a person signed in with a second factor (a session, a TOTP secret, recovery codes), and an unused invitation.
+  const person = await joinConsole(server, org.organizationId, 'owner');
+  people.push({ cookie: person.browser.cookie!.split('=')[1]!, totpSecret: person.totpSecret!, recoveryCodes: person.recoveryCodes });
+  const { inviteOrReset } = await import('../../server/people/service.ts');
+  const unused = await inviteOrReset({ db: server.running.database.db, clock: server.clock, publicUrl: 'https://console.example' }, { organizationId: org.organizationId, email: 'later@estate.example', role: 'admin' });
+  inviteToken = unused.invite_url.split('/').pop()!;
   copy = stealCopy();
 }, 60_000);
 
@@ -57,6 +66,12 @@ afterAll(async () => {
   await server?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
+
+/**
+ * The server runs in this process: a long synchronous search would hold its timers too, and a
+ * keep-alive connection both sides meant to close could be reused as it closes (ECONNRESET).
+ */
+const breathe = () => new Promise((resolve) => setImmediate(resolve));
 
 /** The database as a thief would carry it off, as text (SQLite stores text as UTF-8 bytes; latin1 keeps every byte). */
 function stealCopy(): string {
@@ -106,10 +121,11 @@ describe('a copy of the database opens nothing', () => {
     expect(candidates.length).toBeGreaterThan(0);
     for (const key of candidates) {
       for (const value of sealed) expect(() => gcmOpen(key, value)).toThrow();
+      await breathe();
     }
   });
 
-  it('answers that carried a secret are sealed for their maker: nothing in the copy opens them', () => {
+  it('answers that carried a secret are sealed for their maker: nothing in the copy opens them', async () => {
     const makerSealed = [...copy.matchAll(/k1\.([\w-]{16})\.([\w-]+)\.([\w-]{22})/g)].map(([, iv, body, tag]) => [iv!, body!, tag!]);
     // Key creation, roll, endpoint creation and rotation, in each environment.
     expect(makerSealed.length).toBeGreaterThanOrEqual(8);
@@ -118,6 +134,7 @@ describe('a copy of the database opens nothing', () => {
     // What the copy does hold about each key: its hash and its hint. Neither opens the answer.
     const hashes = [...new Set([...copy.matchAll(/[0-9a-f]{64}/g)].map(([m]) => m))];
     for (const value of makerSealed) {
+      await breathe();
       for (const guess of hashes) {
         for (const scope of [`${org.organizationId}\nlive\nkey-live`, `${org.organizationId}\nsandbox\nkey-sandbox`]) {
           const key = Buffer.from(hkdfSync('sha256', guess, 'tsaro idempotent answer', scope, 32));
@@ -154,6 +171,24 @@ describe('a copy of the database opens nothing', () => {
       expect(kiosk.check(forged)).toEqual({ ok: false, why: 'bad_signature' });
       const res = await org.live.post('/access-codes/validate', { code: forged });
       expect(res.body.valid).toBe(false);
+    }
+  });
+
+  it('yields no working console session, invitation, TOTP secret or recovery code', async () => {
+    const [person] = people;
+    for (const secret of [person!.cookie, inviteToken, person!.totpSecret, ...person!.recoveryCodes, ...person!.recoveryCodes.map((c) => c.replace(/-/g, ''))]) {
+      expect(copy.includes(secret), `${secret.slice(0, 6)}… is in the copy`).toBe(false);
+    }
+    // What the copy holds of them - hashes and the sealed secret - opens nothing: a hash is no cookie, and no link.
+    const hashes = [...new Set([...copy.matchAll(/[0-9a-f]{64}/g)].map(([m]) => m))];
+    expect(hashes.length).toBeGreaterThan(0);
+    for (const hash of hashes.slice(0, 200)) {
+      const asCookie = await fetch(`${server.baseUrl}/console/session`, { headers: { cookie: `tsaro_console=${Buffer.from(hash, 'hex').toString('base64url')}` } });
+      expect(asCookie.status).toBe(401);
+    }
+    expect((await server.client().get(`/console/invitations/${inviteToken}`)).status).toBe(200);
+    for (const hash of hashes.slice(0, 50)) {
+      expect((await server.client().get(`/console/invitations/${Buffer.from(hash, 'hex').toString('base64url')}`)).status).toBe(404);
     }
   });
 });
