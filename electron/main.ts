@@ -73,11 +73,18 @@ if (!app.requestSingleInstanceLock()) {
 
     // The camera for the QR scanner, for our page only; nothing else, ever.
     session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
-      callback(mayUseCamera({ permission, fromOurWindow: contents === window?.webContents, pageUrl: contents.getURL(), requestingUrl: details.requestingUrl }, rendererUrl));
+      const mediaTypes = 'mediaTypes' in details ? (details.mediaTypes ?? ['audio']) : undefined;
+      callback(mayUseCamera({ permission, fromOurWindow: contents === window?.webContents, pageUrl: contents.getURL(), requestingUrl: details.requestingUrl, mediaTypes }, rendererUrl));
     });
     session.defaultSession.setPermissionCheckHandler((contents, permission, _requestingOrigin, details) =>
       mayUseCamera(
-        { permission, fromOurWindow: contents !== null && contents === window?.webContents, pageUrl: contents?.getURL() ?? null, requestingUrl: details.requestingUrl },
+        {
+          permission,
+          fromOurWindow: contents !== null && contents === window?.webContents,
+          pageUrl: contents?.getURL() ?? null,
+          requestingUrl: details.requestingUrl,
+          mediaTypes: details.mediaType === 'audio' ? ['audio'] : undefined,
+        },
         rendererUrl,
       ),
     );

@@ -5,10 +5,18 @@
 
 /** The camera, for our own page in our own window only; nothing else, ever. */
 export function mayUseCamera(
-  request: { permission: string; fromOurWindow: boolean; pageUrl: string | null; requestingUrl?: string | null },
+  request: {
+    permission: string;
+    fromOurWindow: boolean;
+    pageUrl: string | null;
+    requestingUrl?: string | null;
+    /** What a media request asks for (Electron's `mediaTypes`, or a check's `mediaType`): video only, never the microphone. */
+    mediaTypes?: readonly string[];
+  },
   rendererUrl: string,
 ): boolean {
   if (request.permission !== 'media' || !request.fromOurWindow) return false;
+  if (request.mediaTypes?.some((type) => type !== 'video')) return false;
   if (request.pageUrl !== rendererUrl) return false;
   return request.requestingUrl == null || request.requestingUrl === rendererUrl;
 }

@@ -16,6 +16,10 @@ describe('the Electron shell', () => {
     expect(mayUseCamera({ ...ours, requestingUrl: 'https://attacker.example/frame' }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, fromOurWindow: false }, PAGE)).toBe(false);
     expect(mayUseCamera({ ...ours, pageUrl: null }, PAGE)).toBe(false);
+    // The camera, never the microphone: a request for audio, or audio and video, is refused.
+    expect(mayUseCamera({ ...ours, mediaTypes: ['video'] }, PAGE)).toBe(true);
+    expect(mayUseCamera({ ...ours, mediaTypes: ['audio'] }, PAGE)).toBe(false);
+    expect(mayUseCamera({ ...ours, mediaTypes: ['video', 'audio'] }, PAGE)).toBe(false);
     for (const permission of ['geolocation', 'notifications', 'clipboard-read', 'midi', 'openExternal']) {
       expect(mayUseCamera({ ...ours, permission }, PAGE)).toBe(false);
     }
