@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/schema.ts';
+import type { Logger } from 'pino';
+import type { Db, Executor } from '../db/schema.ts';
 import type { RouteDefinition } from '../http/define-route.ts';
 import { recordAudit } from './service.ts';
 
@@ -16,12 +17,15 @@ function createdId(body: unknown): string | null {
 }
 
 /**
- * Every successful change made with a key or by a person leaves an audit entry: written just
- * before the answer, in the request's transaction where it has one (an Idempotency-Key), so the
- * entry commits with the change. The action is the route's operationId; the resource is the
- * path's id, or the id of what the answer made.
+ * Every successful change made with a key or by a person leaves an audit entry. The action is
+ * the route's operationId; the resource is the path's id, or the id of what the answer made.
+ * When the request has a transaction (an Idempotency-Key) the entry is written in it, just
+ * before the answer, and commits with the change. A person's change without one is written and
+ * made durable before the answer. A key's change without one (an SOS, a scan: the hot path) is
+ * recorded just after its answer, so it costs the request no commit of its own; a host dying in
+ * that instant can lose the entry, never the change (send an Idempotency-Key to tie them).
  */
-export function auditChanges(deps: { db: Db; clock: Clock }) {
+export function auditChanges(deps: { db: Db; clock: Clock; logger: Logger }) {
   return (route: RouteDefinition<never>): RequestHandler =>
     (req, res, next) => {
       const send = res.json.bind(res);
@@ -29,15 +33,22 @@ export function auditChanges(deps: { db: Db; clock: Clock }) {
         const auth = req.auth;
         if (res.statusCode >= 400 || !auth) return send(body);
         const params = Object.values(req.params ?? {}).filter((v): v is string => typeof v === 'string');
-        recordAudit(req.tx ?? deps.db, deps.clock, {
-          organizationId: auth.organization.organization_id,
-          environment: auth.person && route.access === 'person' ? null : auth.environment,
-          actor: auth.actor,
-          action: route.operationId,
-          resourceType: route.path.split('/')[1] ?? null,
-          resourceId: params[0] ?? createdId(body),
-          ip: req.ip ?? null,
-        }).then(
+        const record = (db: Executor) =>
+          recordAudit(db, deps.clock, {
+            organizationId: auth.organization.organization_id,
+            environment: route.access === 'person' ? null : auth.environment,
+            actor: auth.actor,
+            action: route.operationId,
+            resourceType: route.path.split('/')[1] ?? null,
+            resourceId: params[0] ?? createdId(body),
+            ip: req.ip ?? null,
+          });
+        if (!req.tx && auth.actor.type === 'key') {
+          send(body);
+          record(deps.db).catch((err: unknown) => deps.logger.error({ err, action: route.operationId }, 'audit entry could not be written'));
+          return res;
+        }
+        record(req.tx ?? deps.db).then(
           () => send(body),
           (err: unknown) => next(err),
         );

@@ -1,7 +1,9 @@
+import { deferredWrite } from '../db/deferred-write.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
 
+/** Deferred (server/db/deferred-write.ts): in a request's transaction on PostgreSQL it rides with the COMMIT, no round trip of its own. */
 export async function insertAudit(db: Executor, row: AuditRow): Promise<void> {
-  await db.insertInto('audit_log').values(row).execute();
+  await db.insertInto('audit_log').values(row).modifyEnd(deferredWrite).execute();
 }
 
 export interface AuditFilter {
