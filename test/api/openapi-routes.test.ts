@@ -117,8 +117,9 @@ describe('every route is in the OpenAPI document, and every documented operation
     expect(new Set(apiRoutes)).toEqual(new Set(documentedRoutes(document, RESPONDER_API_BASE)));
   });
 
-  it('nothing else is served but the responder web app', () => {
+  it('nothing else is served but the responder web app, the console, and / sending people to the console', () => {
     const elsewhere = served.filter((route) => !under(API_BASE)(route) && !under(RESPONDER_API_BASE)(route));
-    expect(elsewhere.filter((route) => !under('/responder')(route) && route.split(' ')[1] !== '/responder')).toEqual([]);
+    const apps = ['/responder', '/console'];
+    expect(elsewhere.filter((route) => !apps.some((app) => under(app)(route) || route.split(' ')[1] === app) && route !== 'GET /')).toEqual([]);
   });
 });
