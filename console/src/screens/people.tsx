@@ -233,7 +233,7 @@ export function PeopleScreen() {
                       <ConfirmButton
                         label="Withdraw"
                         question="Withdraw this link? It stops working."
-                        onConfirm={() => act(client.del(`/console/invitations/${invitation.invitation_id}`), invitations.reload)}
+                        onConfirm={() => act(client.post(`/console/invitations/${invitation.invitation_id}/withdraw`, {}), invitations.reload)}
                       />
                     )}
                   </td>
