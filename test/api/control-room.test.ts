@@ -183,3 +183,70 @@ describe('the control room: incident analytics', () => {
     expect(bad.body.message).toMatch(/^from_date/);
   });
 });
+
+describe('the control room: revoking many access codes at once', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  let other: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization({ name: 'Ada Estates' });
+    other = await server.createOrganization({ name: 'Bola Towers' });
+  });
+  afterAll(() => server.stop());
+
+  const newCode = async (client = org.live) =>
+    (await client.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348030000001', purpose: 'Plumbing' })).body.access_code as { code_id: string; code: string };
+  const statusOf = async (codeId: string, client = org.live) => (await client.get(`/access-codes/${codeId}`)).body.access_code.status;
+
+  it('revokes every code named, each with its event and kiosk feed change, in the order asked', async () => {
+    const [a, b, kept] = [await newCode(), await newCode(), await newCode()];
+    const cursor = (await org.live.get('/access-codes/changes?cursor=0&limit=1000')).body.next_cursor;
+    const response = await org.live.post('/access-codes/bulk-revoke', { code_ids: [b.code_id, a.code_id, b.code_id], reason: 'Party cancelled' });
+    expect(response.status).toBe(200);
+    expect(response.body.count).toBe(2);
+    expect(response.body.access_codes.map((code: { code_id: string }) => code.code_id)).toEqual([b.code_id, a.code_id]);
+    expect(response.body.access_codes[0]).toMatchObject({ status: 'revoked', revoke_reason: 'Party cancelled' });
+    expect(await statusOf(kept.code_id)).toBe('active');
+
+    const events = (await org.live.get('/events?type=access_code.revoked&limit=100')).body.results;
+    expect(events.map((event: { data: { code_id: string } }) => event.data.code_id).sort()).toEqual([a.code_id, b.code_id].sort());
+    const feed = (await org.live.get(`/access-codes/changes?cursor=${cursor}`)).body;
+    expect(feed.codes.map((change: { code_id: string; status: string }) => [change.code_id, change.status]).sort()).toEqual(
+      [[a.code_id, 'revoked'], [b.code_id, 'revoked']].sort(),
+    );
+    const validated = await org.live.post('/access-codes/validate', { code: a.code });
+    expect(validated.body).toMatchObject({ valid: false, reason: 'Code has been revoked' });
+  });
+
+  it('revokes none when one is not active: a 409 naming it and its status', async () => {
+    const [active, revoked] = [await newCode(), await newCode()];
+    await org.live.delete(`/access-codes/${revoked.code_id}`, { body: {} });
+    const refused = await org.live.post('/access-codes/bulk-revoke', { code_ids: [active.code_id, revoked.code_id] });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ code: 409, message: `Access codes not active, none revoked: ${revoked.code_id} (revoked)` });
+    expect(await statusOf(active.code_id)).toBe('active');
+  });
+
+  it('revokes none when one is another organization’s or environment’s: a 404 naming it', async () => {
+    const [mine, theirs, sandbox] = [await newCode(), await newCode(other.live), await newCode(org.sandbox)];
+    const refused = await org.live.post('/access-codes/bulk-revoke', { code_ids: [mine.code_id, theirs.code_id, sandbox.code_id] });
+    expect(refused.status).toBe(404);
+    expect(refused.body.message).toBe(`Access codes not found: ${theirs.code_id}, ${sandbox.code_id}`);
+    expect(await statusOf(mine.code_id)).toBe('active');
+    expect(await statusOf(theirs.code_id, other.live)).toBe('active');
+  });
+
+  it('takes at most 100 codes and needs access_codes:write', async () => {
+    const tooMany = await org.live.post('/access-codes/bulk-revoke', { code_ids: Array.from({ length: 101 }, (_, i) => `code_${i}`) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toMatch(/^code_ids/);
+    expect((await org.live.post('/access-codes/bulk-revoke', { code_ids: [] })).status).toBe(400);
+    const code = await newCode();
+    const reader = await org.keyWith(['access_codes:read']);
+    const forbidden = await reader.post('/access-codes/bulk-revoke', { code_ids: [code.code_id] });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.message).toContain('access_codes:write');
+    expect(await statusOf(code.code_id)).toBe('active');
+  });
+});
