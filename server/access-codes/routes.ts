@@ -5,6 +5,7 @@ import {
   AccessCodeStats,
   BulkAccessCodes,
   BulkCreateAccessCodesRequest,
+  BulkRevokeAccessCodesRequest,
   CodeFeed,
   CodeFeedQuery,
   CodeIdParams,
@@ -31,6 +32,7 @@ import {
   listAccessCodes,
   passKeysOf,
   revokeAccessCode,
+  revokeAccessCodesInBulk,
   validateAccessCodeGuarded,
 } from './service.ts';
 
@@ -73,6 +75,23 @@ export const accessCodeRouteList = [
     async handler({ body }, req, res, deps) {
       const access_codes = await createAccessCodesInBulk(requestDb(req, deps.db), issuer(req, deps), tenantOf(req), body);
       res.status(201).json({ access_codes, count: access_codes.length });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/access-codes/bulk-revoke',
+    access: 'access_codes:write',
+    idempotent: true,
+    body: BulkRevokeAccessCodesRequest,
+    operationId: 'revokeAccessCodesInBulk',
+    tags,
+    summary: 'Revoke up to 100 codes at once',
+    description:
+      'All or nothing, in one transaction: a code not found (or another organization\'s or environment\'s) is a 404 naming it, a code that is not active a 409 naming it and its status, and then no code is revoked. Each code revoked gets its `access_code.revoked` event and kiosk feed change, as a single revoke does.',
+    responses: { ...ok(200, 'Revoked, in the order asked', BulkAccessCodes), ...errors(404, 409) },
+    async handler({ body }, req, res, deps) {
+      const access_codes = await revokeAccessCodesInBulk(requestDb(req, deps.db), deps.clock, tenantOf(req), body.code_ids, body.reason);
+      res.json({ access_codes, count: access_codes.length });
     },
   }),
   route({

@@ -33,6 +33,7 @@ import {
   findAccessCode,
   findAccessCodeByCode,
   finalCodesToErase,
+  statusesOfCodes,
   insertAccessCode,
   listAccessCodeRows,
   nextChangeSeq,
@@ -225,6 +226,33 @@ export async function revokeAccessCode(
     await appendEvent(trx, clock, { ...tenant, type: 'access_code.revoked', resourceId: codeId, data: code });
     await numberAtOnce.numberChange(trx, tenant, codeId);
     return code;
+  });
+}
+
+/**
+ * Revokes up to 100 active codes, all or nothing: a code of another organization or
+ * environment, or none at all, is a 404 naming it; a code that is not active a 409 naming it
+ * and its status. Each is revoked as a single revoke does it (its event and feed change), in
+ * one transaction, in id order so two overlapping bulk revokes wait for each other rather than
+ * deadlock. A code named twice is revoked once.
+ */
+export async function revokeAccessCodesInBulk(
+  db: Executor,
+  clock: Clock,
+  tenant: Tenant,
+  codeIds: readonly string[],
+  reason: string | undefined,
+): Promise<AccessCode[]> {
+  const ids = [...new Set(codeIds)];
+  return inTransaction(db, async (trx) => {
+    const statuses = new Map((await statusesOfCodes(trx, tenant, ids)).map((row) => [row.code_id, row.status]));
+    const missing = ids.filter((id) => !statuses.has(id));
+    if (missing.length) throw new ApiError(404, `Access codes not found: ${missing.join(', ')}`);
+    const inactive = ids.filter((id) => statuses.get(id) !== 'active');
+    if (inactive.length) throw conflict(`Access codes not active, none revoked: ${inactive.map((id) => `${id} (${statuses.get(id)})`).join(', ')}`);
+    const revoked = new Map<string, AccessCode>();
+    for (const id of [...ids].sort()) revoked.set(id, await revokeAccessCode(trx, clock, tenant, id, reason));
+    return ids.map((id) => revoked.get(id)!);
   });
 }
 

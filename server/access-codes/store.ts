@@ -284,3 +284,9 @@ export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<bool
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
+
+/** The tenant's codes among `codeIds` (those that exist), their status only. */
+export async function statusesOfCodes(db: Executor, tenant: Tenant, codeIds: readonly string[]): Promise<Array<{ code_id: string; status: string }>> {
+  if (codeIds.length === 0) return [];
+  return scoped(db, tenant).select(['code_id', 'status']).where('code_id', 'in', codeIds).execute();
+}

@@ -4,18 +4,28 @@ import {
   CancelIncidentRequest,
   CreateIncidentRequest,
   IdempotentIncidentEnvelope,
+  IncidentAnalytics,
+  IncidentAnalyticsQuery,
   IncidentEnvelope,
   IncidentIdParams,
   IncidentPage,
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
-import { tenantOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import type { Executor } from '../db/schema.ts';
 import { errors, ok } from '../docs/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../http/route-deps.ts';
 import { requestDb, whenCommitted } from '../idempotency/middleware.ts';
-import { addIncidentNote, cancelIncident, createIncident, getIncident, listIncidents } from './service.ts';
+import {
+  acknowledgeIncident,
+  addIncidentNote,
+  cancelIncident,
+  createIncident,
+  getIncident,
+  incidentAnalytics,
+  listIncidents,
+} from './service.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Incidents'];
@@ -71,10 +81,26 @@ export const incidentRouteList = [
     operationId: 'listIncidents',
     tags,
     summary: 'List incidents, newest first',
-    description: 'Only the calling organization and environment.',
+    description: 'Only the calling organization and environment. `status=active` lists every active status at once.',
     responses: { ...ok(200, 'One page', IncidentPage), ...errors() },
     async handler({ query }, req, res, deps) {
       res.json(await listIncidents(deps.db, tenantOf(req), query));
+    },
+  }),
+  // Before /incidents/:incidentId, which would take `analytics` for an id.
+  route({
+    method: 'get',
+    path: '/incidents/analytics',
+    access: 'analytics:read',
+    query: IncidentAnalyticsQuery,
+    operationId: 'getIncidentAnalytics',
+    tags,
+    summary: 'Counts and response times of the incidents created in a window',
+    description:
+      'Over the incidents created at or after `from_date` and before `to_date` (either may be left out): counts by category, current status and severity (every value, zeros included), and the median and 90th percentile of the seconds to assign and to arrive.',
+    responses: { ...ok(200, 'The figures', IncidentAnalytics), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await incidentAnalytics(deps.db, tenantOf(req), query));
     },
   }),
   route({
@@ -120,6 +146,23 @@ export const incidentRouteList = [
     responses: { ...ok(200, 'The incident with the note appended', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body }, req, res, deps) {
       res.json({ incident: await addIncidentNote(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/incidents/:incidentId/acknowledge',
+    access: 'incidents:write',
+    idempotent: true,
+    params: IncidentIdParams,
+    operationId: 'acknowledgeIncident',
+    tags,
+    summary: 'Acknowledge an escalated or unresponsive incident',
+    description:
+      'An operator has seen it: a timeline entry `acknowledged` at the current status naming who (the console person\'s email, or the API key\'s name), a new `version` and an `incident.updated` event. The status does not change. Any other status: 409 naming it.',
+    responses: { ...ok(200, 'The incident with the acknowledgement appended', IncidentEnvelope), ...errors(404, 409) },
+    async handler({ params }, req, res, deps) {
+      const by = authOf(req).actor;
+      res.json({ incident: await acknowledgeIncident(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), params.incidentId, by) });
     },
   }),
 ];

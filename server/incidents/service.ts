@@ -1,8 +1,13 @@
 import type { Page } from '../../shared/schemas/common.ts';
 import {
+  ACTIVE_INCIDENT_STATUSES,
   defaultIncidentTitle,
+  INCIDENT_CATEGORIES,
+  INCIDENT_SEVERITIES,
+  INCIDENT_STATUSES,
   type CreateIncidentRequest,
   type Incident,
+  type IncidentAnalytics,
   type IncidentCategory,
   type IncidentSeverity,
   type IncidentStatus,
@@ -18,6 +23,8 @@ import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
+  assignmentTimesOf,
+  countIncidentsByKind,
   findIncident,
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
@@ -142,7 +149,7 @@ function dispatchMessage(environment: string, isDrill: boolean): string {
 export interface IncidentListQuery {
   page: number;
   limit: number;
-  status?: IncidentStatus;
+  status?: IncidentStatus | 'active';
   category?: IncidentCategory;
   severity?: IncidentSeverity;
   from_date?: string;
@@ -154,7 +161,7 @@ export async function listIncidents(db: Executor, tenant: Tenant, query: Inciden
     db,
     tenant,
     {
-      status: query.status,
+      ...(query.status === 'active' ? { statusIn: ACTIVE_INCIDENT_STATUSES } : { status: query.status }),
       category: query.category,
       severity: query.severity,
       createdFrom: utcInstant(query.from_date),
@@ -209,4 +216,91 @@ export async function addIncidentNote(
     await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
     return getIncident(trx, tenant, incidentId);
   });
+}
+
+/** Who acknowledges: the console person's email or the key's name (`req.auth.actor`). */
+export interface Acknowledger {
+  type: 'key' | 'person';
+  label: string;
+}
+
+/**
+ * An operator has seen an escalated or unresponsive incident: a timeline entry `acknowledged`
+ * at the current status naming who, a new version and an `incident.updated` event. The status
+ * is dispatch's to change, so it stays. Any other status: 409 naming it.
+ */
+export async function acknowledgeIncident(
+  db: Executor,
+  deps: IncidentDeps,
+  tenant: Tenant,
+  incidentId: string,
+  by: Acknowledger,
+): Promise<Incident> {
+  return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
+    if (row.status !== 'escalated' && row.status !== 'unresponsive') {
+      throw conflict(`Incident is ${row.status}: only an escalated or unresponsive incident is acknowledged`);
+    }
+    const at = deps.clock.now().toISOString();
+    const changed = await updateIncidentAtVersion(trx, incidentId, Number(row.version), {
+      version: Number(row.version) + 1,
+      updated_at: at,
+    });
+    if (!changed) throw new StaleIncidentError();
+    const who = by.type === 'key' ? `API key "${by.label}"` : by.label;
+    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'acknowledged', message: `Acknowledged by ${who}`, timestamp: at });
+    const incident = await getIncident(trx, tenant, incidentId);
+    await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: incident });
+    return incident;
+  });
+}
+
+/** Linear interpolation between the closest ranks of sorted values (PostgreSQL's percentile_cont), rounded. */
+function percentile(sorted: readonly number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = (sorted.length - 1) * fraction;
+  const below = sorted[Math.floor(rank)]!;
+  const above = sorted[Math.ceil(rank)]!;
+  return Math.round(below + (above - below) * (rank - Math.floor(rank)));
+}
+
+function durationsOf(seconds: number[]) {
+  const sorted = [...seconds].sort((a, b) => a - b);
+  return { count: sorted.length, median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
+}
+
+const zeros = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value, 0])) as Record<T, number>;
+const secondsFrom = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+
+/**
+ * The control room's figures over the incidents created in the window: counts by category,
+ * (current) status and severity, and how long assignment and arrival took, as each incident's
+ * `sla` reports them.
+ */
+export async function incidentAnalytics(
+  db: Executor,
+  tenant: Tenant,
+  query: { from_date?: string; to_date?: string },
+): Promise<IncidentAnalytics> {
+  const window = { createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
+  const [kinds, times] = await Promise.all([countIncidentsByKind(db, tenant, window), assignmentTimesOf(db, tenant, window)]);
+  const byCategory = zeros(INCIDENT_CATEGORIES);
+  const byStatus = zeros(INCIDENT_STATUSES);
+  const bySeverity = zeros(INCIDENT_SEVERITIES);
+  let total = 0;
+  for (const { category, status, severity, n } of kinds) {
+    byCategory[category as IncidentCategory] += n;
+    byStatus[status as IncidentStatus] += n;
+    bySeverity[severity as IncidentSeverity] += n;
+    total += n;
+  }
+  return {
+    from_date: window.createdFrom ?? null,
+    to_date: window.createdBefore ?? null,
+    total,
+    by_category: byCategory,
+    by_status: byStatus,
+    by_severity: bySeverity,
+    seconds_to_assign: durationsOf(times.map((row) => secondsFrom(row.created_at, row.assigned_at!))),
+    seconds_to_arrive: durationsOf(times.filter((row) => row.on_scene_at !== null).map((row) => secondsFrom(row.created_at, row.on_scene_at!))),
+  };
 }

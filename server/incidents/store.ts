@@ -175,6 +175,8 @@ export async function findIncidentByIdempotencyKey(db: Executor, tenant: Tenant,
 
 export interface IncidentFilter {
   status?: string;
+  /** Any of these statuses (`status=active`). */
+  statusIn?: readonly string[];
   category?: string;
   severity?: string;
   createdFrom?: string;
@@ -191,6 +193,7 @@ export async function listIncidentRows(
     .selectFrom('incidents')
     .where(whereTenant(tenant));
   if (filter.status) base = base.where('status', '=', filter.status);
+  if (filter.statusIn) base = base.where('status', 'in', filter.statusIn);
   if (filter.category) base = base.where('category', '=', filter.category);
   if (filter.severity) base = base.where('severity', '=', filter.severity);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
@@ -251,4 +254,36 @@ export async function timelinesOf(db: Executor, incidentIds: string[]): Promise<
     .execute();
   for (const row of rows) byIncident.get(row.incident_id)?.push(row);
   return byIncident;
+}
+
+export interface IncidentWindow {
+  createdFrom?: string;
+  createdBefore?: string;
+}
+
+/** Counts of the incidents created in the window, per category, status and severity together. */
+export async function countIncidentsByKind(
+  db: Executor,
+  tenant: Tenant,
+  window: IncidentWindow,
+): Promise<Array<{ category: string; status: string; severity: string; n: number }>> {
+  let base = db.selectFrom('incidents').where(whereTenant(tenant));
+  if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
+  if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
+  return base
+    .select(['category', 'status', 'severity', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(['category', 'status', 'severity'])
+    .execute();
+}
+
+/** Creation, assignment and arrival times of the incidents created in the window that were assigned. */
+export async function assignmentTimesOf(
+  db: Executor,
+  tenant: Tenant,
+  window: IncidentWindow,
+): Promise<Array<{ created_at: string; assigned_at: string | null; on_scene_at: string | null }>> {
+  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where('assigned_at', 'is not', null);
+  if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
+  if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
+  return base.select(['created_at', 'assigned_at', 'on_scene_at']).execute();
 }

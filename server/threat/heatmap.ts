@@ -47,8 +47,10 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
 /**
  * The events of the last `days` days inside the box, summed per grid cell with the same event
  * mass the scores use; each cell answers at its mass-weighted centre. Heaviest cells first.
+ * `laterToo`: events dated after `now`'s day count too (a window ending now); false for a
+ * window that ends in the past (the heatmap's `until`).
  */
-export function heatmap(index: ThreatIndex, bounds: Bounds, days: number, now: Date): { points: HeatmapPoint[]; events: number } {
+export function heatmap(index: ThreatIndex, bounds: Bounds, days: number, now: Date, laterToo = true): { points: HeatmapPoint[]; events: number } {
   const today = dayNumber(now);
   const lastYear = lastYearOf(index, today);
   const masses = massesOn(index, today);
@@ -59,6 +61,7 @@ export function heatmap(index: ThreatIndex, bounds: Bounds, days: number, now: D
   for (const found of lastYear.tree.range(bounds.minLng, bounds.minLat, bounds.maxLng, bounds.maxLat)) {
     const id = lastYear.ids[found];
     if (id === undefined || today - index.columns.day[id]! >= days) continue;
+    if (!laterToo && index.columns.day[id]! > today) continue;
     const mass = masses[id]!;
     if (mass <= 0) continue;
     events++;

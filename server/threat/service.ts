@@ -138,10 +138,15 @@ export function dangerAnalytics({ threat, clock }: ThreatDeps, query: z.output<t
   };
 }
 
+/** A heatmap's window may end in the past, not more than this ahead of the clock. */
+const UNTIL_AHEAD_MS = 60_000;
+
 export function heatmapData({ threat, clock }: ThreatDeps, query: z.output<typeof HeatmapQuery>): z.input<typeof Heatmap> {
   const now = clock.now();
+  const until = query.until === undefined ? now : new Date(query.until);
+  if (until.getTime() - now.getTime() > UNTIL_AHEAD_MS) throw new ApiError(400, 'until: must not be in the future (at most a minute ahead)');
   const index = threat.current();
-  const { points, events } = heatmap(index, query.bounds, query.days, now);
+  const { points, events } = heatmap(index, query.bounds, query.days, until, query.until === undefined);
   return { count: points.length, incident_count: events, heatmap: points, data: currencyInBox(index, dayNumber(now), query.bounds) };
 }
 

@@ -106,6 +106,11 @@ export const ListAccessCodesQuery = PageQuery.extend({
 
 export const CodeIdParams = z.object({ codeId: z.string() });
 export const RevokeAccessCodeRequest = nullMeansAbsent(z.strictObject({ reason: z.string().trim().min(1).max(500).optional() }));
+export const BulkRevokeAccessCodesRequest = nullMeansAbsent(z.strictObject({
+    code_ids: z.array(z.string().min(1).max(64)).min(1).max(100).meta({ description: 'Up to 100 code ids (code_...); one named twice is revoked once' }),
+    reason: z.string().trim().min(1).max(500).optional(),
+  }))
+  .meta({ id: 'BulkRevokeAccessCodesRequest', description: 'All or nothing: a code that is not active is a 409 naming it, and none is revoked' });
 export const QrQuery = z.object({ format: z.enum(['svg', 'png']).default('svg') });
 
 export const ValidateAccessCodeRequest = nullMeansAbsent(z.strictObject({

@@ -25,6 +25,7 @@ export const TIMELINE_EVENTS = [
   'unresponsive',
   'cancelled',
   'note',
+  'acknowledged',
 ] as const;
 export const RESOLUTION_OUTCOMES = [
   'assisted',
@@ -42,7 +43,10 @@ export const IncidentStatus = z.enum(INCIDENT_STATUSES).meta({
   description:
     'Active: created, dispatching, assigned, responding, on_scene, escalated, unresponsive. Terminal: resolved, cancelled.',
 });
-export const TimelineEventName = z.enum(TIMELINE_EVENTS);
+export const TimelineEventName = z.enum(TIMELINE_EVENTS).meta({
+  description:
+    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), both at the current status',
+});
 export const ResolutionOutcome = z.enum(RESOLUTION_OUTCOMES).meta({ id: 'ResolutionOutcome' });
 
 export type IncidentCategory = z.infer<typeof IncidentCategory>;
@@ -116,11 +120,45 @@ export const CancelIncidentRequest = nullMeansAbsent(z.strictObject({ reason: z.
 export const AddNoteRequest = nullMeansAbsent(z.strictObject({ message: z.string().trim().min(1).max(2000) }))
   .meta({ id: 'AddNoteRequest' });
 
+/** A status, or `active`: every active status at once (the control room's board). */
+export const IncidentStatusFilter = z.enum([...INCIDENT_STATUSES, 'active']).meta({
+  description: 'One status, or `active` for every active status at once (created, dispatching, assigned, responding, on_scene, escalated, unresponsive)',
+});
+
 export const ListIncidentsQuery = PageQuery.extend({
-  status: IncidentStatus.optional(),
+  status: IncidentStatusFilter.optional(),
   category: IncidentCategory.optional(),
   severity: IncidentSeverity.optional(),
 }).extend(DateRangeQuery.shape);
+
+export const IncidentAnalyticsQuery = DateRangeQuery;
+
+const countsOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.object(Object.fromEntries(values.map((value) => [value, z.int()])) as Record<T[number], z.ZodInt>);
+
+/** Seconds from creation to a point of the incident's life, over the incidents that reached it. */
+const durations = (description: string) =>
+  z
+    .object({
+      count: z.int().meta({ description: 'Incidents that reached this point' }),
+      median: z.int().nullable().meta({ description: 'Whole seconds; null when count is 0' }),
+      p90: z.int().nullable().meta({ description: 'Whole seconds; null when count is 0' }),
+    })
+    .meta({ description: `${description}: median and 90th percentile, interpolated between the nearest ranks (as PostgreSQL's percentile_cont) and rounded` });
+
+export const IncidentAnalytics = z
+  .object({
+    from_date: Timestamp.nullable().meta({ description: 'The window applied: incidents created at or after this instant (null: from the first)' }),
+    to_date: Timestamp.nullable().meta({ description: 'And before this instant (null: to now)' }),
+    total: z.int(),
+    by_category: countsOf(INCIDENT_CATEGORIES).meta({ description: 'Every category, zeros included' }),
+    by_status: countsOf(INCIDENT_STATUSES).meta({ description: 'Current status; every status, zeros included' }),
+    by_severity: countsOf(INCIDENT_SEVERITIES).meta({ description: 'Every severity, zeros included' }),
+    seconds_to_assign: durations('Creation to assignment (`sla.seconds_to_assign`), over the incidents assigned'),
+    seconds_to_arrive: durations('Creation to on_scene (`sla.seconds_to_arrive`), over the incidents a responder reached'),
+  })
+  .meta({ id: 'IncidentAnalytics' });
+export type IncidentAnalytics = z.infer<typeof IncidentAnalytics>;
 
 export const IncidentIdParams = z.object({
   incidentId: z.string().meta({ description: 'The incident_id (inc_...)', example: 'inc_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, queryNumber, Timestamp } from './common.ts';
+import { DateRangeQuery, PageQuery, queryNumber, Timestamp, TimestampInput } from './common.ts';
 
 /** One taxonomy of threats for every source (public data, community reports, verified incidents). */
 export const THREAT_TYPES = [
@@ -169,7 +169,12 @@ export const HeatmapQuery = z.object({
       return z.NEVER;
     })
     .meta({ description: 'Two opposite corners: `lat1,lng1,lat2,lng2`', example: '4.0,2.6,14.0,14.7' }),
-  days: queryNumber(z.int().min(1).max(365)).default(90).meta({ description: 'Lookback in days, 1 to 365 (default 90)' }),
+  days: queryNumber(z.int().min(1).max(365)).default(90).meta({ description: 'Lookback in days, 1 to 365 (default 90), counted back from `until`' }),
+  until: TimestampInput.optional().meta({
+    description:
+      'The last instant of the window (default now; at most a minute ahead): with `until` the events of its day and the `days` - 1 before it, scored as of then, so a map can show the data\'s own last year (`data.through`)',
+    example: '2026-02-28T23:59:59Z',
+  }),
 });
 
 export const Heatmap = z
