@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List incidents, newest first
-         * @description Scope `incidents:read`. Only the calling organization and environment.
+         * @description Scope `incidents:read`. Only the calling organization and environment. `status=active` lists every active status at once.
          */
         get: operations["listIncidents"];
         put?: never;
@@ -42,6 +42,26 @@ export interface paths {
          * @description Scope `incidents:write`. The incident is answered already `dispatching`, its timeline holding `created` and `dispatched`. A body `idempotency_key` seen before answers the first incident with 200 and `idempotent: true`. An SOS (`category: sos`) is never refused for the plan's rate limit: it is counted in the key's window while the window has room and let through when it is full (key, scope and idempotency still apply).
          */
         post: operations["createIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/incidents/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts and response times of the incidents created in a window
+         * @description Scope `analytics:read`. Over the incidents created at or after `from_date` and before `to_date` (either may be left out): counts by category, current status and severity (every value, zeros included), and the median and 90th percentile of the seconds to assign and to arrive.
+         */
+        get: operations["getIncidentAnalytics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -108,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/incidents/{incidentId}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge an escalated or unresponsive incident
+         * @description Scope `incidents:write`. An operator has seen it: a timeline entry `acknowledged` at the current status naming who (the console person's email, or the API key's name), a new `version` and an `incident.updated` event. The status does not change. Any other status: 409 naming it.
+         */
+        post: operations["acknowledgeIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dispatch/coverage": {
         parameters: {
             query?: never;
@@ -166,6 +206,26 @@ export interface paths {
          * @description Scope `access_codes:write`. All or nothing: one bad visitor is a 400 naming `visitors[i].field` and no code is made.
          */
         post: operations["createAccessCodesInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-codes/bulk-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke up to 100 codes at once
+         * @description Scope `access_codes:write`. All or nothing, in one transaction: a code not found (or another organization's or environment's) is a 404 naming it, a code that is not active a 409 naming it and its status, and then no code is revoked. Each code revoked gets its `access_code.revoked` event and kiosk feed change, as a single revoke does.
+         */
+        post: operations["revokeAccessCodesInBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1192,11 +1252,6 @@ export interface components {
             address?: string | null;
             landmark?: string | null;
         };
-        /**
-         * @description Active: created, dispatching, assigned, responding, on_scene, escalated, unresponsive. Terminal: resolved, cancelled.
-         * @enum {string}
-         */
-        IncidentStatus: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled";
         CancelIncidentRequest: {
             reason?: string | null;
         };
@@ -1240,6 +1295,12 @@ export interface components {
             valid_from?: string | null;
             /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
             valid_until?: string | null;
+        };
+        /** @description All or nothing: a code that is not active is a 409 naming it, and none is revoked */
+        BulkRevokeAccessCodesRequest: {
+            /** @description Up to 100 code ids (code_...); one named twice is revoked once */
+            code_ids: string[];
+            reason?: string | null;
         };
         ValidateAccessCodeRequest: {
             /** @description The code as typed (any case, spaces ignored) or the whole signed pass */
@@ -1492,6 +1553,11 @@ export interface components {
             resolved_at: string | null;
             cancelled_at: string | null;
         };
+        /**
+         * @description Active: created, dispatching, assigned, responding, on_scene, escalated, unresponsive. Terminal: resolved, cancelled.
+         * @enum {string}
+         */
+        IncidentStatus: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled";
         IncidentLocation: {
             /**
              * @description [longitude, latitude], GeoJSON order: longitude from -180 to 180, then latitude from -90 to 90
@@ -1546,8 +1612,11 @@ export interface components {
         };
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
-            /** @enum {string} */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note";
+            /**
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), both at the current status
+             * @enum {string}
+             */
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged";
             message: string;
             /**
              * Format: date-time
@@ -1568,6 +1637,57 @@ export interface components {
             limit: number;
             totalPages: number;
             totalResults: number;
+        };
+        IncidentAnalytics: {
+            /** @description The window applied: incidents created at or after this instant (null: from the first) */
+            from_date: string | null;
+            /** @description And before this instant (null: to now) */
+            to_date: string | null;
+            total: number;
+            /** @description Every category, zeros included */
+            by_category: {
+                sos: number;
+                vehicle: number;
+                location_threat: number;
+                medical: number;
+            };
+            /** @description Current status; every status, zeros included */
+            by_status: {
+                created: number;
+                dispatching: number;
+                assigned: number;
+                responding: number;
+                on_scene: number;
+                escalated: number;
+                unresponsive: number;
+                resolved: number;
+                cancelled: number;
+            };
+            /** @description Every severity, zeros included */
+            by_severity: {
+                low: number;
+                medium: number;
+                high: number;
+                critical: number;
+            };
+            /** @description Creation to assignment (`sla.seconds_to_assign`), over the incidents assigned: median and 90th percentile, interpolated between the nearest ranks (as PostgreSQL's percentile_cont) and rounded */
+            seconds_to_assign: {
+                /** @description Incidents that reached this point */
+                count: number;
+                /** @description Whole seconds; null when count is 0 */
+                median: number | null;
+                /** @description Whole seconds; null when count is 0 */
+                p90: number | null;
+            };
+            /** @description Creation to on_scene (`sla.seconds_to_arrive`), over the incidents a responder reached: median and 90th percentile, interpolated between the nearest ranks (as PostgreSQL's percentile_cont) and rounded */
+            seconds_to_arrive: {
+                /** @description Incidents that reached this point */
+                count: number;
+                /** @description Whole seconds; null when count is 0 */
+                median: number | null;
+                /** @description Whole seconds; null when count is 0 */
+                p90: number | null;
+            };
         };
         DispatchCoverageEnvelope: {
             coverage: components["schemas"]["DispatchCoverage"];
@@ -2379,7 +2499,7 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
-                status?: components["schemas"]["IncidentStatus"];
+                status?: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled" | "active";
                 category?: components["schemas"]["IncidentCategory"];
                 severity?: components["schemas"]["IncidentSeverity"];
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
@@ -2560,6 +2680,95 @@ export interface operations {
                 };
             };
             /** @description Rate limit exceeded; see Retry-After. Never answered to an SOS (`category: sos`): an SOS past the limit is still created. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentAnalytics: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
+                from_date?: string;
+                /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
+                to_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentAnalytics"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2811,6 +3020,114 @@ export interface operations {
         };
         responses: {
             /** @description The incident with the note appended */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acknowledgeIncident: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The incident_id (inc_...) */
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident with the acknowledgement appended */
             200: {
                 headers: {
                     /** @description Requests allowed per sliding minute for this key */
@@ -3241,6 +3558,115 @@ export interface operations {
             };
             /** @description The key lacks the required scope (named in the message) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAccessCodesInBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRevokeAccessCodesRequest"];
+            };
+        };
+        responses: {
+            /** @description Revoked, in the order asked */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAccessCodesResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5052,8 +5478,10 @@ export interface operations {
             query: {
                 /** @description Two opposite corners: `lat1,lng1,lat2,lng2` */
                 bounds: string;
-                /** @description Lookback in days, 1 to 365 (default 90) */
+                /** @description Lookback in days, 1 to 365 (default 90), counted back from `until` */
                 days?: number;
+                /** @description The last instant of the window (default now; at most a minute ahead): with `until` the events of its day and the `days` - 1 before it, scored as of then, so a map can show the data's own last year (`data.through`) */
+                until?: string;
             };
             header?: never;
             path?: never;
