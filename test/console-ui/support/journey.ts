@@ -36,9 +36,17 @@ export async function nextCode(server: TestServer, secret: string): Promise<stri
  * Opens an invite link and joins as a person does: name, password twice, then (owner, admin)
  * the authenticator from the secret shown on the page and the ten recovery codes. Ends on the keys screen.
  */
-export async function joinInBrowser(page: Page, server: TestServer, inviteUrl: string, person: { email: string; name: string; role: Role }): Promise<BrowserPerson> {
+export async function joinInBrowser(
+  page: Page,
+  server: TestServer,
+  inviteUrl: string,
+  person: { email: string; name: string; role: Role },
+  /** Called on each step's screen, e.g. to take its screenshot. */
+  onStep: (step: 'join' | 'enrol' | 'recovery-codes') => Promise<void> = async () => undefined,
+): Promise<BrowserPerson> {
   await page.goto(inviteUrl);
   await page.getByTestId('join-form').waitFor();
+  await onStep('join');
   expect(await page.getByTestId('invitation').textContent()).toContain(person.email);
   await page.getByLabel('Your name').fill(person.name);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -50,6 +58,7 @@ export async function joinInBrowser(page: Page, server: TestServer, inviteUrl: s
     await page.getByTestId('totp-enrolment').getByTestId('qr').waitFor();
     totpSecret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
     expect(await page.getByTestId('otpauth-uri').textContent()).toContain(`secret=${totpSecret}`);
+    await onStep('enrol');
     await page.getByLabel('Six-digit code').fill(await nextCode(server, totpSecret));
     await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
     const codes = page.getByTestId('recovery-codes');
@@ -57,6 +66,7 @@ export async function joinInBrowser(page: Page, server: TestServer, inviteUrl: s
     recoveryCodes = (await codes.locator('ol.codes li').allTextContents()).map((code) => code.trim());
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
+    await onStep('recovery-codes');
     await page.getByLabel('I have kept my recovery codes').check();
     await page.getByRole('button', { name: 'Continue' }).click();
   }

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../../../console/build.ts';
 import { createTestDatabase } from '../../support/database.ts';
 import { ManualClock } from '../../support/clock.ts';
@@ -23,8 +23,8 @@ export interface ConsoleStack {
   browser: Browser;
   /** `http://127.0.0.1:PORT`: the console is at `${origin}/console/`. */
   origin: string;
-  /** A fresh browser profile with a page that records console errors and CSP refusals. */
-  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  /** A fresh browser profile (or one signed in already: a context's storageState) with a page that records console errors and CSP refusals. */
+  open(viewport?: { width: number; height: number }, storageState?: BrowserContextOptions['storageState']): Promise<WatchedPage>;
   stop(): Promise<void>;
 }
 
@@ -55,9 +55,9 @@ export async function startConsoleStack(name: string, options: TestServerOptions
     server,
     browser,
     origin,
-    async open(viewport = SCREENS.desktop) {
+    async open(viewport = SCREENS.desktop, storageState) {
       // UTC, as the server: a time typed into a date field means the same instant to both.
-      const context = await browser.newContext({ viewport, baseURL: origin, timezoneId: 'UTC', locale: 'en-GB' });
+      const context = await browser.newContext({ viewport, baseURL: origin, timezoneId: 'UTC', locale: 'en-GB', storageState });
       contexts.push(context);
       const page = await context.newPage();
       const problems: string[] = [];
