@@ -5,7 +5,8 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testEngine } from '../support/database.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
-import { axeViolations, inviteFromHost, joinInBrowser, signInInBrowser, type BrowserPerson } from './support/journey.ts';
+import { PASSWORD } from '../support/console.ts';
+import { axeViolations, inviteFromHost, joinInBrowser, nextCode, signInInBrowser, type BrowserPerson } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -39,7 +40,7 @@ const noProblems = (watched: WatchedPage) => expect(watched.problems.filter((p) 
 
 async function go(page: Page, link: string, ready: string) {
   await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
-  await page.getByTestId(ready).waitFor();
+  await page.getByTestId(ready).first().waitFor();
 }
 
 beforeAll(async () => {
@@ -222,22 +223,110 @@ describe('a person in the console, against the real server', () => {
     noProblems(viewerPage);
   });
 
+  it('(h) the other controls answer as the real API does: invite from People, role change, roll, rotate, edit, sessions, password, a new authenticator', async () => {
+    const { page } = ownerPage;
+    const alerts = page.getByRole('alert');
+    await page.getByTestId('env-live').click();
+    await go(page, 'People', 'person-row');
+    await page.getByRole('button', { name: 'Invite someone' }).click();
+    await page.getByLabel('Email').fill('musa@lekkishield.ng');
+    await page.getByLabel('Name (optional)').fill('Musa Bello');
+    await page.getByRole('radio', { name: /^operator/ }).check();
+    await page.getByTestId('invite-form').getByRole('button', { name: 'Make invitation link' }).click();
+    const inviteUrl = (await page.getByTestId('invite-url').textContent())!.trim();
+    expect(inviteUrl).toMatch(new RegExp(`^${stack.origin}/console/join/[\\w-]{43}$`));
+    const musa = await stack.open();
+    await joinInBrowser(musa.page, stack.server, inviteUrl, { email: 'musa@lekkishield.ng', name: 'Musa Bello', role: 'operator' });
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.reload();
+    await page.getByLabel('Role of musa@lekkishield.ng').selectOption('developer');
+    await musa.page.reload();
+    await musa.page.getByTestId('new-key').waitFor();
+    expect(await alerts.count()).toBe(0);
+
+    await go(page, 'API keys', 'key-row');
+    const row = page.getByTestId('key-row').filter({ hasText: 'Owner key (live)' }).first();
+    await row.getByRole('button', { name: 'Roll' }).click();
+    await row.getByLabel('Keep the old secret working for').selectOption('1');
+    await row.getByRole('button', { name: 'Roll', exact: true }).click();
+    const rolled = (await page.getByTestId('secret-once').getByTestId('secret').textContent())!.trim();
+    expect((await stack.server.client(rolled).get('/api-keys')).status).toBe(200);
+    expect(await alerts.count()).toBe(0);
+
+    await page.getByTestId('env-sandbox').click();
+    await go(page, 'Webhooks', 'endpoint-row');
+    await page.getByRole('link', { name: receiverUrl }).click();
+    await page.getByTestId('screen-endpoint').waitFor();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: 'Rotate secret' }).last().click();
+    expect((await page.getByTestId('secret').textContent())!.trim()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Description (optional)').fill('Control room board, rotated');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Control room board, rotated').first().waitFor();
+    expect(await alerts.count()).toBe(0);
+
+    // A second session of the owner's, ended from the account page.
+    const other = await stack.open();
+    await signInInBrowser(other.page, stack.server, owner);
+    await go(page, 'Account', 'session-row');
+    await vi.waitFor(async () => (await page.reload(), expect(await page.getByTestId('session-row').count()).toBe(2)), { timeout: 10_000 });
+    await page.getByTestId('session-row').filter({ hasNotText: 'this browser' }).getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('group').getByRole('button', { name: 'Sign out' }).click();
+    await vi.waitFor(async () => expect(await page.getByTestId('session-row').count()).toBe(1), { timeout: 10_000 });
+    await other.page.reload();
+    await other.page.getByTestId('sign-in-form').waitFor();
+
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill('harmattan-lagoon-gate-43');
+    await page.getByLabel('New password again').fill('harmattan-lagoon-gate-43');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+
+    await page.getByRole('button', { name: 'Set up a new authenticator' }).click();
+    await page.getByTestId('totp-enrolment').getByTestId('qr').waitFor();
+    const secret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
+    await page.getByLabel('Six-digit code').fill(await nextCode(stack.server, secret));
+    await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    owner = { ...owner, totpSecret: secret };
+    await page.getByLabel('I have kept my recovery codes').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('screen-account').waitFor();
+    expect(await alerts.count()).toBe(0);
+    noProblems(ownerPage);
+    noProblems(musa);
+  });
+
   it('(g) axe-core finds no serious or critical violation on the sign-in, keys, webhooks and audit screens', async () => {
     const signIn = await stack.open();
     await signIn.page.goto('/console/');
     await signIn.page.getByTestId('sign-in-form').waitFor();
     const found: Record<string, string[]> = { 'sign-in': await axeViolations(signIn.page) };
     const { page } = ownerPage;
-    for (const [name, link, ready] of [
-      ['keys', 'API keys', 'key-row'],
-      ['webhooks', 'Webhooks', 'screen-webhooks'],
-      ['audit', 'Audit log', 'audit-row'],
-    ] as const) {
-      await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
-      await page.getByTestId(ready).first().waitFor();
-      found[name] = await axeViolations(page);
+    // Each in Live and in Sandbox (its banner and tags on every screen).
+    for (const environment of ['live', 'sandbox'] as const) {
+      await page.getByTestId(`env-${environment}`).click();
+      for (const [name, link, ready] of [
+        ['keys', 'API keys', 'key-row'],
+        ['webhooks', 'Webhooks', 'screen-webhooks'],
+        ['audit', 'Audit log', 'audit-row'],
+      ] as const) {
+        await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
+        await page.getByTestId(ready).first().waitFor();
+        found[`${name} (${environment})`] = await axeViolations(page);
+      }
     }
-    expect(found).toEqual({ 'sign-in': [], keys: [], webhooks: [], audit: [] });
+    expect(found).toEqual({
+      'sign-in': [],
+      'keys (live)': [],
+      'webhooks (live)': [],
+      'audit (live)': [],
+      'keys (sandbox)': [],
+      'webhooks (sandbox)': [],
+      'audit (sandbox)': [],
+    });
     noProblems(ownerPage);
     noProblems(signIn);
   });

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { ensureConsoleAppBuilt } from '../../../console/build.ts';
 import { createTestDatabase } from '../../support/database.ts';
 import { ManualClock } from '../../support/clock.ts';
+import { freePort } from '../../support/ports.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../../support/server.ts';
 import { launchChromium } from '../../ui/support/browser.ts';
 
@@ -47,7 +48,9 @@ export async function startConsoleStack(name: string, options: TestServerOptions
   await ensureConsoleAppBuilt();
   const ownDatabase = options.database ? undefined : await createTestDatabase(options.engine ?? 'sqlite');
   const database = options.database ?? ownDatabase!;
-  const server = await startTestServer({ clock: new ManualClock(new Date().toISOString()), ...options, database });
+  // A port of its own rather than 0: PUBLIC_URL (and so every invite link the console makes) derives from PORT.
+  const config = { PORT: String(await freePort()), ...options.config };
+  const server = await startTestServer({ clock: new ManualClock(new Date().toISOString()), ...options, config, database });
   const browser = await launchChromium();
   const origin = new URL(server.baseUrl).origin;
   const contexts: BrowserContext[] = [];
