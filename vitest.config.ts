@@ -55,7 +55,11 @@ export default defineConfig(async () => {
           : []),
         // The partner console in real Chromium against the real server (issue #27): journeys of a person, so 90 s each.
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          : []),
+        // The console on two hosts sharing one PostgreSQL database (a revoked key, a removed person, heard on the other host).
+        ...(has('Chromium') && has('PostgreSQL')
+          ? [{ extends: true as const, test: { name: 'console-ui-pg', include: ['test/console-ui/**/*.pg.test.ts'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, testTimeout: 90_000 } }]
           : []),
         // Three hosts behind HAProxy on a private PostgreSQL and Redis, one fault at a time (issue #12).
         ...(has('Fault rig')

@@ -53,7 +53,7 @@ export interface ConsoleSession {
   current: boolean;
 }
 
-/** A delivery attempt as the API lists it; the excerpt fields are read when the server sends them. */
+/** A delivery attempt as the API lists it (WebhookDelivery in shared/schemas/webhooks.ts). */
 export interface Delivery {
   delivery_id: string;
   endpoint_id: string;
@@ -66,8 +66,8 @@ export interface Delivery {
   duration_ms: number;
   attempted_at: string;
   next_attempt_at: string | null;
-  response_excerpt?: string | null;
-  response_body?: string | null;
+  /** The envelope delivered; null when the caller may not read the event's type. */
+  payload: EventEnvelope | null;
 }
 
 export interface EventEnvelope {

@@ -1,33 +1,16 @@
 import { useState } from 'react';
 import { describeError } from '../api.ts';
-import { useConsole } from '../context.tsx';
 import { prettyJson } from '../format.ts';
 import type { Delivery, EventEnvelope } from '../types.ts';
 import { ErrorNote, Notice, Time } from './ui.tsx';
 
-/** The event as it was sent: the envelope, pretty-printed, as text. */
-export function Payload({ eventId }: { eventId: string }) {
-  const { client } = useConsole();
-  const [event, setEvent] = useState<EventEnvelope | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [open, setOpen] = useState(false);
+/** The event as it was sent: the envelope the delivery list carries, pretty-printed, as text. */
+export function Payload({ payload }: { payload: EventEnvelope | null }) {
+  if (!payload) return <span className="muted small">Payload hidden (your role may not read this event type)</span>;
   return (
-    <details
-      className="payload"
-      open={open}
-      onToggle={(e) => {
-        const isOpen = (e.currentTarget as HTMLDetailsElement).open;
-        setOpen(isOpen);
-        if (isOpen && !event)
-          client.get<{ event: EventEnvelope }>(`/events/${eventId}`).then(
-            (answer) => setEvent(answer.event),
-            (failure: unknown) => setError(describeError(failure)),
-          );
-      }}
-    >
+    <details className="payload">
       <summary>Payload</summary>
-      <ErrorNote error={error} />
-      {event && <pre data-testid="payload">{prettyJson(event)}</pre>}
+      <pre data-testid="payload">{prettyJson(payload)}</pre>
     </details>
   );
 }
@@ -45,7 +28,6 @@ export function DeliveryStatus({ delivery }: { delivery: Delivery }) {
 export function DeliveryRow({ delivery, onResend, showEndpoint = false }: { delivery: Delivery; onResend?: () => Promise<void>; showEndpoint?: boolean }) {
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const excerpt = delivery.response_excerpt ?? delivery.response_body ?? null;
   return (
     <tr data-testid="delivery-row">
       <td>
@@ -68,8 +50,13 @@ export function DeliveryRow({ delivery, onResend, showEndpoint = false }: { deli
         <p className="muted small">{delivery.duration_ms} ms</p>
       </td>
       <td className="response">
-        {delivery.error && <p className="error small">{delivery.error}</p>}
-        {excerpt ? <pre className="excerpt">{excerpt}</pre> : !delivery.error && <span className="muted">—</span>}
+        {delivery.error ? (
+          <p className="error small">{delivery.error}</p>
+        ) : delivery.response_status !== null ? (
+          <span>HTTP {delivery.response_status}</span>
+        ) : (
+          <span className="muted">—</span>
+        )}
       </td>
       <td>
         {delivery.next_attempt_at ? (
@@ -81,7 +68,7 @@ export function DeliveryRow({ delivery, onResend, showEndpoint = false }: { deli
         )}
       </td>
       <td className="actions-cell">
-        <Payload eventId={delivery.event_id} />
+        <Payload payload={delivery.payload} />
         {onResend && (
           <button
             type="button"

@@ -240,6 +240,10 @@ export function ApiKeysScreen() {
                       <span className="tag bad">
                         Revoked <Time iso={key.revoked_at} />
                       </span>
+                    ) : key.expires_at && Date.parse(key.expires_at) <= Date.now() ? (
+                      <span className="tag bad">
+                        Expired <Time iso={key.expires_at} relative />
+                      </span>
                     ) : key.expires_at ? (
                       <span className="tag warn">
                         Expires <Time iso={key.expires_at} relative />

@@ -39,7 +39,7 @@ export function AuditLogScreen() {
           <option value="key">API keys</option>
         </select>
         <label htmlFor="audit-action">Action</label>
-        <input id="audit-action" value={action} onChange={(e) => reset(setAction)(e.target.value)} placeholder="api_key.created" />
+        <input id="audit-action" value={action} onChange={(e) => reset(setAction)(e.target.value)} placeholder="createApiKey" />
         <label htmlFor="audit-resource">Resource id</label>
         <input id="audit-resource" value={resourceId} onChange={(e) => reset(setResourceId)(e.target.value)} placeholder="key_…" />
         <label htmlFor="audit-from">From</label>

@@ -57,7 +57,8 @@ function ResendFailed({ endpointId, onQueued }: { endpointId: string; onQueued: 
   const { client } = useConsole();
   const now = new Date();
   const [from, setFrom] = useState(isoToLocal(new Date(now.getTime() - 24 * 3_600_000)));
-  const [to, setTo] = useState(isoToLocal(now));
+  // The field holds minutes: the next one, so a failure in the current minute is in the range.
+  const [to, setTo] = useState(isoToLocal(new Date(now.getTime() + 60_000)));
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (

@@ -116,7 +116,7 @@ export function EventsScreen() {
                   <p className="small">
                     Event <code>{event.id}</code>
                   </p>
-                  <Payload eventId={event.id} />
+                  <Payload payload={event} />
                   <h3>Deliveries</h3>
                   <EventDeliveries eventId={event.id} />
                 </div>

@@ -84,7 +84,7 @@ export function PeopleScreen() {
   const [inviting, setInviting] = useState(false);
   const [link, setLink] = useState<{ url: string; email: string } | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-  const people = useLoad((c) => c.get<Page<Person>>('/console/people', { page, limit: 20, role: roleFilter || undefined }), [page, roleFilter]);
+  const people = useLoad((c) => c.get<Page<Person>>('/console/people', { page, limit: 20 }), [page]);
   const invitations = useLoad((c) => c.get<Page<Invitation>>('/console/invitations', { page: invitePage, limit: 20 }), [invitePage]);
   const me = session.person;
   const grantable = rolesGrantableBy(me.role);

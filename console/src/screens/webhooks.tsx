@@ -139,7 +139,7 @@ export function WebhooksScreen() {
       {created && (
         <section className="panel">
           <SecretOnce label={`Signing secret of ${created.webhook_endpoint.url}`} secret={created.secret}>
-            <p className="muted small">Verify each delivery's Tsaro-Signature header with it (see the webhooks guide).</p>
+            <p className="muted small">Verify each delivery's Svc-Signature header with it (see the webhooks guide).</p>
           </SecretOnce>
           <button type="button" onClick={() => setCreated(null)}>
             Done

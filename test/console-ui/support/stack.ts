@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../../../console/build.ts';
 import { createTestDatabase } from '../../support/database.ts';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { ManualClock } from '../../support/clock.ts';
+import { freePort } from '../../support/ports.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../support/server.ts';
 import { launchChromium } from '../../ui/support/browser.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -22,8 +24,8 @@ export interface ConsoleStack {
   browser: Browser;
   /** `http://127.0.0.1:PORT`: the console is at `${origin}/console/`. */
   origin: string;
-  /** A fresh browser profile with a page that records console errors and CSP refusals. */
-  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  /** A fresh browser profile (or one signed in already: a context's storageState) with a page that records console errors and CSP refusals. */
+  open(viewport?: { width: number; height: number }, storageState?: BrowserContextOptions['storageState']): Promise<WatchedPage>;
   stop(): Promise<void>;
 }
 
@@ -34,14 +36,21 @@ export interface WatchedPage {
   problems: string[];
 }
 
-/** The real server (SQLite) serving the built console, and Debian's Chromium. */
-export async function startConsoleStack(name: string): Promise<ConsoleStack> {
+/**
+ * The real server serving the built console, and Debian's Chromium. Its ManualClock starts at
+ * the real time, so what the browser shows ("2 minutes ago", date pickers) matches the server;
+ * a test still moves it by hand (a new TOTP code is due every 30 s).
+ */
+export async function startConsoleStack(name: string, options: TestServerOptions & { engine?: 'sqlite' | 'postgres' } = {}): Promise<ConsoleStack> {
   mkdirSync(join(ARTIFACTS, name), { recursive: true });
   // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
   process.env.TMPDIR = mkdtempSync(join(ROOT, 'test-artifacts', 'cui-'));
   await ensureConsoleAppBuilt();
-  const database = await createTestDatabase('sqlite');
-  const server = await startTestServer({ database });
+  const ownDatabase = options.database ? undefined : await createTestDatabase(options.engine ?? 'sqlite');
+  const database = options.database ?? ownDatabase!;
+  // A port of its own rather than 0: PUBLIC_URL (and so every invite link the console makes) derives from PORT.
+  const config = { PORT: String(await freePort()), ...options.config };
+  const server = await startTestServer({ clock: new ManualClock(new Date().toISOString()), ...options, config, database });
   const browser = await launchChromium();
   const origin = new URL(server.baseUrl).origin;
   const contexts: BrowserContext[] = [];
@@ -49,8 +58,9 @@ export async function startConsoleStack(name: string): Promise<ConsoleStack> {
     server,
     browser,
     origin,
-    async open(viewport = SCREENS.desktop) {
-      const context = await browser.newContext({ viewport, baseURL: origin });
+    async open(viewport = SCREENS.desktop, storageState) {
+      // UTC, as the server: a time typed into a date field means the same instant to both.
+      const context = await browser.newContext({ viewport, baseURL: origin, timezoneId: 'UTC', locale: 'en-GB', storageState });
       contexts.push(context);
       const page = await context.newPage();
       const problems: string[] = [];
@@ -68,6 +78,7 @@ export async function startConsoleStack(name: string): Promise<ConsoleStack> {
       for (const context of contexts) await context.close().catch(() => undefined);
       await browser.close();
       await server.stop();
+      await ownDatabase?.drop();
     },
   };
 }

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { Role } from '../../../shared/schemas/console.ts';
+import { inviteOrReset } from '../../../server/people/service.ts';
+import { PASSWORD, totpCode } from '../../support/console.ts';
+import type { TestServer } from '../../support/server.ts';
+import { ROOT } from './stack.ts';
+
+export interface BrowserPerson {
+  email: string;
+  name: string;
+  role: Role;
+  /** Read from the enrolment page's text, as a person types it into an authenticator app. */
+  totpSecret: string | undefined;
+  recoveryCodes: string[];
+}
+
+/** The invite link `tsaro console invite` prints (made on the host, for the console's origin). */
+export async function inviteFromHost(server: TestServer, organizationId: string, role: Role, email: string, name?: string): Promise<string> {
+  const { invite_url } = await inviteOrReset(
+    { db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin },
+    { organizationId, email, role, name },
+  );
+  return invite_url;
+}
+
+/** A TOTP code an authenticator shows for the server's time, one step after the last one used. */
+export async function nextCode(server: TestServer, secret: string): Promise<string> {
+  server.clock.advance(30_000);
+  return totpCode(server, secret);
+}
+
+/**
+ * Opens an invite link and joins as a person does: name, password twice, then (owner, admin)
+ * the authenticator from the secret shown on the page and the ten recovery codes. Ends on the keys screen.
+ */
+export async function joinInBrowser(
+  page: Page,
+  server: TestServer,
+  inviteUrl: string,
+  person: { email: string; name: string; role: Role },
+  /** Called on each step's screen, e.g. to take its screenshot. */
+  onStep: (step: 'join' | 'enrol' | 'recovery-codes') => Promise<void> = async () => undefined,
+): Promise<BrowserPerson> {
+  await page.goto(inviteUrl);
+  await page.getByTestId('join-form').waitFor();
+  await onStep('join');
+  expect(await page.getByTestId('invitation').textContent()).toContain(person.email);
+  await page.getByLabel('Your name').fill(person.name);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('The same password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Join', exact: true }).click();
+  let totpSecret: string | undefined;
+  let recoveryCodes: string[] = [];
+  if (person.role === 'owner' || person.role === 'admin') {
+    await page.getByTestId('totp-enrolment').getByTestId('qr').waitFor();
+    totpSecret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
+    expect(await page.getByTestId('otpauth-uri').textContent()).toContain(`secret=${totpSecret}`);
+    await onStep('enrol');
+    await page.getByLabel('Six-digit code').fill(await nextCode(server, totpSecret));
+    await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+    const codes = page.getByTestId('recovery-codes');
+    await codes.waitFor();
+    recoveryCodes = (await codes.locator('ol.codes li').allTextContents()).map((code) => code.trim());
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    await onStep('recovery-codes');
+    await page.getByLabel('I have kept my recovery codes').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+  }
+  await page.getByTestId('screen-keys').waitFor();
+  return { ...person, totpSecret, recoveryCodes };
+}
+
+/** Email, password, then (when enrolled) a fresh code from the authenticator. Ends on the keys screen. */
+export async function signInInBrowser(page: Page, server: TestServer, person: BrowserPerson): Promise<void> {
+  await page.goto('/console/');
+  await page.getByTestId('sign-in-form').waitFor();
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  if (person.totpSecret) {
+    await page.getByTestId('totp-form').waitFor();
+    await page.getByLabel('Code from your authenticator app').fill(await nextCode(server, person.totpSecret));
+    await page.getByRole('button', { name: 'Continue' }).click();
+  }
+  await page.getByTestId('screen-keys').waitFor();
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core from the project's devDependencies; AXE_CORE_PATH names another copy (a machine whose node_modules predates it). */
+const AXE = process.env.AXE_CORE_PATH ?? join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+
+/**
+ * axe-core in the page: the serious and critical violations, each with where it is. Evaluated
+ * through the DevTools protocol rather than `addScriptTag`: the console's CSP (script-src 'self')
+ * rightly refuses an inline script tag.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(AXE, 'utf8'));
+  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((r) => r.violations)');
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
