@@ -370,6 +370,22 @@ export const peopleRouteList = [
   }),
   route({
     method: 'post',
+    path: '/console/people/:personId/sign-out',
+    access: 'person',
+    guardOptions: { roles: ['owner'] },
+    params: PersonParams,
+    body: Empty,
+    operationId: 'signOutPerson',
+    tags,
+    summary: "End all of someone's sessions",
+    description: 'Owners only (a lost laptop or phone): every session of the person ends at once, on every host; they sign in again.',
+    responses: { ...ok(200, 'Ended', z.object({ ended: z.int() })), ...errors(403, 404) },
+    async handler({ params }, req, res, deps) {
+      res.json(await people.signOutPerson(peopleDeps(deps), authOf(req).organization.organization_id, params.personId));
+    },
+  }),
+  route({
+    method: 'post',
     path: '/console/people/:personId/reset',
     access: 'person',
     guardOptions: { roles: MANAGERS },

@@ -309,6 +309,13 @@ export async function removePerson(deps: PeopleDeps, organizationId: string, per
   });
 }
 
+/** An owner signs someone out everywhere (a lost laptop): their sessions end at once on every host. */
+export async function signOutPerson(deps: PeopleDeps, organizationId: string, personId: string): Promise<{ ended: number }> {
+  const person = await store.findPerson(deps.db, organizationId, personId);
+  if (!person) throw notFound('Person');
+  return { ended: await store.endSessions(deps.db, { personId }, deps.clock.now().toISOString()) };
+}
+
 export async function listOwnSessions(deps: PeopleDeps & { idleMs: number }, live: LiveSession, query: PageRequest) {
   const now = deps.clock.now();
   const { rows, total } = await store.listLiveSessions(

@@ -137,6 +137,16 @@ describe('the console calls the partner API with the session', () => {
     expect((await org.live.post('/api-keys', body)).status).toBe(201);
   });
 
+  it('an owner signs someone out everywhere; an admin may not', async () => {
+    const operator = await joinConsole(server, org.organizationId, 'operator');
+    const admin = await joinConsole(server, org.organizationId, 'admin');
+    expect((await admin.browser.post(`/console/people/${operator.personId}/sign-out`)).status).toBe(403);
+    expect((await operator.browser.get('/incidents')).status).toBe(200);
+    const ended = await owner.browser.post(`/console/people/${operator.personId}/sign-out`);
+    expect(ended.body).toEqual({ ended: 1 });
+    expect((await operator.browser.get('/incidents')).status).toBe(401);
+  });
+
   it('a removed person is refused at once', async () => {
     const operator = await joinConsole(server, org.organizationId, 'operator');
     expect((await operator.browser.get('/incidents')).status).toBe(200);
