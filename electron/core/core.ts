@@ -194,7 +194,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
-    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${new Date().toISOString()} kiosk core: ${message}\n`)),
+    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`)),
   };
   const useSettings = (next: KioskSettings | undefined) => {
     ctx.settings = next;
@@ -208,9 +208,10 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
    * few seconds, a bare health check), rather than wait out the backoff: the screen shows
    * "online" soon after the link returns. A server that answers but fails keeps its backoff.
    */
-  let lastNudge = 0;
+  // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
+  let lastNudge = -Infinity;
   const nudgeWhenOffline = () => {
-    const now = Date.now();
+    const now = performance.now();
     if (ctx.net.online === false && now - lastNudge > 3_000) {
       lastNudge = now;
       sync.kick();

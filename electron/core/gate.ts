@@ -11,7 +11,7 @@ import { addLocalUse, cachedCodeById, noteServerUse, rememberPass } from './code
 import type { CoreContext } from './context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
-import { countPendingOperations, enqueueOperation, operationById, settleOperation } from './outbox.ts';
+import { enqueueOperation, operationById, settleOperation } from './outbox.ts';
 import { readSetting } from './settings.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
 
@@ -388,8 +388,4 @@ export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'
   // "N inside" is everyone inside, whatever the search shows.
   const total = input.search ? visitorsOnPremises(ctx.db, undefined).length : visitors.length;
   return { visitors, count: visitors.length, total, source: ctx.net.online && asOf ? 'server' : 'local', asOf };
-}
-
-export function pendingCount(ctx: CoreContext): number {
-  return countPendingOperations(ctx.db);
 }

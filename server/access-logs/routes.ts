@@ -11,10 +11,9 @@ import {
   StatsQuery,
 } from '../../shared/schemas/access.ts';
 import { tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { accessLogStats, checkInWalkIn, checkOutVisitor, currentVisitors, getAccessLog, listAccessLogs } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -32,8 +31,8 @@ export const accessLogRouteList = [
     summary: 'Check in a visitor without a code (walk-in, delivery)',
     description: '`checked_in_at` replays an offline walk-in (at most 7 days old).',
     responses: { ...ok(201, 'Checked in', AccessLogEnvelope), ...errors() },
-    async handler({ body }, req, res, deps) {
-      res.status(201).json({ access_log: await checkInWalkIn(requestDb(req, deps.db), deps.clock, tenantOf(req), body) });
+    async handler({ body, db }, req, res, deps) {
+      res.status(201).json({ access_log: await checkInWalkIn(db, deps.clock, tenantOf(req), body) });
     },
   }),
   route({
@@ -103,8 +102,8 @@ export const accessLogRouteList = [
     summary: 'Check a visitor out',
     description: 'Already checked out: 409. `checked_out_at` replays an offline checkout.',
     responses: { ...ok(200, 'Checked out', AccessLogEnvelope), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ access_log: await checkOutVisitor(requestDb(req, deps.db), deps.clock, tenantOf(req), params.logId, body) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ access_log: await checkOutVisitor(db, deps.clock, tenantOf(req), params.logId, body) });
     },
   }),
 ];

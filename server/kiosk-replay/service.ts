@@ -1,6 +1,7 @@
 import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from '../access-codes/feed-numbering.ts';
+import type { PassVerifier } from '../access-codes/pass-keys.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
@@ -8,6 +9,7 @@ import type { Engine } from '../db/database.ts';
 import { inSavepoint } from '../db/savepoint.ts';
 import type { Executor, Tenant } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import { errorBody } from '../http/error-body.ts';
 import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -15,6 +17,7 @@ import { waitForOtherBatches } from './store.ts';
 
 export interface ReplayDeps {
   clock: Clock;
+  verifyPass: PassVerifier;
   secretBox: SecretBox;
   rateLimitStore: RateLimitStore;
   engine: Engine;
@@ -88,7 +91,7 @@ async function replayOne(
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     // Refused: as the single route, nothing of it stays (its claim included), and the batch goes on.
-    return { status: err.status, replayed: false, body: { code: err.status, message: err.message } };
+    return { status: err.status, replayed: false, body: errorBody(err.status, err.message) };
   }
 }
 

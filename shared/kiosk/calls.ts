@@ -323,7 +323,6 @@ export interface KioskCallResults {
 }
 
 export type KioskCallName = keyof typeof kioskCallInputs & keyof KioskCallResults;
-export const KIOSK_CALL_NAMES = Object.keys(kioskCallInputs) as KioskCallName[];
 
 /** What the screen sends (defaults not yet applied). */
 export type KioskCallInput<N extends KioskCallName> = z.input<(typeof kioskCallInputs)[N]>;
