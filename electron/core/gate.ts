@@ -39,8 +39,6 @@ export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Pr
   const guard = ctx.guard();
   const op = newOperation(ctx, now, {
     kind: 'validate',
-    method: 'POST',
-    path: '/access-codes/validate',
     body: {
       code: input.text,
       ...(guard ? { validated_by: guard.name } : {}),
@@ -296,8 +294,6 @@ export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>)
   };
   const op = newOperation(ctx, now, {
     kind: 'walk_in',
-    method: 'POST',
-    path: '/access-logs',
     body: {
       visitor_name: input.visitorName,
       visitor_phone: input.visitorPhone,
@@ -346,8 +342,7 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
   const v = visit;
   const op = newOperation(ctx, now, {
     kind: 'checkout',
-    method: 'PATCH',
-    path: v.log_id ? `/access-logs/${encodeURIComponent(v.log_id)}/checkout` : null,
+    ...(v.log_id ? { pathParams: { logId: v.log_id } } : {}),
     body: {
       ...(input.notes ? { checkout_notes: input.notes } : {}),
       ...(guard ? { recorded_by: guard.name } : {}),

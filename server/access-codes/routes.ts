@@ -14,12 +14,11 @@ import {
   QrQuery,
   RevokeAccessCodeRequest,
   StatsQuery,
-  ValidateAccessCodeRequest,
   ValidationResult,
 } from '../../shared/schemas/access.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
-import { routeFor, routerOf } from '../http/define-route.ts';
+import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import {
   accessCodeFeed,
@@ -75,11 +74,8 @@ export const accessCodeRouteList = [
     },
   }),
   route({
-    method: 'post',
-    path: '/access-codes/validate',
-    access: 'access_codes:validate',
+    ...gateRoute('validate'),
     idempotent: true,
-    body: ValidateAccessCodeRequest,
     operationId: 'validateAccessCode',
     tags,
     summary: 'Validate (consume) a code or signed pass, and check the visitor in',

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
 import type { Db, Executor } from '../db/schema.ts';
 import { idempotencyHeader, json } from './responses.ts';
 import { parseInput } from './parse.ts';
@@ -81,6 +82,22 @@ export function routeFor<D>() {
   return <P extends FieldsPart = undefined, Q extends FieldsPart = undefined, B extends Part = undefined>(
     route: RouteDefinition<D, P, Q, B>,
   ): RouteDefinition<D> => route as RouteDefinition<D>;
+}
+
+type GateOperationOf<K extends GateOperationKind> = (typeof GATE_OPERATIONS)[K];
+
+/**
+ * A gate operation's single route as the kiosk sends it (shared/kiosk/gate-operations.ts): its
+ * method, path, scope and body, spread into the route's definition.
+ */
+export function gateRoute<K extends GateOperationKind>(kind: K) {
+  const operation: GateOperationOf<K> = GATE_OPERATIONS[kind];
+  return {
+    method: operation.method.toLowerCase() as Lowercase<GateOperationOf<K>['method']>,
+    path: operation.path,
+    access: operation.scope as Scope,
+    body: operation.body as GateOperationOf<K>['body'],
+  };
 }
 
 /** The middleware a feature's routes are wired with; only what its definitions use is required. */

@@ -1,3 +1,4 @@
+import { GATE_OPERATIONS, gateOperationPath, type GateOperation, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
 import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from '../access-codes/feed-numbering.ts';
@@ -30,12 +31,18 @@ export interface ReplayCaller {
   scopes: ReadonlySet<Scope>;
 }
 
-/** An operation as its single route would receive it. */
+/** An operation as its single route would receive it (method, path and scope as declared in shared/kiosk/gate-operations.ts). */
 interface SingleRequest {
-  method: 'POST' | 'PATCH';
+  method: GateOperation['method'];
   path: string;
   scope: Scope;
   run(trx: Executor): Promise<{ status: number; body: unknown }>;
+}
+
+/** The declared request of the kind, its path filled in, and what applying it does. */
+function singleRequest(kind: GateOperationKind, params: Record<string, string>, apply: (db: Executor) => Promise<unknown>): SingleRequest {
+  const { method, scope, okStatus } = GATE_OPERATIONS[kind];
+  return { method, path: gateOperationPath(kind, params), scope, run: async (db) => ({ status: okStatus, body: await apply(db) }) };
 }
 
 /**
@@ -106,27 +113,12 @@ async function singleRequestOf(
   const { tenant } = caller;
   switch (op.operation) {
     case 'validate':
-      return {
-        method: 'POST',
-        path: '/access-codes/validate',
-        scope: 'access_codes:validate',
-        run: async (db) => ({ status: 200, body: await validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering) }),
-      };
+      return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering));
     case 'walk_in':
-      return {
-        method: 'POST',
-        path: '/access-logs',
-        scope: 'access_codes:write',
-        run: async (db) => ({ status: 201, body: { access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) } }),
-      };
+      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) }));
     case 'checkout': {
       const logId = op.log_id ?? (await logOpenedBy(trx, deps.secretBox, tenant, op.log_of!, index));
-      return {
-        method: 'PATCH',
-        path: `/access-logs/${encodeURIComponent(logId)}/checkout`,
-        scope: 'access_codes:write',
-        run: async (db) => ({ status: 200, body: { access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) } }),
-      };
+      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) }));
     }
   }
 }

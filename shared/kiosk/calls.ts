@@ -1,3 +1,4 @@
+import type { GateOperationKind } from './gate-operations.ts';
 import { z } from 'zod';
 
 /**
@@ -237,7 +238,7 @@ export interface AttentionItem {
   kind: (typeof ATTENTION_KINDS)[number];
   /** Plain words: "Musa Bello was admitted offline with DEMO-7K2P; the server says: Code has been revoked". */
   message: string;
-  operation: 'validate' | 'walk_in' | 'checkout' | 'panic';
+  operation: GateOperationKind | 'panic';
   visitorName: string | null;
   code: string | null;
   /** What the kiosk did and when. */

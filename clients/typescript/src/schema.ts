@@ -1294,7 +1294,7 @@ export interface components {
             body: components["schemas"]["CreateAccessLogRequest"];
         } | {
             /**
-             * @description As `PATCH /access-logs/{log_id}/checkout`
+             * @description As `PATCH /access-logs/{logId}/checkout`
              * @constant
              */
             operation: "checkout";
