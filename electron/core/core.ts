@@ -13,7 +13,9 @@ import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
 import { readCoverage } from './coverage.ts';
-import { checkout, onPremises, recentScans, scan, walkIn } from './gate.ts';
+import { recentDecisions } from './decisions.ts';
+import { checkout, onPremises, walkIn } from './gate.ts';
+import { scan } from './scan.ts';
 import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
 import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
@@ -305,7 +307,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       };
     },
 
-    recentScans: async (input) => recentScans(db, input.limit),
+    recentScans: async (input) => recentDecisions(db, input.limit),
 
     dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
 

@@ -5,6 +5,7 @@ import { checkKeyNotAdmin } from './admin-key.ts';
 import { cachedCodeById, settleLocalUse } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { reasonFromServer } from './decide-offline.ts';
+import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
   addAttention,
   enqueueOperation,
@@ -94,16 +95,6 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
   return { sent: true, answer };
 }
 
-interface StoredDecision {
-  decision: ScanDecision;
-}
-
-function decisionOf(ctx: CoreContext, decisionId: string | null): ScanDecision | undefined {
-  if (!decisionId) return undefined;
-  const row = ctx.db.prepare('SELECT decision FROM decisions WHERE decision_id = ?').get(decisionId) as { decision: string } | undefined;
-  return row ? (JSON.parse(row.decision) as StoredDecision['decision']) : undefined;
-}
-
 /**
  * Applies the server's final answer (2xx or a 4xx refusal) to an operation, in one transaction
  * with its settlement, so a kiosk switched off in between replays it and gets the same answer.
@@ -138,7 +129,7 @@ export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
 
 function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
   const body = JSON.parse(op.body) as Record<string, string | undefined>;
-  const decision = decisionOf(ctx, op.decision_id);
+  const decision = decisionById(ctx.db, op.decision_id);
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   const name = decision?.visitor?.name ?? visit?.visitor_name ?? body.visitor_name ?? null;
   const described = GATE_OPERATIONS[op.kind].described;
@@ -192,9 +183,9 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
 
 /** A replayed scan: confirm it, or reconcile what the gate did with what the server decided. */
 function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResult, at: string): void {
-  const decision = decisionOf(ctx, op.decision_id);
+  const decision = decisionById(ctx.db, op.decision_id);
   const db = ctx.db;
-  const setOutcome = (outcome: string) => db.prepare('UPDATE decisions SET server_outcome = ? WHERE decision_id = ?').run(outcome, op.decision_id);
+  const setOutcome = (outcome: ServerOutcome) => setServerOutcome(db, op.decision_id, outcome);
   const scannedAt = (JSON.parse(op.body) as { scanned_at: string }).scanned_at;
 
   if (result.valid) {
