@@ -1,32 +1,23 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { accessCodeRoutes } from './access-codes/routes.ts';
-import { accessLogRoutes } from './access-logs/routes.ts';
+import { createPassVerifier } from './access-codes/pass-keys.ts';
 import { consoleAppRoutes } from './console/app-files.ts';
 import { createGuard } from './auth/authenticate.ts';
 import { uncachedKeys, type KeyCache } from './auth/key-cache.ts';
-import { apiKeyRoutes } from './auth/routes.ts';
 import { auditChanges } from './audit/middleware.ts';
-import { auditRoutes } from './audit/routes.ts';
 import { personAccess } from './people/middleware.ts';
-import { peopleRoutes } from './people/routes.ts';
 import type { Clock } from './clock.ts';
 import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
-import { dispatchCoverageRoutes } from './dispatch/coverage.ts';
 import { docsRoutes } from './docs/routes.ts';
-import { eventRoutes } from './events/routes.ts';
-import { healthRoutes } from './health/routes.ts';
 import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard, JSON_MEDIA_TYPES } from './http/input-guard.ts';
 import { requestLog } from './http/request-log.ts';
-import type { RouteDeps } from './http/route-deps.ts';
+import type { RouteDeps } from './route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import { noDispatcher, type Dispatcher } from './incidents/dispatcher.ts';
-import { incidentRoutes } from './incidents/routes.ts';
-import { kioskReplayRoutes } from './kiosk-replay/routes.ts';
-import { organizationRoutes } from './organizations/routes.ts';
+import { partnerFeatures } from './partner-api.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import { responderAppRoutes } from './responders/app-files.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -34,9 +25,7 @@ import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import type { ThreatEngine } from './threat/engine.ts';
-import { threatRoutes } from './threat/routes.ts';
 import { deliveriesSince } from './webhooks/queue.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 
 export interface AppDeps {
@@ -94,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
     dispatcher: deps.dispatcher ?? noDispatcher,
     rateLimitStore: deps.rateLimitStore,
     secretBox: deps.secretBox,
+    verifyPass: createPassVerifier(),
     guard: createGuard({ db: deps.db, clock: deps.clock, limiter, keys: deps.keyCache, sessions: { settings: sessionSettings } }),
     idempotent: idempotency({ ...deps, engine }),
     person: personAccess({ db: deps.db, clock: deps.clock, settings: sessionSettings }),
@@ -105,21 +95,7 @@ export function createApp(deps: AppDeps): Express {
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).
   const api = express.Router();
   api.use(
-    bySegment([
-      healthRoutes(deps),
-      incidentRoutes(routeDeps),
-      apiKeyRoutes(routeDeps),
-      accessCodeRoutes(routeDeps),
-      accessLogRoutes(routeDeps),
-      kioskReplayRoutes(routeDeps),
-      organizationRoutes(routeDeps),
-      webhookRoutes(routeDeps),
-      eventRoutes(routeDeps),
-      threatRoutes({ ...routeDeps, threat: deps.threat }),
-      dispatchCoverageRoutes(routeDeps),
-      peopleRoutes(routeDeps),
-      auditRoutes(routeDeps),
-    ]),
+    bySegment(partnerFeatures.map((feature) => feature.router({ ...routeDeps, rateLimitStore: deps.rateLimitStore, threat: deps.threat }))),
   );
   api.use(docsRoutes());
 

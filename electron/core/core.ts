@@ -13,7 +13,9 @@ import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
 import { readCoverage } from './coverage.ts';
-import { checkout, onPremises, recentScans, scan, walkIn } from './gate.ts';
+import { recentDecisions } from './decisions.ts';
+import { checkout, onPremises, walkIn } from './gate.ts';
+import { scan } from './scan.ts';
 import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
 import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
@@ -194,7 +196,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
-    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${new Date().toISOString()} kiosk core: ${message}\n`)),
+    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`)),
   };
   const useSettings = (next: KioskSettings | undefined) => {
     ctx.settings = next;
@@ -208,9 +210,10 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
    * few seconds, a bare health check), rather than wait out the backoff: the screen shows
    * "online" soon after the link returns. A server that answers but fails keeps its backoff.
    */
-  let lastNudge = 0;
+  // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
+  let lastNudge = -Infinity;
   const nudgeWhenOffline = () => {
-    const now = Date.now();
+    const now = performance.now();
     if (ctx.net.online === false && now - lastNudge > 3_000) {
       lastNudge = now;
       sync.kick();
@@ -304,7 +307,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       };
     },
 
-    recentScans: async (input) => recentScans(db, input.limit),
+    recentScans: async (input) => recentDecisions(db, input.limit),
 
     dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
 

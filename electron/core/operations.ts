@@ -1,9 +1,11 @@
 import type { ScanDecision } from '../../shared/kiosk/calls.ts';
+import { GATE_OPERATIONS, gateOperationPath, withinKioskReplayWindow } from '../../shared/kiosk/gate-operations.ts';
 import type { ValidationResult } from '../../shared/schemas/access.ts';
 import { checkKeyNotAdmin } from './admin-key.ts';
 import { cachedCodeById, settleLocalUse } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { reasonFromServer } from './decide-offline.ts';
+import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
   addAttention,
   enqueueOperation,
@@ -18,22 +20,26 @@ import {
 import type { ServerAnswer } from './server-api.ts';
 import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
 
-/** How old a replayed check-in may be and still carry its own time (the server's window is 7 days). */
-const REPLAYABLE_MS = 6 * 24 * 60 * 60 * 1000;
-
-/** A new outbox operation with its own Idempotency-Key, made here on the kiosk. */
+/**
+ * A new outbox operation with its own Idempotency-Key, made here on the kiosk. Its method and
+ * path are the declared ones (shared/kiosk/gate-operations.ts); `pathParams` fill the path, and
+ * a path whose parameters are not known yet is left empty (a checkout before its check-in has
+ * a log_id: filled in when it is sent).
+ */
 export function newOperation(
   ctx: CoreContext,
   at: Date,
-  fields: { kind: OperationKind; method: string; path: string | null; body: Record<string, unknown>; visitId: string | null; decisionId: string | null },
+  fields: { kind: OperationKind; pathParams?: Record<string, string>; body: Record<string, unknown>; visitId: string | null; decisionId: string | null },
 ): NewOperation {
   const opId = ctx.newId('op', at);
+  const declared = GATE_OPERATIONS[fields.kind];
+  const pathKnown = fields.pathParams !== undefined || !declared.path.includes(':');
   return {
     op_id: opId,
     kind: fields.kind,
     idempotency_key: `${ctx.kioskId}.${opId}`,
-    method: fields.method,
-    path: fields.path,
+    method: declared.method,
+    path: pathKnown ? gateOperationPath(fields.kind, fields.pathParams) : null,
     body: JSON.stringify(fields.body),
     visit_id: fields.visitId,
     decision_id: fields.decisionId,
@@ -76,7 +82,7 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
         .get(op.visit_id, op.op_id) as { n: number };
       return { sent: false, why: waitingFor.n > 0 ? 'waiting' : 'unsendable' };
     }
-    path = `/access-logs/${encodeURIComponent(visit.log_id)}/checkout`;
+    path = gateOperationPath('checkout', { logId: visit.log_id });
   }
   // Nothing queued leaves under a key not proven non-admin (the sync proves it first; an inline send may be first).
   if (!(await checkKeyNotAdmin(ctx, timeoutMs ?? ctx.timings.requestTimeoutMs)).maySend) return { sent: false, why: 'waiting' };
@@ -87,16 +93,6 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
   else if (answer.kind !== 'unavailable') ctx.net.problem = null;
   if (answer.kind === 'blocked' || answer.kind === 'unavailable') noteFailure(ctx.db, op.op_id, answer.message);
   return { sent: true, answer };
-}
-
-interface StoredDecision {
-  decision: ScanDecision;
-}
-
-function decisionOf(ctx: CoreContext, decisionId: string | null): ScanDecision | undefined {
-  if (!decisionId) return undefined;
-  const row = ctx.db.prepare('SELECT decision FROM decisions WHERE decision_id = ?').get(decisionId) as { decision: string } | undefined;
-  return row ? (JSON.parse(row.decision) as StoredDecision['decision']) : undefined;
 }
 
 /**
@@ -133,14 +129,11 @@ export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
 
 function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
   const body = JSON.parse(op.body) as Record<string, string | undefined>;
-  const decision = decisionOf(ctx, op.decision_id);
+  const decision = decisionById(ctx.db, op.decision_id);
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   const name = decision?.visitor?.name ?? visit?.visitor_name ?? body.visitor_name ?? null;
-  const what = {
-    validate: `The scan of ${decision?.code ?? 'a code'}${name ? ` (${name})` : ''}`,
-    walk_in: `The walk-in check-in of ${name ?? 'a visitor'}`,
-    checkout: `The checkout of ${name ?? 'a visitor'}`,
-  }[op.kind];
+  const described = GATE_OPERATIONS[op.kind].described;
+  const what = op.kind === 'validate' ? `${described} of ${decision?.code ?? 'a code'}${name ? ` (${name})` : ''}` : `${described} of ${name ?? 'a visitor'}`;
   // Only an admission decided here offline added a local use; any other refusal has none to settle.
   if (op.kind === 'validate' && decision?.codeId && decision.admitted && decision.decidedBy === 'offline') settleLocalUse(ctx.db, decision.codeId, {});
   // A visitor let in offline is inside whatever the server thinks of the scan: keep their visit.
@@ -171,8 +164,6 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   const walkIn = newOperation(ctx, new Date(at), {
     kind: 'walk_in',
-    method: 'POST',
-    path: '/access-logs',
     body: {
       visitor_name: decision.visitor?.name ?? `Visitor with code ${decision.code ?? 'unknown'}`,
       visitor_phone: visit?.visitor_phone ?? decision.visitor?.phone ?? 'unknown',
@@ -180,8 +171,8 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
       ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
       notes: `Admitted offline at ${scannedAt} with code ${decision.code ?? '?'}; the server refused it on sync: ${serverSaid}`.slice(0, 2000),
       ...(validatedBy ? { recorded_by: validatedBy } : {}),
-      // The server takes replays up to 7 days old; an older one is recorded now, its time in the notes.
-      ...(Date.parse(at) - Date.parse(scannedAt) < REPLAYABLE_MS ? { checked_in_at: scannedAt } : {}),
+      // Within the server's replay window (less the kiosk's margin) it keeps its own time; an older one is recorded now, its time in the notes.
+      ...(withinKioskReplayWindow(scannedAt, at) ? { checked_in_at: scannedAt } : {}),
     },
     visitId: op.visit_id,
     decisionId: op.decision_id,
@@ -192,9 +183,9 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
 
 /** A replayed scan: confirm it, or reconcile what the gate did with what the server decided. */
 function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResult, at: string): void {
-  const decision = decisionOf(ctx, op.decision_id);
+  const decision = decisionById(ctx.db, op.decision_id);
   const db = ctx.db;
-  const setOutcome = (outcome: string) => db.prepare('UPDATE decisions SET server_outcome = ? WHERE decision_id = ?').run(outcome, op.decision_id);
+  const setOutcome = (outcome: ServerOutcome) => setServerOutcome(db, op.decision_id, outcome);
   const scannedAt = (JSON.parse(op.body) as { scanned_at: string }).scanned_at;
 
   if (result.valid) {
@@ -227,8 +218,7 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResu
     if (useCount !== undefined) db.prepare('UPDATE codes SET use_count = MAX(use_count, ?) WHERE code_id = ?').run(useCount, result.code_id);
     const checkout = newOperation(ctx, new Date(at), {
       kind: 'checkout',
-      method: 'PATCH',
-      path: `/access-logs/${encodeURIComponent(result.log_id)}/checkout`,
+      pathParams: { logId: result.log_id },
       body: { checkout_notes: 'Turned away at the gate: the kiosk refused this scan while offline', checked_out_at: at },
       visitId,
       decisionId: op.decision_id,

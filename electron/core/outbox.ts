@@ -1,7 +1,9 @@
+import type { GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
 import type { AttentionItem } from '../../shared/kiosk/calls.ts';
 import type { KioskDb } from './database.ts';
 
-export type OperationKind = 'validate' | 'walk_in' | 'checkout';
+/** The outbox holds the gate's operations (shared/kiosk/gate-operations.ts). */
+export type OperationKind = GateOperationKind;
 
 export interface OutboxRow {
   seq: number;

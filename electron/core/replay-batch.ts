@@ -1,3 +1,4 @@
+import { gateOperationParams } from '../../shared/kiosk/gate-operations.ts';
 import { checkKeyNotAdmin } from './admin-key.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { applyAnswer, giveUp } from './operations.ts';
@@ -101,16 +102,15 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 /** The batch item for an operation, as its single request would carry it. */
 function itemFor(ctx: CoreContext, op: OutboxRow): Record<string, unknown> | 'waiting' | 'unsendable' {
   const body: unknown = JSON.parse(op.body);
-  if (op.kind === 'validate') return { operation: 'validate', idempotency_key: op.idempotency_key, body };
-  if (op.kind === 'walk_in') return { operation: 'walk_in', idempotency_key: op.idempotency_key, body };
+  if (op.kind !== 'checkout') return { operation: op.kind, idempotency_key: op.idempotency_key, body };
   const target = checkoutTarget(ctx, op);
   if (typeof target === 'string') return target;
   return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body };
 }
 
 function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
-  const fromPath = op.path ? /^\/access-logs\/([^/]+)\/checkout$/.exec(op.path) : null;
-  if (fromPath) return { log_id: decodeURIComponent(fromPath[1]!) };
+  const fromPath = op.path ? gateOperationParams('checkout', op.path) : undefined;
+  if (fromPath?.logId) return { log_id: fromPath.logId };
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   if (visit?.log_id) return { log_id: visit.log_id };
   const opener = ctx.db

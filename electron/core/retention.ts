@@ -1,4 +1,5 @@
 import type { KioskDb } from './database.ts';
+import { pruneDecisions } from './decisions.ts';
 
 /** How long the kiosk keeps what is settled: its journal, closed visits, final codes. */
 export const KIOSK_RETENTION_DAYS = 30;
@@ -15,9 +16,7 @@ export function pruneKioskJournal(db: KioskDb, before: string): number {
   db.transaction(() => {
     const pendingVisits = `SELECT visit_id FROM outbox WHERE state = 'pending' AND visit_id IS NOT NULL`;
     deleted += db.prepare(`DELETE FROM outbox WHERE state <> 'pending' AND settled_at < ?`).run(before).changes;
-    deleted += db
-      .prepare(`DELETE FROM decisions WHERE scanned_at < ? AND (op_id IS NULL OR op_id NOT IN (SELECT op_id FROM outbox WHERE state = 'pending'))`)
-      .run(before).changes;
+    deleted += pruneDecisions(db, before);
     deleted += db
       .prepare(`DELETE FROM visits WHERE state <> 'inside' AND COALESCE(checked_out_at, checked_in_at) < ? AND visit_id NOT IN (${pendingVisits})`)
       .run(before).changes;

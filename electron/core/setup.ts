@@ -1,3 +1,4 @@
+import { GATE_OPERATIONS } from '../../shared/kiosk/gate-operations.ts';
 import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../shared/kiosk/calls.ts';
 import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
 import type { CoreContext } from './context.ts';
@@ -80,7 +81,8 @@ function baseUrlHint(serverUrl: string): string {
 async function holdsScope(api: ServerApi, scope: (typeof GATE_SCOPES)[number][0]): Promise<boolean> {
   const answer = await {
     'access_codes:validate': () => api.request('GET', '/access-codes/changes?cursor=0&limit=1'),
-    'access_codes:write': () => api.request('POST', '/access-logs', { body: '{}' }),
+    // An empty walk-in: a 400 (the body) says the key may record walk-ins and checkouts, a 403 that it may not.
+    'access_codes:write': () => api.request(GATE_OPERATIONS.walk_in.method, GATE_OPERATIONS.walk_in.path, { body: '{}' }),
     'logs:read': () => api.request('GET', '/access-logs/current-visitors'),
     'incidents:write': () => api.request('POST', '/incidents', { body: '{}' }),
     'incidents:read': () => api.request('GET', '/incidents?limit=1'),

@@ -13,9 +13,9 @@ import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
 import { readSetting, writeSetting } from './settings.ts';
 import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 const FEED_PAGE = 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 export { ADMIN_KEY_PROBLEM };
 
 /**

@@ -59,28 +59,40 @@ export function signPass(secretBox: SecretBox, key: PassKeyRow, claims: PassClai
   return assemblePass(text, sign(null, Buffer.from(text), privateKey));
 }
 
-/**
- * Public keys as node:crypto key objects, by their text: making one (DER parsing) cost more than
- * the signature check itself, on every pass validated. A tenant's key never changes once made.
- * Undefined for text that is not a 32-byte Ed25519 key (never kept).
- */
-const verifyingKeys = new Map<string, KeyObject>();
-function verifyingKey(publicKey: string): KeyObject | undefined {
-  const known = verifyingKeys.get(publicKey);
-  if (known) return known;
+/** The claims of a pass signed with one of the tenant's accepted keys; undefined when forged, altered or foreign. */
+export type PassVerifier = (text: string, keys: readonly PassKeyRow[]) => PassClaims | undefined;
+
+/** A node:crypto key object of a 32-byte Ed25519 public key's text; undefined for any other text. */
+function keyObjectOf(publicKey: string): KeyObject | undefined {
   const raw = Buffer.from(publicKey, 'base64url');
-  if (raw.length !== 32) return undefined;
-  const keyObject = publicKeyFromRaw(raw);
-  setNewest(verifyingKeys, publicKey, keyObject, 1_000);
-  return keyObject;
+  return raw.length === 32 ? publicKeyFromRaw(raw) : undefined;
 }
 
-/** The claims of a pass signed with one of the tenant's accepted keys; undefined when forged, altered or foreign. */
-export function verifyPass(text: string, keys: readonly PassKeyRow[]): PassClaims | undefined {
+/**
+ * The app's verifier (`createApp` makes one): it keeps public keys as node:crypto key objects, by
+ * their text, since making one (DER parsing) cost more than the signature check itself, on
+ * every pass validated. A tenant's key never changes once made. Text that is not a key is never kept.
+ */
+export function createPassVerifier(): PassVerifier {
+  const keyObjects = new Map<string, KeyObject>();
+  return (text, keys) =>
+    verifyWith(text, keys, (publicKey) => {
+      const known = keyObjects.get(publicKey);
+      if (known) return known;
+      const keyObject = keyObjectOf(publicKey);
+      if (keyObject) setNewest(keyObjects, publicKey, keyObject, 1_000);
+      return keyObject;
+    });
+}
+
+/** Verifies without keeping anything (scripts and tests). */
+export const verifyPass: PassVerifier = (text, keys) => verifyWith(text, keys, keyObjectOf);
+
+function verifyWith(text: string, keys: readonly PassKeyRow[], keyObject: (publicKey: string) => KeyObject | undefined): PassClaims | undefined {
   const parsed = parsePass(text);
   const key = parsed && keys.find((k) => k.kid === parsed.kid);
   if (!parsed || !key) return undefined;
-  const publicKey = verifyingKey(key.public_key);
+  const publicKey = keyObject(key.public_key);
   if (!publicKey) return undefined;
   const ok = verify(null, Buffer.from(parsed.signedText), publicKey, parsed.signature);
   return ok ? parsed.claims : undefined;

@@ -15,14 +15,12 @@ import {
   QrQuery,
   RevokeAccessCodeRequest,
   StatsQuery,
-  ValidateAccessCodeRequest,
   ValidationResult,
 } from '../../shared/schemas/access.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
-import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import { errors, ok } from '../http/responses.ts';
+import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import {
   accessCodeFeed,
   accessCodeStats,
@@ -56,8 +54,8 @@ export const accessCodeRouteList = [
     summary: 'Generate an access code',
     description: '`<PREFIX>-XXXX` from `ABCDEFGHJKLMNPQRSTUVWXYZ23456789`, unique among live codes. `qr_payload` is the signed pass.',
     responses: { ...ok(201, 'Created', AccessCodeEnvelope), ...errors() },
-    async handler({ body }, req, res, deps) {
-      const access_code = await createAccessCode(requestDb(req, deps.db), issuer(req, deps), tenantOf(req), body);
+    async handler({ body, db }, req, res, deps) {
+      const access_code = await createAccessCode(db, issuer(req, deps), tenantOf(req), body);
       res.status(201).json({ access_code });
     },
   }),
@@ -72,8 +70,8 @@ export const accessCodeRouteList = [
     summary: 'Generate up to 50 codes at once',
     description: 'All or nothing: one bad visitor is a 400 naming `visitors[i].field` and no code is made.',
     responses: { ...ok(201, 'Created', BulkAccessCodes), ...errors() },
-    async handler({ body }, req, res, deps) {
-      const access_codes = await createAccessCodesInBulk(requestDb(req, deps.db), issuer(req, deps), tenantOf(req), body);
+    async handler({ body, db }, req, res, deps) {
+      const access_codes = await createAccessCodesInBulk(db, issuer(req, deps), tenantOf(req), body);
       res.status(201).json({ access_codes, count: access_codes.length });
     },
   }),
@@ -89,17 +87,14 @@ export const accessCodeRouteList = [
     description:
       'All or nothing, in one transaction: a code not found (or another organization\'s or environment\'s) is a 404 naming it, a code that is not active a 409 naming it and its status, and then no code is revoked. Each code revoked gets its `access_code.revoked` event and kiosk feed change, as a single revoke does.',
     responses: { ...ok(200, 'Revoked, in the order asked', BulkAccessCodes), ...errors(404, 409) },
-    async handler({ body }, req, res, deps) {
-      const access_codes = await revokeAccessCodesInBulk(requestDb(req, deps.db), deps.clock, tenantOf(req), body.code_ids, body.reason);
+    async handler({ body, db }, req, res, deps) {
+      const access_codes = await revokeAccessCodesInBulk(db, deps.clock, tenantOf(req), body.code_ids, body.reason);
       res.json({ access_codes, count: access_codes.length });
     },
   }),
   route({
-    method: 'post',
-    path: '/access-codes/validate',
-    access: 'access_codes:validate',
+    ...gateRoute('validate'),
     idempotent: true,
-    body: ValidateAccessCodeRequest,
     operationId: 'validateAccessCode',
     tags,
     summary: 'Validate (consume) a code or signed pass, and check the visitor in',
@@ -110,9 +105,9 @@ export const accessCodeRouteList = [
       '`scanned_at` replays an offline scan: validity is judged then. More than 30 `Code not found` answers a minute for one key: 429 for typed codes (four characters are guessable). A pass whose signature verifies is never refused by this guard, nor counted by it; a pass whose signature does not verify is treated as a typed code.',
     ].join(' '),
     responses: { ...ok(200, 'The decision', ValidationResult), ...errors() },
-    async handler({ body }, req, res, deps) {
-      const guard = { clock: deps.clock, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
-      res.json(await validateAccessCodeGuarded(requestDb(req, deps.db), guard, tenantOf(req), body));
+    async handler({ body, db }, req, res, deps) {
+      const guard = { clock: deps.clock, verifyPass: deps.verifyPass, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
+      res.json(await validateAccessCodeGuarded(db, guard, tenantOf(req), body));
     },
   }),
   route({
@@ -230,8 +225,8 @@ export const accessCodeRouteList = [
     summary: 'Revoke an access code',
     description: 'Validation afterwards answers `Code has been revoked`. A code that is not active: 409 naming its status.',
     responses: { ...ok(200, 'Revoked', AccessCodeEnvelope), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ access_code: await revokeAccessCode(requestDb(req, deps.db), deps.clock, tenantOf(req), params.codeId, body.reason) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ access_code: await revokeAccessCode(db, deps.clock, tenantOf(req), params.codeId, body.reason) });
     },
   }),
 ];

@@ -22,7 +22,7 @@ import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
 import { numberAtOnce, type FeedNumbering } from './feed-numbering.ts';
-import { passKeyOf, publicPassKeys, signPass, verifyPass, type PassKeyDeps } from './pass-keys.ts';
+import { passKeyOf, publicPassKeys, signPass, type PassKeyDeps, type PassVerifier } from './pass-keys.ts';
 import {
   activeCodesDue,
   changeCodeStatus,
@@ -38,8 +38,7 @@ import {
   listAccessCodeRows,
   nextChangeSeq,
 } from './store.ts';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS } from '../../shared/time.ts';
 
 export interface CodeIssuer {
   clock: Clock;
@@ -279,13 +278,13 @@ export interface Validation {
  */
 export async function validateAccessCode(
   db: Executor,
-  clock: Clock,
+  { clock, verifyPass }: PassReading,
   tenant: Tenant,
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
-  const found = await codeNamedBy(db, clock, tenant, input.code);
+  const found = await codeNamedBy(db, { clock, verifyPass }, tenant, input.code);
   if (!found) return { valid: false, reason: 'Code not found' };
   const early = refusalReason(found, at);
   if (early) return { valid: false, reason: early };
@@ -334,8 +333,13 @@ export async function validateAccessCode(
 /** Four characters are guessable: more than this many unknown codes a minute from one key is a 429. */
 export const UNKNOWN_CODES_PER_MINUTE = 30;
 
-export interface GuessGuard {
+/** What reading a presented pass takes: the time, and the app's verifier (it keeps the tenants' public keys). */
+export interface PassReading {
   clock: Clock;
+  verifyPass: PassVerifier;
+}
+
+export interface GuessGuard extends PassReading {
   rateLimitStore: RateLimitStore;
   /** The guard counts per API key. */
   keyId: string;
@@ -355,7 +359,7 @@ export async function validateAccessCodeGuarded(
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
-  const guessable = !(await isGenuinePass(db, guard.clock, tenant, input.code));
+  const guessable = !(await isGenuinePass(db, guard, tenant, input.code));
   const bucket = `unknown-code:${guard.keyId}`;
   const nowMs = guard.clock.now().getTime();
   if (guessable) {
@@ -365,7 +369,7 @@ export async function validateAccessCodeGuarded(
       throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
     }
   }
-  const result = await validateAccessCode(db, guard.clock, tenant, input, numbering);
+  const result = await validateAccessCode(db, guard, tenant, input, numbering);
   if (guessable && !result.valid && result.reason === 'Code not found') await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, true);
   return result;
 }
@@ -374,14 +378,14 @@ export async function validateAccessCodeGuarded(
  * True when the guard presented a pass whose signature this tenant's key verifies: a forged or
  * guessed code cannot be, so the unknown-code guard leaves it alone.
  */
-export async function isGenuinePass(db: Executor, clock: Clock, tenant: Tenant, presented: string): Promise<boolean> {
+export async function isGenuinePass(db: Executor, { clock, verifyPass }: PassReading, tenant: Tenant, presented: string): Promise<boolean> {
   const text = presented.trim();
   if (!looksLikePass(text)) return false;
   return verifyPass(text, await publicPassKeys(db, tenant, clock.now())) !== undefined;
 }
 
 /** The code a guard presented: a signed pass (verified against this tenant's key) or a typed code. */
-async function codeNamedBy(db: Executor, clock: Clock, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
+async function codeNamedBy(db: Executor, { clock, verifyPass }: PassReading, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
   const text = presented.trim();
   if (looksLikePass(text)) {
     const claims = verifyPass(text, await publicPassKeys(db, tenant, clock.now()));

@@ -4,6 +4,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 const scoped = (db: Executor, tenant: Tenant) =>
   db
@@ -252,7 +253,7 @@ export async function findAcceptedPassKeys(db: Executor, tenant: Tenant, now: st
  */
 export async function retirePassKeys(db: Executor, now: Date): Promise<number> {
   const at = now.toISOString();
-  const yearOn = new Date(now.getTime() + 366 * 24 * 3_600_000).toISOString();
+  const yearOn = new Date(now.getTime() + 366 * DAY_MS).toISOString();
   const signing = await db.selectFrom('pass_keys').select(['kid', 'organization_id', 'environment']).where('retired_at', 'is', null).execute();
   for (const key of signing) {
     const last = await db

@@ -2,8 +2,6 @@ import {
   AccessLogEnvelope,
   AccessLogPage,
   AccessLogStats,
-  CheckoutRequest,
-  CreateAccessLogRequest,
   CurrentVisitors,
   CurrentVisitorsQuery,
   ListAccessLogsQuery,
@@ -11,10 +9,11 @@ import {
   StatsQuery,
 } from '../../shared/schemas/access.ts';
 import { tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
-import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import { errors, ok } from '../http/responses.ts';
+import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
+import { REPLAY_WINDOW_MS } from '../../shared/kiosk/gate-operations.ts';
+import { DAY_MS } from '../../shared/time.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { accessLogStats, checkInWalkIn, checkOutVisitor, currentVisitors, getAccessLog, listAccessLogs } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -22,18 +21,15 @@ const tags = ['Access logs'];
 
 export const accessLogRouteList = [
   route({
-    method: 'post',
-    path: '/access-logs',
-    access: 'access_codes:write',
+    ...gateRoute('walk_in'),
     idempotent: true,
-    body: CreateAccessLogRequest,
     operationId: 'createAccessLog',
     tags,
     summary: 'Check in a visitor without a code (walk-in, delivery)',
-    description: '`checked_in_at` replays an offline walk-in (at most 7 days old).',
+    description: `\`checked_in_at\` replays an offline walk-in (at most ${REPLAY_WINDOW_MS / DAY_MS} days old).`,
     responses: { ...ok(201, 'Checked in', AccessLogEnvelope), ...errors() },
-    async handler({ body }, req, res, deps) {
-      res.status(201).json({ access_log: await checkInWalkIn(requestDb(req, deps.db), deps.clock, tenantOf(req), body) });
+    async handler({ body, db }, req, res, deps) {
+      res.status(201).json({ access_log: await checkInWalkIn(db, deps.clock, tenantOf(req), body) });
     },
   }),
   route({
@@ -92,19 +88,16 @@ export const accessLogRouteList = [
     },
   }),
   route({
-    method: 'patch',
-    path: '/access-logs/:logId/checkout',
-    access: 'access_codes:write',
+    ...gateRoute('checkout'),
     idempotent: true,
     params: LogIdParams,
-    body: CheckoutRequest,
     operationId: 'checkoutVisitor',
     tags,
     summary: 'Check a visitor out',
     description: 'Already checked out: 409. `checked_out_at` replays an offline checkout.',
     responses: { ...ok(200, 'Checked out', AccessLogEnvelope), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ access_log: await checkOutVisitor(requestDb(req, deps.db), deps.clock, tenantOf(req), params.logId, body) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ access_log: await checkOutVisitor(db, deps.clock, tenantOf(req), params.logId, body) });
     },
   }),
 ];

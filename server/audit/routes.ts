@@ -1,8 +1,8 @@
 import { AuditPage, ListAuditQuery } from '../../shared/schemas/console.ts';
 import { authOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { auditLog } from './service.ts';
 
 const route = routeFor<RouteDeps>();

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
@@ -14,17 +14,7 @@ import { grantableBy, personMay, ROLE_SCOPES } from './permissions.ts';
 import type { Role } from '../../shared/schemas/console.ts';
 import { findKeyBySecretHash, touchKeyLastUsed } from './store.ts';
 
-export interface GuardOptions {
-  /** A person may call the route only with one of these roles (default: by the role's scopes, server/auth/permissions.ts). */
-  roles?: readonly Role[];
-  /**
-   * Requests the plan's budget never refuses (an SOS): still authenticated and scope-checked,
-   * counted in the window while it has room, and let through when it is full.
-   */
-  neverRefuse?: (req: Request) => boolean;
-}
-
-export type Guard = (scope: Scope, options?: GuardOptions) => RequestHandler;
+import type { Guard } from '../http/define-route.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 const unauthorized = (message: string) => new ApiError(401, message, { 'WWW-Authenticate': 'Bearer realm="tsaro"' });

@@ -7,10 +7,9 @@ import {
   ListApiKeysQuery,
   RollApiKeyRequest,
 } from '../../shared/schemas/api-keys.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { assertCanGrant, authOf, tenantOf } from './context.ts';
 import { createApiKey, listTenantApiKeys, revokeApiKey, rollApiKey, scopesOfKey } from './service.ts';
 
@@ -36,9 +35,9 @@ export const apiKeyRouteList = [
     description:
       "The key is made in the caller's environment with only scopes the caller holds (403 otherwise). The secret is in this answer and never again.",
     responses: { ...ok(201, 'Created; keep the secret now', CreatedApiKey), ...errors() },
-    async handler({ body }, req, res, deps) {
+    async handler({ body, db }, req, res, deps) {
       const auth = authOf(req);
-      const created = await createApiKey(requestDb(req, deps.db), deps.clock, {
+      const created = await createApiKey(db, deps.clock, {
         organizationId: auth.organization.organization_id,
         environment: auth.environment,
         name: body.name,
@@ -78,9 +77,9 @@ export const apiKeyRouteList = [
     description:
       'Makes a new key with the same name and scopes, and sets the old one to expire after `expires_in_hours` (default 24, at most 168), so every client can switch without a gap. The caller must hold every scope of the key (403 otherwise). The new secret is in this answer and never again. A revoked or expired key: 409.',
     responses: { ...ok(201, 'Rolled; keep the new secret now', CreatedApiKey), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
+    async handler({ params, body, db }, req, res, deps) {
       res.on('close', deps.keyCache.hold());
-      res.status(201).json(await rollApiKey(requestDb(req, deps.db), deps.clock, tenantOf(req), params.keyId, body.expires_in_hours));
+      res.status(201).json(await rollApiKey(db, deps.clock, tenantOf(req), params.keyId, body.expires_in_hours));
     },
   }),
   route({
@@ -94,11 +93,11 @@ export const apiKeyRouteList = [
     summary: 'Revoke an API key',
     description: 'The key answers 401 from now on. Already revoked: 409.',
     responses: { ...ok(200, 'Revoked', ApiKeyEnvelope), ...errors(404, 409) },
-    async handler({ params }, req, res, deps) {
+    async handler({ params, db }, req, res, deps) {
       // This host's cache is held until the revoke has answered: the client's next request, here,
       // does not wait for the change notice other hosts get (key-cache.ts).
       res.on('close', deps.keyCache.hold());
-      res.json({ api_key: await revokeApiKey(requestDb(req, deps.db), deps.clock, tenantOf(req), params.keyId) });
+      res.json({ api_key: await revokeApiKey(db, deps.clock, tenantOf(req), params.keyId) });
     },
   }),
 ];

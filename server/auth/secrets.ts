@@ -32,7 +32,3 @@ export function hashSecret(secret: string): string {
 export function secretHint(secret: string): string {
   return `${secret.slice(0, 9)}…${secret.slice(-4)}`;
 }
-
-export function environmentOfSecret(secret: string): Environment {
-  return secret.startsWith('svc_live_') ? 'live' : 'sandbox';
-}

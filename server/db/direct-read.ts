@@ -7,7 +7,13 @@ import type { Executor } from './schema.ts';
  */
 export type DirectRead = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
 
-const reads = new WeakMap<object, DirectRead>();
+/**
+ * Held on the database object itself, so it belongs to whoever made that database (one per app,
+ * one per test server), never to this module. A transaction or a `withPlugin` copy is another
+ * object and has none: its reads go through Kysely.
+ */
+const DIRECT_READ = Symbol('tsaro.directRead');
+type DirectReading = { [DIRECT_READ]?: DirectRead };
 
 /**
  * SQLite: a database's root `db` (never one of its transactions, whose reads must see their own
@@ -17,9 +23,9 @@ const reads = new WeakMap<object, DirectRead>();
  * the key cache's revision read, which every SQLite request makes.
  */
 export function allowDirectReads(db: Executor, read: DirectRead): void {
-  reads.set(db, read);
+  Object.defineProperty(db, DIRECT_READ, { value: read, configurable: true });
 }
 
 export function directReadOf(db: Executor): DirectRead | undefined {
-  return reads.get(db);
+  return (db as DirectReading)[DIRECT_READ];
 }

@@ -1,12 +1,5 @@
 import { isStalePreparedStatement } from './statement-names.ts';
 
-/** A unique-constraint violation on either engine (SQLite `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL 23505). */
-export function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const code = (err as { code?: unknown }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 type PgLikeError = { code?: unknown; message?: unknown; neverSent?: unknown };
 const codeOf = (err: unknown) => String((err as PgLikeError | null)?.code ?? '');
 const messageOf = (err: unknown) => String((err as PgLikeError | null)?.message ?? '');

@@ -1,12 +1,12 @@
 import type { Request } from 'express';
 import { CoverageEnvelope, CoverageQuery, type DispatchCoverage } from '../../shared/schemas/dispatch.ts';
-import type { Guard } from '../auth/authenticate.ts';
+import type { Guard } from '../http/define-route.ts';
 import { tenantOf } from '../auth/context.ts';
 import type { Executor } from '../db/schema.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { ApiError } from '../http/errors.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { chooseNearestResponders, distanceKm, type Point } from './nearest.ts';
 import { SIMULATED_RESPONDERS } from './simulated-network.ts';
 import { availableRespondersNear } from './store.ts';

@@ -103,16 +103,6 @@ export async function answerOffer(db: Executor, offerId: string, status: 'accept
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function countPendingOffers(db: Executor, incidentId: string): Promise<number> {
-  const row = await db
-    .selectFrom('dispatch_offers')
-    .where('incident_id', '=', incidentId)
-    .where('status', '=', 'pending')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
-
 export async function setResponderAvailable(db: Executor, responderId: string, available: boolean, at: string): Promise<void> {
   await db.updateTable('responders').set({ available: available ? 1 : 0, updated_at: at }).where('responder_id', '=', responderId).execute();
 }

@@ -1,19 +1,7 @@
 import { createDocument } from 'zod-openapi';
-import { accessCodeRouteList } from '../access-codes/routes.ts';
-import { accessLogRouteList } from '../access-logs/routes.ts';
-import { apiKeyRouteList } from '../auth/routes.ts';
-import { dispatchCoverageRouteList } from '../dispatch/coverage.ts';
-import { eventRouteList } from '../events/routes.ts';
-import { healthRouteList } from '../health/routes.ts';
 import { pathsOf } from '../http/define-route.ts';
-import { incidentRouteList } from '../incidents/routes.ts';
-import { kioskReplayRouteList } from '../kiosk-replay/routes.ts';
-import { organizationRouteList } from '../organizations/routes.ts';
+import { partnerFeatures } from '../partner-api.ts';
 import { THREAT_TAG_DESCRIPTION } from '../threat/openapi.ts';
-import { threatRouteList } from '../threat/routes.ts';
-import { webhookRouteList } from '../webhooks/routes.ts';
-import { auditRouteList } from '../audit/routes.ts';
-import { peopleRouteList } from '../people/routes.ts';
 import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 
 // The data citations go last: the reference page shows this text above the operations, and it
@@ -52,23 +40,6 @@ ${ATTRIBUTION} Please cite:
 ${CITATIONS.map((citation) => `- ${citation}`).join('\n')}
 `.trim();
 
-/** Every partner route, in the document's order: the same definitions `createApp` serves. */
-export const partnerRouteLists = [
-  healthRouteList,
-  incidentRouteList,
-  dispatchCoverageRouteList,
-  accessCodeRouteList,
-  accessLogRouteList,
-  kioskReplayRouteList,
-  organizationRouteList,
-  threatRouteList,
-  webhookRouteList,
-  eventRouteList,
-  apiKeyRouteList,
-  auditRouteList,
-  peopleRouteList,
-];
-
 /** The OpenAPI 3.1 document, generated from the route definitions and the zod schemas they validate with. */
 export function buildOpenApiDocument(serverUrl = '/v1/external') {
   return createDocument({
@@ -99,6 +70,6 @@ export function buildOpenApiDocument(serverUrl = '/v1/external') {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_live_... or svc_test_... API key' },
       },
     },
-    paths: pathsOf(partnerRouteLists.flat()),
+    paths: pathsOf(partnerFeatures.flatMap((feature) => feature.routes)),
   });
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { Event, EventPage, ListEventsQuery } from '../../shared/schemas/webhooks.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { getEvent, listEvents } from './service.ts';
 
 const route = routeFor<RouteDeps>();

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errorBody } from './error-body.ts';
 
 /**
  * What Node's HTTP parser refuses before Express sees a request (headers over 16 KB, a garbage
@@ -23,7 +24,7 @@ const PARSER_ERRORS: Record<string, [number, string]> = {
 
 export function protocolErrorResponse(code: string | undefined): { status: number; body: string; raw: string } {
   const [status, message] = PARSER_ERRORS[code ?? ''] ?? [400, 'Malformed HTTP request'];
-  const body = JSON.stringify({ code: status, message });
+  const body = JSON.stringify(errorBody(status, message));
   const raw =
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +

@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Role } from '../../shared/schemas/console.ts';
-import type { Guard, GuardOptions } from '../auth/authenticate.ts';
-import { idempotencyHeader, json } from '../docs/responses.ts';
+import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
+import type { Db, Executor } from '../db/schema.ts';
+import { idempotencyHeader, json } from './responses.ts';
 import { parseInput } from './parse.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -18,6 +19,19 @@ export type IdempotentAnswer = 'plain' | 'answer-holds-secret';
  */
 export type Access = Scope | 'responder' | 'person' | 'public';
 
+export interface GuardOptions {
+  /** A person may call the route only with one of these roles (default: by the role's scopes, server/auth/permissions.ts). */
+  roles?: readonly Role[];
+  /**
+   * Requests the plan's budget never refuses (an SOS): still authenticated and scope-checked,
+   * counted in the window while it has room, and let through when it is full.
+   */
+  neverRefuse?: (req: Request) => boolean;
+}
+
+/** The access check a scoped route starts with (server/auth/authenticate.ts builds it). */
+export type Guard = (scope: Scope, options?: GuardOptions) => RequestHandler;
+
 type Part = z.ZodType | undefined;
 /** Params and query are objects of named fields; a body may be any shape. */
 type FieldsPart = z.ZodType<unknown, Record<string, unknown>> | undefined;
@@ -28,6 +42,8 @@ export interface RouteInput<P extends Part, Q extends Part, B extends Part> {
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
+  /** What the route's service runs on: the request's transaction (an idempotent write), or the database. */
+  db: Executor;
 }
 
 /**
@@ -68,9 +84,27 @@ export function routeFor<D>() {
   ): RouteDefinition<D> => route as RouteDefinition<D>;
 }
 
+type GateOperationOf<K extends GateOperationKind> = (typeof GATE_OPERATIONS)[K];
+
+/**
+ * A gate operation's single route as the kiosk sends it (shared/kiosk/gate-operations.ts): its
+ * method, path, scope and body, spread into the route's definition.
+ */
+export function gateRoute<K extends GateOperationKind>(kind: K) {
+  const operation: GateOperationOf<K> = GATE_OPERATIONS[kind];
+  return {
+    method: operation.method.toLowerCase() as Lowercase<GateOperationOf<K>['method']>,
+    path: operation.path,
+    access: operation.scope as Scope,
+    body: operation.body as GateOperationOf<K>['body'],
+  };
+}
+
 /** The middleware a feature's routes are wired with; only what its definitions use is required. */
 export interface RouteWiring {
   guard?: Guard;
+  /** The database, for handlers that read `input.db` outside a request transaction. */
+  db?: Db;
   /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
   responder?: RequestHandler;
   idempotent?: (answer: IdempotentAnswer) => RequestHandler;
@@ -107,7 +141,15 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');
       const body = route.body && parseInput(route.body, req.body, 'body');
-      await route.handler({ params, query, body }, req, res, deps);
+      const input = {
+        params,
+        query,
+        body,
+        get db(): Executor {
+          return req.tx ?? required(wiring.db, 'the database', route);
+        },
+      };
+      await route.handler(input, req, res, deps);
     });
     router[route.method](route.path, ...chain);
   }

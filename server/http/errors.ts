@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/errors.ts';
+import { errorBody } from './error-body.ts';
 
 /** An error the client caused or may act on; the handler answers `{code, message}` with its status. */
 export class ApiError extends Error {
@@ -74,7 +75,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (status >= 500 && !databaseFault) logger.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) return;
-    res.status(status).json({ code: status, message });
+    res.status(status).json(errorBody(status, message));
   };
 }
 

@@ -7,13 +7,15 @@ import type { Engine } from '../db/database.ts';
 import type { Database, Db, Executor } from '../db/schema.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { IdempotentAnswer } from '../http/define-route.ts';
+import { errorBody } from '../http/error-body.ts';
 import { ApiError, databaseUnavailable } from '../http/errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { claimKey, flightKeyOf, recordAnswer, requestFingerprint, stillInFlight, type IdempotencyScope } from './claims.ts';
 import { purgeIdempotencyRecords } from './store.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 /** Records are kept at least this long (contract: 24 h). */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_RETENTION_MS = DAY_MS;
 /** The sweep's part: records past their retention go; answers how many. */
 export async function purgeExpiredIdempotencyRecords(db: Executor, clock: Clock): Promise<number> {
   return purgeIdempotencyRecords(db, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString());
@@ -30,11 +32,6 @@ declare global {
       afterCommit?: Array<() => void>;
     }
   }
-}
-
-/** The executor a route passes to its service: the request's transaction when there is one. */
-export function requestDb(req: Request, db: Db): Executor {
-  return req.tx ?? db;
 }
 
 /** Runs `work` once the request's change is durable: now, or after the request transaction commits. */
@@ -147,7 +144,7 @@ function settleOnResponse(
         // The commit's outcome may be unknown (the connection dropped during it): never a success.
         const answer = isDatabaseUnavailable(err) ? databaseUnavailable() : new ApiError(500, 'Internal server error');
         res.status(answer.status).set(answer.headers);
-        send({ code: answer.status, message: answer.message });
+        send(errorBody(answer.status, answer.message));
       },
     );
     return res;

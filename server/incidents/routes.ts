@@ -13,10 +13,10 @@ import {
 } from '../../shared/schemas/incidents.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import type { Executor } from '../db/schema.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb, whenCommitted } from '../idempotency/middleware.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { whenCommitted } from '../idempotency/middleware.ts';
 import {
   acknowledgeIncident,
   addIncidentNote,
@@ -63,8 +63,8 @@ export const incidentRouteList = [
         description: 'Rate limit exceeded; see Retry-After. Never answered to an SOS (`category: sos`): an SOS past the limit is still created.',
       },
     },
-    async handler({ body }, req, res, deps) {
-      const { incident, created } = await createIncident(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), body);
+    async handler({ body, db }, req, res, deps) {
+      const { incident, created } = await createIncident(db, serviceDepsOf(deps), tenantOf(req), body);
       if (!created) {
         res.status(200).json({ incident, idempotent: true });
         return;
@@ -128,8 +128,8 @@ export const incidentRouteList = [
     summary: 'Cancel an active incident',
     description: 'The reason goes into the timeline. Not active: 409 `Incident is already <status>`.',
     responses: { ...ok(200, 'Cancelled', IncidentEnvelope), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ incident: await cancelIncident(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason) });
     },
   }),
   route({
@@ -144,8 +144,8 @@ export const incidentRouteList = [
     summary: 'Add a note to an active incident',
     description: 'A timeline entry with `event: note` at the current status. Not active: 409.',
     responses: { ...ok(200, 'The incident with the note appended', IncidentEnvelope), ...errors(404, 409) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ incident: await addIncidentNote(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ incident: await addIncidentNote(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message) });
     },
   }),
   route({
@@ -160,9 +160,9 @@ export const incidentRouteList = [
     description:
       'An operator has seen it: a timeline entry `acknowledged` at the current status naming who (the console person\'s email, or the API key\'s name), a new `version` and an `incident.updated` event. The status does not change. Any other status: 409 naming it.',
     responses: { ...ok(200, 'The incident with the acknowledgement appended', IncidentEnvelope), ...errors(404, 409) },
-    async handler({ params }, req, res, deps) {
+    async handler({ params, db }, req, res, deps) {
       const by = authOf(req).actor;
-      res.json({ incident: await acknowledgeIncident(requestDb(req, deps.db), serviceDepsOf(deps), tenantOf(req), params.incidentId, by) });
+      res.json({ incident: await acknowledgeIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, by) });
     },
   }),
 ];

@@ -1,8 +1,8 @@
 import { MAX_REPLAY_OPS, ReplayRequest, ReplayResponse } from '../../shared/schemas/kiosk-replay.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { replayOperations } from './service.ts';
 
 const route = routeFor<RouteDeps>();

@@ -1,6 +1,8 @@
+import { GATE_OPERATIONS, gateOperationPath, type GateOperation, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
 import type { ReplayItemResult, ReplayOperation } from '../../shared/schemas/kiosk-replay.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from '../access-codes/feed-numbering.ts';
+import type { PassVerifier } from '../access-codes/pass-keys.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
@@ -8,6 +10,7 @@ import type { Engine } from '../db/database.ts';
 import { inSavepoint } from '../db/savepoint.ts';
 import type { Executor, Tenant } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import { errorBody } from '../http/error-body.ts';
 import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -15,6 +18,7 @@ import { waitForOtherBatches } from './store.ts';
 
 export interface ReplayDeps {
   clock: Clock;
+  verifyPass: PassVerifier;
   secretBox: SecretBox;
   rateLimitStore: RateLimitStore;
   engine: Engine;
@@ -27,12 +31,18 @@ export interface ReplayCaller {
   scopes: ReadonlySet<Scope>;
 }
 
-/** An operation as its single route would receive it. */
+/** An operation as its single route would receive it (method, path and scope as declared in shared/kiosk/gate-operations.ts). */
 interface SingleRequest {
-  method: 'POST' | 'PATCH';
+  method: GateOperation['method'];
   path: string;
   scope: Scope;
   run(trx: Executor): Promise<{ status: number; body: unknown }>;
+}
+
+/** The declared request of the kind, its path filled in, and what applying it does. */
+function singleRequest(kind: GateOperationKind, params: Record<string, string>, apply: (db: Executor) => Promise<unknown>): SingleRequest {
+  const { method, scope, okStatus } = GATE_OPERATIONS[kind];
+  return { method, path: gateOperationPath(kind, params), scope, run: async (db) => ({ status: okStatus, body: await apply(db) }) };
 }
 
 /**
@@ -88,7 +98,7 @@ async function replayOne(
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     // Refused: as the single route, nothing of it stays (its claim included), and the batch goes on.
-    return { status: err.status, replayed: false, body: { code: err.status, message: err.message } };
+    return { status: err.status, replayed: false, body: errorBody(err.status, err.message) };
   }
 }
 
@@ -103,27 +113,12 @@ async function singleRequestOf(
   const { tenant } = caller;
   switch (op.operation) {
     case 'validate':
-      return {
-        method: 'POST',
-        path: '/access-codes/validate',
-        scope: 'access_codes:validate',
-        run: async (db) => ({ status: 200, body: await validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering) }),
-      };
+      return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering));
     case 'walk_in':
-      return {
-        method: 'POST',
-        path: '/access-logs',
-        scope: 'access_codes:write',
-        run: async (db) => ({ status: 201, body: { access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) } }),
-      };
+      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) }));
     case 'checkout': {
       const logId = op.log_id ?? (await logOpenedBy(trx, deps.secretBox, tenant, op.log_of!, index));
-      return {
-        method: 'PATCH',
-        path: `/access-logs/${encodeURIComponent(logId)}/checkout`,
-        scope: 'access_codes:write',
-        run: async (db) => ({ status: 200, body: { access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) } }),
-      };
+      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) }));
     }
   }
 }

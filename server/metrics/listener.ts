@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { errorBody } from '../http/error-body.ts';
 
 export interface MetricsListener {
   /** `http://HOST:PORT/metrics` */
@@ -17,14 +18,14 @@ export async function startMetricsListener(registry: Registry, host: string, por
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 404, message: 'Only GET /metrics is served here' }));
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody(404, 'Only GET /metrics is served here')));
       return;
     }
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
       (err: unknown) => {
         logger.warn({ err }, 'metrics collection failed');
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 503, message: 'Metrics could not be collected' }));
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody(503, 'Metrics could not be collected')));
       },
     );
   });

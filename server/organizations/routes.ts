@@ -1,9 +1,8 @@
 import { UpdateVisitorPolicies, VisitorPolicies } from '../../shared/schemas/access.ts';
 import { authOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { changeOrganization, currentOrganization } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -40,8 +39,8 @@ export const organizationRouteList = [
     description:
       '`auto_checkout_hours`: anyone still checked in after N hours is checked out at arrival + N h (`auto_checked_out: true`). `retention_days`: visitor names and phones of visits closed, and of final codes, more than N days ago are erased; counts stay. `null` turns a policy off.',
     responses: { ...ok(200, 'Policies', VisitorPolicies), ...errors() },
-    async handler({ body }, req, res, deps) {
-      const organization = await changeOrganization(requestDb(req, deps.db), deps.clock, authOf(req).organization.organization_id, {
+    async handler({ body, db }, req, res, deps) {
+      const organization = await changeOrganization(db, deps.clock, authOf(req).organization.organization_id, {
         autoCheckoutHours: body.auto_checkout_hours,
         retentionDays: body.retention_days,
       });

@@ -21,10 +21,10 @@ import {
   type Role,
 } from '../../shared/schemas/console.ts';
 import { authOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';

@@ -22,9 +22,10 @@ import {
 } from './credentials.ts';
 import { rowToPerson, SESSION_MAX_MS, type LiveSession } from './session.ts';
 import * as store from './store.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 /** An invitation link works once, for 7 days (CONTRACT.md). */
-export const INVITATION_MS = 7 * 24 * 3_600_000;
+export const INVITATION_MS = 7 * DAY_MS;
 export const RECOVERY_CODE_COUNT = 10;
 
 /** What making an invitation needs (the CLI has no sealing key to hand on PostgreSQL, and needs none). */

@@ -5,10 +5,11 @@ import type { Db, PersonRow } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { csrfTokenOf, tokenHash } from './credentials.ts';
 import { findLiveSession, updateSession, type SessionWithPerson } from './store.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 export const SESSION_COOKIE = 'tsaro_console';
 /** A session ends 7 days after sign-in, however active (CONTRACT.md). */
-export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
+export const SESSION_MAX_MS = 7 * DAY_MS;
 /** last_active_at is written at most this often per session: a write per request would make every read a write. */
 const TOUCH_EVERY_MS = 60_000;
 

@@ -12,7 +12,7 @@ import { ErrorBody } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { authenticateResponder, responderAuthentication, responderOf } from '../auth/responder-token.ts';
 import type { Db } from '../db/schema.ts';
-import { json } from '../docs/responses.ts';
+import { json } from '../http/responses.ts';
 import { acceptOffer, declineOffer, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { rowToResponder } from './responder.ts';

@@ -7,6 +7,7 @@ import { describeIssue } from '../http/parse.ts';
 import { newId } from '../ids.ts';
 import { rowToResponder } from './responder.ts';
 import { findResponderById, findResponderByTokenHash, insertResponder, listResponderRows, markResponderDeactivated, recordAvailability } from './store.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 /**
  * A bad field of a new responder. The message names it in the schema's words (`latitude: ...`)
@@ -85,6 +86,6 @@ export async function responderByTokenHash(db: Executor, tokenHash: string): Pro
 
 /** Incidents assigned to this responder that are open, and any closed in the last day (a cancellation reaches them here). */
 export async function recentAssignments(db: Executor, clock: Clock, responderId: string): Promise<ResponderIncident[]> {
-  const since = new Date(clock.now().getTime() - 24 * 3_600_000).toISOString();
+  const since = new Date(clock.now().getTime() - DAY_MS).toISOString();
   return responderAssignments(db, responderId, since);
 }

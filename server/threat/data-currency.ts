@@ -1,5 +1,6 @@
 import { dayText, NO_COUNTRY, type ThreatIndex } from './event-index.ts';
 import { THREAT_FEEDS, type ThreatFeed } from './taxonomy.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 /**
  * How current the data behind an answer is. Every threat answer carries one, so a partner can
@@ -33,7 +34,7 @@ export interface DataCoverage {
 }
 
 const squareKey = (latitude: number, longitude: number) => (Math.floor(latitude) + 90) * 361 + (Math.floor(longitude) + 180);
-const yearOf = (day: number) => new Date(day * 86_400_000).getUTCFullYear();
+const yearOf = (day: number) => new Date(day * DAY_MS).getUTCFullYear();
 const NONE = -2_147_483_648;
 
 /**
@@ -56,8 +57,8 @@ export function dataCoverageOf(index: ThreatIndex, today: number): DataCoverage 
     // Year of each day in the range, so the loop below does no date arithmetic.
     const yearOfDay = new Int16Array(maxDay - minDay + 1);
     for (let year = firstYear; year < firstYear + years; year++) {
-      const from = Math.max(minDay, Date.UTC(year, 0, 1) / 86_400_000);
-      const to = Math.min(maxDay, Date.UTC(year + 1, 0, 1) / 86_400_000 - 1);
+      const from = Math.max(minDay, Date.UTC(year, 0, 1) / DAY_MS);
+      const to = Math.min(maxDay, Date.UTC(year + 1, 0, 1) / DAY_MS - 1);
       yearOfDay.fill(year - firstYear, from - minDay, to - minDay + 1);
     }
     // Slots: one per country, and one more (`all`) for every event; FEEDS slots each.

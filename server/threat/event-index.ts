@@ -3,8 +3,7 @@ import { boundingBox, greatCircleKm } from '../geo.ts';
 import { countryAt } from './coverage.ts';
 import type { IndexedEventRow } from './store.ts';
 import { feedOf, precisionWeight, THREAT_FEEDS, THREAT_TYPES, type ThreatSource, THREAT_SOURCES, type ThreatType } from './taxonomy.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../shared/time.ts';
 
 /** Days since 1970-01-01 (UTC) of a YYYY-MM-DD day or an instant. */
 export const dayNumber = (day: string | Date): number =>

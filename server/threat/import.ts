@@ -8,6 +8,7 @@ import { COMMUNITY_REQUIRED_FIELDS, communityFeatures, communityReport } from '.
 import { UCDP_REQUIRED_COLUMNS, ucdpRow } from './importers/ucdp.ts';
 import { insertThreatEvents, upsertThreatEvents, type NewThreatEvent } from './store.ts';
 import { isNewerRelease, ucdpRelease } from './taxonomy.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 export const IMPORT_FORMATS = ['ucdp', 'acled', 'community'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -88,7 +89,7 @@ export async function importThreatFile(
   const now = clock.now();
   const rows = normalize(format, text, path, now.toISOString());
   // An event dated after tomorrow is a typo (2062 for 2026), not news: it would count in full for years.
-  const latestDay = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
+  const latestDay = new Date(now.getTime() + DAY_MS).toISOString().slice(0, 10);
   const usable = rows.filter((row): row is NewThreatEvent => row !== null && row.occurred_on <= latestDay);
   return inTransaction(db, async (trx) => {
     const { inserted, replaced } =

@@ -13,9 +13,9 @@ import {
   SafetyScoreQuery,
   ThreatCoverage,
 } from '../../shared/schemas/threat.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import type { ThreatEngine } from './engine.ts';
 import { THREAT_COMMON } from './openapi.ts';
 import { dangerAnalytics, heatmapData, listDangerZones, routeSafety, safetyScore, threatCoverage } from './service.ts';

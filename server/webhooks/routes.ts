@@ -17,11 +17,10 @@ import {
   WebhookEndpointPage,
 } from '../../shared/schemas/webhooks.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { errors, ok } from '../docs/responses.ts';
+import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { badRequest } from '../http/errors.ts';
-import type { RouteDeps } from '../http/route-deps.ts';
-import { requestDb } from '../idempotency/middleware.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { SIGNING, SUBSCRIBING } from './openapi.ts';
 import {
   createWebhookEndpoint,
@@ -65,8 +64,8 @@ export const webhookRouteList = [
     summary: 'Register a webhook endpoint',
     description: `The \`whsec_\` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). ${SIGNING} ${SUBSCRIBING}`,
     responses: { ...ok(201, 'Registered', CreatedWebhookEndpoint), ...errors() },
-    async handler({ body }, req, res, deps) {
-      res.status(201).json(await createWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), body, authOf(req).scopes));
+    async handler({ body, db }, req, res, deps) {
+      res.status(201).json(await createWebhookEndpoint(db, hooksOf(deps), tenantOf(req), body, authOf(req).scopes));
     },
   }),
   route({
@@ -109,8 +108,8 @@ export const webhookRouteList = [
     summary: 'Change URL, subscriptions or description; disable or enable',
     description: `A disabled endpoint gets no deliveries until enabled again. ${SUBSCRIBING} Changing \`events\` or \`url\`, or enabling, checks the endpoint's subscriptions so.`,
     responses: { ...ok(200, 'Updated', WebhookEndpointEnvelope), ...errors(404) },
-    async handler({ params, body }, req, res, deps) {
-      res.json({ webhook_endpoint: await updateWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body, authOf(req).scopes) });
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ webhook_endpoint: await updateWebhookEndpoint(db, hooksOf(deps), tenantOf(req), params.endpointId, body, authOf(req).scopes) });
     },
   }),
   route({
@@ -124,8 +123,8 @@ export const webhookRouteList = [
     summary: 'Delete a webhook endpoint',
     description: 'Its queued deliveries are cancelled.',
     responses: { ...ok(200, 'Deleted', WebhookEndpointEnvelope), ...errors(404) },
-    async handler({ params }, req, res, deps) {
-      res.json({ webhook_endpoint: await deleteWebhookEndpoint(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId) });
+    async handler({ params, db }, req, res, deps) {
+      res.json({ webhook_endpoint: await deleteWebhookEndpoint(db, hooksOf(deps), tenantOf(req), params.endpointId) });
     },
   }),
   route({
@@ -140,8 +139,8 @@ export const webhookRouteList = [
     summary: 'Rotate the signing secret',
     description: 'Answers the new secret once; the old one keeps signing (a second `v1`) for `expires_in_hours`.',
     responses: { ...ok(200, 'Rotated', CreatedWebhookEndpoint), ...errors(404) },
-    async handler({ params, body }, req, res, deps) {
-      res.json(await rotateWebhookSecret(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), params.endpointId, body.expires_in_hours));
+    async handler({ params, body, db }, req, res, deps) {
+      res.json(await rotateWebhookSecret(db, hooksOf(deps), tenantOf(req), params.endpointId, body.expires_in_hours));
     },
   }),
   route({
@@ -175,8 +174,8 @@ export const webhookRouteList = [
       ...ok(202, 'Queued', z.object({ queued: z.literal(true), endpoint_id: z.string(), event_id: z.string() })),
       ...errors(404),
     },
-    async handler({ params, body }, req, res, deps) {
-      res.status(202).json(await resendEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.event_id));
+    async handler({ params, body, db }, req, res, deps) {
+      res.status(202).json(await resendEvent(db, hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.event_id));
     },
   }),
   route({
@@ -192,8 +191,8 @@ export const webhookRouteList = [
     description:
       'Sample data shaped as the real resource, signed as every delivery is, with `"test": true` in the envelope. It is stored, so its delivery is in the log, but left out of `GET /events` unless `include_test=true`. Needs the read scope of the type.',
     responses: { ...ok(202, 'Queued', z.object({ event: Event, queued: z.literal(true) })), ...errors(403, 404) },
-    async handler({ params, body }, req, res, deps) {
-      res.status(202).json(await sendTestEvent(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.type));
+    async handler({ params, body, db }, req, res, deps) {
+      res.status(202).json(await sendTestEvent(db, hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.type));
     },
   }),
   route({
@@ -208,8 +207,8 @@ export const webhookRouteList = [
     summary: 'Send again every event whose delivery failed in a time range',
     description: 'Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read.',
     responses: { ...ok(202, 'Queued', z.object({ queued: z.int() })), ...errors(404) },
-    async handler({ params, body }, req, res, deps) {
-      res.status(202).json(await resendFailed(requestDb(req, deps.db), hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.from, body.to));
+    async handler({ params, body, db }, req, res, deps) {
+      res.status(202).json(await resendFailed(db, hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.from, body.to));
     },
   }),
 ];

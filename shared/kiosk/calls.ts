@@ -1,3 +1,4 @@
+import type { GateOperationKind } from './gate-operations.ts';
 import { z } from 'zod';
 
 /**
@@ -237,7 +238,7 @@ export interface AttentionItem {
   kind: (typeof ATTENTION_KINDS)[number];
   /** Plain words: "Musa Bello was admitted offline with DEMO-7K2P; the server says: Code has been revoked". */
   message: string;
-  operation: 'validate' | 'walk_in' | 'checkout' | 'panic';
+  operation: GateOperationKind | 'panic';
   visitorName: string | null;
   code: string | null;
   /** What the kiosk did and when. */
@@ -323,7 +324,6 @@ export interface KioskCallResults {
 }
 
 export type KioskCallName = keyof typeof kioskCallInputs & keyof KioskCallResults;
-export const KIOSK_CALL_NAMES = Object.keys(kioskCallInputs) as KioskCallName[];
 
 /** What the screen sends (defaults not yet applied). */
 export type KioskCallInput<N extends KioskCallName> = z.input<(typeof kioskCallInputs)[N]>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DAY_MS } from '../time.ts';
 
 /** Every timestamp the API answers: ISO 8601, UTC, milliseconds (`2026-11-22T10:00:00.000Z`). */
 export const Timestamp = z.iso.datetime().meta({
@@ -9,7 +10,6 @@ export const Timestamp = z.iso.datetime().meta({
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
-const DAY_MS = 86_400_000;
 
 /**
  * A date or instant a client sends, normalised to the API's UTC form. People type dates without

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CheckoutRequest, CreateAccessLogRequest, ValidateAccessCodeRequest } from './access.ts';
+import { GATE_OPERATIONS, type GateOperationKind } from '../kiosk/gate-operations.ts';
 
 /** Most operations in one replay: on SQLite the batch holds the database's writer while it runs. */
 export const MAX_REPLAY_OPS = 200;
@@ -9,28 +9,32 @@ const IdempotencyKey = z
   .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
   .meta({ description: "The operation's own Idempotency-Key: the same record as the single request's, so either replays the other" });
 
+/** `As \`PATCH /access-logs/{logId}/checkout\``: the single request the operation stands for. */
+const operationOf = <K extends GateOperationKind>(kind: K) =>
+  z.literal(kind).meta({ description: `As \`${GATE_OPERATIONS[kind].method} ${GATE_OPERATIONS[kind].path.replace(/:(\w+)/g, '{$1}')}\`` });
+
 const ValidateOp = z.strictObject({
-  operation: z.literal('validate').meta({ description: 'As `POST /access-codes/validate`' }),
+  operation: operationOf('validate'),
   idempotency_key: IdempotencyKey,
-  body: ValidateAccessCodeRequest,
+  body: GATE_OPERATIONS.validate.body,
 });
 
 const WalkInOp = z.strictObject({
-  operation: z.literal('walk_in').meta({ description: 'As `POST /access-logs`' }),
+  operation: operationOf('walk_in'),
   idempotency_key: IdempotencyKey,
-  body: CreateAccessLogRequest,
+  body: GATE_OPERATIONS.walk_in.body,
 });
 
 const CheckoutOp = z
   .strictObject({
-    operation: z.literal('checkout').meta({ description: 'As `PATCH /access-logs/{log_id}/checkout`' }),
+    operation: operationOf('checkout'),
     idempotency_key: IdempotencyKey,
     log_id: z.string().min(1).max(100).optional().meta({ description: 'The visit to close, when the kiosk knows it' }),
     log_of: IdempotencyKey.optional().meta({
       description:
         'Or: the Idempotency-Key of the walk-in or validation that opened the visit (earlier in this batch or in an earlier request); the server closes the log that operation answered',
     }),
-    body: CheckoutRequest.optional(),
+    body: GATE_OPERATIONS.checkout.body.optional(),
   })
   .refine((op) => (op.log_id === undefined) !== (op.log_of === undefined), { path: ['log_id'], message: 'give exactly one of log_id and log_of' });
 

@@ -1,3 +1,4 @@
+import { KIOSK_REPLAY_MARGIN_MS, REPLAY_WINDOW_MS } from '../../shared/kiosk/gate-operations.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 
@@ -222,6 +223,25 @@ describe('the outbox', () => {
     // The visitor leaves: the checkout closes the visit the server kept.
     await core.call('checkout', { visitId: decision.visitId! });
     expect((await serverLogs(gate.owner))[0]!.status).toBe('checked_out');
+  });
+
+  it('six and a half days offline: a refused admission is recorded as a walk-in with the time of the scan, inside the one replay window', async () => {
+    const code = await createCode(gate.owner, { visitor_name: 'Halima Bello', valid_until: new Date(gate.clock.now().getTime() + 10 * 86_400_000).toISOString() });
+    const { core, link } = gate.kiosk();
+    await core.call('syncNow', {});
+    link.up = false;
+    const decision = await core.call('scan', { text: code.code, method: 'keypad' });
+    expect(decision).toMatchObject({ admitted: true, decidedBy: 'offline' });
+    await gate.owner.delete(`/access-codes/${code.code_id}`, { body: { reason: 'Host cancelled' } });
+    // Past the six days the kiosk used to assume, inside the server's seven less the kiosk's margin.
+    gate.clock.advance(REPLAY_WINDOW_MS - KIOSK_REPLAY_MARGIN_MS - 12 * 3_600_000);
+    link.up = true;
+    expect(await core.call('syncNow', {})).toMatchObject({ error: null, pendingOperations: 0 });
+
+    const logs = await serverLogs(gate.owner);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ method: 'walk_in', visitor_name: 'Halima Bello', checked_in_at: decision.scannedAt });
+    expect(logs[0]!.notes).toContain('Code has been revoked');
   });
 
   it('after eight days offline, scans too old for the server are listed, and the visitors are still recorded', async () => {

@@ -48,14 +48,29 @@ describe('@tsaro/client', () => {
     const score: number = data!.score;
     expect(score).toBeGreaterThanOrEqual(0);
     expect(data!.location).toEqual({ latitude: 6.4541, longitude: 3.3947 });
-    if (Math.random() > 2) {
-      // Compile-time only: `npm run typecheck` fails if the document types these as strings again.
-      // @ts-expect-error latitude is a number, not a string
-      await tsaro.GET('/safety/score', { params: { query: { latitude: '6.4541', longitude: 3.3947 } } });
-      // @ts-expect-error limit is a number
-      await tsaro.GET('/incidents', { params: { query: { limit: '5' } } });
-    }
+
+    // The generated types say number because the document does: it types these query parameters
+    // as numbers, and the server refuses what is not one, naming the field.
+    const document = (await server.client().get('/openapi.json')).body as {
+      paths: Record<string, { get: { parameters: { name: string; schema: { type: string } }[] } }>;
+    };
+    const typeOf = (path: string, name: string) => document.paths[path]!.get.parameters.find((param) => param.name === name)?.schema.type;
+    expect(typeOf('/safety/score', 'latitude')).toBe('number');
+    expect(typeOf('/safety/score', 'radius_km')).toBe('number');
+    expect(typeOf('/incidents', 'limit')).toBe('integer');
+    const refused = await tsaro.GET('/safety/score', { params: { query: { latitude: 'north' as unknown as number, longitude: 3.3947 } } });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toEqual({ code: 400, message: expect.stringContaining('latitude') });
   });
+
+  /** Never called: `npm run typecheck` fails here if the generated types take strings for these numbers again. */
+  const stringsRefusedByTheTypes = async (tsaro: TsaroClient) => {
+    // @ts-expect-error latitude is a number, not a string
+    await tsaro.GET('/safety/score', { params: { query: { latitude: '6.4541', longitude: 3.3947 } } });
+    // @ts-expect-error limit is a number
+    await tsaro.GET('/incidents', { params: { query: { limit: '5' } } });
+  };
+  void stringsRefusedByTheTypes;
 
   it('every write carries an Idempotency-Key: a retried create with the same key is the same incident, a new call is a new one', async () => {
     const keys: string[] = [];

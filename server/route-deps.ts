@@ -1,16 +1,16 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Guard } from '../auth/authenticate.ts';
-import type { IdempotentAnswer, RouteDefinition } from './define-route.ts';
-import type { Role } from '../../shared/schemas/console.ts';
-import type { KeyCache } from '../auth/key-cache.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Engine } from '../db/database.ts';
-import type { Db } from '../db/schema.ts';
-import type { Dispatcher } from '../incidents/dispatcher.ts';
-import type { RateLimitStore } from '../rate-limit/store.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Role } from '../shared/schemas/console.ts';
+import type { PassVerifier } from './access-codes/pass-keys.ts';
+import type { KeyCache } from './auth/key-cache.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Engine } from './db/database.ts';
+import type { Guard, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
+import type { Db } from './db/schema.ts';
+import type { Dispatcher } from './incidents/dispatcher.ts';
+import type { RateLimitStore } from './rate-limit/store.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -21,6 +21,8 @@ export interface RouteDeps {
   dispatcher: Dispatcher;
   /** Sliding windows beyond the per-key limit (unknown access codes per key). */
   rateLimitStore: RateLimitStore;
+  /** Verifies signed passes, keeping the tenants' public keys (one per app). */
+  verifyPass: PassVerifier;
   /** Seals and opens webhook signing secrets. */
   secretBox: SecretBox;
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */

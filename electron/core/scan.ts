@@ -1,0 +1,262 @@
+import type { KioskCallParsed, ScanDecision } from '../../shared/kiosk/calls.ts';
+import type { ValidationResult } from '../../shared/schemas/access.ts';
+import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from './code-cache.ts';
+import type { CoreContext } from './context.ts';
+import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
+import { insertDecision } from './decisions.ts';
+import { settingsOf, tryServerFirst } from './gate.ts';
+import { attemptOperation, newOperation, whileInFlight } from './operations.ts';
+import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox.ts';
+import { insertVisit } from './visits.ts';
+
+/**
+ * A scan, as a pipeline: the scan is made once (its ids, its time, its operation), sent to the
+ * server when the link is up (the server decides, and the operation is in the outbox before
+ * anything leaves), decided (a pure function of what the server said and what the kiosk
+ * knows), and recorded: the decision, the operation's settlement, the visit and the code's
+ * uses, in one transaction. Without an answer in time the kiosk decides from its cache and
+ * the signed pass, and the outbox replays the scan, with the time it happened, when the
+ * link returns.
+ */
+export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
+  const made = makeScan(ctx, input);
+  if (!tryServerFirst(ctx) || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
+  enqueueOperation(ctx.db, made.op);
+  // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
+  return whileInFlight(ctx, made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
+}
+
+/** One scan: what was presented, when, and the ids and operation made for it once. */
+interface Scan {
+  input: KioskCallParsed<'scan'>;
+  now: Date;
+  decisionId: string;
+  /** The visit a scan that admits opens. */
+  visitId: string;
+  /** The validation the outbox replays: written before the request leaves, or (offline) only when the scan admits. */
+  op: NewOperation;
+}
+
+/** What the server said of a scan. */
+type ServerWord =
+  /** It decided (200): its result settles the operation. */
+  | { kind: 'decided'; status: number; result: ValidationResult }
+  /** It refused to decide (429, too many unknown codes): nothing happened there, nothing to replay. */
+  | { kind: 'throttled'; message: string }
+  /**
+   * No decision: no answer in time, the key refused, or a 4xx for the scan as such. `reached`:
+   * the request may have reached the server, so even a refusal here is replayed to learn the
+   * truth; not sent at all (the key not yet proven non-admin), a refusal here is final.
+   */
+  | { kind: 'no_decision'; reached: boolean }
+  /** Not asked: offline, or the code's last uses were granted here and the server has not heard yet. */
+  | { kind: 'not_asked' };
+
+/** What the kiosk knows that the decision reads: the offline verdict, or the cached code the server admitted. */
+interface Known {
+  verdict: OfflineVerdict | null;
+  cached: CachedCode | undefined;
+}
+
+function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
+  const settings = settingsOf(ctx);
+  const now = ctx.clock.now();
+  const decisionId = ctx.newId('dec', now);
+  const visitId = ctx.newId('vis', now);
+  const guard = ctx.guard();
+  const op = newOperation(ctx, now, {
+    kind: 'validate',
+    body: {
+      code: input.text,
+      ...(guard ? { validated_by: guard.name } : {}),
+      entry_point: settings.entryPoint,
+      scanned_at: now.toISOString(),
+    },
+    visitId,
+    decisionId,
+  });
+  return { input, now, decisionId, visitId, op };
+}
+
+/**
+ * The code's last uses were granted here offline and the server has not heard of them yet: it
+ * would admit again. The kiosk refuses without asking.
+ */
+function spentHere(ctx: CoreContext, text: string, now: Date): boolean {
+  const verdict = decideOffline(ctx.db, ctx.verifier, text, now.getTime());
+  const code = verdict.code;
+  return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
+}
+
+/** Send: the queued validation, at once, with the short timeout a guard at the gate can wait. */
+async function askServer(ctx: CoreContext, scan: Scan): Promise<ServerWord> {
+  const attempt = await attemptOperation(ctx, operationById(ctx.db, scan.op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
+  if (!attempt.sent) return { kind: 'no_decision', reached: false };
+  const answer = attempt.answer;
+  if (answer.kind === 'ok') return { kind: 'decided', status: answer.status, result: answer.body as ValidationResult };
+  if (answer.kind === 'unavailable' && answer.status === 429 && /unknown code/i.test(answer.message)) return { kind: 'throttled', message: answer.message };
+  return { kind: 'no_decision', reached: true };
+}
+
+function decideAndRecord(ctx: CoreContext, scan: Scan, word: ServerWord): ScanDecision {
+  const known = readKnown(ctx, scan, word);
+  const decision = decide(scan, word, known);
+  record(ctx, scan, word, known, decision);
+  return decision;
+}
+
+/** The reads the decision needs, after the server's word (the sync may have updated the cache meanwhile). */
+function readKnown(ctx: CoreContext, scan: Scan, word: ServerWord): Known {
+  if (word.kind === 'throttled') return { verdict: null, cached: undefined };
+  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
+  return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime()), cached: undefined };
+}
+
+/** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
+function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
+  if (word.kind === 'throttled') return refusal(scan, 'too_many_attempts', 'server', null);
+  if (word.kind === 'decided') {
+    const result = word.result;
+    if (result.valid) {
+      return {
+        decisionId: scan.decisionId,
+        admitted: true,
+        decidedBy: 'server',
+        reason: 'admitted',
+        message: decisionMessage('admitted', result.visitor.name, 'server'),
+        code: known.cached?.code ?? null,
+        codeId: result.code_id,
+        visitor: result.visitor,
+        purpose: result.purpose,
+        hostUserId: result.host_user_id,
+        usesLeft: result.uses_remaining,
+        validUntil: result.valid_until,
+        visitId: scan.visitId,
+        method: scan.input.method,
+        scannedAt: scan.now.toISOString(),
+      };
+    }
+    // The server says only why; the kiosk may hold the code's details: whose pass, whose visitor.
+    const code = known.verdict!.code;
+    return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null), code);
+  }
+  return offlineDecision(scan, known.verdict!);
+}
+
+/** Record: the decision and everything it changes, in one transaction. */
+function record(ctx: CoreContext, scan: Scan, word: ServerWord, known: Known, decision: ScanDecision): void {
+  const db = ctx.db;
+  const opId = scan.op.op_id;
+  db.transaction(() => {
+    if (word.kind === 'decided') {
+      const result = word.result;
+      settleOperation(db, opId, { state: 'done', statusCode: word.status, response: result, at: ctx.nowIso() });
+      insertDecision(db, decision, opId, 'confirmed');
+      if (!result.valid) return;
+      if (known.cached) noteServerUse(db, result.code_id, known.cached.max_uses - result.uses_remaining);
+      insertCodeVisit(ctx, scan, result.log_id, {
+        code_id: result.code_id,
+        visitor_name: result.visitor.name,
+        visitor_phone: result.visitor.phone,
+        host_user_id: result.host_user_id,
+      });
+      return;
+    }
+    if (word.kind === 'throttled') {
+      settleOperation(db, opId, { state: 'withdrawn', statusCode: 429, response: { message: word.message }, at: scan.now.toISOString() });
+      insertDecision(db, decision, opId);
+      return;
+    }
+    // Decided here. Asked and unanswered, the operation is queued already and stays for the sync
+    // to settle (a 4xx lands in the attention list with the decision it contradicts), unless it
+    // never left and the scan is refused. Not asked, it is queued only when the scan admits.
+    const verdict = known.verdict!;
+    let queuedOpId: string | null = word.kind === 'no_decision' ? opId : null;
+    if (verdict.admitted && !queuedOpId) {
+      enqueueOperation(db, scan.op);
+      queuedOpId = opId;
+    } else if (!verdict.admitted && word.kind === 'no_decision' && !word.reached) {
+      settleOperation(db, opId, { state: 'withdrawn', statusCode: null, response: undefined, at: scan.now.toISOString() });
+    }
+    insertDecision(db, decision, queuedOpId);
+    if (!verdict.admitted || !verdict.code) return;
+    if (verdict.unseenPass) rememberPass(db, verdict.unseenPass, scan.now.toISOString());
+    addLocalUse(db, verdict.code.code_id);
+    insertCodeVisit(ctx, scan, null, verdict.code);
+  })();
+}
+
+/** A visit opened here by a code, admitted by the server (with its log id) or offline (log id to come). */
+function insertCodeVisit(ctx: CoreContext, scan: Scan, logId: string | null, code: { code_id: string; visitor_name: string | null; visitor_phone: string | null; host_user_id: string | null }): void {
+  insertVisit(ctx.db, {
+    visit_id: scan.visitId,
+    log_id: logId,
+    method: 'code',
+    code_id: code.code_id,
+    visitor_name: code.visitor_name,
+    visitor_phone: code.visitor_phone,
+    host_user_id: code.host_user_id,
+    entry_point: settingsOf(ctx).entryPoint,
+    checked_in_at: scan.now.toISOString(),
+    checked_out_at: null,
+    state: 'inside',
+    origin: 'kiosk',
+  });
+}
+
+function offlineDecision(scan: Scan, verdict: OfflineVerdict): ScanDecision {
+  const code = verdict.code;
+  if (!verdict.admitted) {
+    const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null), code);
+    return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
+  }
+  return {
+    decisionId: scan.decisionId,
+    admitted: true,
+    decidedBy: 'offline',
+    reason: 'admitted',
+    message: decisionMessage('admitted', code!.visitor_name, 'offline', code!.code),
+    code: code!.code,
+    codeId: code!.code_id,
+    visitor: code!.visitor_name || code!.visitor_phone ? { name: code!.visitor_name, phone: code!.visitor_phone } : null,
+    purpose: code!.purpose,
+    hostUserId: code!.host_user_id,
+    // A pass never seen: its own uses here are known, others' are not.
+    usesLeft: verdict.unseenPass ? null : Math.max(code!.max_uses - code!.use_count - code!.local_uses - 1, 0),
+    validUntil: new Date(code!.valid_until_ms).toISOString(),
+    visitId: scan.visitId,
+    method: scan.input.method,
+    scannedAt: scan.now.toISOString(),
+  };
+}
+
+/** A refusal names the visitor and the host when the kiosk knows them, so the guard can call the right person. */
+function withDetails(decision: ScanDecision, code: OfflineVerdict['code']): ScanDecision {
+  if (!code) return decision;
+  return {
+    ...decision,
+    visitor: code.visitor_name || code.visitor_phone ? { name: code.visitor_name, phone: code.visitor_phone } : null,
+    purpose: code.purpose,
+    hostUserId: code.host_user_id,
+  };
+}
+
+function refusal(scan: Scan, reason: ScanDecision['reason'], decidedBy: ScanDecision['decidedBy'], code: string | null, codeId: string | null = null): ScanDecision {
+  return {
+    decisionId: scan.decisionId,
+    admitted: false,
+    decidedBy,
+    reason,
+    message: decisionMessage(reason, null, decidedBy),
+    code,
+    codeId,
+    visitor: null,
+    purpose: null,
+    hostUserId: null,
+    usesLeft: null,
+    validUntil: null,
+    visitId: null,
+    method: scan.input.method,
+    scannedAt: scan.now.toISOString(),
+  };
+}

@@ -1,0 +1,10 @@
+import type { ErrorBody } from '../../shared/schemas/common.ts';
+
+/**
+ * Every error the server answers, on every path (the error handler, the Idempotency-Key
+ * middleware, a refused operation of a kiosk batch, the HTTP parser's refusals, the metrics
+ * listener): `{code, message}`, the code equal to the HTTP status. Built here only.
+ */
+export function errorBody(status: number, message: string): ErrorBody {
+  return { code: status, message };
+}
