@@ -62,6 +62,8 @@ export interface Delivery {
   attempt: number;
   status: 'succeeded' | 'failed';
   response_status: number | null;
+  /** The receiver's answer, its first 500 characters; shown as text. */
+  response_excerpt: string | null;
   error: string | null;
   duration_ms: number;
   attempted_at: string;

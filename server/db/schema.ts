@@ -327,6 +327,8 @@ export interface WebhookDeliveryRow {
   attempt: number;
   status: string;
   response_status: number | null;
+  /** The receiver's answer, its first 500 characters (migration 0019); null without one. */
+  response_excerpt?: string | null;
   error: string | null;
   duration_ms: number;
   attempted_at: string;

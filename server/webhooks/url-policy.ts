@@ -73,7 +73,9 @@ export function refusedAddress(address: string, policy: TargetPolicy): string | 
   const kind = loopback ? 'loopback' : PRIVATE.check(ip, family) ? 'private' : undefined;
   if (!kind) return undefined;
   if (policy.environment !== 'sandbox') return `${kind} address ${address} is not allowed for live endpoints`;
-  if (!policy.allowPrivate) return `${kind} address ${address} is not allowed: this server does not send webhooks to loopback or private addresses`;
+  if (!policy.allowPrivate) {
+    return `${kind} address ${address} is not allowed: this server does not send webhooks to loopback or private addresses (its operator can allow them for sandbox endpoints with WEBHOOK_ALLOW_PRIVATE=1, for development)`;
+  }
   return undefined;
 }
 

@@ -99,12 +99,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         bodyTimeout: deps.timeoutMs,
         signal: AbortSignal.timeout(deps.timeoutMs),
       });
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const excerpt = await excerptOf(response.body);
       const durationMs = Math.round(performance.now() - started);
       const status = response.statusCode;
-      if (status >= 200 && status < 300) return { status, error: null, durationMs };
-      if (status >= 300 && status < 400) return { status, error: `redirect not followed (${status})`, durationMs };
-      return { status, error: `receiver answered ${status}`, durationMs };
+      if (status >= 200 && status < 300) return { status, error: null, durationMs, excerpt };
+      if (status >= 300 && status < 400) return { status, error: `redirect not followed (${status})`, durationMs, excerpt };
+      return { status, error: `receiver answered ${status}`, durationMs, excerpt };
     } catch (err) {
       const durationMs = Math.round(performance.now() - started);
       const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -152,6 +152,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         attempt,
         status: succeeded ? 'succeeded' : 'failed',
         response_status: result.status,
+        response_excerpt: 'excerpt' in result ? (result.excerpt ?? null) : null,
         error: result.error,
         duration_ms: result.durationMs,
         attempted_at: now.toISOString(),
@@ -223,4 +224,29 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       await Promise.all(Object.values(agents).map((agent) => agent.close()));
     },
   };
+}
+
+/** The answer's first 500 characters, as text (for the delivery log); the rest is read and dropped, 64 KiB at most. */
+const EXCERPT_CHARS = 500;
+async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      if (keptBytes < EXCERPT_CHARS * 4) {
+        kept.push(chunk);
+        keptBytes += chunk.length;
+      }
+      read += chunk.length;
+      if (read >= 64 * 1024) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // a body cut off mid-way: what arrived is the excerpt
+  }
+  const text = Buffer.concat(kept).toString('utf8').slice(0, EXCERPT_CHARS);
+  return text === '' ? null : text;
 }

@@ -97,6 +97,7 @@ export const WebhookDelivery = z
     attempt: z.int().meta({ description: '1 for the first attempt of this event to this endpoint' }),
     status: z.enum(['succeeded', 'failed']),
     response_status: z.int().nullable(),
+    response_excerpt: z.string().nullable().meta({ description: "The receiver's answer, its first 500 characters as text; null when there was none" }),
     error: z.string().nullable().meta({ description: 'timeout, connection refused, redirect not followed, address refused...' }),
     duration_ms: z.int(),
     attempted_at: Timestamp,

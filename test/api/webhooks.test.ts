@@ -415,6 +415,8 @@ describe('webhooks and the event log', () => {
         attempt: 1,
         status: 'succeeded',
         response_status: 200,
+        // The test receiver answers "ok".
+        response_excerpt: 'ok',
         error: null,
         duration_ms: expect.any(Number),
         attempted_at: nowIso(),

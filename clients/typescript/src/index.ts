@@ -71,12 +71,14 @@ export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters
 export type ListPathParams<P extends ListPath> = paths[P] extends { get: { parameters: { path: infer A } } } ? A : never;
 
 /** An answer other than 2xx, with the API's `{code, message}` body. */
+// Plain fields, not parameter properties: Node's type stripping (which the README says this runs on) refuses those.
 export class TsaroApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
     super(typeof body === 'object' && body !== null && 'message' in body ? `${status}: ${String(body.message)}` : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
     this.name = 'TsaroApiError';
   }
 }

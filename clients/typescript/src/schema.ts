@@ -2231,6 +2231,8 @@ export interface components {
             /** @enum {string} */
             status: "succeeded" | "failed";
             response_status: number | null;
+            /** @description The receiver's answer, its first 500 characters as text; null when there was none */
+            response_excerpt: string | null;
             /** @description timeout, connection refused, redirect not followed, address refused... */
             error: string | null;
             duration_ms: number;

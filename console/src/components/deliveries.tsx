@@ -57,6 +57,7 @@ export function DeliveryRow({ delivery, onResend, showEndpoint = false }: { deli
         ) : (
           <span className="muted">—</span>
         )}
+        {delivery.response_excerpt && <pre className="excerpt small">{delivery.response_excerpt}</pre>}
       </td>
       <td>
         {delivery.next_attempt_at ? (

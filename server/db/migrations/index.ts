@@ -14,6 +14,7 @@ import * as webhookRevision from './0015-webhook-revision.ts';
 import * as secretsWithoutTheDatabase from './0016-secrets-without-the-database.ts';
 import * as consolePeople from './0017-console-people.ts';
 import * as testEvents from './0018-test-events.ts';
+import * as deliveryResponseExcerpt from './0019-delivery-response-excerpt.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -45,4 +46,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0016-secrets-without-the-database': secretsWithoutTheDatabase,
   '0017-console-people': consolePeople,
   '0018-test-events': testEvents,
+  '0019-delivery-response-excerpt': deliveryResponseExcerpt,
 });
