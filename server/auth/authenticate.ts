@@ -9,9 +9,9 @@ import type { RateLimiter } from '../rate-limit/limiter.ts';
 import type { AuthContext } from './context.ts';
 import { uncachedKeys, type KeyCache } from './key-cache.ts';
 import { KEY_PATTERN, hashSecret } from './secrets.ts';
-import { assertConsoleWrite, hasSessionCookie, readSession, type SessionSettings } from '../people/session.ts';
-import { grantableBy, personMay, ROLE_SCOPES } from './permissions.ts';
-import type { Role } from '../../shared/schemas/console.ts';
+import { personAuthContext } from '../people/middleware.ts';
+import { hasSessionCookie, signedInSession, type SessionSettings } from '../people/session.ts';
+import { personMay } from './permissions.ts';
 import { findKeyBySecretHash, touchKeyLastUsed } from './store.ts';
 
 import type { Guard } from '../http/define-route.ts';
@@ -78,26 +78,13 @@ export function createGuard(deps: GuardDeps): Guard {
 
   /** A person in the console: a live, fully signed-in session; the environment the console switched to. */
   async function authenticatePerson(req: Request, settings: SessionSettings): Promise<AuthContext> {
-    const live = await readSession(req, { db: deps.db, clock: deps.clock, settings });
-    if (!live) throw unauthorized('Your console session has ended: sign in again');
-    if (live.session.stage !== 'active') throw unauthorized('Finish signing in: a second-factor code is due');
-    assertConsoleWrite(req, live.token, settings);
-    const organization = rowToOrganization(live.organization);
-    if (organization.plan === 'none') throw new ApiError(402, 'Your plan does not include API access');
-    if (organization.subscription_status === 'suspended') throw new ApiError(402, 'Your subscription is suspended');
+    const live = await signedInSession(req, { db: deps.db, clock: deps.clock, settings });
     const environment = req.get('tsaro-environment') ?? 'live';
     if (environment !== 'live' && environment !== 'sandbox') throw new ApiError(400, 'Tsaro-Environment must be live or sandbox');
-    const role = live.person.role as Role;
-    return {
-      organization,
-      keyId: live.person.person_id,
-      environment,
-      scopes: new Set(ROLE_SCOPES[role]),
-      credential: live.token,
-      grantable: new Set(grantableBy(role)),
-      actor: { type: 'person', id: live.person.person_id, label: live.person.email },
-      person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
-    };
+    const auth = personAuthContext(live, environment);
+    if (auth.organization.plan === 'none') throw new ApiError(402, 'Your plan does not include API access');
+    if (auth.organization.subscription_status === 'suspended') throw new ApiError(402, 'Your subscription is suspended');
+    return auth;
   }
 
   return (scope, options = {}) => async (req, res, next) => {

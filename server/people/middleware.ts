@@ -5,7 +5,9 @@ import type { Db } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { rowToOrganization } from '../organizations/organization.ts';
 import { ROLE_SCOPES, grantableBy } from '../auth/permissions.ts';
-import { assertConsoleWrite, readSession, type LiveSession, type SessionSettings } from './session.ts';
+import { signedInSession, type LiveSession, type SessionSettings } from './session.ts';
+import type { AuthContext } from '../auth/context.ts';
+import type { Environment } from '../../shared/schemas/common.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -17,6 +19,21 @@ declare global {
   }
 }
 
+/** Who is calling, for a signed-in person: their role's scopes, what they may grant, and the actor the audit log names. */
+export function personAuthContext(live: LiveSession, environment: Environment): AuthContext {
+  const role = live.person.role as Role;
+  return {
+    organization: rowToOrganization(live.organization),
+    keyId: live.person.person_id,
+    environment,
+    scopes: new Set(ROLE_SCOPES[role]),
+    credential: live.token,
+    grantable: new Set(grantableBy(role)),
+    actor: { type: 'person', id: live.person.person_id, label: live.person.email },
+    person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
+  };
+}
+
 /**
  * A `person` route's access: a signed-in console person (fully, second factor done), the
  * Origin and CSRF rules for a change, and the route's roles. Sets `req.auth` as the guard does,
@@ -25,23 +42,11 @@ declare global {
 export function personAccess(deps: { db: Db; clock: Clock; settings: SessionSettings }) {
   return (roles: readonly Role[] | undefined): RequestHandler =>
     async (req, _res, next) => {
-      const live = await readSession(req, deps);
-      if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
-      if (live.session.stage !== 'active') throw new ApiError(401, 'Finish signing in: a second-factor code is due');
-      assertConsoleWrite(req, live.token, deps.settings);
+      const live = await signedInSession(req, deps);
       const role = live.person.role as Role;
       if (roles && !roles.includes(role)) throw new ApiError(403, `Your role (${role}) may not do this`);
       req.consoleSession = live;
-      req.auth = {
-        organization: rowToOrganization(live.organization),
-        keyId: live.person.person_id,
-        environment: 'live',
-        scopes: new Set(ROLE_SCOPES[role]),
-        credential: live.token,
-        grantable: new Set(grantableBy(role)),
-        actor: { type: 'person', id: live.person.person_id, label: live.person.email },
-        person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
-      };
+      req.auth = personAuthContext(live, 'live');
       next();
     };
 }

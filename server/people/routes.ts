@@ -28,7 +28,7 @@ import type { RouteDeps } from '../route-deps.ts';
 import { retryAfterSeconds } from '../rate-limit/limiter.ts';
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';
-import { clearSessionCookie, idleMs, readSession, sessionView, setSessionCookie, assertConsoleWrite, type SessionSettings } from './session.ts';
+import { assertConsoleWrite, clearSessionCookie, idleMs, isConsoleOrigin, readSession, sessionView, setSessionCookie, type SessionSettings } from './session.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Console'];
@@ -81,10 +81,7 @@ async function signInLimited(deps: RouteDeps, req: Request, email: string, attem
 /** Sign-in and joining set a cookie for this origin: a request from another origin (login CSRF) is refused. */
 function assertOwnOrigin(req: Request, settings: SessionSettings): void {
   const origin = req.get('origin');
-  if (origin === undefined) return;
-  if (origin !== new URL(settings.publicUrl).origin && origin !== `${req.protocol}://${req.get('host') ?? ''}`) {
-    throw new ApiError(403, 'Sign-in must come from the console itself (Origin)');
-  }
+  if (origin !== undefined && !isConsoleOrigin(req, origin, settings)) throw new ApiError(403, 'Sign-in must come from the console itself (Origin)');
 }
 
 /** The session a sign-in step works on (any stage), with the write rules; 401 when there is none. */

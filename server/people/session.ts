@@ -82,11 +82,23 @@ export async function readSession(req: Request, deps: { db: Db; clock: Clock; se
 export function assertConsoleWrite(req: Request, token: string, settings: SessionSettings): void {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
   const origin = req.get('origin');
-  const site = req.get('sec-fetch-site');
-  const own = new Set([new URL(settings.publicUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
-  const sameOrigin = origin !== undefined ? own.has(origin) : site === 'same-origin';
+  const sameOrigin = origin !== undefined ? isConsoleOrigin(req, origin, settings) : req.get('sec-fetch-site') === 'same-origin';
   if (!sameOrigin) throw new ApiError(403, 'A console request that changes something must come from the console itself (Origin)');
   if (req.get('x-csrf-token') !== csrfTokenOf(token)) throw new ApiError(403, 'Missing or wrong X-CSRF-Token: reload the console');
+}
+
+/** The console's own origin: PUBLIC_URL's, or the one the request was addressed to. */
+export function isConsoleOrigin(req: Request, origin: string, settings: SessionSettings): boolean {
+  return origin === new URL(settings.publicUrl).origin || origin === `${req.protocol}://${req.get('host') ?? ''}`;
+}
+
+/** A fully signed-in session (second factor done) with the write rules, or a 401: what every person's request needs. */
+export async function signedInSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }): Promise<LiveSession> {
+  const live = await readSession(req, deps);
+  if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
+  if (live.session.stage !== 'active') throw new ApiError(401, 'Finish signing in: a second-factor code is due');
+  assertConsoleWrite(req, live.token, deps.settings);
+  return live;
 }
 
 export function rowToPerson(row: PersonRow): Person {
