@@ -1,6 +1,6 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { createSecretBox, gcmOpen, gcmSeal, sealingKey } from '../../server/secr
 import { parseKey } from '../../server/secrets/key-source.ts';
 import type { Db } from '../../server/db/schema.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/database.ts';
-import { TEST_SECRETS_KEY } from '../support/secrets.ts';
+import { signedBy, stolenCopy, TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -132,25 +132,6 @@ async function receiver() {
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook`, received };
 }
 
-function signedBy(secret: string, request: { headers: IncomingHttpHeaders; raw: Buffer }): boolean {
-  const parts = String(request.headers['svc-signature']).split(',').map((p) => p.split('='));
-  const t = parts.find(([k]) => k === 't')![1];
-  const expected = createHmac('sha256', secret).update(`${t}.`).update(request.raw).digest('hex');
-  return parts.some(([k, v]) => k === 'v1' && v === expected);
-}
-
-/** The database as a thief would carry it off, as text. */
-function copyOf(db: TestDatabase, dir: string): string {
-  if (db.engine === 'postgres') return execFileSync('pg_dump', ['--no-owner', db.url], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
-  let text = '';
-  for (const suffix of ['', '-wal', '-shm']) {
-    if (!existsSync(db.url + suffix)) continue;
-    copyFileSync(db.url + suffix, join(dir, `copy.db${suffix}`));
-    text += readFileSync(join(dir, `copy.db${suffix}`)).toString('latin1');
-  }
-  return text;
-}
-
 /**
  * Turns a database of this version into one as the previous version left it: the sealing key
  * in `server_keys`, every sealed value in the old unnamed format under that key.
@@ -204,7 +185,7 @@ describe('upgrading a database whose key was kept in it', { timeout: 120_000 }, 
     await asPreviousVersion(handle.db, legacy);
     await handle.close();
     const dir = tempDir();
-    const copyBefore = copyOf(db, dir);
+    const copyBefore = stolenCopy(db, dir);
     expect(copyBefore).toContain(legacy.toString('base64'));
 
     const newKey = randomBytes(32).toString('hex');
@@ -256,7 +237,7 @@ describe('upgrading a database whose key was kept in it', { timeout: 120_000 }, 
     expect(rotated.body.webhook_endpoint.secret_rotation_due).toBe(false);
 
     // Nothing in the copy taken before the upgrade opens anything sealed after it.
-    const after = copyOf(db, dir);
+    const after = stolenCopy(db, dir);
     const sealedAfter = [...after.matchAll(/v2\.[\w-]{8}\.([\w-]{16})\.([\w-]+)\.([\w-]{22})/g)].map(([, iv, body, tag]) => [iv!, body!, tag!]);
     expect(sealedAfter.length).toBeGreaterThanOrEqual(3);
     expect(after).not.toMatch(/v1\.[\w-]{16}\.[\w-]+\.[\w-]{22}/);

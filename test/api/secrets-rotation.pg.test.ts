@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { TEST_SECRETS_KEY } from '../support/secrets.ts';
+import { signedBy, TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server.ts';
 
 /**
@@ -158,10 +158,3 @@ describe('rotating the sealing key under load on two hosts', () => {
     await new Promise((resolve) => receiver.close(resolve));
   });
 });
-
-function signedBy(secret: string, request: { headers: IncomingHttpHeaders; raw: Buffer }): boolean {
-  const parts = String(request.headers['svc-signature']).split(',').map((p) => p.split('='));
-  const t = parts.find(([k]) => k === 't')![1];
-  const expected = createHmac('sha256', secret).update(`${t}.`).update(request.raw).digest('hex');
-  return parts.some(([k, v]) => k === 'v1' && v === expected);
-}

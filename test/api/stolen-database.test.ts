@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync, hkdfSync, sign, type KeyObject } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { PassVerifier } from '../../electron/core/pass-verifier.ts';
 import { gcmOpen } from '../../server/secrets/secret-box.ts';
 import { assemblePass, parsePass, passSigningText } from '../../shared/pass.ts';
 import { joinConsole } from '../support/console.ts';
-import { TEST_SECRETS_KEY } from '../support/secrets.ts';
+import { stolenCopy, TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -59,7 +58,7 @@ beforeAll(async () => {
   const { inviteOrReset } = await import('../../server/people/service.ts');
   const unused = await inviteOrReset({ db: server.running.database.db, clock: server.clock, publicUrl: 'https://console.example' }, { organizationId: org.organizationId, email: 'later@estate.example', role: 'admin' });
   inviteToken = unused.invite_url.split('/').pop()!;
-  copy = stealCopy();
+  copy = stolenCopy(server.database, workDir);
 }, 60_000);
 
 afterAll(async () => {
@@ -72,19 +71,6 @@ afterAll(async () => {
  * keep-alive connection both sides meant to close could be reused as it closes (ECONNRESET).
  */
 const breathe = () => new Promise((resolve) => setImmediate(resolve));
-
-/** The database as a thief would carry it off, as text (SQLite stores text as UTF-8 bytes; latin1 keeps every byte). */
-function stealCopy(): string {
-  const { url, engine } = server.database;
-  if (engine === 'postgres') return execFileSync('pg_dump', ['--no-owner', url], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
-  let text = '';
-  for (const suffix of ['', '-wal', '-shm']) {
-    if (!existsSync(url + suffix)) continue;
-    copyFileSync(url + suffix, join(workDir, `stolen.db${suffix}`));
-    text += readFileSync(join(workDir, `stolen.db${suffix}`)).toString('latin1');
-  }
-  return text;
-}
 
 /** Every string in the copy that could be a 32-byte key: hex, base64 or base64url. */
 function candidateKeys(text: string): Buffer[] {
