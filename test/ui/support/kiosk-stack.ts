@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, createWriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, createWriteStream, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { addResponder } from '../../../server/responders/service.ts';
 import type { Scope } from '../../../shared/schemas/api-keys.ts';
@@ -11,6 +12,8 @@ import { startCuttableLink, type CuttableLink } from './link.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
+/** The system's temporary folder as the test process found it, before a stack points TMPDIR at its own. */
+const SYSTEM_TMP = tmpdir();
 
 /** The scopes a gate needs, and no more: never `admin`. */
 export const GATE_SCOPES: Scope[] = ['access_codes:read', 'access_codes:write', 'access_codes:validate', 'logs:read', 'incidents:read', 'incidents:write'];
@@ -69,7 +72,7 @@ export interface KioskStack {
   api: ApiClient;
   /** The gate's own key (gate scopes only). */
   gateKey: string;
-  /** This test's folder: the kiosk's data, Chromium's TMPDIR, screenshots. */
+  /** This test's folder: the kiosk host's log and screenshots. */
   dir: string;
   serverUrl: string;
   /** With `throughLink`: the kiosk's connection to the server, to cut and restore. */
@@ -88,7 +91,10 @@ export interface KioskStack {
 export async function startKioskStack(options: KioskStackOptions): Promise<KioskStack> {
   const dir = join(ARTIFACTS, options.name);
   mkdirSync(dir, { recursive: true });
-  const tmp = mkdtempSync(join(dir, 'tmp-'));
+  // Chromium's TMPDIR and the kiosk's data in the system's temporary folder, not under the
+  // checkout: Chromium's SingletonSocket path must fit a Unix socket's 107 bytes, which a
+  // checkout in a deep folder (CI's) and a long test name overflow.
+  const tmp = mkdtempSync(join(SYSTEM_TMP, 'tsaro-ui-'));
   process.env.TMPDIR = tmp;
   const database: TestDatabase = await createTestDatabase('sqlite');
   const serverPort = await freePort();
@@ -184,6 +190,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
       await link?.close();
       if (running) await server.running.stop();
       await database.drop();
+      rmSync(tmp, { recursive: true, force: true });
     },
   };
   return stack;
