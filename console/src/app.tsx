@@ -1,10 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, createClient } from './api.ts';
 import { Console, canFor, type ConsoleContext } from './context.tsx';
+import { LiveStream } from './live/stream.ts';
 import { navigate, usePath } from './router.tsx';
 import { AccountScreen } from './screens/account.tsx';
 import { ApiKeysScreen } from './screens/api-keys.tsx';
 import { AuditLogScreen } from './screens/audit-log.tsx';
+import { BoardScreen } from './screens/board.tsx';
+import { IncidentScreen } from './screens/incident.tsx';
 import { EndpointScreen } from './screens/endpoint.tsx';
 import { EventsScreen } from './screens/events.tsx';
 import { GatesScreen } from './screens/gates.tsx';
@@ -21,11 +24,18 @@ type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | {
 const ENVIRONMENT_KEY = 'tsaro.console.environment';
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
+/** Where a person lands: a developer at the keys, everyone else in the control room. */
+const homeFor = (session: Session): string => (session.person.role === 'developer' ? '/keys' : '/board');
+
 /** Which screen a path shows, for a signed-in person. */
 function screenFor(path: string) {
   const endpoint = /^\/webhooks\/([^/]+)$/.exec(path);
   if (endpoint) return <EndpointScreen endpointId={decodeURIComponent(endpoint[1]!)} />;
+  const incident = /^\/incidents\/([^/]+)$/.exec(path);
+  if (incident) return <IncidentScreen incidentId={decodeURIComponent(incident[1]!)} />;
   switch (path) {
+    case '/board':
+      return <BoardScreen />;
     case '/keys':
       return <ApiKeysScreen />;
     case '/webhooks':
@@ -97,9 +107,24 @@ export function App() {
     setAuth({ status: 'in', session: next });
   }, [client]);
 
+  // One stream per signed-in person and environment, for the page's life; closed on sign-out or a switch.
+  const streaming = session?.stage === 'active' ? `${session.person.person_id}:${environment}` : null;
+  const [live, setLive] = useState<LiveStream | null>(null);
+  useEffect(() => {
+    if (!streaming) return;
+    const stream = new LiveStream(env.current, () =>
+      setAuth({ status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' }),
+    );
+    setLive(stream);
+    return () => {
+      stream.close();
+      setLive(null);
+    };
+  }, [streaming]);
+
   const context = useMemo<ConsoleContext | null>(
-    () => (session ? { session, client, environment, setEnvironment, refreshSession, signOut, can: canFor(session) } : null),
-    [session, client, environment, setEnvironment, refreshSession, signOut],
+    () => (session && live ? { session, client, environment, setEnvironment, refreshSession, signOut, can: canFor(session), live } : null),
+    [session, client, environment, setEnvironment, refreshSession, signOut, live],
   );
 
   const join = /^\/join\/([^/]+)$/.exec(path);
@@ -110,7 +135,7 @@ export function App() {
         token={decodeURIComponent(join[1]!)}
         onSession={(next) => {
           onSession(next);
-          navigate('/keys', { replace: true });
+          navigate(homeFor(next), { replace: true });
         }}
       />
     );
@@ -130,7 +155,7 @@ export function App() {
           codes={recoveryCodes}
           onDone={() => {
             setRecoveryCodes(null);
-            if (path === '/' || path === '/sign-in') navigate('/keys', { replace: true });
+            if (path === '/' || path === '/sign-in') navigate(homeFor(auth.session), { replace: true });
           }}
         />
       </AuthFrame>
@@ -154,9 +179,11 @@ export function App() {
       </AuthFrame>
     );
   if (path === '/' || path === '/sign-in') {
-    queueMicrotask(() => navigate('/keys', { replace: true }));
+    const home = homeFor(auth.session);
+    queueMicrotask(() => navigate(home, { replace: true }));
     return null;
   }
+  if (!context) return null;
   return (
     <Console.Provider value={context}>
       <Layout path={path}>{screenFor(path)}</Layout>

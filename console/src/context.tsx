@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import { describeError, type Client } from './api.ts';
 import { can, type Permission } from './permissions.ts';
+import type { LiveStream } from './live/stream.ts';
 import type { Environment, Session } from './types.ts';
 
 export interface ConsoleContext {
@@ -12,6 +13,8 @@ export interface ConsoleContext {
   refreshSession: () => Promise<void>;
   signOut: () => Promise<void>;
   can: (permission: Permission) => boolean;
+  /** The environment's event stream, shared by every tab (live/stream.ts). */
+  live: LiveStream;
 }
 
 export const Console = createContext<ConsoleContext | null>(null);

@@ -7,9 +7,13 @@ import type { Role } from './types.ts';
 export const PERMISSIONS = {
   /** Create, roll and revoke keys; add, rotate, test, resend and remove webhook endpoints. */
   manageIntegrations: ['owner', 'admin', 'developer'],
+  /** Read keys, endpoints, deliveries and events (the `admin` scope's reads; never a secret). */
+  readIntegrations: ['owner', 'admin', 'developer', 'viewer'],
   /** Invite, change roles, remove, reissue links; read the audit log. */
   managePeople: ['owner', 'admin'],
   readAuditLog: ['owner', 'admin'],
+  /** Report, cancel, note and acknowledge incidents; access codes, roll calls and kiosks. */
+  operateIncidents: ['owner', 'admin', 'operator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

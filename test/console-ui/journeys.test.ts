@@ -240,7 +240,8 @@ describe('a person in the console, against the real server', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     await page.reload();
     await page.getByLabel('Role of musa@lekkishield.ng').selectOption('developer');
-    await musa.page.reload();
+    // The new role holds on the next page, with no new sign-in: a developer reads and makes keys.
+    await musa.page.goto('/console/keys');
     await musa.page.getByTestId('new-key').waitFor();
     expect(await alerts.count()).toBe(0);
 

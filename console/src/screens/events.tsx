@@ -17,7 +17,7 @@ export function resourceOf(event: EventEnvelope): string | null {
 }
 
 /** Which endpoints got this event, and how each attempt went. */
-function EventDeliveries({ eventId }: { eventId: string }) {
+export function EventDeliveries({ eventId }: { eventId: string }) {
   const attempts = useLoad(async (c) => {
     const endpoints = await c.get<Page<WebhookEndpoint>>('/webhook-endpoints', { limit: 100 });
     const pages = await Promise.all(endpoints.results.map((e) => c.get<Page<Delivery>>(`/webhook-endpoints/${e.endpoint_id}/deliveries`, { event_id: eventId, limit: 100 })));

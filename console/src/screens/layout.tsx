@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import { useConsole } from '../context.tsx';
+import { useNow, useStreamStatus } from '../live/hooks.ts';
+import { clock } from '../live/incidents.ts';
 import { Link } from '../router.tsx';
 
 interface NavItem {
@@ -14,10 +16,11 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
   const { organization, person } = session;
   const sandbox = environment === 'sandbox';
   const nav: NavItem[] = [
-    { to: '/keys', label: 'API keys', show: true },
-    { to: '/webhooks', label: 'Webhooks', show: true },
-    { to: '/events', label: 'Events', show: true },
-    { to: '/gates', label: 'Gates', show: true },
+    { to: '/board', label: 'Live board', show: true },
+    { to: '/keys', label: 'API keys', show: can('readIntegrations') },
+    { to: '/webhooks', label: 'Webhooks', show: can('readIntegrations') },
+    { to: '/events', label: 'Events', show: can('readIntegrations') },
+    { to: '/gates', label: 'Gates', show: can('readIntegrations') },
     { to: '/people', label: 'People', show: can('managePeople') },
     { to: '/audit-log', label: 'Audit log', show: can('readAuditLog') },
     { to: '/account', label: 'Account', show: true },
@@ -46,7 +49,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
         </div>
       )}
       <header className="topbar">
-        <Link to="/keys" className="brand">
+        <Link to="/board" className="brand">
           <img src="/console/icon.svg" alt="" width="28" height="28" />
           <span>Tsaro</span>
         </Link>
@@ -61,6 +64,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
             Sandbox
           </button>
         </div>
+        <StreamPill />
         <span className="who">
           {person.name || person.email} <span className="tag">{person.role}</span>
         </span>
@@ -103,5 +107,27 @@ export function ScreenHeader({ title, children, action }: { title: string; child
       </div>
       {action && <div className="actions">{action}</div>}
     </div>
+  );
+}
+
+const STREAM_WORDS = { connecting: 'Connecting…', open: 'Live', reconnecting: 'Reconnecting', ended: 'Signed out' } as const;
+
+/** Whether changes are arriving: a control room must know when its screen has gone stale. */
+function StreamPill() {
+  const status = useStreamStatus();
+  const now = useNow();
+  const broken = status.state === 'reconnecting' || status.state === 'ended';
+  return (
+    <span
+      className={`stream-pill ${status.state}`}
+      role="status"
+      data-testid="stream-status"
+      data-state={status.state}
+      title={status.detail ?? (status.leader ? 'This tab holds the connection' : 'Another console tab holds the connection and shares it')}
+    >
+      <span className="dot" aria-hidden="true" />
+      {STREAM_WORDS[status.state]}
+      {broken && ` ${clock(now - status.since)}: changes may be missing until it is back`}
+    </span>
   );
 }

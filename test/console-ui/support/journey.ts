@@ -34,7 +34,8 @@ export async function nextCode(server: TestServer, secret: string): Promise<stri
 
 /**
  * Opens an invite link and joins as a person does: name, password twice, then (owner, admin)
- * the authenticator from the secret shown on the page and the ten recovery codes. Ends on the keys screen.
+ * the authenticator from the secret shown on the page and the ten recovery codes. Ends on the keys
+ * screen (an operator, who reads no keys, on the live board).
  */
 export async function joinInBrowser(
   page: Page,
@@ -70,7 +71,7 @@ export async function joinInBrowser(
     await page.getByLabel('I have kept my recovery codes').check();
     await page.getByRole('button', { name: 'Continue' }).click();
   }
-  await page.getByTestId('screen-keys').waitFor();
+  await endOnKeys(page, person.role);
   return { ...person, totpSecret, recoveryCodes };
 }
 
@@ -86,6 +87,21 @@ export async function signInInBrowser(page: Page, server: TestServer, person: Br
     await page.getByLabel('Code from your authenticator app').fill(await nextCode(server, person.totpSecret));
     await page.getByRole('button', { name: 'Continue' }).click();
   }
+  await endOnKeys(page, person.role);
+}
+
+/**
+ * A person lands on their role's home (a developer at the keys, everyone else on the live
+ * board); the journeys of those who read keys then go on from the keys screen.
+ */
+async function endOnKeys(page: Page, role: Role): Promise<void> {
+  if (role === 'developer') {
+    await page.getByTestId('screen-keys').waitFor();
+    return;
+  }
+  await page.getByTestId('screen-board').waitFor();
+  if (role === 'operator') return;
+  await page.getByRole('navigation').getByRole('link', { name: 'API keys', exact: true }).click();
   await page.getByTestId('screen-keys').waitFor();
 }
 

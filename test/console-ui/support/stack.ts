@@ -54,7 +54,7 @@ export async function startConsoleStack(name: string, options: TestServerOptions
   const browser = await launchChromium();
   const origin = new URL(server.baseUrl).origin;
   const contexts: BrowserContext[] = [];
-  return {
+  const stack: ConsoleStack = {
     server,
     browser,
     origin,
@@ -77,8 +77,10 @@ export async function startConsoleStack(name: string, options: TestServerOptions
     async stop() {
       for (const context of contexts) await context.close().catch(() => undefined);
       await browser.close();
-      await server.stop();
+      // The server the stack has now: a test may have restarted it (stopped, and a new one on the same port).
+      await stack.server.stop();
       await ownDatabase?.drop();
     },
   };
+  return stack;
 }

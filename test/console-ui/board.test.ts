@@ -1,0 +1,131 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { incidentBody, type TestOrganization } from '../support/server.ts';
+import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
+
+/**
+ * Issue #28's live board and incident page against the real server (SQLite): what partners
+ * wrote stays text, an escalated SOS stands out until a person acknowledges it, an operator
+ * cancels with a reason, and axe-core finds no serious fault.
+ */
+const XSS = {
+  title: '<script>window.__xss = "title"</script>Gate 2',
+  name: '<img src=x onerror="window.__xss = \'name\'">Ada',
+  description: '<svg onload="window.__xss = \'description\'"></svg> pressed twice',
+  gate: '<b>North</b> gate',
+};
+let stack: ConsoleStack;
+let org: TestOrganization;
+let page: Page;
+let problems: string[];
+const OPERATOR = 'kemi@lekkishield.ng';
+
+const card = (incidentId: string) => page.locator(`[data-testid=incident-card][data-incident-id="${incidentId}"]`);
+async function openBoard(): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: 'Live board', exact: true }).click();
+  await page.getByTestId('screen-board').waitFor();
+  await page.locator('[data-testid=stream-status][data-state=open]').waitFor({ timeout: 10_000 });
+}
+
+beforeAll(async () => {
+  stack = await startConsoleStack('board');
+  org = await stack.server.createOrganization({ name: 'Lekki Shield Estates' });
+  ({ page, problems } = await stack.open());
+  const link = await inviteFromHost(stack.server, org.organizationId, 'operator', OPERATOR);
+  await joinInBrowser(page, stack.server, link, { email: OPERATOR, name: 'Kemi Adeyemi', role: 'operator' });
+  await openBoard();
+});
+afterAll(() => stack?.stop());
+
+describe('the live board and an incident page (real Chromium, real server)', () => {
+  it('shows what a partner wrote (<script>, <img onerror>, <svg onload>) as text, on the board and on the incident page', async () => {
+    const created = await org.live.post(
+      '/incidents',
+      incidentBody({ title: XSS.title, description: XSS.description, subject: { name: XSS.name, metadata: { entry_point: XSS.gate } } }),
+    );
+    const id = created.body.incident.incident_id as string;
+    await card(id).waitFor({ timeout: 5_000 });
+    expect(await card(id).locator('.card-title').textContent()).toBe(XSS.title);
+    expect(await card(id).textContent()).toContain(XSS.name);
+    expect(await card(id).textContent()).toContain(XSS.gate);
+    expect(await card(id).locator('script, img, svg, b').count()).toBe(0);
+    // The gate filter lists the entry point as text too.
+    expect(await page.getByTestId('filter-entry-point').locator('option', { hasText: XSS.gate }).count()).toBe(1);
+
+    await card(id).locator('.card-title').click();
+    await page.getByTestId('screen-incident').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(XSS.title);
+    expect(await page.getByTestId('subject-name').textContent()).toBe(XSS.name);
+    expect(await page.getByTestId('incident-description').textContent()).toBe(XSS.description);
+    expect(await page.locator('main script, main img, main svg, main b').count()).toBe(0);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    await openBoard();
+  });
+
+  it('an SOS nobody accepted stands out, flashes the title and sounds until someone acknowledges it; the acknowledgement is in the timeline and the audit log', async () => {
+    const created = await org.live.post('/incidents', incidentBody({ subject: { name: 'Musa Bello' } }));
+    const id = created.body.incident.incident_id as string;
+    await card(id).waitFor({ timeout: 5_000 });
+    // Heard live: marked new until someone looks, and the title says so.
+    expect(await card(id).getByText('New', { exact: true }).count()).toBe(1);
+
+    stack.server.clock.advance(61_000);
+    await stack.server.running.advanceDispatch();
+    const attention = page.getByTestId('lane-attention').locator(`[data-incident-id="${id}"][data-attention=yes]`);
+    await attention.waitFor({ timeout: 5_000 });
+    expect(await attention.textContent()).toContain('Nobody has accepted');
+    await expect.poll(() => page.title(), { timeout: 5_000 }).toContain('NOBODY ACCEPTED');
+
+    // Browsers refuse sound before a click: the board says it is off and asks once.
+    expect(await page.getByTestId('sound').getAttribute('data-sound')).toBe('off');
+    await page.getByTestId('sound-on').click();
+    await page.locator('[data-testid=sound][data-sound=on]').waitFor();
+
+    await attention.getByTestId('acknowledge').click();
+    await page.locator(`[data-incident-id="${id}"][data-attention=no]`).waitFor({ timeout: 5_000 });
+    expect(await card(id).textContent()).toContain(`Acknowledged by ${OPERATOR}`);
+    await expect.poll(() => page.title(), { timeout: 5_000 }).not.toContain('NOBODY ACCEPTED');
+
+    const incident = (await org.live.get(`/incidents/${id}`)).body.incident;
+    expect(incident.timeline.at(-1)).toMatchObject({ event: 'acknowledged', status: 'escalated', message: `Acknowledged by ${OPERATOR}` });
+    const audit = (await org.live.get('/audit-log', { query: { limit: 100 } })).body.results as { action: string; resource_id: string | null; actor: unknown }[];
+    expect(audit.some((entry) => entry.resource_id === id && /acknowledge/.test(entry.action))).toBe(true);
+  });
+
+  it('an operator cancels an incident with a reason from its page; the reason is in the timeline', async () => {
+    const created = await org.live.post('/incidents', incidentBody({ subject: { name: 'Chidi Okafor' } }));
+    const id = created.body.incident.incident_id as string;
+    await card(id).waitFor({ timeout: 5_000 });
+    await card(id).locator('.card-title').click();
+    await page.getByTestId('screen-incident').waitFor();
+    await page.getByTestId('cancel-incident').click();
+    await page.getByTestId('cancel-reason').fill('Resident pressed the button by mistake; confirmed by phone');
+    await page.getByTestId('confirm-cancel').click();
+    await page.locator('[data-testid=screen-incident][data-status=cancelled]').waitFor({ timeout: 5_000 });
+    expect(await page.getByTestId('timeline').textContent()).toContain('Resident pressed the button by mistake');
+    const incident = (await org.live.get(`/incidents/${id}`)).body.incident;
+    expect(incident.status).toBe('cancelled');
+    expect(JSON.stringify(incident.timeline)).toContain('Resident pressed the button by mistake; confirmed by phone');
+
+    // A note from the page arrives in the timeline (and the stream brings it to every other screen).
+    await openBoard();
+    expect(await page.getByTestId('lane-closed').locator(`[data-incident-id="${id}"]`).count()).toBe(1);
+  });
+
+  it('axe-core finds no serious or critical fault on the board and on an incident page', async () => {
+    expect(await axeViolations(page)).toEqual([]);
+    const created = await org.live.post('/incidents', incidentBody({ subject: { name: 'Ngozi Eze' } }));
+    const id = created.body.incident.incident_id as string;
+    await card(id).locator('.card-title').click();
+    await page.getByTestId('screen-incident').waitFor();
+    await page.getByTestId('note-text').fill('Called the resident: on the way to the gate');
+    await page.getByTestId('add-note').click();
+    await page.getByTestId('timeline').getByText('Called the resident: on the way to the gate').waitFor({ timeout: 5_000 });
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('logs no error and nothing the Content-Security-Policy refused', () => {
+    expect(problems).toEqual([]);
+  });
+});
