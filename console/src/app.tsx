@@ -14,6 +14,7 @@ import { GatesScreen } from './screens/gates.tsx';
 import { JoinScreen } from './screens/join.tsx';
 import { Layout } from './screens/layout.tsx';
 import { PeopleScreen } from './screens/people.tsx';
+import { ReportsScreen } from './screens/reports.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './screens/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './screens/totp-enrol.tsx';
 import { WebhooksScreen } from './screens/webhooks.tsx';
@@ -36,6 +37,8 @@ function screenFor(path: string) {
   switch (path) {
     case '/board':
       return <BoardScreen />;
+    case '/reports':
+      return <ReportsScreen />;
     case '/keys':
       return <ApiKeysScreen />;
     case '/webhooks':

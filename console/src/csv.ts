@@ -1,0 +1,32 @@
+/**
+ * CSV for a spreadsheet, made in the browser from what the screen shows. A cell a partner or
+ * visitor wrote may begin with `=`, `+`, `-` or `@`, which a spreadsheet runs as a formula
+ * (CSV injection): such a cell is written with a leading apostrophe, as OWASP advises.
+ */
+export type Cell = string | number | boolean | null | undefined;
+
+const FORMULA = /^[=+\-@\t\r]/;
+
+export function csvCell(value: Cell): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (typeof value === 'string' && FORMULA.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** Rows as CSV text, CRLF between rows (RFC 4180), with a byte-order mark so spreadsheets read UTF-8. */
+export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return `\uFEFF${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+}
+
+/** Saves the CSV as a file: a download made in the page, nothing sent anywhere. */
+export function downloadCsv(filename: string, header: readonly string[], rows: readonly (readonly Cell[])[]): void {
+  const url = URL.createObjectURL(new Blob([toCsv(header, rows)], { type: 'text/csv;charset=utf-8' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
