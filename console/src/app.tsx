@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, createClient } from './api.ts';
 import { Console, canFor, type ConsoleContext } from './context.tsx';
 import { LiveStream } from './live/stream.ts';
@@ -25,6 +25,9 @@ type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | {
 const ENVIRONMENT_KEY = 'tsaro.console.environment';
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
+/** The map's code and borders load with the map, not with the board. */
+const ThreatMapScreen = lazy(() => import('./screens/threat-map.tsx'));
+
 /** Where a person lands: a developer at the keys, everyone else in the control room. */
 const homeFor = (session: Session): string => (session.person.role === 'developer' ? '/keys' : '/board');
 
@@ -39,6 +42,12 @@ function screenFor(path: string) {
       return <BoardScreen />;
     case '/reports':
       return <ReportsScreen />;
+    case '/map':
+      return (
+        <Suspense fallback={<p className="muted">Opening the map…</p>}>
+          <ThreatMapScreen />
+        </Suspense>
+      );
     case '/keys':
       return <ApiKeysScreen />;
     case '/webhooks':

@@ -1,4 +1,4 @@
-import { Fragment, useCallback, useEffect, useState, type FormEvent } from 'react';
+import { Fragment, lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api.ts';
 import { ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
@@ -8,6 +8,8 @@ import { Link } from '../router.tsx';
 import type { EventEnvelope, Page } from '../types.ts';
 import { EventDeliveries } from './events.tsx';
 import { ScreenHeader } from './layout.tsx';
+
+const IncidentMap = lazy(() => import('../map/incident-map.tsx'));
 
 /** One incident as it unfolds: its timeline, who it is for, who is coming, notes, cancel, what webhooks it caused. */
 export function IncidentScreen({ incidentId }: { incidentId: string }) {
@@ -179,6 +181,12 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
           </dl>
         </section>
       </div>
+      <section className="panel" aria-labelledby="map-title">
+        <h2 id="map-title">Map</h2>
+        <Suspense fallback={<p className="muted">Opening the map…</p>}>
+          <IncidentMap incident={incident} />
+        </Suspense>
+      </section>
       <section className="panel" aria-labelledby="timeline">
         <h2 id="timeline">Timeline</h2>
         <ol className="timeline" data-testid="timeline">

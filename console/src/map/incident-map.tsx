@@ -1,0 +1,47 @@
+import { Circle, CircleMarker, Tooltip } from 'react-leaflet';
+import type { DangerZone } from '../threat-types.ts';
+import { useLoad } from '../context.tsx';
+import type { Incident } from '../live/incidents.ts';
+import { BaseMap, LEVEL_COLOUR } from './base-map.tsx';
+
+/** How far around an incident its map shows danger zones. */
+const AROUND_KM = 10;
+
+/** An incident on the map: where it is, where its responder last said they were, and the danger zones around. */
+export default function IncidentMap({ incident }: { incident: Incident }) {
+  const [longitude, latitude] = incident.location.coordinates;
+  const zones = useLoad(
+    (c) => c.get<{ results: DangerZone[] }>('/danger-zones', { latitude, longitude, radius_km: AROUND_KM, limit: 20 }),
+    [latitude, longitude],
+  );
+  const responder = incident.responder?.location ?? null;
+  return (
+    <div className="stack-tight">
+      <BaseMap center={[latitude, longitude]} zoom={12} label="Map of the incident, its responder and danger zones nearby" testId="incident-map">
+        {zones.data?.results.map((zone) => (
+          <Circle key={zone.zone_id} center={[zone.center.latitude, zone.center.longitude]} radius={zone.radius_km * 1000} pathOptions={{ color: LEVEL_COLOUR[zone.level], weight: 2, fillOpacity: 0.08 }}>
+            <Tooltip>
+              {zone.name}: {zone.level.replace('_', ' ')}, {zone.incident_count} events
+            </Tooltip>
+          </Circle>
+        ))}
+        <CircleMarker center={[latitude, longitude]} radius={9} pathOptions={{ color: '#7f1d1d', weight: 2, fillColor: '#dc2626', fillOpacity: 1 }}>
+          <Tooltip permanent direction="top">
+            Incident
+          </Tooltip>
+        </CircleMarker>
+        {responder && (
+          <CircleMarker center={[responder.latitude, responder.longitude]} radius={8} pathOptions={{ color: '#1e3a8a', weight: 2, fillColor: '#2563eb', fillOpacity: 1 }}>
+            <Tooltip permanent direction="top">
+              {incident.responder!.name}
+            </Tooltip>
+          </CircleMarker>
+        )}
+      </BaseMap>
+      <p className="muted" data-testid="incident-map-legend">
+        Red: the incident. {responder ? 'Blue: the responder’s last reported position. ' : 'No responder position yet. '}
+        {zones.data ? `${zones.data.results.length} danger zones within ${AROUND_KM} km.` : ''}
+      </p>
+    </div>
+  );
+}
