@@ -24,9 +24,14 @@ export interface ClientContext {
   onSessionEnded: () => void;
 }
 
+export interface RequestOptions {
+  /** The API's Idempotency-Key: a retry of the same request is answered, never run twice. */
+  idempotencyKey?: string;
+}
+
 export interface Client {
   get<T = any>(path: string, query?: Query): Promise<T>;
-  post<T = any>(path: string, body?: unknown): Promise<T>;
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
   patch<T = any>(path: string, body: unknown): Promise<T>;
   del<T = any>(path: string): Promise<T>;
 }
@@ -42,8 +47,9 @@ export function withQuery(path: string, query?: Query): string {
 const SIGN_IN_PATHS = /^\/console\/(sign-in|invitations\/[^/]+(\/accept)?$|session$)/;
 
 export function createClient(ctx: ClientContext): Client {
-  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', 'tsaro-environment': ctx.environment() };
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (method !== 'GET') {
       const token = ctx.csrfToken();
       if (token) headers['x-csrf-token'] = token;
@@ -77,7 +83,7 @@ export function createClient(ctx: ClientContext): Client {
   }
   return {
     get: (path, query) => request('GET', withQuery(path, query)),
-    post: (path, body) => request('POST', path, body ?? {}),
+    post: (path, body, options) => request('POST', path, body ?? {}, options),
     patch: (path, body) => request('PATCH', path, body),
     del: (path) => request('DELETE', path),
   };

@@ -15,6 +15,7 @@ import { JoinScreen } from './screens/join.tsx';
 import { Layout } from './screens/layout.tsx';
 import { PeopleScreen } from './screens/people.tsx';
 import { ReportsScreen } from './screens/reports.tsx';
+import { isSitesTab, SitesScreen } from './screens/sites.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './screens/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './screens/totp-enrol.tsx';
 import { WebhooksScreen } from './screens/webhooks.tsx';
@@ -37,6 +38,8 @@ function screenFor(path: string) {
   if (endpoint) return <EndpointScreen endpointId={decodeURIComponent(endpoint[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentScreen incidentId={decodeURIComponent(incident[1]!)} />;
+  const sites = /^\/sites(?:\/([^/]+))?$/.exec(path);
+  if (sites && (!sites[1] || isSitesTab(sites[1]))) return <SitesScreen tab={sites[1] && isSitesTab(sites[1]) ? sites[1] : 'on-site'} />;
   switch (path) {
     case '/board':
       return <BoardScreen />;
