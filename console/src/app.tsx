@@ -12,6 +12,7 @@ import { EndpointScreen } from './screens/endpoint.tsx';
 import { EventsScreen } from './screens/events.tsx';
 import { GatesScreen } from './screens/gates.tsx';
 import { JoinScreen } from './screens/join.tsx';
+import { KiosksScreen } from './screens/kiosks.tsx';
 import { Layout } from './screens/layout.tsx';
 import { PeopleScreen } from './screens/people.tsx';
 import { ReportsScreen } from './screens/reports.tsx';
@@ -45,6 +46,8 @@ function screenFor(path: string) {
       return <BoardScreen />;
     case '/reports':
       return <ReportsScreen />;
+    case '/kiosks':
+      return <KiosksScreen />;
     case '/map':
       return (
         <Suspense fallback={<p className="muted">Opening the map…</p>}>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { describeError, type Client } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
+import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
 import { theAlarm } from '../live/alarm.ts';
 import { useLiveEvents, useNow } from '../live/hooks.ts';
 import {
@@ -159,6 +160,7 @@ export function BoardScreen() {
     <div className="stack" data-testid="screen-board">
       <ScreenHeader title="Live board">Every active incident, as it changes. Cards stand out until a person has seen them.</ScreenHeader>
       <SoundControl />
+      <OfflineKiosks />
       <div className="filters" role="group" aria-label="Filter the board">
         <label>
           Category{' '}

@@ -18,6 +18,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
   const nav: NavItem[] = [
     { to: '/board', label: 'Live board', show: true },
     { to: '/sites', label: 'Sites', show: true },
+    { to: '/kiosks', label: 'Kiosks', show: true },
     { to: '/map', label: 'Threat map', show: true },
     { to: '/reports', label: 'Reports', show: true },
     { to: '/keys', label: 'API keys', show: can('readIntegrations') },
