@@ -174,6 +174,23 @@ describe('GET /events/stream', () => {
     resumed.close();
   });
 
+  it('writes committed together (SQLite: one group-commit batch) reach a stream and a resume each exactly once', async () => {
+    const live = await stream(org.keys.live);
+    await newIncident(org.live);
+    await live.waitForEvents(1);
+    const resumeFrom = live.events[0]!.id;
+    const ids = await Promise.all(Array.from({ length: 30 }, () => newIncident(org.live)));
+    await live.waitForEvents(31);
+    const resumed = await stream(org.keys.live, '', { 'last-event-id': resumeFrom });
+    await resumed.waitForEvents(30);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(new Set(live.events.slice(1).map((e) => e.data.data.incident_id))).toEqual(new Set(ids));
+    expect(live.events).toHaveLength(31);
+    expect(resumed.events.map((e) => e.id)).toEqual(live.events.slice(1).map((e) => e.id));
+    live.close();
+    resumed.close();
+  });
+
   it('leaves test events out unless include_test=true', async () => {
     const plain = await stream(org.keys.sandbox);
     const withTests = await stream(org.keys.sandbox, '?include_test=true');
