@@ -9,6 +9,7 @@ import type { Engine } from './db/database.ts';
 import type { Guard, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
 import type { Db } from './db/schema.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
+import type { EventFeed } from './events/feed.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 
@@ -37,4 +38,6 @@ export interface RouteDeps {
   engine: Engine;
   /** This host's API-key cache: a revoke through it holds the cache until it has answered. */
   keyCache: KeyCache;
+  /** This host's one reader of the event log, which feeds the open event streams. */
+  eventFeed: EventFeed;
 }
