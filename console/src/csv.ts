@@ -18,15 +18,3 @@ export function csvCell(value: Cell): string {
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   return `\uFEFF${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
-
-/** Saves the CSV as a file: a download made in the page, nothing sent anywhere. */
-export function downloadCsv(filename: string, header: readonly string[], rows: readonly (readonly Cell[])[]): void {
-  const url = URL.createObjectURL(new Blob([toCsv(header, rows)], { type: 'text/csv;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}

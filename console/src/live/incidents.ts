@@ -1,5 +1,5 @@
 import type { Incident, IncidentStatus } from '../../../shared/schemas/incidents.ts';
-import type { LiveEvent } from './stream.ts';
+import type { LiveEvent } from './event.ts';
 
 export type { Incident, IncidentStatus };
 

@@ -2,13 +2,9 @@ import { createParser } from 'eventsource-parser';
 import { API_BASE } from '../api.ts';
 import type { Environment } from '../types.ts';
 
-/** One event as `GET /events` lists it and the stream sends it (`data:`). */
-export interface LiveEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+import type { LiveEvent } from './event.ts';
+
+export type { LiveEvent };
 
 /**
  * `connecting`: the first connection is being made. `open`: events flow. `reconnecting`: the

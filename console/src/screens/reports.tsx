@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { IncidentAnalytics } from '../../../shared/schemas/incidents.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useLoad } from '../context.tsx';
-import { downloadCsv, type Cell } from '../csv.ts';
+import { downloadCsv } from '../download.ts';
+import type { Cell } from '../csv.ts';
 import { clock } from '../live/incidents.ts';
 import { ScreenHeader } from './layout.tsx';
 

@@ -128,11 +128,11 @@ export default function ThreatMapScreen() {
         <span className="muted" data-testid="data-through">
           {through ? `The data runs through ${through}.` : 'Reading how current the data is…'}
         </span>
-        <span className="env-switch" role="group" aria-label="What a click does">
-          <button type="button" aria-pressed={mode === 'score'} className={mode === 'score' ? 'on' : ''} onClick={() => (setMode('score'), setRouteStart(null))}>
+        <span className="segmented" role="group" aria-label="What a click does">
+          <button type="button" aria-pressed={mode === 'score'} onClick={() => (setMode('score'), setRouteStart(null))}>
             Safety score
           </button>
-          <button type="button" aria-pressed={mode === 'route'} className={mode === 'route' ? 'on' : ''} onClick={() => setMode('route')} data-testid="mode-route">
+          <button type="button" aria-pressed={mode === 'route'} onClick={() => (setMode('route'), setScore(null))} data-testid="mode-route">
             Route
           </button>
         </span>

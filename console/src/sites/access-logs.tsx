@@ -3,7 +3,7 @@ import type { AccessLog } from '../../../shared/schemas/access.ts';
 import { describeError } from '../api.ts';
 import { Empty, ErrorNote, Pager, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
-import { downloadCsv } from '../csv.ts';
+import { downloadCsv } from '../download.ts';
 import type { Page } from '../types.ts';
 
 /** A CSV export reads at most this many visits (100 pages of the API's largest page). */

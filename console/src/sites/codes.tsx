@@ -4,7 +4,7 @@ import type { AccessCode } from '../../../shared/schemas/access.ts';
 import { describeError } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNote, Notice, Pager, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
-import { downloadCsv } from '../csv.ts';
+import { downloadCsv } from '../download.ts';
 import type { Page } from '../types.ts';
 import { PrintablePass } from './pass.tsx';
 import { batches, readVisitorCsv, type Visitor } from './visitor-csv.ts';
