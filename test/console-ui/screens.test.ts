@@ -5,6 +5,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../support/clock.ts';
 import { ConsoleBrowser, PASSWORD } from '../support/console.ts';
+import { addResponder } from '../../server/responders/service.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { inviteFromHost, joinInBrowser, signInInBrowser } from './support/journey.ts';
 import { ARTIFACTS, SCREENS, SCREENSHOTS, startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
@@ -19,6 +20,12 @@ const DAY = 86_400_000;
 
 /** Every signed-in screen: its path (an endpoint's is found at run time), what shows it is ready, and its environment. */
 const SIGNED_IN = [
+  ['board', '/console/board', 'incident-card', 'live'],
+  ['incident', 'incident', 'timeline', 'live'],
+  ['sites', '/console/sites/on-site', 'visitor-row', 'live'],
+  ['sites-codes', '/console/sites/codes', 'code-row', 'live'],
+  ['sites-logs', '/console/sites/logs', 'log-row', 'live'],
+  ['reports', '/console/reports', 'by-category', 'live'],
   ['keys', '/console/keys', 'key-row', 'live'],
   ['webhooks', '/console/webhooks', 'endpoint-health', 'sandbox'],
   ['endpoint', 'endpoint', 'delivery-row', 'sandbox'],
@@ -31,6 +38,12 @@ const SIGNED_IN = [
 
 /** The screenshots docs/console.md shows; nothing else is kept. */
 export const KEPT = new Set([
+  'board-desktop',
+  'board-tablet-portrait',
+  'incident-desktop',
+  'sites-desktop',
+  'sites-codes-desktop',
+  'reports-desktop',
   'sign-in-desktop',
   'join-tablet-portrait',
   'enrol-totp-tablet-portrait',
@@ -74,6 +87,7 @@ let stack: ConsoleStack;
 let org: TestOrganization;
 let signedIn: BrowserContextOptions['storageState'];
 let boardEndpointId = '';
+let firstIncidentId = '';
 
 /** Two weeks of an estate, through the API as its programs and people make it; the clock ends at the real time. */
 async function seed(origin: string) {
@@ -121,9 +135,58 @@ async function seed(origin: string) {
   }
   await inviteFromHost(server, org.organizationId, 'operator', 'musa@lekkishield.ng', 'Musa Bello');
   server.clock.set(new Date().toISOString());
+  await seedControlRoom();
   // Rolled today: the old secret answers for three more days while the import switches.
   expect((await org.live.post(`/api-keys/${zapier}/roll`, { expires_in_hours: 72 })).status).toBe(201);
   await vi.waitFor(() => expect(received).toBeGreaterThanOrEqual(6), { timeout: 15_000, interval: 50 });
+}
+
+/**
+ * The control room's last hour in Live: the older incidents nobody took are escalated, a
+ * resident's SOS has a responder on the way, a medical call was resolved, and visitors are in.
+ */
+async function seedControlRoom() {
+  const { server } = stack;
+  const api = org.live;
+  await server.running.advanceDispatch();
+  const responder = await addResponder(server.running.database.db, server.clock, {
+    name: 'Emeka Obi',
+    phone: '+2348030000009',
+    latitude: 6.4281,
+    longitude: 3.4416,
+    environment: 'live',
+  });
+  const responderCall = async (path: string, body?: unknown) => {
+    const response = await fetch(server.baseUrl.replace('/v1/external', '/v1/responder') + path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${responder.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as any;
+  };
+  const take = async (subject: string, category: string, then: (id: string) => Promise<void>) => {
+    const created = await api.post('/incidents', incidentBody({ category, subject: { name: subject, metadata: { entry_point: 'Gate A' } }, location: { coordinates: [3.4216, 6.4281], address: 'Gate A, Admiralty Way' } }));
+    expect(created.status).toBe(201);
+    const id = created.body.incident.incident_id as string;
+    const offer = ((await responderCall('/offers')).offers as { offer_id: string; incident: { incident_id: string } }[]).find((o) => o.incident.incident_id === id)!;
+    await responderCall(`/offers/${offer.offer_id}/accept`, {});
+    await then(id);
+  };
+  await take('Funmi Bakare', 'medical', async (id) => {
+    server.clock.advance(9 * 60_000);
+    await responderCall(`/incidents/${id}/status`, { status: 'on_scene' });
+    server.clock.advance(12 * 60_000);
+    await responderCall(`/incidents/${id}/resolve`, { outcome: 'medical_transport', notes: 'Taken to Reddington Hospital' });
+  });
+  await take('Kelechi Nnamdi', 'sos', async (id) => {
+    server.clock.advance(40_000);
+    await responderCall(`/incidents/${id}/status`, { status: 'responding', eta_minutes: 6 });
+  });
+  const code = (await api.post('/access-codes', { visitor_name: 'Yemi Alade', visitor_phone: '+2348051112222', entry_point: 'Gate A', host_user_id: 'Flat 4B' })).body.access_code;
+  expect((await api.post('/access-codes/validate', { code: code.code, entry_point: 'Gate A', validated_by: 'Sani' })).body.valid).toBe(true);
+  expect((await api.post('/access-logs', { visitor_name: 'DHL courier', visitor_phone: '+2348060000000', entry_point: 'Gate B', recorded_by: 'Sani' })).status).toBe(201);
+  server.clock.set(new Date().toISOString());
+  firstIncidentId = (await api.get('/incidents?status=active&limit=1')).body.results[0].incident_id;
 }
 
 /** No page error and no CSP refusal; a signed-out page's session check answering 401 is the API's, not a problem. */
@@ -177,7 +240,7 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
       const watched = await stack.open(viewport, signedIn);
       const { page } = watched;
       for (const [name, path, ready, environment] of SIGNED_IN) {
-        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path);
+        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path === 'incident' ? `/console/incidents/${firstIncidentId}` : path);
         await page.getByTestId(`env-${environment}`).click();
         await page.getByTestId(ready).first().waitFor();
         if (name === 'events') {
