@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, dispatch, threat, kiosk, gate-scan)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, dispatch, threat, kiosk, gate-scan, console)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { consoleSection } from './console.ts';
 import { dispatchSection } from './dispatch.ts';
 import { gateScanSection } from './gate-scan.ts';
 import { httpApiSection } from './http-api.ts';
@@ -32,12 +33,12 @@ import { threatSection } from './threat.ts';
 import { webhooksSection } from './webhooks.ts';
 
 /** Every section, in run order. */
-const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, dispatchSection, threatSection, kioskSection, gateScanSection];
+const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, dispatchSection, threatSection, kioskSection, gateScanSection, consoleSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;
 /** Seconds a section spends besides its targets (data generation, loading, in-process timings), for the watchdog. */
-const EXTRA_SECONDS: Record<string, number> = { threat: 300, kiosk: 400, 'gate-scan': 240 };
+const EXTRA_SECONDS: Record<string, number> = { threat: 300, kiosk: 400, 'gate-scan': 240, console: 180 };
 
 function selectSections(): BenchSection[] {
   const only = process.env.BENCH_ONLY?.trim();
