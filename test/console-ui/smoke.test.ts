@@ -45,6 +45,22 @@ describe('the console is served at /console/', () => {
     expect((await fetch(stack.origin + asset)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
+  it('sends an asset precompressed in the encoding the browser accepts (brotli first), the same script either way', async () => {
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await (await fetch(`${stack.origin}/console/`)).text())![1]!;
+    const plain = await fetch(stack.origin + asset, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const script = await plain.text();
+    for (const [accepted, sent] of [['br, gzip', 'br'], ['gzip', 'gzip']] as const) {
+      const answer = await fetch(stack.origin + asset, { headers: { 'accept-encoding': accepted } });
+      expect(answer.headers.get('content-encoding')).toBe(sent);
+      expect(answer.headers.get('content-type')).toMatch(/javascript/);
+      expect(answer.headers.get('vary')).toMatch(/Accept-Encoding/i);
+      expect(answer.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(Number(answer.headers.get('content-length'))).toBeLessThan(script.length / 2);
+      expect(await answer.text()).toBe(script);
+    }
+  });
+
   it('sends the host address and /console to /console/', async () => {
     const root = await fetch(`${stack.origin}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
