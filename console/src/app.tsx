@@ -1,25 +1,14 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { ApiError, createClient } from './api.ts';
 import { Console, canFor, type ConsoleContext } from './context.tsx';
 import { LiveStream } from './live/stream.ts';
 import { navigate, usePath } from './router.tsx';
-import { AccountScreen } from './screens/account.tsx';
-import { ApiKeysScreen } from './screens/api-keys.tsx';
-import { AuditLogScreen } from './screens/audit-log.tsx';
 import { BoardScreen } from './screens/board.tsx';
 import { IncidentScreen } from './screens/incident.tsx';
-import { EndpointScreen } from './screens/endpoint.tsx';
-import { EventsScreen } from './screens/events.tsx';
-import { GatesScreen } from './screens/gates.tsx';
 import { JoinScreen } from './screens/join.tsx';
-import { KiosksScreen } from './screens/kiosks.tsx';
 import { Layout } from './screens/layout.tsx';
-import { PeopleScreen } from './screens/people.tsx';
-import { ReportsScreen } from './screens/reports.tsx';
-import { isSitesTab, SitesScreen } from './screens/sites.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './screens/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './screens/totp-enrol.tsx';
-import { WebhooksScreen } from './screens/webhooks.tsx';
 import type { Environment, Session } from './types.ts';
 
 type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
@@ -27,8 +16,32 @@ type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | {
 const ENVIRONMENT_KEY = 'tsaro.console.environment';
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
+/**
+ * Every screen but the board and an incident loads when first opened: a control room on a slow
+ * link sees its board sooner. zod (the shared schemas some screens check input with) comes with
+ * them, after its configuration: the CSP forbids eval, and zod must know before a schema loads.
+ */
+function screen<M>(load: () => Promise<M>, pick: (module: M) => ComponentType<any>) {
+  return lazy(async () => {
+    await import('./zod-config.ts');
+    return { default: pick(await load()) };
+  });
+}
+const AccountScreen = screen(() => import('./screens/account.tsx'), (m) => m.AccountScreen);
+const ApiKeysScreen = screen(() => import('./screens/api-keys.tsx'), (m) => m.ApiKeysScreen);
+const AuditLogScreen = screen(() => import('./screens/audit-log.tsx'), (m) => m.AuditLogScreen);
+const EndpointScreen = screen(() => import('./screens/endpoint.tsx'), (m) => m.EndpointScreen);
+const EventsScreen = screen(() => import('./screens/events.tsx'), (m) => m.EventsScreen);
+const GatesScreen = screen(() => import('./screens/gates.tsx'), (m) => m.GatesScreen);
+const KiosksScreen = screen(() => import('./screens/kiosks.tsx'), (m) => m.KiosksScreen);
+const PeopleScreen = screen(() => import('./screens/people.tsx'), (m) => m.PeopleScreen);
+const ReportsScreen = screen(() => import('./screens/reports.tsx'), (m) => m.ReportsScreen);
+const WebhooksScreen = screen(() => import('./screens/webhooks.tsx'), (m) => m.WebhooksScreen);
+const SitesScreen = screen(() => import('./screens/sites.tsx'), (m) => m.SitesScreen);
 /** The map's code and borders load with the map, not with the board. */
-const ThreatMapScreen = lazy(() => import('./screens/threat-map.tsx'));
+const ThreatMapScreen = screen(() => import('./screens/threat-map.tsx'), (m) => m.default);
+const SITES_TABS = ['on-site', 'codes', 'logs'] as const;
+const isSitesTab = (value: string): value is (typeof SITES_TABS)[number] => (SITES_TABS as readonly string[]).includes(value);
 
 /** Where a person lands: a developer at the keys, everyone else in the control room. */
 const homeFor = (session: Session): string => (session.person.role === 'developer' ? '/keys' : '/board');
@@ -49,11 +62,7 @@ function screenFor(path: string) {
     case '/kiosks':
       return <KiosksScreen />;
     case '/map':
-      return (
-        <Suspense fallback={<p className="muted">Opening the map…</p>}>
-          <ThreatMapScreen />
-        </Suspense>
-      );
+      return <ThreatMapScreen />;
     case '/keys':
       return <ApiKeysScreen />;
     case '/webhooks':
@@ -204,7 +213,9 @@ export function App() {
   if (!context) return null;
   return (
     <Console.Provider value={context}>
-      <Layout path={path}>{screenFor(path)}</Layout>
+      <Layout path={path}>
+        <Suspense fallback={<p className="muted">Opening…</p>}>{screenFor(path)}</Suspense>
+      </Layout>
     </Console.Provider>
   );
 }

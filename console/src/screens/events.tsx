@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { eventSentence } from '../../../shared/console/sentences.ts';
-import { DeliveryTable, Payload } from '../components/deliveries.tsx';
+import { Payload } from '../components/deliveries.tsx';
+import { EventDeliveries } from '../components/event-deliveries.tsx';
 import { EVENT_TYPES } from '../components/event-picker.tsx';
 import { Empty, ErrorNote, Pager, Time } from '../components/ui.tsx';
 import { useLoad } from '../context.tsx';
-import type { Delivery, EventEnvelope, Page, WebhookEndpoint } from '../types.ts';
+import type { EventEnvelope, Page } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
 
 const TYPE_FILTERS = ['incident.*', 'access_code.*', 'visitor.*', ...EVENT_TYPES];
@@ -14,34 +15,6 @@ export function resourceOf(event: EventEnvelope): string | null {
   const data = event.data;
   for (const field of ['incident_id', 'code_id', 'log_id', 'kiosk_id']) if (typeof data[field] === 'string') return data[field];
   return null;
-}
-
-/** Which endpoints got this event, and how each attempt went. */
-export function EventDeliveries({ eventId }: { eventId: string }) {
-  const attempts = useLoad(async (c) => {
-    const endpoints = await c.get<Page<WebhookEndpoint>>('/webhook-endpoints', { limit: 100 });
-    const pages = await Promise.all(endpoints.results.map((e) => c.get<Page<Delivery>>(`/webhook-endpoints/${e.endpoint_id}/deliveries`, { event_id: eventId, limit: 100 })));
-    return { endpoints: endpoints.results, deliveries: pages.flatMap((p) => p.results) };
-  }, [eventId]);
-  if (attempts.error) return <ErrorNote error={attempts.error} />;
-  if (!attempts.data) return <p className="muted">Loading deliveries…</p>;
-  const { endpoints, deliveries } = attempts.data;
-  if (deliveries.length === 0)
-    return <p className="muted">No webhook endpoint received this event{endpoints.length === 0 ? ': there are no endpoints in this environment.' : ' (none subscribes to its type, or it was disabled).'}</p>;
-  const urlOf = new Map(endpoints.map((e) => [e.endpoint_id, e.url]));
-  return (
-    <div className="stack">
-      <p className="small">
-        Sent to:{' '}
-        {[...new Set(deliveries.map((d) => d.endpoint_id))].map((id) => (
-          <code key={id} className="url">
-            {urlOf.get(id) ?? id}{' '}
-          </code>
-        ))}
-      </p>
-      <DeliveryTable deliveries={deliveries} showEndpoint />
-    </div>
-  );
 }
 
 export function EventsScreen() {

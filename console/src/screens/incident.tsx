@@ -1,12 +1,12 @@
 import { Fragment, lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api.ts';
+import { EventDeliveries } from '../components/event-deliveries.tsx';
 import { ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { useLiveEvents, useNow } from '../live/hooks.ts';
 import { arriveView, assignView, clock, closedAt, entryPointOf, incidentOf, needsAcknowledgement, newer, type Incident } from '../live/incidents.ts';
 import { Link } from '../router.tsx';
 import type { EventEnvelope, Page } from '../types.ts';
-import { EventDeliveries } from './events.tsx';
 import { ScreenHeader } from './layout.tsx';
 
 const IncidentMap = lazy(() => import('../map/incident-map.tsx'));

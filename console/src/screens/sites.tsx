@@ -29,5 +29,3 @@ export function SitesScreen({ tab }: { tab: SitesTab }) {
     </div>
   );
 }
-
-export const isSitesTab = (value: string): value is SitesTab => TABS.some((item) => item.id === value);
