@@ -132,7 +132,7 @@ export const consoleSection: BenchSection = {
         rows: [
           ...firstLoad.map((f) => [f.file, 'first load', kb(f.gzipped)]),
           ['(total)', 'first load', kb(firstLoadBytes)],
-          ...lazy.map((f) => [f.file, 'with a map screen', kb(f.gzipped)]),
+          ...lazy.map((f) => [f.file, 'when its screen opens', kb(f.gzipped)]),
         ],
       },
     ];
