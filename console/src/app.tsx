@@ -40,7 +40,7 @@ const WebhooksScreen = screen(() => import('./screens/webhooks.tsx'), (m) => m.W
 const SitesScreen = screen(() => import('./screens/sites.tsx'), (m) => m.SitesScreen);
 /** The map's code and borders load with the map, not with the board. */
 const ThreatMapScreen = screen(() => import('./screens/threat-map.tsx'), (m) => m.default);
-const SITES_TABS = ['on-site', 'codes', 'logs'] as const;
+const SITES_TABS = ['on-site', 'codes', 'logs', 'roll-call'] as const;
 const isSitesTab = (value: string): value is (typeof SITES_TABS)[number] => (SITES_TABS as readonly string[]).includes(value);
 
 /** Where a person lands: a developer at the keys, everyone else in the control room. */
@@ -52,6 +52,8 @@ function screenFor(path: string) {
   if (endpoint) return <EndpointScreen endpointId={decodeURIComponent(endpoint[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentScreen incidentId={decodeURIComponent(incident[1]!)} />;
+  const rollCall = /^\/sites\/roll-call\/([^/]+)$/.exec(path);
+  if (rollCall) return <SitesScreen tab="roll-call" rollCallId={decodeURIComponent(rollCall[1]!)} />;
   const sites = /^\/sites(?:\/([^/]+))?$/.exec(path);
   if (sites && (!sites[1] || isSitesTab(sites[1]))) return <SitesScreen tab={sites[1] && isSitesTab(sites[1]) ? sites[1] : 'on-site'} />;
   switch (path) {
