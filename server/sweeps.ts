@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { expireDueAccessCodes } from './access-codes/service.ts';
 import { autoCheckOutOverdueVisitors, eraseExpiredVisitorData } from './access-logs/policies.ts';
-import type { Clock } from './clock.ts';
 import { repeatable } from './db/retry.ts';
 import type { Db } from './db/schema.ts';
+import type { EventDeps } from './events/service.ts';
 import { purgeExpiredIdempotencyRecords } from './idempotency/middleware.ts';
 
 export interface SweepReport {
@@ -20,21 +20,21 @@ export interface SweepReport {
  * compare-and-set per row, so hosts sweeping together do each thing once, and a sweep missed
  * while the server was down is done by the next one.
  */
-export async function runSweeps(db: Db, clock: Clock): Promise<SweepReport> {
+export async function runSweeps(db: Db, deps: EventDeps): Promise<SweepReport> {
   // Each step is safe to repeat, so a dropped connection is retried on a fresh one at once.
-  const expiredCodes = await repeatable(() => expireDueAccessCodes(db, clock));
-  const autoCheckedOut = await repeatable(() => autoCheckOutOverdueVisitors(db, clock));
-  const erased = await repeatable(() => eraseExpiredVisitorData(db, clock));
-  const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, clock));
+  const expiredCodes = await repeatable(() => expireDueAccessCodes(db, deps));
+  const autoCheckedOut = await repeatable(() => autoCheckOutOverdueVisitors(db, deps));
+  const erased = await repeatable(() => eraseExpiredVisitorData(db, deps.clock));
+  const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, deps.clock));
   return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords };
 }
 
 /** Runs the sweeps every `intervalMs`, one at a time; returns a stop function. */
-export function scheduleSweeps(db: Db, clock: Clock, logger: Logger, intervalMs: number): () => Promise<void> {
+export function scheduleSweeps(db: Db, deps: EventDeps, logger: Logger, intervalMs: number): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(() =>
-      runSweeps(db, clock).then(
+      runSweeps(db, deps).then(
         (report) => {
           if (Object.values(report).some((n) => n > 0)) logger.info({ sweep: report }, 'sweep');
         },

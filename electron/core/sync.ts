@@ -1,6 +1,4 @@
 import type { SyncReport } from '../../shared/kiosk/calls.ts';
-import type { AccessCode, PassKey } from '../../shared/schemas/access.ts';
-import type { z } from 'zod';
 import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { checkCoverage } from './coverage.ts';
@@ -12,7 +10,7 @@ import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPani
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
 import { readSetting, writeSetting } from './settings.ts';
-import { replaceServerVisitors, type CurrentVisitor } from './visits.ts';
+import { replaceServerVisitors } from './visits.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 const FEED_PAGE = 1000;
@@ -294,7 +292,7 @@ export class SyncLoop {
 
   private async refreshPassKeys(): Promise<void> {
     const ctx = this.ctx;
-    const body = okOrStop(ctx, await ctx.api!.request<{ keys: Array<z.infer<typeof PassKey>> }>('GET', '/access-codes/pass-keys', { timeoutMs: ctx.timings.requestTimeoutMs }));
+    const body = okOrStop(ctx, await ctx.api!.call('get', '/access-codes/pass-keys', { timeoutMs: ctx.timings.requestTimeoutMs }));
     storePassKeys(ctx.db, body.keys);
     ctx.verifier.setKeys(loadPassKeys(ctx.db));
   }
@@ -307,9 +305,7 @@ export class SyncLoop {
       const cursor = feedCursor(ctx.db);
       const page = okOrStop(
         ctx,
-        await ctx.api!.request<{ codes: AccessCode[]; next_cursor: number; has_more: boolean }>('GET', `/access-codes/changes?cursor=${cursor}&limit=${FEED_PAGE}`, {
-          timeoutMs: ctx.timings.requestTimeoutMs,
-        }),
+        await ctx.api!.call('get', '/access-codes/changes', { params: { query: { cursor, limit: FEED_PAGE } }, timeoutMs: ctx.timings.requestTimeoutMs }),
       );
       applyFeedPage(ctx.db, page.codes, page.next_cursor, ctx.nowIso());
       updated += page.codes.length;
@@ -427,7 +423,7 @@ export class SyncLoop {
   private async refreshVisitors(): Promise<void> {
     const ctx = this.ctx;
     const requestedAt = ctx.nowIso();
-    const answer = await ctx.api!.request<{ visitors: CurrentVisitor[] }>('GET', '/access-logs/current-visitors', { timeoutMs: ctx.timings.requestTimeoutMs });
+    const answer = await ctx.api!.call('get', '/access-logs/current-visitors', { timeoutMs: ctx.timings.requestTimeoutMs });
     // A key without logs:read still syncs everything else; the list is then this kiosk's own.
     if (answer.kind === 'blocked' && answer.status === 403) return;
     replaceServerVisitors(ctx.db, okOrStop(ctx, answer).visitors, ctx.nowIso(), requestedAt);

@@ -2,7 +2,7 @@ import type { AccessLog } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent, appendEvents, type NewEvent } from '../events/service.ts';
+import { appendEvent, appendEvents, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -35,7 +35,8 @@ export interface NewVisit {
  * the caller's own events about the same change (a validation's `access_code.used`), written
  * after it in the same statement.
  */
-export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant, visit: NewVisit, alsoReport: readonly NewEvent[] = []): Promise<AccessLog> {
+export async function recordCheckIn(trx: Executor, deps: EventDeps, tenant: Tenant, visit: NewVisit, alsoReport: readonly NewEvent[] = []): Promise<AccessLog> {
+  const { clock } = deps;
   const now = clock.now().toISOString();
   const row: AccessLogRow = {
     log_id: newId('log', clock.now()),
@@ -60,7 +61,7 @@ export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
-  await appendEvents(trx, clock, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
+  await appendEvents(trx, deps, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
   return log;
 }
 
@@ -74,10 +75,10 @@ export interface WalkIn {
   checked_in_at?: string;
 }
 
-export async function checkInWalkIn(db: Executor, clock: Clock, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
-  const checkedInAt = happenedAt(clock, input.checked_in_at, 'checked_in_at');
+export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
+  const checkedInAt = happenedAt(deps.clock, input.checked_in_at, 'checked_in_at');
   return inTransaction(db, (trx) =>
-    recordCheckIn(trx, clock, tenant, {
+    recordCheckIn(trx, deps, tenant, {
       codeId: null,
       method: 'walk_in',
       visitorName: input.visitor_name,
@@ -98,7 +99,8 @@ export interface Checkout {
 }
 
 /** Closes a visit, with its `visitor.departed` event. Already checked out: 409. */
-export async function checkOutVisitor(db: Executor, clock: Clock, tenant: Tenant, logId: string, input: Checkout): Promise<AccessLog> {
+export async function checkOutVisitor(db: Executor, deps: EventDeps, tenant: Tenant, logId: string, input: Checkout): Promise<AccessLog> {
+  const { clock } = deps;
   const claimed = happenedAt(clock, input.checked_out_at, 'checked_out_at');
   return inTransaction(db, async (trx) => {
     const row = await findAccessLog(trx, tenant, logId);
@@ -114,7 +116,7 @@ export async function checkOutVisitor(db: Executor, clock: Clock, tenant: Tenant
     });
     if (!closed) throw conflict('Visitor already checked out');
     const log = rowToAccessLog((await findAccessLog(trx, tenant, logId))!, clock.now());
-    await appendEvent(trx, clock, { ...tenant, type: 'visitor.departed', resourceId: logId, data: log });
+    await appendEvent(trx, deps, { ...tenant, type: 'visitor.departed', resourceId: logId, data: log });
     return log;
   });
 }

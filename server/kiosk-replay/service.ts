@@ -5,7 +5,7 @@ import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from 
 import type { PassVerifier } from '../access-codes/pass-keys.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
-import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
 import type { Engine } from '../db/database.ts';
 import { inSavepoint } from '../db/savepoint.ts';
 import type { Executor, Tenant } from '../db/schema.ts';
@@ -16,8 +16,7 @@ import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { waitForOtherBatches } from './store.ts';
 
-export interface ReplayDeps {
-  clock: Clock;
+export interface ReplayDeps extends EventDeps {
   verifyPass: PassVerifier;
   secretBox: SecretBox;
   rateLimitStore: RateLimitStore;
@@ -115,10 +114,10 @@ async function singleRequestOf(
     case 'validate':
       return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering));
     case 'walk_in':
-      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) }));
+      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps, tenant, op.body) }));
     case 'checkout': {
       const logId = op.log_id ?? (await logOpenedBy(trx, deps.secretBox, tenant, op.log_of!, index));
-      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) }));
+      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps, tenant, logId, op.body ?? {}) }));
     }
   }
 }
