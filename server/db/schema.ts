@@ -32,6 +32,31 @@ export interface Database {
   recovery_codes: RecoveryCodeRow;
   console_sessions: ConsoleSessionRow;
   audit_log: AuditRow;
+  kiosks: KioskRow;
+}
+
+/** A gate kiosk as its heartbeats describe it (migration 0021); keyed by tenant and the kiosk's own id. */
+export interface KioskRow {
+  organization_id: string;
+  environment: string;
+  kiosk_id: string;
+  name: string | null;
+  entry_point: string;
+  app_version: string;
+  queued_operations: number;
+  oldest_queued_at: string | null;
+  last_sync_at: string | null;
+  needs_attention: number;
+  /** The kiosk's own clock in its last heartbeat. */
+  clock: string;
+  /** Tenths of a second; null when the last heartbeat was replayed from the kiosk's queue. */
+  clock_skew_ds: number | null;
+  last_seen_at: string;
+  /** Set (once per outage, by the sweep that raises kiosk.offline); cleared by the next heartbeat. */
+  offline_since: string | null;
+  first_seen_at: string;
+  retired_at: string | null;
+  updated_at: string;
 }
 
 export interface PersonRow {
