@@ -8,6 +8,7 @@ import { reasonFromServer } from './decide-offline.ts';
 import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
   addAttention,
+  dropPendingOperation,
   enqueueOperation,
   linkAttentionLog,
   markAttempted,
@@ -101,6 +102,12 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
  */
 export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer, { kind: 'ok' | 'refused' }>): void {
   const at = ctx.nowIso();
+  // A heartbeat answered, accepted or not, is done with: it is not kept in the journal, and a
+  // refusal is no guard's business; the next one replaces it (electron/core/heartbeat.ts).
+  if (op.kind === 'heartbeat') {
+    dropPendingOperation(ctx.db, op.op_id);
+    return;
+  }
   ctx.db.transaction(() => {
     // Settled already (an earlier send's answer committed first): what follows was done then.
     if (answer.kind === 'refused') {

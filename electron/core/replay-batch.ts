@@ -82,9 +82,13 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
         const { op } = planned[index]!;
         // 424: the check-in it names has not been answered yet; it goes in a later batch.
         if (result.status === 424) return;
-        const item = classifyAnswer(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        let item = classifyAnswer(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        // A heartbeat the key may not send (no access_codes:validate) must not hold up the queue behind it.
+        if (op.kind === 'heartbeat' && item.kind === 'blocked') item = { kind: 'refused', status: item.status, message: item.message };
         if (item.kind === 'ok' || item.kind === 'refused') {
           applyAnswer(ctx, op, item);
+          // A heartbeat is the kiosk's report, not one of the guard's operations: not counted.
+          if (op.kind === 'heartbeat') return;
           if (item.kind === 'ok') sent++;
           else refused++;
           return;
@@ -102,6 +106,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 /** The batch item for an operation, as its single request would carry it. */
 function itemFor(ctx: CoreContext, op: OutboxRow): Record<string, unknown> | 'waiting' | 'unsendable' {
   const body: unknown = JSON.parse(op.body);
+  if (op.kind === 'heartbeat') return { operation: 'heartbeat', idempotency_key: op.idempotency_key, kiosk_id: gateOperationParams('heartbeat', op.path ?? '')?.kioskId ?? ctx.kioskId, body };
   if (op.kind !== 'checkout') return { operation: op.kind, idempotency_key: op.idempotency_key, body };
   const target = checkoutTarget(ctx, op);
   if (typeof target === 'string') return target;

@@ -255,6 +255,30 @@ describe('kiosk heartbeats', () => {
     });
   });
 
+  it('a heartbeat that waited in the kiosk\'s queue arrives through POST /kiosk/replay: recorded as heard now, its skew not measured', async () => {
+    const kioskId = newKioskId();
+    await beat(org.live, kioskId, { clock: '2026-11-22T10:00:02.000Z' });
+    server.clock.advance(300 * SECOND);
+    await server.running.runSweeps();
+    const op = { operation: 'heartbeat', idempotency_key: `${kioskId}.op_1`, kiosk_id: kioskId, body: heartbeatBody({ queued_operations: 4, clock: START }) };
+    const replay = await org.live.post('/kiosk/replay', { ops: [op] });
+    expect(replay.status).toBe(200);
+    expect(replay.body.results[0]).toMatchObject({ status: 200, replayed: false, body: { kiosk: { kiosk_id: kioskId, status: 'online', queued_operations: 4, clock: START, clock_skew_seconds: null, last_seen_at: '2026-11-22T10:05:00.000Z' } } });
+    expect((await eventsOf(org.live, kioskId)).map((event) => event.type)).toEqual(['kiosk.offline', 'kiosk.online']);
+    // Sent again (the kiosk never heard): the stored answer, nothing recorded twice.
+    server.clock.advance(10 * SECOND);
+    const again = await org.live.post('/kiosk/replay', { ops: [op] });
+    expect(again.body.results[0]).toMatchObject({ status: 200, replayed: true });
+    expect((await org.live.get(`/kiosks/${kioskId}`)).body.kiosk.last_seen_at).toBe('2026-11-22T10:05:00.000Z');
+    // A batch key without access_codes:validate: the heartbeat item alone is refused.
+    const writer = await org.keyWith(['access_codes:write']);
+    const refused = await writer.post('/kiosk/replay', { ops: [{ ...op, idempotency_key: `${kioskId}.op_2` }] });
+    expect(refused.body.results[0]).toMatchObject({ status: 403, body: { code: 403, message: expect.stringMatching(/access_codes:validate/) } });
+    const malformed = await org.live.post('/kiosk/replay', { ops: [{ ...op, kiosk_id: 'kiosk_x' }] });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/ops\[0\]\.kiosk_id/);
+  });
+
   it('a heartbeat leaves no audit entry (a report every 30 s, not a change)', async () => {
     const kioskId = newKioskId();
     await beat(org.live, kioskId);
