@@ -11,6 +11,7 @@ import type { RouteDeps } from './route-deps.ts';
 import { incidentRouteList, incidentRoutes } from './incidents/routes.ts';
 import { kioskReplayRouteList, kioskReplayRoutes } from './kiosk-replay/routes.ts';
 import { kioskRouteList, kioskRoutes } from './kiosks/routes.ts';
+import { rollCallRouteList, rollCallRoutes } from './roll-calls/routes.ts';
 import { organizationRouteList, organizationRoutes } from './organizations/routes.ts';
 import { peopleRouteList, peopleRoutes } from './people/routes.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
@@ -51,4 +52,5 @@ export const partnerFeatures: readonly PartnerFeature[] = [
   { routes: auditRouteList, router: auditRoutes },
   { routes: peopleRouteList, router: peopleRoutes },
   { routes: kioskRouteList, router: kioskRoutes },
+  { routes: rollCallRouteList, router: rollCallRoutes },
 ];
