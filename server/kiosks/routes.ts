@@ -1,5 +1,6 @@
-import { KioskEnvelope, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
+import { KIOSK_ID_PATTERN, KioskEnvelope, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
 import { tenantOf } from '../auth/context.ts';
+import { badRequest } from '../http/errors.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -13,6 +14,7 @@ const timesOf = (deps: RouteDeps): KioskTimes => ({ clock: deps.clock, offlineAf
 export const kioskRouteList = [
   route({
     ...gateRoute('heartbeat'),
+    idempotent: true,
     params: KioskIdParams,
     // A report every 30 s per gate, not a change someone made: it would bury the audit log.
     audited: false,
@@ -23,11 +25,13 @@ export const kioskRouteList = [
       'Sent by the kiosk every KIOSK_HEARTBEAT_S (default 30 s). The first heartbeat of a `kiosk_id` makes the kiosk; later ones update it (200 both).',
       'The server keeps its own receive time (`last_seen_at`) and the kiosk clock\'s skew against it. The first heartbeat after `kiosk.offline` raises `kiosk.online`.',
       'A retired kiosk stays retired: its heartbeat is recorded and raises no event. Kiosk ids are per organization and environment: the same id',
-      "elsewhere is another kiosk, never this one. A PUT, so no Idempotency-Key: sending the same heartbeat again only records it again. Offline, a kiosk",
-      'keeps only its latest heartbeat and sends it with its queue (`POST /kiosk/replay`); its skew is then not measured (null).',
+      'elsewhere is another kiosk, never this one; an id not in the kiosk format is a 400 naming `kioskId`. The kiosk sends each heartbeat under an',
+      'Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its',
+      'queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null).',
     ].join(' '),
     responses: { ...ok(200, 'The kiosk as recorded', KioskEnvelope), ...errors() },
     async handler({ params, body, db }, req, res, deps) {
+      if (!KIOSK_ID_PATTERN.test(params.kioskId)) throw badRequest('kioskId must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start');
       res.json({ kiosk: await recordHeartbeat(db, timesOf(deps), tenantOf(req), params.kioskId, body) });
     },
   }),

@@ -12,7 +12,14 @@ export const KioskId = z
   .regex(KIOSK_ID_PATTERN, 'must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start')
   .meta({ example: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });
 
-export const KioskIdParams = z.object({ kioskId: KioskId });
+/**
+ * In paths the id is any string: an id in another format is simply no kiosk (404), and the
+ * heartbeat checks the format after its body (a 400 naming `kioskId`), so a missing body is still
+ * named first, as on every route.
+ */
+export const KioskIdParams = z.object({
+  kioskId: z.string().max(100).meta({ description: '`kiosk_` and a ULID, made by the kiosk at its first start', example: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+});
 
 const Count = z.int().min(0).max(1_000_000_000);
 

@@ -279,14 +279,27 @@ describe('kiosk heartbeats', () => {
     expect(malformed.body.message).toMatch(/ops\[0\]\.kiosk_id/);
   });
 
+  it('a heartbeat retried under its Idempotency-Key is answered again, not recorded twice', async () => {
+    const kioskId = newKioskId();
+    const send = () =>
+      org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: heartbeatBody({ queued_operations: 2 }), headers: { 'Idempotency-Key': `${kioskId}.op_9` } });
+    const first = await send();
+    server.clock.advance(30 * SECOND);
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await org.live.get(`/kiosks/${kioskId}`)).body.kiosk.last_seen_at).toBe(START);
+  });
+
   it('a heartbeat leaves no audit entry (a report every 30 s, not a change)', async () => {
     const kioskId = newKioskId();
     await beat(org.live, kioskId);
     await org.live.patch(`/kiosks/${kioskId}`, { name: 'Gatehouse' });
-    const audit = await org.live.get('/audit-log?limit=100');
-    expect(audit.status).toBe(200);
-    const actions = audit.body.results.map((entry: { action: string }) => entry.action);
-    expect(actions).toContain('renameKiosk');
-    expect(actions).not.toContain('kioskHeartbeat');
+    await beat(org.live, kioskId);
+    // A key's change without an Idempotency-Key is recorded just after its answer.
+    const actions = async () => ((await org.live.get('/audit-log?limit=100')).body.results as Array<{ action: string }>).map((entry) => entry.action);
+    await expect.poll(actions).toContain('renameKiosk');
+    expect(await actions()).not.toContain('kioskHeartbeat');
   });
 });

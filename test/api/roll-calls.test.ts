@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { joinConsole } from '../support/console.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../support/server.ts';
 
 const START = '2026-11-22T10:00:00.000Z';
@@ -219,6 +220,37 @@ describe('roll calls', () => {
       expect((await readOnly.patch(`/roll-calls/${rollCallId}/entries/${visit.log_id}`, { accounted_for: true })).status).toBe(403);
       expect((await readOnly.get(`/roll-calls/${rollCallId}`)).status).toBe(200);
       expect((await writeOnly.get(`/roll-calls/${rollCallId}`)).status).toBe(403);
+    });
+  });
+
+  describe('people, by role (the console)', () => {
+    it('an operator, admin or owner takes and ticks roll calls and renames or retires kiosks; a viewer or developer only reads', async () => {
+      const visit = await walkIn(org.live, 'Ada Obi', '+2348012345678');
+      const kioskIds = [newKioskId(), newKioskId(), newKioskId()];
+      for (const kioskId of kioskIds) await beat(org.live, kioskId);
+      for (const [i, role] of (['operator', 'admin', 'owner'] as const).entries()) {
+        const { browser } = await joinConsole(server, org.organizationId, role);
+        const taken = await browser.post('/roll-calls', {});
+        expect(taken.status, role).toBe(201);
+        expect(taken.body.roll_call.created_by).toMatchObject({ type: 'person', id: expect.stringMatching(/^per_/) });
+        const rollCallId = taken.body.roll_call.roll_call_id as string;
+        const ticked = await browser.patch(`/roll-calls/${rollCallId}/entries/${visit.log_id}`, { accounted_for: true });
+        expect(ticked.status, role).toBe(200);
+        expect(ticked.body.entry.accounted_by).toMatchObject({ type: 'person' });
+        expect((await browser.patch(`/kiosks/${kioskIds[i]}`, { name: `Gate ${role}` })).status, role).toBe(200);
+        expect((await browser.delete(`/kiosks/${kioskIds[i]}`)).status, role).toBe(200);
+      }
+      const rollCallId = (await org.live.post('/roll-calls', {})).body.roll_call.roll_call_id as string;
+      for (const role of ['viewer', 'developer'] as const) {
+        const { browser } = await joinConsole(server, org.organizationId, role);
+        expect((await browser.get('/roll-calls')).status, role).toBe(200);
+        expect((await browser.get(`/roll-calls/${rollCallId}`)).status, role).toBe(200);
+        expect((await browser.get('/kiosks')).status, role).toBe(200);
+        expect((await browser.post('/roll-calls', {})).status, role).toBe(403);
+        expect((await browser.patch(`/roll-calls/${rollCallId}/entries/${visit.log_id}`, { accounted_for: true })).status, role).toBe(403);
+        expect((await browser.patch(`/kiosks/${kioskIds[0]}`, { name: 'No' })).status, role).toBe(403);
+        expect((await browser.delete(`/kiosks/${kioskIds[0]}`)).status, role).toBe(403);
+      }
     });
   });
 });
