@@ -135,6 +135,8 @@ export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
 }
 
 function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
+  // Never a guard's business: a heartbeat is dropped once answered (applyAnswer) and never given up on.
+  if (op.kind === 'heartbeat') return;
   const body = JSON.parse(op.body) as Record<string, string | undefined>;
   const decision = decisionById(ctx.db, op.decision_id);
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
