@@ -35,4 +35,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('accounted_at', 'text')
     .addPrimaryKeyConstraint('roll_call_entries_pk', ['roll_call_id', 'log_id'])
     .execute();
+  // The retention erasure finds a visit's copies by its log id.
+  await db.schema.createIndex('roll_call_entries_by_log').on('roll_call_entries').column('log_id').execute();
 }
