@@ -197,7 +197,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (demo) print(demoBanner(demo, baseUrl));
   }
 
-  const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, logger, config.SWEEP_INTERVAL_S * 1000);
+  const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
+  const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, sweepSettings, logger, config.SWEEP_INTERVAL_S * 1000);
   // Imports from the CLI and verified incidents from any host reach the index within a second:
   // a refresh with nothing new is one read of the revision counter.
   const threatTimer = setInterval(() => {
@@ -227,7 +228,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metricsUrl: metricsListener?.url,
     keyCache,
-    runSweeps: () => runSweeps(database.db, { clock, webhookQueue }),
+    runSweeps: () => runSweeps(database.db, { clock, webhookQueue }, sweepSettings),
     webhookQueue,
     deliverWebhooks: () => webhooks.runOnce(),
     webhookPasses: () => webhooks.passes,

@@ -7,6 +7,7 @@ import { reasonFromServer } from './decide-offline.ts';
 import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
   addAttention,
+  dropPendingOperation,
   enqueueOperation,
   linkAttentionLog,
   markAttempted,
@@ -47,7 +48,11 @@ export function newOperation(
 }
 
 /** What the server answers a gate operation when it applies it, as the document declares each. */
-export type GateAnswer = AnswerOf<'post', '/access-codes/validate'> | AnswerOf<'post', '/access-logs'> | AnswerOf<'patch', '/access-logs/{logId}/checkout'>;
+export type GateAnswer =
+  | AnswerOf<'post', '/access-codes/validate'>
+  | AnswerOf<'post', '/access-logs'>
+  | AnswerOf<'patch', '/access-logs/{logId}/checkout'>
+  | AnswerOf<'put', '/kiosks/{kioskId}/heartbeat'>;
 export type ValidationAnswer = AnswerOf<'post', '/access-codes/validate'>;
 
 export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer<GateAnswer> };
@@ -99,7 +104,7 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
 }
 
 /** The stored body, typed as the request the operation's kind declares: it was made by `newOperation` from that schema. */
-function storedBody<M extends 'post' | 'patch', P extends keyof PartnerPaths>(op: OutboxRow): BodyOf<M, P> {
+function storedBody<M extends 'post' | 'put' | 'patch', P extends keyof PartnerPaths>(op: OutboxRow): BodyOf<M, P> {
   // JSON.stringify made it, so parsing and serializing again sends the same bytes (the idempotency fingerprint holds).
   return JSON.parse(op.body) as BodyOf<M, P>;
 }
@@ -121,6 +126,11 @@ function sendOperation(api: ServerApi, op: OutboxRow, path: string, timeoutMs: n
       const logId = gateOperationParams('checkout', path)?.logId ?? '';
       return api.call(method, declared, { params: { header, path: { logId } }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
     }
+    case 'heartbeat': {
+      const { method, path: declared } = gateCall('heartbeat');
+      const kioskId = gateOperationParams('heartbeat', path)?.kioskId ?? '';
+      return api.call(method, declared, { params: { header, path: { kioskId } }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
+    }
   }
 }
 
@@ -130,6 +140,12 @@ function sendOperation(api: ServerApi, op: OutboxRow, path: string, timeoutMs: n
  */
 export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer<GateAnswer>, { kind: 'ok' | 'refused' }>): void {
   const at = ctx.nowIso();
+  // A heartbeat answered, accepted or not, is done with: it is not kept in the journal, and a
+  // refusal is no guard's business; the next one replaces it (electron/core/heartbeat.ts).
+  if (op.kind === 'heartbeat') {
+    dropPendingOperation(ctx.db, op.op_id);
+    return;
+  }
   ctx.db.transaction(() => {
     // Settled already (an earlier send's answer committed first): what follows was done then.
     if (answer.kind === 'refused') {
@@ -158,6 +174,8 @@ export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
 }
 
 function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
+  // Never a guard's business: a heartbeat is dropped once answered (applyAnswer) and never given up on.
+  if (op.kind === 'heartbeat') return;
   const body = JSON.parse(op.body) as Record<string, string | undefined>;
   const decision = decisionById(ctx.db, op.decision_id);
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;

@@ -82,9 +82,13 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
         const { op } = planned[index]!;
         // 424: the check-in it names has not been answered yet; it goes in a later batch.
         if (result.status === 424) return;
-        const item = classifyAnswer<GateAnswer>(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        let item = classifyAnswer<GateAnswer>(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        // A heartbeat the key may not send (no access_codes:validate) must not hold up the queue behind it.
+        if (op.kind === 'heartbeat' && item.kind === 'blocked') item = { kind: 'refused', status: item.status, message: item.message };
         if (item.kind === 'ok' || item.kind === 'refused') {
           applyAnswer(ctx, op, item);
+          // A heartbeat is the kiosk's report, not one of the guard's operations: not counted.
+          if (op.kind === 'heartbeat') return;
           if (item.kind === 'ok') sent++;
           else refused++;
           return;
@@ -103,6 +107,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
   // The stored body was made from its kind's request schema (newOperation); the casts say so.
   const body: unknown = JSON.parse(op.body);
+  if (op.kind === 'heartbeat') return { operation: 'heartbeat', idempotency_key: op.idempotency_key, kiosk_id: gateOperationParams('heartbeat', op.path ?? '')?.kioskId ?? ctx.kioskId, body } as ReplayItem;
   if (op.kind !== 'checkout') return { operation: op.kind, idempotency_key: op.idempotency_key, body } as ReplayItem;
   const target = checkoutTarget(ctx, op);
   if (typeof target === 'string') return target;

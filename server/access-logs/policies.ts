@@ -3,6 +3,7 @@ import { inTransaction, type Executor } from '../db/schema.ts';
 import { eraseVisitorDataOfFinalCodes } from '../access-codes/service.ts';
 import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../events/service.ts';
 import { organizationsWithVisitorPolicies } from '../organizations/service.ts';
+import { eraseVisitorFromRollCalls } from '../roll-calls/service.ts';
 import { rowToAccessLog } from './access-log.ts';
 import { closeVisit, closedVisitsToErase, eraseVisit, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
 
@@ -60,6 +61,7 @@ export async function eraseExpiredVisitorData(db: Executor, clock: Clock, batch 
       await inTransaction(db, async (trx) => {
         await eraseVisit(trx, logId, at);
         await scrubVisitorDataFromEvents(trx, logId);
+        await eraseVisitorFromRollCalls(trx, logId);
       });
       logs++;
     }

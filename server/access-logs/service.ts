@@ -15,6 +15,7 @@ import {
   insertAccessLog,
   listAccessLogRows,
   openVisitRows,
+  openVisitRowsAt,
   visitRowsCheckedInBetween,
 } from './store.ts';
 
@@ -178,6 +179,20 @@ export async function currentVisitors(
     duration_minutes: durationMinutes(row.checked_in_at, now),
   }));
   return { visitors, count: visitors.length };
+}
+
+/**
+ * Everyone on the premises (checked in, not out), at these entry points or all: a roll call's
+ * snapshot. In the caller's transaction, so the snapshot and what is made of it agree.
+ */
+export async function visitorsOnSite(db: Executor, tenant: Tenant, entryPoints?: readonly string[]) {
+  return (await openVisitRowsAt(db, tenant, entryPoints)).map((row) => ({
+    log_id: row.log_id,
+    visitor_name: row.visitor_name,
+    visitor_phone: row.visitor_phone,
+    entry_point: row.entry_point,
+    checked_in_at: row.checked_in_at,
+  }));
 }
 
 export async function accessLogStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {

@@ -14,12 +14,14 @@ export const WEBHOOK_EVENT_TYPES = [
   'access_code.revoked',
   'visitor.arrived',
   'visitor.departed',
+  'kiosk.offline',
+  'kiosk.online',
 ] as const;
-export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', '*'] as const;
+export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });
 export const EventSubscription = z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILDCARDS]).meta({
   id: 'EventSubscription',
-  description: 'An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `*`',
+  description: 'An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`',
 });
 
 export function subscribes(subscriptions: readonly string[], type: string): boolean {
@@ -116,7 +118,7 @@ export const ResendRequest = nullMeansAbsent(z.strictObject({ event_id: z.string
 
 export const EventPage = paginated(Event, 'EventPage');
 export const ListEventsQuery = PageQuery.extend({
-  type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*'])]).optional(),
+  type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*'])]).optional(),
   resource_id: z.string().max(64).optional().meta({ description: 'Events about one incident, code or visit' }),
   include_test: z
     .enum(['true', 'false'])
