@@ -1,6 +1,6 @@
 import { NewResponderInput, type Offer, type Responder, type ResponderIncident } from '../../shared/schemas/responders.ts';
 import { hashSecret, randomBase62 } from '../auth/secrets.ts';
-import { offersOpenTo, responderAssignments } from '../dispatch/responder-actions.ts';
+import { offersOpenTo, reportResponderLocation, responderAssignments } from '../dispatch/responder-actions.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, ResponderRow } from '../db/schema.ts';
 import { describeIssue } from '../http/parse.ts';
@@ -63,7 +63,7 @@ export async function deactivateResponder(db: Executor, clock: Clock, responderI
   return row && rowToResponder(row);
 }
 
-/** The heartbeat: availability and where the responder is now. */
+/** The heartbeat: availability and where the responder is now (and, with an incident in hand, its `incident.responder_location`). */
 export async function reportAvailability(
   db: Executor,
   clock: Clock,
@@ -71,6 +71,7 @@ export async function reportAvailability(
   report: { available: boolean; latitude: number; longitude: number },
 ): Promise<Responder> {
   await recordAvailability(db, responderId, report, clock.now().toISOString());
+  await reportResponderLocation(db, clock, responderId, report);
   return rowToResponder((await findResponderById(db, responderId))!);
 }
 
