@@ -100,7 +100,10 @@ export const Event = z
     type: EventType,
     created_at: Timestamp,
     test: z.literal(true).optional().meta({ description: 'Present on a test event sent with `POST /webhook-endpoints/{endpointId}/test`: sample data, no real resource' }),
-    data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}`',
+    }),
   })
   .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
 export const WebhookDelivery = z

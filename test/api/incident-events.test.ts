@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONDER_LOCATION_EVERY_S } from '../../server/dispatch/responder-actions.ts';
 import { addResponder } from '../../server/responders/service.ts';
-import { Event } from '../../shared/schemas/webhooks.ts';
+import { Event, IncidentNote, ResponderLocation } from '../../shared/schemas/webhooks.ts';
 import { Incident } from '../../shared/schemas/incidents.ts';
 import { openStream } from '../support/event-stream.ts';
 import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -64,7 +64,7 @@ describe('incident.note_added and incident.responder_location', () => {
     const [logged] = await eventsAbout(incidentId, 'incident.note_added');
     expect(Event.parse(logged)).toBeTruthy();
     expect(Incident.parse(logged.data).incident_id).toBe(incidentId);
-    expect(logged.data.note).toEqual({ message: 'Gate 2 is locked; use the side entrance', timestamp: server.clock.now().toISOString() });
+    expect(IncidentNote.parse(logged.data.note)).toEqual({ message: 'Gate 2 is locked; use the side entrance', timestamp: server.clock.now().toISOString() });
     expect(logged.data.timeline.at(-1)).toMatchObject({ event: 'note', message: 'Gate 2 is locked; use the side entrance' });
     const [streamed] = await stream.waitForEvents(1);
     expect(streamed).toMatchObject({ id: logged.id, event: 'incident.note_added', data: logged });
@@ -92,7 +92,7 @@ describe('incident.note_added and incident.responder_location', () => {
     expect((await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: false, ...place } })).status).toBe(200);
     const [first] = await eventsAbout(incidentId, 'incident.responder_location');
     expect(Incident.parse(first.data).incident_id).toBe(incidentId);
-    expect(first.data.responder_location).toEqual({ ...place, eta_minutes: 3, reported_at: server.clock.now().toISOString() });
+    expect(ResponderLocation.parse(first.data.responder_location)).toEqual({ ...place, eta_minutes: 3, reported_at: server.clock.now().toISOString() });
     expect(first.data.responder).toMatchObject({ location: place, eta_minutes: 3 });
 
     // Within the throttle: dropped. After it: reported.
