@@ -16,11 +16,11 @@ export interface FeedSubscriber {
   close(reason: string): void;
 }
 
-/** An event as the feed read it, and its server-sent-events frame (made once, for every stream that gets it). */
+/** An event as the feed read it, and its server-sent-events frame (encoded once, for every stream that gets it). */
 export interface FeedEvent {
   row: EventRow;
   seq: number;
-  frame(): string;
+  frame(): Buffer;
 }
 
 export interface EventFeedOptions {
@@ -119,9 +119,10 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
       cursor = Math.max(cursor, seq);
       const key = tenantKeyOf(row.organization_id, row.environment);
       if (!byTenant.has(key)) continue;
-      let frame: string | undefined;
+      let frame: Buffer | undefined;
       const list = perTenant.get(key) ?? [];
-      list.push({ row, seq, frame: () => (frame ??= options.frameOf(row)) });
+      // Made and encoded once: a thousand streams of the tenant write the same bytes.
+      list.push({ row, seq, frame: () => (frame ??= Buffer.from(options.frameOf(row))) });
       perTenant.set(key, list);
     }
     for (const [key, events] of perTenant) {
