@@ -55,8 +55,17 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
   let closed = false;
   let rechecking = false;
 
-  const wanted = (row: EventRow) =>
-    (request.includeTest || !row.test) && mayReadEventType(scopes, row.type) && (!request.types?.length || request.types.some((pattern) => coversType(pattern, row.type)));
+  // Decided once per type (a handful), not per event: a host hands every event of a tenant to each of its streams.
+  const decisions = new Map<string, boolean>();
+  const wanted = (row: EventRow) => {
+    if (row.test && !request.includeTest) return false;
+    let yes = decisions.get(row.type);
+    if (yes === undefined) {
+      yes = mayReadEventType(scopes, row.type) && (!request.types?.length || request.types.some((pattern) => coversType(pattern, row.type)));
+      decisions.set(row.type, yes);
+    }
+    return yes;
+  };
 
   const close = (reason?: string) => {
     if (closed) return;
@@ -102,6 +111,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
         .then((now) => {
           if (!EVENT_STREAM_SCOPES.some((scope) => now.scopes.has(scope))) close('no read scope any more');
           scopes = now.scopes;
+          decisions.clear();
         })
         .catch((err: unknown) => close(err instanceof ApiError ? err.message : 'authentication failed'))
         .finally(() => (rechecking = false));
