@@ -143,11 +143,13 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
     return sequencing;
   }
 
-  function schedulePoll(): void {
-    if (!running) return;
+  /** Each start's poll chain is its own: a chain from before a stop never runs beside the next start's. */
+  let generation = 0;
+  function schedulePoll(chain = generation): void {
+    if (!running || chain !== generation) return;
     const wait = engine === 'postgres' && listening ? safetyPollMs : pollMs;
     pollTimer = setTimeout(() => {
-      void read().finally(schedulePoll);
+      void read().finally(() => schedulePoll(chain));
     }, wait);
     pollTimer.unref();
   }
@@ -216,6 +218,7 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
 
   async function halt(): Promise<void> {
     running = false;
+    generation++;
     for (const timer of timers) clearInterval(timer);
     timers = [];
     clearTimeout(pollTimer);
