@@ -255,11 +255,11 @@ describe('GET /events/stream', () => {
     // Heartbeats re-check the session well after the console last did anything...
     server.clock.advance(719 * 60_000);
     const seen = s.comments.length;
-    await vi.waitFor(() => expect(s.comments.length).toBeGreaterThan(seen + 2), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(s.comments.length).toBeGreaterThan(seen + 2), { timeout: 10_000, interval: 20 });
     expect(s.isEnded).toBe(false);
     // ...without counting as activity: 720 minutes after the last request, the stream closes.
     server.clock.advance(2 * 60_000);
-    await vi.waitFor(() => expect(s.isEnded).toBe(true), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(s.isEnded).toBe(true), { timeout: 10_000, interval: 20 });
   });
 
   it('a stopping server ends its streams', async () => {
