@@ -9,6 +9,7 @@ import { personAccess } from './people/middleware.ts';
 import type { Clock } from './clock.ts';
 import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
+import type { EventFeed } from './events/feed.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
@@ -42,6 +43,8 @@ export interface AppDeps {
   threat: ThreatEngine;
   /** API keys by secret hash, never served after a revoke (server/auth/key-cache.ts); none: every request reads the key. */
   keyCache?: KeyCache;
+  /** This host's reader of the event log, for the event streams (server/events/feed.ts). */
+  eventFeed: EventFeed;
   /** Called after every write request that queued webhook deliveries, so they start at once. */
   onChange?: () => void;
   /** The webhook destinations cache and the count of queued deliveries, made with the server (shared with its sweeps and dispatch). */
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
     engine,
     keyCache: deps.keyCache ?? uncachedKeys,
     webhookQueue: deps.webhookQueue,
+    eventFeed: deps.eventFeed,
   };
 
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).

@@ -9,6 +9,7 @@ import type { Engine } from './db/database.ts';
 import type { Guard, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
 import type { Db } from './db/schema.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
+import type { EventFeed } from './events/feed.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import type { WebhookQueue } from './webhooks/queue.ts';
@@ -40,4 +41,6 @@ export interface RouteDeps {
   keyCache: KeyCache;
   /** The app's webhook destinations and count of queued deliveries (server/webhooks/queue.ts). */
   webhookQueue: WebhookQueue;
+  /** This host's one reader of the event log, which feeds the open event streams. */
+  eventFeed: EventFeed;
 }

@@ -22,6 +22,8 @@ import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
+import { createEventFeed } from './events/feed.ts';
+import { eventFrame } from './events/stream.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
 import { createThreatEngine } from './threat/engine.ts';
 import { loadShippedThreatData } from './threat/shipped-data.ts';
@@ -69,6 +71,8 @@ export interface StartOptions {
   print?: (text: string) => void;
   /** How long a request may take to arrive (default REQUEST_TIMEOUTS, 20 s / 30 s); tests shorten it. */
   requestTimeouts?: RequestTimeouts;
+  /** The event stream's heartbeat comment (default 15 s); tests shorten it. */
+  eventStreamHeartbeatMs?: number;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -151,8 +155,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     database.engine === 'postgres'
       ? createPostgresKeyCache({ url: config.DATABASE_URL, logger, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_S * 1000 })
       : createSqliteKeyCache(database.db);
+  const eventFeed = createEventFeed({
+    db: database.db,
+    engine: database.engine,
+    databaseUrl: config.DATABASE_URL,
+    logger,
+    heartbeatMs: options.eventStreamHeartbeatMs,
+    frameOf: eventFrame,
+  });
   const app = createApp({
     config,
+    eventFeed,
     keyCache,
     db: database.db,
     clock,
@@ -235,8 +248,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     advanceDispatch: () => advanceDispatch(dispatchDeps),
     refreshThreatIndex: () => threat.refresh(),
     async stop() {
-      // Stop taking requests first (long polls get 5 s), then the background work, then storage.
+      // Stop taking requests first (event streams end now, long polls get 5 s), then the background work, then storage.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await eventFeed.stop();
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), 5000);
       force.unref();

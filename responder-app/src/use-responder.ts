@@ -202,7 +202,7 @@ export function useResponder() {
     const last = stateRef.current.lastBeat;
     const point = position ?? last ?? stateRef.current.responder?.location ?? null;
     if (!point) return;
-    if (!beatDue(last, available, position, now)) return;
+    if (!beatDue(last, available, position, now, onDuty && working)) return;
     const beat = { available, latitude: point.latitude, longitude: point.longitude };
     update((s) => ({ ...s, lastBeat: { ...beat, at: Date.now() } }));
     void queue({ kind: 'availability', method: 'PUT', path: '/availability', body: beat, label: !available ? (onDuty ? 'Busy with an incident' : 'Off duty') : position ? 'On duty, here' : 'On duty (last known place)' });

@@ -77,8 +77,8 @@ export function createGuard(deps: GuardDeps): Guard {
   }
 
   /** A person in the console: a live, fully signed-in session; the environment the console switched to. */
-  async function authenticatePerson(req: Request, settings: SessionSettings): Promise<AuthContext> {
-    const live = await signedInSession(req, { db: deps.db, clock: deps.clock, settings });
+  async function authenticatePerson(req: Request, settings: SessionSettings, activity = true): Promise<AuthContext> {
+    const live = await signedInSession(req, { db: deps.db, clock: deps.clock, settings }, activity);
     const environment = req.get('tsaro-environment') ?? 'live';
     if (environment !== 'live' && environment !== 'sandbox') throw new ApiError(400, 'Tsaro-Environment must be live or sandbox');
     const auth = personAuthContext(live, environment);
@@ -90,14 +90,19 @@ export function createGuard(deps: GuardDeps): Guard {
   return (scope, options = {}) => async (req, res, next) => {
     const sessions = deps.sessions;
     const byPerson = sessions !== undefined && req.get('authorization') === undefined && hasSessionCookie(req);
-    const auth = byPerson ? await authenticatePerson(req, sessions.settings) : await authenticate(req);
+    const auth = { ...(byPerson ? await authenticatePerson(req, sessions.settings) : await authenticate(req)) };
+    // The same request checked again later (a stream's heartbeat): not the person's activity.
+    auth.recheck = () => (byPerson ? authenticatePerson(req, sessions.settings, false) : authenticate(req));
     req.auth = auth;
-    const allowed = auth.person ? personMay(auth.person.role, scope, req.method, options.roles) : auth.scopes.has(scope);
+    const may = (needed: Scope) => (auth.person ? personMay(auth.person.role, needed, req.method, options.roles) : auth.scopes.has(needed));
+    const allowed = may(scope) || (options.anyScopeOf ?? []).some(may);
     const mode = !allowed ? 'read' : options.neverRefuse?.(req) ? 'count-never-refuse' : 'count';
     const limit = auth.person ? PERSON_REQUESTS_PER_MINUTE : auth.organization.rate_limit_per_minute;
     await deps.limiter.apply(res, auth.keyId, limit, mode);
     if (!allowed) {
-      throw new ApiError(403, auth.person ? `Your role (${auth.person.role}) may not do this (it needs ${scope})` : `This API key lacks the ${scope} scope`);
+      const anyOf = options.anyScopeOf && [scope, ...options.anyScopeOf].join(', ');
+      if (auth.person) throw new ApiError(403, `Your role (${auth.person.role}) may not do this (it needs ${anyOf ? `one of ${anyOf}` : scope})`);
+      throw new ApiError(403, anyOf ? `This API key holds none of the scopes ${anyOf}` : `This API key lacks the ${scope} scope`);
     }
     next();
   };

@@ -19,6 +19,11 @@ export interface AuthContext {
   actor: { type: 'key' | 'person'; id: string; label: string };
   /** A person signed in to the console (absent for a key). */
   person?: { personId: string; role: Role; sessionId: string };
+  /**
+   * Authenticates the same request again (key or session, plan, suspension): a long answer (the
+   * event stream) asks on every heartbeat whether its caller may still read. Rejects as the guard would.
+   */
+  recheck?: () => Promise<AuthContext>;
 }
 
 declare global {

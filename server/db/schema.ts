@@ -27,6 +27,7 @@ export interface Database {
   threat_data_files: ThreatDataFileRow;
   auth_revision: { id: number; revision: number };
   webhook_revision: { id: number; revision: number };
+  event_feed: { id: number; seq: number };
   people: PersonRow;
   invitations: InvitationRow;
   recovery_codes: RecoveryCodeRow;
@@ -242,6 +243,8 @@ export interface IncidentRow {
   next_step_at: string | null;
   /** 0: not yet offered; 1: offered nearby; 2: offered wider after escalation. */
   dispatch_round: number;
+  /** When the last `incident.responder_location` event was written (migration 0020): the throttle's mark. */
+  responder_location_at?: string | null;
 }
 
 export interface TimelineRow {
@@ -263,6 +266,8 @@ export interface EventRow {
   created_at: string;
   /** 1: a test event sent from the console or `POST /webhook-endpoints/{id}/test` (migration 0018); defaults to 0. */
   test?: number;
+  /** The stream's position, in the order events became visible (migration 0020); null on PostgreSQL until the sequencer numbers it. */
+  feed_seq?: number | null;
 }
 
 export interface IdempotencyRow {

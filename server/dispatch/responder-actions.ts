@@ -6,8 +6,12 @@ import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { transitionIncident } from '../incidents/lifecycle.ts';
 import { representIncident, withIncident } from './engine.ts';
+import { greatCircleKm } from '../geo.ts';
+import { inTransaction } from '../db/schema.ts';
+import { appendEvent } from '../events/service.ts';
 import { etaMinutes } from './nearest.ts';
 import {
+  activeAssignmentOf,
   answerOffer,
   assignmentsOf,
   closeOpenOffers,
@@ -16,6 +20,7 @@ import {
   hasActiveAssignment,
   insertVerifiedIncident,
   pendingOffersFor,
+  recordResponderLocation,
   setResponderAvailable,
   withdrawOtherOffers,
 } from './store.ts';
@@ -177,5 +182,39 @@ export async function resolveAssigned(
       await recordVerifiedThreatEvent(trx, incident, at);
     }
     return responderView((await findIncidentById(trx, incidentId))!);
+  });
+}
+
+/**
+ * At most one `incident.responder_location` per incident this often. The responder app reports
+ * on every 100 m moved and every minute (responder-app/src/presence.ts): a motorbike at 60 km/h
+ * moves 100 m in 6 s, so without it an incident could send ten events a minute.
+ */
+export const RESPONDER_LOCATION_EVERY_S = 10;
+
+/**
+ * The responder's heartbeat, for the incident in hand: its position and the ETA from there
+ * (the same estimate as at acceptance: 25 km/h over the great-circle distance; 0 on scene) are
+ * written to the incident and reported as `incident.responder_location`, at most once per
+ * incident every RESPONDER_LOCATION_EVERY_S (a report within that is dropped, position and all:
+ * the next one after it carries the newer position).
+ */
+export async function reportResponderLocation(db: Executor, deps: EventDeps, responderId: string, position: { latitude: number; longitude: number }): Promise<void> {
+  const incident = await activeAssignmentOf(db, responderId);
+  if (!incident) return;
+  await inTransaction(db, async (trx) => {
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const etaMinutesNow = incident.status === 'on_scene' ? 0 : etaMinutes(greatCircleKm(position.latitude, position.longitude, Number(incident.latitude), Number(incident.longitude)));
+    const recordedBefore = new Date(now.getTime() - RESPONDER_LOCATION_EVERY_S * 1000).toISOString();
+    if (!(await recordResponderLocation(trx, incident.incident_id, responderId, { ...position, etaMinutes: etaMinutesNow }, at, recordedBefore))) return;
+    const represented = (await representIncident(incident)(trx, incident.incident_id)) as Record<string, unknown>;
+    await appendEvent(trx, deps, {
+      organizationId: incident.organization_id,
+      environment: incident.environment,
+      type: 'incident.responder_location',
+      resourceId: incident.incident_id,
+      data: { ...represented, responder_location: { latitude: position.latitude, longitude: position.longitude, eta_minutes: etaMinutesNow, reported_at: at } },
+    });
   });
 }

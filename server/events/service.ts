@@ -33,7 +33,8 @@ export interface EventQuery extends PageRequest {
   include_test?: boolean;
 }
 
-const rowToEvent = (row: EventRow) => ({
+/** The envelope GET /events lists and webhooks deliver. */
+export const rowToEvent = (row: EventRow) => ({
   id: row.event_id,
   type: row.type,
   created_at: row.created_at,

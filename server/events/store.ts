@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import type { Database, EventRow, Executor, Tenant } from '../db/schema.ts';
 import { whereTenant } from '../db/tenant.ts';
@@ -102,4 +103,34 @@ export async function eventDataAbout(db: Executor, resourceId: string): Promise<
 
 export async function replaceEventData(db: Executor, eventId: string, data: string): Promise<void> {
   await db.updateTable('events').set({ data }).where('event_id', '=', eventId).execute();
+}
+
+/** Every tenant's events numbered after `afterSeq`, in feed order: the host's one feed reader (events/feed.ts). */
+export async function eventsAfter(db: Executor, afterSeq: number, limit: number): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll().where('feed_seq', '>', afterSeq).orderBy('feed_seq').limit(limit).execute();
+}
+
+/** One tenant's events numbered after `afterSeq`, in feed order: a resuming stream's catch-up. */
+export async function tenantEventsAfter(db: Executor, tenant: Tenant, afterSeq: number, limit: number): Promise<EventRow[]> {
+  return scoped(db, tenant).selectAll().where('feed_seq', '>', afterSeq).orderBy('feed_seq').limit(limit).execute();
+}
+
+/** The newest feed position, 0 when nothing is numbered yet. */
+export async function latestFeedSeq(db: Executor): Promise<number> {
+  const row = await db.selectFrom('events').select((eb) => eb.fn.max('feed_seq').as('seq')).executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+/** Where a tenant's event sits in the feed (null: not numbered yet), and when it was made. */
+export async function feedPositionOf(db: Executor, tenant: Tenant, eventId: string): Promise<Pick<EventRow, 'feed_seq' | 'created_at'> | undefined> {
+  return scoped(db, tenant).select(['feed_seq', 'created_at']).where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/**
+ * PostgreSQL: numbers the committed events that have no feed position yet, one numbering at a
+ * time across hosts (migration 0020's `tsaro_sequence_events`); answers how many it numbered.
+ */
+export async function sequenceCommittedEvents(db: Executor): Promise<number> {
+  const result = await sql<{ numbered: number }>`select tsaro_sequence_events() as numbered`.execute(db);
+  return Number(result.rows[0]?.numbered ?? 0);
 }

@@ -27,6 +27,8 @@ export interface GuardOptions {
    * counted in the window while it has room, and let through when it is full.
    */
   neverRefuse?: (req: Request) => boolean;
+  /** The route's scope OR any of these opens it (the event stream: any read scope); the document lists them all. */
+  anyScopeOf?: readonly Scope[];
 }
 
 /** The access check a scoped route starts with (server/auth/authenticate.ts builds it). */
@@ -69,6 +71,8 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the handler reads itself (Last-Event-ID): for the document only. */
+  headers?: z.ZodObject;
   operationId: string;
   tags?: string[];
   summary: string;
@@ -167,9 +171,15 @@ function operationOf(route: RouteDefinition<never>): ZodOpenApiOperationObject {
       ? undefined
       : route.access === 'person'
         ? `Console session (cookie)${route.guardOptions?.roles ? `; roles ${route.guardOptions.roles.join(', ')}` : ''}.`
-        : `Scope \`${route.access}\`.`;
+        : route.guardOptions?.anyScopeOf
+          ? `Any of the scopes ${[route.access, ...route.guardOptions.anyScopeOf].map((scope) => `\`${scope}\``).join(', ')}.`
+          : `Scope \`${route.access}\`.`;
   const description = [scope, route.description].filter(Boolean).join(' ');
-  const requestParams = { ...(route.params && { path: route.params }), ...(route.query && { query: route.query }) };
+  const requestParams = {
+    ...(route.params && { path: route.params }),
+    ...(route.query && { query: route.query }),
+    ...(route.headers && { header: route.headers }),
+  };
   return {
     operationId: route.operationId,
     ...(route.tags && { tags: route.tags }),

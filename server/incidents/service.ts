@@ -196,7 +196,7 @@ export async function cancelIncident(
   });
 }
 
-/** A note on an active incident: a timeline entry at the current status. Terminal: 409. */
+/** A note on an active incident: a timeline entry at the current status and an `incident.note_added` event. Terminal: 409. */
 export async function addIncidentNote(
   db: Executor,
   deps: IncidentDeps,
@@ -213,7 +213,10 @@ export async function addIncidentNote(
     });
     if (!changed) throw new StaleIncidentError();
     await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
-    return getIncident(trx, tenant, incidentId);
+    const incident = await getIncident(trx, tenant, incidentId);
+    // Beyond the reference's events: a webhook gets it only when it names the type exactly.
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.note_added', resourceId: incidentId, data: { ...incident, note: { message, timestamp: at } } });
+    return incident;
   });
 }
 

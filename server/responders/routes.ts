@@ -58,7 +58,7 @@ export const responderRouteList = [
     summary: 'Heartbeat: available or not, and where',
     responses: { 200: { description: 'Recorded', ...json(ResponderEnvelope) }, 400: error('Invalid body'), ...authErrors },
     async handler({ body }, req, res, deps) {
-      res.json({ responder: await reportAvailability(deps.db, deps.clock, responderOf(req).responder_id, body) });
+      res.json({ responder: await reportAvailability(deps.db, deps, responderOf(req).responder_id, body) });
     },
   }),
   route({

@@ -19,10 +19,20 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       'incident.unresponsive': 'unresponsive',
       'incident.resolved': 'resolved',
       'incident.cancelled': 'cancelled',
+      'incident.note_added': 'dispatching',
+      'incident.responder_location': 'responding',
     };
     const status = statuses[type]!;
-    const assigned = status === 'assigned' || status === 'resolved';
+    const assigned = status === 'assigned' || status === 'responding' || status === 'resolved';
+    // The two types beyond the reference's carry the incident and what happened (events/payloads.ts).
+    const extra =
+      type === 'incident.note_added'
+        ? { note: { message: 'A test note: no one needs help.', timestamp: at } }
+        : type === 'incident.responder_location'
+          ? { responder_location: { latitude: 6.521, longitude: 3.381, eta_minutes: 5, reported_at: at } }
+          : {};
     return {
+      ...extra,
       incident_id: 'inc_TEST0000000000000000000000',
       idempotency_key: null,
       category: 'sos',

@@ -1,5 +1,5 @@
 import type { Scope } from './api-keys.ts';
-import { WEBHOOK_EVENT_TYPES, subscribes } from './webhooks.ts';
+import { WEBHOOK_EVENT_TYPES, coversType } from './webhooks.ts';
 
 /**
  * Which read scope shows which events: the one rule for GET /events, webhook subscriptions,
@@ -23,7 +23,7 @@ const familyOf = (typeOrPattern: string) => typeOrPattern.split('.')[0] ?? '';
  * read scope: it receives every type, including types added later.
  */
 export function readScopesFor(typeOrPattern: string): Scope[] {
-  if (typeOrPattern === '*') return Object.values(EVENT_READ_SCOPES);
+  if (typeOrPattern === '*') return [...new Set(Object.values(EVENT_READ_SCOPES))];
   const scope = (EVENT_READ_SCOPES as Record<string, Scope>)[familyOf(typeOrPattern)];
   return scope ? [scope] : [];
 }
@@ -46,7 +46,10 @@ export function missingReadScope(scopes: ReadonlySet<string>, patterns: readonly
   return undefined;
 }
 
-/** The event types a caller may see, narrowed to those `pattern` (a type or wildcard) matches. */
+/** The event types a caller may see, narrowed to those `pattern` (a type or wildcard, the whole family) covers. */
 export function readableEventTypes(scopes: ReadonlySet<string>, pattern = '*'): (typeof WEBHOOK_EVENT_TYPES)[number][] {
-  return WEBHOOK_EVENT_TYPES.filter((type) => subscribes([pattern], type) && mayReadEventType(scopes, type));
+  return WEBHOOK_EVENT_TYPES.filter((type) => coversType(pattern, type) && mayReadEventType(scopes, type));
 }
+
+/** The read scopes that show any event at all: holding one of them opens the event stream. */
+export const EVENT_STREAM_SCOPES: readonly Scope[] = [...new Set(Object.values(EVENT_READ_SCOPES))];

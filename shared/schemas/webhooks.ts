@@ -16,7 +16,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'visitor.departed',
   'kiosk.offline',
   'kiosk.online',
+  'incident.note_added',
+  'incident.responder_location',
 ] as const;
+/**
+ * Types beyond the reference's that a webhook endpoint receives only when it names them exactly,
+ * never through `incident.*` or `*`: partners subscribed to a wildcard keep receiving exactly the
+ * reference's types. `GET /events` and the event stream show them like any other type.
+ */
+export const EXACT_NAME_EVENT_TYPES: readonly string[] = ['incident.note_added', 'incident.responder_location'];
 export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });
 export const EventSubscription = z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILDCARDS]).meta({
@@ -24,8 +32,15 @@ export const EventSubscription = z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILD
   description: 'An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`',
 });
 
+/** Whether a type or wildcard (`incident.*`, `*`) covers `type`, every type of the family included: the rule of `GET /events` and the stream. */
+export function coversType(pattern: string, type: string): boolean {
+  return pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));
+}
+
+/** Whether an endpoint with these subscriptions receives `type`: a wildcard never brings an exact-name type (EXACT_NAME_EVENT_TYPES). */
 export function subscribes(subscriptions: readonly string[], type: string): boolean {
-  return subscriptions.some((s) => s === '*' || s === type || (s.endsWith('.*') && type.startsWith(s.slice(0, -1))));
+  const exactOnly = EXACT_NAME_EVENT_TYPES.includes(type);
+  return subscriptions.some((s) => s === type || (!exactOnly && coversType(s, type)));
 }
 
 export const WebhookEndpoint = z
@@ -87,7 +102,10 @@ export const Event = z
     type: EventType,
     created_at: Timestamp,
     test: z.literal(true).optional().meta({ description: 'Present on a test event sent with `POST /webhook-endpoints/{endpointId}/test`: sample data, no real resource' }),
-    data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}`',
+    }),
   })
   .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
 export const WebhookDelivery = z
@@ -132,3 +150,34 @@ export const ResendFailedRequest = z
   .strictObject({ from: TimestampInput, to: TimestampInput })
   .refine((body) => body.from < body.to, { message: 'must be after from', path: ['to'] })
   .meta({ id: 'ResendFailedRequest' });
+
+const EVENT_FILTERS: readonly string[] = [...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILDCARDS];
+export const EventStreamQuery = z.object({
+  last_event_id: z.string().max(64).optional().meta({ description: 'As the `Last-Event-ID` header, for EventSource polyfills that cannot set it; the header wins' }),
+  types: z
+    .string()
+    .max(1000)
+    .transform((value) => value.split(',').map((type) => type.trim()).filter(Boolean))
+    .refine((types) => types.every((type) => EVENT_FILTERS.includes(type)), { message: 'must be event types or wildcards (incident.*), separated by commas' })
+    .optional()
+    .meta({ description: 'Only these types or wildcards, separated by commas (`incident.*,visitor.arrived`); a wildcard covers its whole family here' }),
+  include_test: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .meta({ description: 'Test events too (sent with `POST /webhook-endpoints/{endpointId}/test`); left out by default' }),
+});
+export const EventStreamHeaders = z.object({
+  'Last-Event-ID': z.string().max(64).optional().meta({ description: 'Resume after this event (its `id:`), up to 72 hours back; EventSource sends it by itself when it reconnects' }),
+});
+/** Extra data of `incident.note_added`, beside the incident. */
+export const IncidentNote = z.object({ message: z.string(), timestamp: Timestamp }).meta({ id: 'IncidentNote' });
+/** Extra data of `incident.responder_location`, beside the incident. */
+export const ResponderLocation = z
+  .object({
+    latitude: z.number(),
+    longitude: z.number(),
+    eta_minutes: z.int().nullable().meta({ description: 'Estimated from the reported position (25 km/h over the great-circle distance); 0 on scene' }),
+    reported_at: Timestamp,
+  })
+  .meta({ id: 'ResponderLocation' });

@@ -11,6 +11,7 @@ import {
   type TestOrganization,
   type TestServer,
 } from '../support/server.ts';
+import { openStream } from '../support/event-stream.ts';
 
 /**
  * Every authenticated route against every way a caller can be turned away, in the contract's
@@ -27,6 +28,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Call {
   path: string;
   body?: unknown;
+  /** A server-sent event stream: only its head is read, then it is closed. */
+  stream?: boolean;
 }
 
 interface KeyRef {
@@ -40,6 +43,8 @@ interface RouteSpec {
   scope: Scope;
   /** Scopes the route needs beside its own (a roll call shows visitors' phones: logs:read too). */
   alsoNeeds?: Scope[];
+  /** Other scopes that open the route as well (the event stream: any read scope); a key "lacking the scope" lacks these too. */
+  alsoOpenedBy?: Scope[];
   okStatus: number;
   /** A call org A may make successfully; creates the resource it needs. */
   success(): Promise<Call>;
@@ -157,9 +162,15 @@ async function newIncident(client: ApiClient): Promise<string> {
   return res.body.incident.incident_id as string;
 }
 
-function send(caller: Caller, method: Method, call: Call): Promise<ApiResponse> {
+async function send(caller: Caller, method: Method, call: Call): Promise<ApiResponse> {
   const client = caller.client ?? server.client();
   const headers: Record<string, string> = caller.authorization === undefined ? {} : { authorization: caller.authorization };
+  if (call.stream) {
+    const authorization = headers.authorization ?? (client.key === undefined ? undefined : `Bearer ${client.key}`);
+    const opened = await openStream(server.baseUrl + call.path, authorization === undefined ? {} : { authorization });
+    opened.close();
+    return { status: opened.status, headers: opened.headers, body: opened.body };
+  }
   return client.request(method, call.path, { body: call.body, headers });
 }
 
@@ -179,6 +190,11 @@ function expectRateHeaders(res: ApiResponse, limit: number): void {
 /** The scopes a key gets when it must lack exactly the route's one. */
 function allBut(scope: Scope): Scope[] {
   return SCOPES.filter((other) => other !== scope);
+}
+
+/** The scopes a key gets when it must lack every scope that opens the route. */
+function lacking(route: RouteSpec): Scope[] {
+  return allBut(route.scope).filter((other) => !route.alsoOpenedBy?.includes(other));
 }
 
 /** Spends one request of `client`'s window on a route its scopes allow. */
@@ -296,6 +312,18 @@ const ROUTES: RouteSpec[] = [
     foreign: () => ({ path: `/api-keys/${keyB.keyId}` }),
     otherEnvironment: () => ({ path: `/api-keys/${sandboxKeyA.keyId}` }),
     liveFromSandbox: () => ({ path: `/api-keys/${targetKeyA.keyId}` }),
+  },
+  // The event stream opens with any read scope; only its head is read.
+  {
+    label: 'GET /events/stream',
+    method: 'GET',
+    scope: 'incidents:read',
+    alsoOpenedBy: ['access_codes:read', 'logs:read'],
+    okStatus: 200,
+    success: async () => ({ path: '/events/stream', stream: true }),
+    checkSuccess: (res) => expect(res.headers.get('content-type')).toBe('text/event-stream'),
+    target: () => ({ path: '/events/stream', stream: true }),
+    snapshot: async () => null,
   },
   // Threat intelligence: one data set for everyone, so there is no foreign resource; the guard's order still holds.
   ...(
@@ -477,18 +505,18 @@ const REJECTIONS: RejectionCase[] = [
   {
     title: 'with a key lacking the scope in a suspended organization',
     status: 402,
-    caller: async (route) => ({ client: await suspended.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await suspended.keyWith(lacking(route)) }),
   },
   {
     title: 'with a key lacking the scope in an organization on plan none',
     status: 402,
-    caller: async (route) => ({ client: await planNone.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await planNone.keyWith(lacking(route)) }),
   },
   // 403: the key may not do this.
   {
     title: 'with a key holding every scope but the route one',
     status: 403,
-    caller: async (route) => ({ client: await a.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await a.keyWith(lacking(route)) }),
     check: (res, route) => {
       expect(res.body.message).toContain(route.scope);
       expectRateHeaders(res, ENTERPRISE_LIMIT);
@@ -497,7 +525,7 @@ const REJECTIONS: RejectionCase[] = [
   {
     title: 'with a sandbox key lacking the scope',
     status: 403,
-    caller: async (route) => ({ client: await a.keyWith(allBut(route.scope), 'sandbox') }),
+    caller: async (route) => ({ client: await a.keyWith(lacking(route), 'sandbox') }),
     check: (res, route) => expect(res.body.message).toContain(route.scope),
   },
   // 403 comes before 429.
@@ -505,7 +533,7 @@ const REJECTIONS: RejectionCase[] = [
     title: 'with a key lacking the scope that is already over its rate limit',
     status: 403,
     caller: async (route) => {
-      const scopes = allBut(route.scope);
+      const scopes = lacking(route);
       const client = await tight.keyWith(scopes);
       await spendOne(client, scopes);
       return { client };

@@ -8,6 +8,11 @@ import { serverMigrations, withoutSealingKey } from '../../server/db/migrations/
 import type { PassKeyRow } from '../../server/db/schema.ts';
 import { createSecretBox, isSealed, sealingKey, type SecretBox } from '../../server/secrets/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { sequenceCommittedEvents } from '../../server/events/store.ts';
+import type { Db } from '../../server/db/schema.ts';
+
+/** PostgreSQL numbers committed events with a sequencer; SQLite numbered them as they were inserted. */
+const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? sequenceCommittedEvents(db) : 0);
 
 const migrations = serverMigrations(withoutSealingKey);
 
@@ -173,5 +178,26 @@ describe('migrations', () => {
     expect(verifyPass(signPass(box, after.KIDSEALD!, claims), [after.KIDSEALD!])).toEqual(claims);
     // Another key cannot open it.
     expect(() => signPass(createSecretBox(sealingKey(randomBytes(32))), after.KIDPLAIN!, claims)).toThrow();
+  });
+
+  it('0020-event-feed numbers events made before it in the order they were made, and each later one once it is committed', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    const upTo0019 = Object.fromEntries(names.slice(0, names.indexOf('0020-event-feed')).map((n) => [n, migrations[n]!]));
+    await migrateToLatest(db, upTo0019);
+    const now = '2026-11-22T10:00:00.000Z';
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: 'org_1', name: 'A', plan: 'starter', subscription_status: 'active', code_prefix: 'AB', rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+      .execute();
+    const event = (id: string, at: string) => ({ event_id: id, organization_id: 'org_1', environment: 'live', type: 'incident.created', resource_id: 'inc_1', data: '{}', created_at: at });
+    await db.insertInto('events').values([event('evt_c', '2026-11-22T10:00:03.000Z'), event('evt_a', '2026-11-22T10:00:01.000Z'), event('evt_b', '2026-11-22T10:00:02.000Z')]).execute();
+    expect(await migrateToLatest(db)).toEqual(['0020-event-feed']);
+    const numbered = async () => (await db.selectFrom('events').select(['event_id', 'feed_seq']).orderBy('event_id').execute()).map((row) => [row.event_id, row.feed_seq === null ? null : Number(row.feed_seq)]);
+    expect(await numbered()).toEqual([['evt_a', 1], ['evt_b', 2], ['evt_c', 3]]);
+    // A later event: numbered as it is inserted (SQLite), or by the sequencer once committed (PostgreSQL).
+    await db.insertInto('events').values(event('evt_0', '2026-11-22T10:00:04.000Z')).execute();
+    await sequenceEvents(db, opened!.engine);
+    expect(await numbered()).toEqual([['evt_0', 4], ['evt_a', 1], ['evt_b', 2], ['evt_c', 3]]);
   });
 });

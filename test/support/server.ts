@@ -107,6 +107,8 @@ export interface TestServerOptions {
   print?: (text: string) => void;
   /** How long a request may take to arrive (production: 20 s for headers, 30 s in all). */
   requestTimeouts?: StartOptions['requestTimeouts'];
+  /** The event stream's heartbeat (production: 15 s). */
+  eventStreamHeartbeatMs?: number;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -133,6 +135,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     runDispatch: options.runDispatch ?? false,
     print: options.print,
     requestTimeouts: options.requestTimeouts,
+    eventStreamHeartbeatMs: options.eventStreamHeartbeatMs,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

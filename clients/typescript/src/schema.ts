@@ -780,6 +780,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event stream (server-sent events), oldest first
+         * @description Any of the scopes `incidents:read`, `access_codes:read`, `logs:read`. Every event the caller may read (`incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`), as `text/event-stream`: each event is `id: <event id>`, `event: <type>` and one `data:` line holding the envelope `GET /events` lists, then a blank line. Without `Last-Event-ID` it starts now; with it, it resumes after that event (up to 72 hours back) and skips none, whatever order transactions committed in, on any host. An unknown id is a 400 and one older than 72 hours a 410, both naming `Last-Event-ID`: read what was missed from `GET /events` and open the stream without it. A comment line `: heartbeat` comes every 15 s; the stream closes when the key is revoked or expires, the person is removed or signed out, or the server stops, and a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`. Test events only with `include_test=true`. Opening the stream counts one request against the rate limit; the events do not. `incident.note_added` and `incident.responder_location` come here as any other type.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{eventId}": {
         parameters: {
             query?: never;
@@ -1576,7 +1596,7 @@ export interface components {
          * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
          * @enum {string}
          */
-        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
+        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
         UpdateWebhookEndpointRequest: {
             url?: string | null;
             events?: components["schemas"]["EventSubscription"][] | null;
@@ -1594,7 +1614,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /** @enum {string} */
-        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online";
+        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location";
         ResendFailedRequest: {
             /**
              * @description ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC
@@ -2444,7 +2464,7 @@ export interface components {
              * @constant
              */
             test?: true;
-            /** @description The REST representation of the resource (incident, access code, access log) */
+            /** @description The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}` */
             data: {
                 [key: string]: unknown;
             };
@@ -7164,6 +7184,103 @@ export interface operations {
             };
             /** @description The key lacks the required scope (named in the message) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description As the `Last-Event-ID` header, for EventSource polyfills that cannot set it; the header wins */
+                last_event_id?: string;
+                /** @description Only these types or wildcards, separated by commas (`incident.*,visitor.arrived`); a wildcard covers its whole family here */
+                types?: string;
+                /** @description Test events too (sent with `POST /webhook-endpoints/{endpointId}/test`); left out by default */
+                include_test?: "true" | "false";
+            };
+            header?: {
+                /** @description Resume after this event (its `id:`), up to 72 hours back; EventSource sends it by itself when it reconnects */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `id:`/`event:`/`data:` frames, `: heartbeat` comments every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

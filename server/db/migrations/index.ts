@@ -15,6 +15,7 @@ import * as secretsWithoutTheDatabase from './0016-secrets-without-the-database.
 import * as consolePeople from './0017-console-people.ts';
 import * as testEvents from './0018-test-events.ts';
 import * as deliveryResponseExcerpt from './0019-delivery-response-excerpt.ts';
+import * as eventFeed from './0020-event-feed.ts';
 import * as kiosks from './0021-kiosks.ts';
 import * as rollCalls from './0022-roll-calls.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
@@ -49,6 +50,7 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0017-console-people': consolePeople,
   '0018-test-events': testEvents,
   '0019-delivery-response-excerpt': deliveryResponseExcerpt,
+  '0020-event-feed': eventFeed,
   '0021-kiosks': kiosks,
   '0022-roll-calls': rollCalls,
 });
