@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, dispatch, threat, kiosk, gate-scan, console)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, event-stream, dispatch, threat, kiosk, gate-scan, console)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -19,6 +19,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { consoleSection } from './console.ts';
 import { dispatchSection } from './dispatch.ts';
+import { eventStreamSection } from './event-stream.ts';
 import { gateScanSection } from './gate-scan.ts';
 import { httpApiSection } from './http-api.ts';
 import { kioskSection } from './kiosk.ts';
@@ -33,7 +34,7 @@ import { threatSection } from './threat.ts';
 import { webhooksSection } from './webhooks.ts';
 
 /** Every section, in run order. */
-const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, dispatchSection, threatSection, kioskSection, gateScanSection, consoleSection];
+const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, eventStreamSection, dispatchSection, threatSection, kioskSection, gateScanSection, consoleSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;

@@ -26,7 +26,7 @@ import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import type { ThreatEngine } from './threat/engine.ts';
-import { deliveriesSince } from './webhooks/queue.ts';
+import { deliveriesSince, type WebhookQueue } from './webhooks/queue.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 
 export interface AppDeps {
@@ -47,6 +47,8 @@ export interface AppDeps {
   eventFeed: EventFeed;
   /** Called after every write request that queued webhook deliveries, so they start at once. */
   onChange?: () => void;
+  /** The webhook destinations cache and the count of queued deliveries, made with the server (shared with its sweeps and dispatch). */
+  webhookQueue: WebhookQueue;
 }
 
 export const API_BASE = '/v1/external';
@@ -68,7 +70,7 @@ export function createApp(deps: AppDeps): Express {
   if (onChange) {
     app.use((req, res, next) => {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        const queued = deliveriesSince(deps.db);
+        const queued = deliveriesSince(deps.webhookQueue);
         res.on('finish', () => queued() && onChange());
       }
       next();
@@ -93,6 +95,7 @@ export function createApp(deps: AppDeps): Express {
     audit: auditChanges(deps),
     engine,
     keyCache: deps.keyCache ?? uncachedKeys,
+    webhookQueue: deps.webhookQueue,
     eventFeed: deps.eventFeed,
   };
 

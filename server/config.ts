@@ -49,8 +49,10 @@ export const ConfigSchema = z.object({
   SANDBOX_SPEED: z.coerce.number().min(0.1).max(10_000).default(1),
   /** Create the demo organization on an empty database and print its keys. Default on for SQLite, off for PostgreSQL. */
   DEMO: flag(undefined),
-  /** Seconds between sweeps: code expiry, auto-checkout, retention erasure, idempotency purge. */
+  /** Seconds between sweeps: code expiry, auto-checkout, retention erasure, idempotency purge, silent kiosks. */
   SWEEP_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(15),
+  /** Seconds without a heartbeat after which a gate kiosk counts as offline (`GET /kiosks`) and the sweep raises `kiosk.offline` (kiosks beat every 30 s). */
+  KIOSK_OFFLINE_AFTER_S: seconds(120),
   /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
   /**

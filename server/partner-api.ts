@@ -10,6 +10,8 @@ import type { RouteDefinition } from './http/define-route.ts';
 import type { RouteDeps } from './route-deps.ts';
 import { incidentRouteList, incidentRoutes } from './incidents/routes.ts';
 import { kioskReplayRouteList, kioskReplayRoutes } from './kiosk-replay/routes.ts';
+import { kioskRouteList, kioskRoutes } from './kiosks/routes.ts';
+import { rollCallRouteList, rollCallRoutes } from './roll-calls/routes.ts';
 import { organizationRouteList, organizationRoutes } from './organizations/routes.ts';
 import { peopleRouteList, peopleRoutes } from './people/routes.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
@@ -49,4 +51,6 @@ export const partnerFeatures: readonly PartnerFeature[] = [
   { routes: apiKeyRouteList, router: apiKeyRoutes },
   { routes: auditRouteList, router: auditRoutes },
   { routes: peopleRouteList, router: peopleRoutes },
+  { routes: kioskRouteList, router: kioskRoutes },
+  { routes: rollCallRouteList, router: rollCallRoutes },
 ];

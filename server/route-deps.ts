@@ -12,6 +12,7 @@ import type { Dispatcher } from './incidents/dispatcher.ts';
 import type { EventFeed } from './events/feed.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
+import type { WebhookQueue } from './webhooks/queue.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -38,6 +39,8 @@ export interface RouteDeps {
   engine: Engine;
   /** This host's API-key cache: a revoke through it holds the cache until it has answered. */
   keyCache: KeyCache;
+  /** The app's webhook destinations and count of queued deliveries (server/webhooks/queue.ts). */
+  webhookQueue: WebhookQueue;
   /** This host's one reader of the event log, which feeds the open event streams. */
   eventFeed: EventFeed;
 }

@@ -21,6 +21,7 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.t
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
+import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
 import { createEventFeed } from './events/feed.ts';
 import { eventFrame } from './events/stream.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
@@ -41,6 +42,8 @@ export interface RunningServer {
   keyCache: KeyCache | PostgresKeyCache;
   /** Runs the time-driven sweeps now (tests call it after moving the clock). */
   runSweeps(): Promise<SweepReport>;
+  /** The app's webhook queue: what writes an event in this server's process goes through. */
+  webhookQueue: WebhookQueue;
   /** Sends every due webhook delivery now; answers how many were attempted. */
   deliverWebhooks(): Promise<number>;
   /** The webhook worker's passes so far (tests check a write that queued nothing woke it for nothing). */
@@ -118,9 +121,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     retryScale: config.WEBHOOK_RETRY_SCALE,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
   });
+  // One per server: its app, sweeps and dispatch write events and deliveries through it.
+  const webhookQueue = createWebhookQueue();
   const dispatchDeps = {
     db: database.db,
     clock,
+    webhookQueue,
     logger,
     settings: {
       radiusKm: config.DISPATCH_RADIUS_KM,
@@ -170,6 +176,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     secretBox,
     threat,
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
+    webhookQueue,
   });
 
   // A request that stalls while arriving is closed with a 408 (shared/http-timeouts.ts).
@@ -203,7 +210,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (demo) print(demoBanner(demo, baseUrl));
   }
 
-  const stopSweeps = scheduleSweeps(database.db, clock, logger, config.SWEEP_INTERVAL_S * 1000);
+  const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
+  const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, sweepSettings, logger, config.SWEEP_INTERVAL_S * 1000);
   // Imports from the CLI and verified incidents from any host reach the index within a second:
   // a refresh with nothing new is one read of the revision counter.
   const threatTimer = setInterval(() => {
@@ -233,7 +241,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metricsUrl: metricsListener?.url,
     keyCache,
-    runSweeps: () => runSweeps(database.db, clock),
+    runSweeps: () => runSweeps(database.db, { clock, webhookQueue }, sweepSettings),
+    webhookQueue,
     deliverWebhooks: () => webhooks.runOnce(),
     webhookPasses: () => webhooks.passes,
     advanceDispatch: () => advanceDispatch(dispatchDeps),

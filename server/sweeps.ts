@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { expireDueAccessCodes } from './access-codes/service.ts';
 import { autoCheckOutOverdueVisitors, eraseExpiredVisitorData } from './access-logs/policies.ts';
-import type { Clock } from './clock.ts';
 import { repeatable } from './db/retry.ts';
 import type { Db } from './db/schema.ts';
+import type { EventDeps } from './events/service.ts';
 import { purgeExpiredIdempotencyRecords } from './idempotency/middleware.ts';
+import { reportSilentKiosks } from './kiosks/service.ts';
 
 export interface SweepReport {
   expiredCodes: number;
@@ -12,29 +13,37 @@ export interface SweepReport {
   erasedLogs: number;
   erasedCodes: number;
   purgedIdempotencyRecords: number;
+  kiosksOffline: number;
+}
+
+export interface SweepSettings {
+  /** KIOSK_OFFLINE_AFTER_S: a kiosk in service silent this long raises `kiosk.offline`. */
+  kioskOfflineAfterS: number;
 }
 
 /**
  * The time-driven work: codes past their validity expire, overdue visitors are checked out,
- * personal data past retention is erased, old idempotency records go. Every step is a
+ * personal data past retention is erased, old idempotency records go, kiosks gone silent are
+ * reported offline. Every step is a
  * compare-and-set per row, so hosts sweeping together do each thing once, and a sweep missed
  * while the server was down is done by the next one.
  */
-export async function runSweeps(db: Db, clock: Clock): Promise<SweepReport> {
+export async function runSweeps(db: Db, deps: EventDeps, settings: SweepSettings): Promise<SweepReport> {
   // Each step is safe to repeat, so a dropped connection is retried on a fresh one at once.
-  const expiredCodes = await repeatable(() => expireDueAccessCodes(db, clock));
-  const autoCheckedOut = await repeatable(() => autoCheckOutOverdueVisitors(db, clock));
-  const erased = await repeatable(() => eraseExpiredVisitorData(db, clock));
-  const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, clock));
-  return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords };
+  const expiredCodes = await repeatable(() => expireDueAccessCodes(db, deps));
+  const autoCheckedOut = await repeatable(() => autoCheckOutOverdueVisitors(db, deps));
+  const erased = await repeatable(() => eraseExpiredVisitorData(db, deps.clock));
+  const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, deps.clock));
+  const kiosksOffline = await repeatable(() => reportSilentKiosks(db, { ...deps, offlineAfterS: settings.kioskOfflineAfterS }));
+  return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords, kiosksOffline };
 }
 
 /** Runs the sweeps every `intervalMs`, one at a time; returns a stop function. */
-export function scheduleSweeps(db: Db, clock: Clock, logger: Logger, intervalMs: number): () => Promise<void> {
+export function scheduleSweeps(db: Db, deps: EventDeps, settings: SweepSettings, logger: Logger, intervalMs: number): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(() =>
-      runSweeps(db, clock).then(
+      runSweeps(db, deps, settings).then(
         (report) => {
           if (Object.values(report).some((n) => n > 0)) logger.info({ sweep: report }, 'sweep');
         },

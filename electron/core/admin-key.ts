@@ -19,7 +19,7 @@ export async function checkKeyNotAdmin(ctx: CoreContext, timeoutMs: number): Pro
   if (ctx.settingsSource !== 'environment') return { maySend: true };
   const known = ctx.keyCheck?.apiKey === apiKey ? ctx.keyCheck : undefined;
   if (known) return refuseIfAdmin(ctx, known.admin);
-  const answer = await ctx.api.request('GET', '/api-keys?limit=1', { timeoutMs });
+  const answer = await ctx.api.call('get', '/api-keys', { params: { query: { limit: 1 } }, timeoutMs });
   if (ctx.settings?.apiKey !== apiKey) return { maySend: false, admin: false, answer: { kind: 'unavailable', status: null, message: 'The key changed while it was checked', retryAfterMs: null } };
   if (answer.kind === 'ok') {
     ctx.keyCheck = { apiKey, admin: true };

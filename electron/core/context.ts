@@ -25,6 +25,8 @@ export interface KioskTimings {
   coverageCheckMs: number;
   /** While the server cannot be reached, a bare health check this often: the queue leaves as soon as it answers, not after the backoff. */
   offlineProbeMs: number;
+  /** KIOSK_HEARTBEAT_S: how often the kiosk reports its queue and clock (PUT /kiosks/{kioskId}/heartbeat). */
+  heartbeatMs: number;
 }
 
 export const DEFAULT_TIMINGS: KioskTimings = {
@@ -39,6 +41,7 @@ export const DEFAULT_TIMINGS: KioskTimings = {
   panicPollMs: 2_000,
   coverageCheckMs: 180_000,
   offlineProbeMs: 1_000,
+  heartbeatMs: 30_000,
 };
 
 /** The network as the kiosk last saw it. */
@@ -62,6 +65,8 @@ export interface CoreContext {
   verifier: PassVerifier;
   secrets: SecretStore;
   kioskId: string;
+  /** The kiosk's version, in its heartbeats. */
+  appVersion: string;
   timings: KioskTimings;
   /** undefined until set up (environment or first-run setup). */
   settings: KioskSettings | undefined;

@@ -8,6 +8,7 @@ import {
   type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
 import { createHash } from 'node:crypto';
+import packageJson from '../../package.json' with { type: 'json' };
 import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
@@ -60,6 +61,8 @@ export interface KioskCoreOptions {
   logError?: (error: unknown) => void;
   /** Where the link dropping and returning is logged (default: stdout). */
   logEvent?: (message: string) => void;
+  /** The version its heartbeats report (default: the package's). */
+  appVersion?: string;
 }
 
 export interface KioskCore {
@@ -187,6 +190,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     verifier,
     secrets,
     kioskId,
+    appVersion: options.appVersion ?? packageJson.version,
     timings,
     settings,
     settingsSource: fromOptions ? 'environment' : settings ? 'setup' : null,

@@ -1,5 +1,4 @@
 import type { GateCoverage } from '../../shared/kiosk/calls.ts';
-import type { CoverageEnvelope } from '../../shared/schemas/dispatch.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { deleteSetting, readJsonSetting, writeJsonSetting } from './settings.ts';
 
@@ -34,8 +33,10 @@ export async function checkCoverage(ctx: CoreContext): Promise<void> {
   const api = ctx.api;
   const settings = ctx.settings;
   if (!api || !settings) return;
-  const query = `latitude=${settings.latitude}&longitude=${settings.longitude}`;
-  const answer = await api.request<CoverageEnvelope>('GET', `/dispatch/coverage?${query}`, { timeoutMs: ctx.timings.requestTimeoutMs });
+  const answer = await api.call('get', '/dispatch/coverage', {
+    params: { query: { latitude: settings.latitude, longitude: settings.longitude } },
+    timeoutMs: ctx.timings.requestTimeoutMs,
+  });
   noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
   if (answer.kind === 'ok') {
     const coverage = answer.body.coverage;

@@ -9,15 +9,18 @@ export const DEFAULT_KIOSK_PORT = 4300;
  * KIOSK_DATA_DIR holds its database; KIOSK_PORT is the browser host's port on 127.0.0.1.
  * Beside them, KIOSK_ONLINE_WAIT_MS: how long the guard waits for the server's answer before the
  * kiosk decides at the gate (default 600; raise it on a slow uplink); KIOSK_COVERAGE_CHECK_S: how
- * often the kiosk asks whether any on-duty responder covers the gate (default 180).
+ * often the kiosk asks whether any on-duty responder covers the gate (default 180);
+ * KIOSK_HEARTBEAT_S: how often it reports its queue and clock to the server (default 30).
  */
 export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
   const settings = settingsFromEnvironment(env);
   const onlineWaitMs = onlineWaitFromEnvironment(env);
   const coverageCheckMs = coverageCheckFromEnvironment(env);
+  const heartbeatMs = heartbeatFromEnvironment(env);
   const timings = {
     ...(onlineWaitMs === undefined ? {} : { onlineDecisionTimeoutMs: onlineWaitMs }),
     ...(coverageCheckMs === undefined ? {} : { coverageCheckMs }),
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
   };
   return {
     dataDir: env.KIOSK_DATA_DIR?.trim() || defaultDataDir,
@@ -63,5 +66,20 @@ export function coverageCheckFromEnvironment(env: Record<string, string | undefi
   const seconds = Number(text);
   const { min, max } = COVERAGE_CHECK_RANGE_S;
   if (!/^\d+$/.test(text) || seconds < min || seconds > max) throw new Error(`KIOSK_COVERAGE_CHECK_S must be whole seconds from ${min} to ${max}, not "${text}"`);
+  return seconds * 1000;
+}
+
+const HEARTBEAT_RANGE_S = { min: 5, max: 3600 } as const;
+
+/**
+ * KIOSK_HEARTBEAT_S, whole seconds from 5 to 3600, in ms; undefined: the default (30 s). Keep it
+ * well under the server's KIOSK_OFFLINE_AFTER_S (120 s), or a working kiosk is reported offline.
+ */
+export function heartbeatFromEnvironment(env: Record<string, string | undefined>): number | undefined {
+  const text = env.KIOSK_HEARTBEAT_S?.trim();
+  if (!text) return undefined;
+  const seconds = Number(text);
+  const { min, max } = HEARTBEAT_RANGE_S;
+  if (!/^\d+$/.test(text) || seconds < min || seconds > max) throw new Error(`KIOSK_HEARTBEAT_S must be whole seconds from ${min} to ${max}, not "${text}"`);
   return seconds * 1000;
 }

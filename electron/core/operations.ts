@@ -1,6 +1,5 @@
 import type { ScanDecision } from '../../shared/kiosk/calls.ts';
-import { GATE_OPERATIONS, gateOperationPath, withinKioskReplayWindow } from '../../shared/kiosk/gate-operations.ts';
-import type { ValidationResult } from '../../shared/schemas/access.ts';
+import { GATE_OPERATIONS, gateOperationParams, gateOperationPath, withinKioskReplayWindow } from '../../shared/kiosk/gate-operations.ts';
 import { checkKeyNotAdmin } from './admin-key.ts';
 import { cachedCodeById, settleLocalUse } from './code-cache.ts';
 import { noteContact, type CoreContext } from './context.ts';
@@ -8,6 +7,7 @@ import { reasonFromServer } from './decide-offline.ts';
 import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
   addAttention,
+  dropPendingOperation,
   enqueueOperation,
   linkAttentionLog,
   markAttempted,
@@ -17,7 +17,7 @@ import {
   type OperationKind,
   type OutboxRow,
 } from './outbox.ts';
-import type { ServerAnswer } from './server-api.ts';
+import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from './server-api.ts';
 import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
 
 /**
@@ -47,7 +47,15 @@ export function newOperation(
   };
 }
 
-export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer };
+/** What the server answers a gate operation when it applies it, as the document declares each. */
+export type GateAnswer =
+  | AnswerOf<'post', '/access-codes/validate'>
+  | AnswerOf<'post', '/access-logs'>
+  | AnswerOf<'patch', '/access-logs/{logId}/checkout'>
+  | AnswerOf<'put', '/kiosks/{kioskId}/heartbeat'>;
+export type ValidationAnswer = AnswerOf<'post', '/access-codes/validate'>;
+
+export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer<GateAnswer> };
 
 /**
  * Runs `work` (a request for the operation and the commit of its answer) with the operation
@@ -87,7 +95,7 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
   // Nothing queued leaves under a key not proven non-admin (the sync proves it first; an inline send may be first).
   if (!(await checkKeyNotAdmin(ctx, timeoutMs ?? ctx.timings.requestTimeoutMs)).maySend) return { sent: false, why: 'waiting' };
   if (markFirst) markAttempted(ctx.db, op.op_id, path);
-  const answer = await api.request(op.method, path!, { body: op.body, idempotencyKey: op.idempotency_key, timeoutMs });
+  const answer = await sendOperation(api, op, path!, timeoutMs);
   noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
   if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
   else if (answer.kind !== 'unavailable') ctx.net.problem = null;
@@ -95,12 +103,49 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
   return { sent: true, answer };
 }
 
+/** The stored body, typed as the request the operation's kind declares: it was made by `newOperation` from that schema. */
+function storedBody<M extends 'post' | 'put' | 'patch', P extends keyof PartnerPaths>(op: OutboxRow): BodyOf<M, P> {
+  // JSON.stringify made it, so parsing and serializing again sends the same bytes (the idempotency fingerprint holds).
+  return JSON.parse(op.body) as BodyOf<M, P>;
+}
+
+/** The operation's single request, by its kind, with its own Idempotency-Key. */
+function sendOperation(api: ServerApi, op: OutboxRow, path: string, timeoutMs: number | undefined): Promise<ServerAnswer<GateAnswer>> {
+  const header = { 'Idempotency-Key': op.idempotency_key };
+  switch (op.kind) {
+    case 'validate': {
+      const { method, path: declared } = gateCall('validate');
+      return api.call(method, declared, { params: { header }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
+    }
+    case 'walk_in': {
+      const { method, path: declared } = gateCall('walk_in');
+      return api.call(method, declared, { params: { header }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
+    }
+    case 'checkout': {
+      const { method, path: declared } = gateCall('checkout');
+      const logId = gateOperationParams('checkout', path)?.logId ?? '';
+      return api.call(method, declared, { params: { header, path: { logId } }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
+    }
+    case 'heartbeat': {
+      const { method, path: declared } = gateCall('heartbeat');
+      const kioskId = gateOperationParams('heartbeat', path)?.kioskId ?? '';
+      return api.call(method, declared, { params: { header, path: { kioskId } }, body: storedBody<typeof method, typeof declared>(op), timeoutMs });
+    }
+  }
+}
+
 /**
  * Applies the server's final answer (2xx or a 4xx refusal) to an operation, in one transaction
  * with its settlement, so a kiosk switched off in between replays it and gets the same answer.
  */
-export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer, { kind: 'ok' | 'refused' }>): void {
+export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<ServerAnswer<GateAnswer>, { kind: 'ok' | 'refused' }>): void {
   const at = ctx.nowIso();
+  // A heartbeat answered, accepted or not, is done with: it is not kept in the journal, and a
+  // refusal is no guard's business; the next one replaces it (electron/core/heartbeat.ts).
+  if (op.kind === 'heartbeat') {
+    dropPendingOperation(ctx.db, op.op_id);
+    return;
+  }
   ctx.db.transaction(() => {
     // Settled already (an earlier send's answer committed first): what follows was done then.
     if (answer.kind === 'refused') {
@@ -109,9 +154,10 @@ export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<Ser
       return;
     }
     if (!settleOperation(ctx.db, op.op_id, { state: 'done', statusCode: answer.status, response: answer.body, at })) return;
-    if (op.kind === 'validate') applyValidation(ctx, op, answer.body as ValidationResult, at);
+    // The body is the answer of the operation's own kind (a validation's or a visit's).
+    if (op.kind === 'validate') applyValidation(ctx, op, answer.body as ValidationAnswer, at);
     else if (op.kind === 'walk_in') {
-      const logId = (answer.body as { access_log?: { log_id?: string } }).access_log?.log_id;
+      const logId = (answer.body as AnswerOf<'post', '/access-logs'>).access_log?.log_id;
       if (logId && op.visit_id) setVisitLogId(ctx.db, op.visit_id, logId);
       if (logId) linkAttentionLog(ctx.db, op.op_id, logId);
     }
@@ -128,6 +174,8 @@ export function giveUp(ctx: CoreContext, op: OutboxRow, message: string): void {
 }
 
 function refusedForGood(ctx: CoreContext, op: OutboxRow, serverMessage: string, at: string): void {
+  // Never a guard's business: a heartbeat is dropped once answered (applyAnswer) and never given up on.
+  if (op.kind === 'heartbeat') return;
   const body = JSON.parse(op.body) as Record<string, string | undefined>;
   const decision = decisionById(ctx.db, op.decision_id);
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
@@ -182,7 +230,7 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
 }
 
 /** A replayed scan: confirm it, or reconcile what the gate did with what the server decided. */
-function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationResult, at: string): void {
+function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationAnswer, at: string): void {
   const decision = decisionById(ctx.db, op.decision_id);
   const db = ctx.db;
   const setOutcome = (outcome: ServerOutcome) => setServerOutcome(db, op.decision_id, outcome);

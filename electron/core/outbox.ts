@@ -42,10 +42,14 @@ export function pendingOperations(db: KioskDb, afterSeq: number, limit: number):
   return db.prepare(`SELECT * FROM outbox WHERE state = 'pending' AND seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as OutboxRow[];
 }
 
-/** What waits to reach the server: queued operations and any SOS not yet sent (the guard's "waiting to send"). */
+/**
+ * What waits to reach the server: queued operations and any SOS not yet sent (the guard's
+ * "waiting to send"). The heartbeat is not counted: it reports this number, is replaced every
+ * beat, and must not keep a kiosk from moving to another server.
+ */
 export function countPendingOperations(db: KioskDb): number {
   const row = db
-    .prepare(`SELECT (SELECT count(*) FROM outbox WHERE state = 'pending') + (SELECT count(*) FROM panics WHERE state = 'pending') AS n`)
+    .prepare(`SELECT (SELECT count(*) FROM outbox WHERE state = 'pending' AND kind <> 'heartbeat') + (SELECT count(*) FROM panics WHERE state = 'pending') AS n`)
     .get() as { n: number };
   return row.n;
 }
@@ -72,6 +76,11 @@ export function settleOperation(
     outcome.at,
     opId,
   ).changes > 0;
+}
+
+/** Removes an operation not worth a journal entry once answered (a heartbeat); false when it was gone or settled already. */
+export function dropPendingOperation(db: KioskDb, opId: string): boolean {
+  return db.prepare(`DELETE FROM outbox WHERE op_id = ? AND state = 'pending'`).run(opId).changes > 0;
 }
 
 // ---------- Needs attention ----------

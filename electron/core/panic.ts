@@ -1,8 +1,11 @@
 import type { PanicStatus } from '../../shared/kiosk/calls.ts';
 import { KioskCallError } from '../../shared/kiosk/calls.ts';
-import type { Incident } from '../../shared/schemas/incidents.ts';
 import { noteContact, type CoreContext } from './context.ts';
 import { addAttention } from './outbox.ts';
+import type { AnswerOf, BodyOf } from './server-api.ts';
+
+type CreateIncidentBody = BodyOf<'post', '/incidents'>;
+type Incident = AnswerOf<'get', '/incidents/{incidentId}'>['incident'];
 
 interface PanicRow {
   panic_id: string;
@@ -170,9 +173,10 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
     ctx.inFlight.add(panic.panic_id);
     try {
       ctx.db.prepare('UPDATE panics SET attempts = attempts + 1 WHERE panic_id = ?').run(panic.panic_id);
-      const answer = await api.request<{ incident: Incident }>('POST', '/incidents', {
-        body: panic.body,
-        idempotencyKey: panic.idempotency_key,
+      const answer = await api.call('post', '/incidents', {
+        params: { header: { 'Idempotency-Key': panic.idempotency_key } },
+        // Made by JSON.stringify from this request's fields when pressed: sent again as the same bytes.
+        body: JSON.parse(panic.body) as CreateIncidentBody,
         timeoutMs: ctx.timings.requestTimeoutMs,
       });
       noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
@@ -241,9 +245,7 @@ export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
   if (!api) return;
   const open = ctx.db.prepare(`SELECT * FROM panics WHERE ${FOLLOWED} AND incident_id IS NOT NULL`).all() as PanicRow[];
   for (const panic of open) {
-    const answer = await api.request<{ incident: Incident }>('GET', `/incidents/${encodeURIComponent(panic.incident_id!)}`, {
-      timeoutMs: ctx.timings.requestTimeoutMs,
-    });
+    const answer = await api.call('get', '/incidents/{incidentId}', { params: { path: { incidentId: panic.incident_id! } }, timeoutMs: ctx.timings.requestTimeoutMs });
     noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
     if ((answer.kind === 'blocked' || answer.kind === 'refused') && (answer.status === 403 || answer.status === 404)) {
       // The key may not read incidents, or the incident is not this key's (the kiosk moved): it

@@ -1,9 +1,9 @@
 import { gateOperationParams } from '../../shared/kiosk/gate-operations.ts';
 import { checkKeyNotAdmin } from './admin-key.ts';
 import { noteContact, type CoreContext } from './context.ts';
-import { applyAnswer, giveUp } from './operations.ts';
+import { applyAnswer, giveUp, type GateAnswer } from './operations.ts';
 import { noteFailure, operationById, type OutboxRow } from './outbox.ts';
-import { classifyAnswer, type ServerAnswer } from './server-api.ts';
+import { classifyAnswer, type BodyOf, type ServerAnswer } from './server-api.ts';
 import { visitById } from './visits.ts';
 
 /**
@@ -22,9 +22,12 @@ export type BatchOutcome =
   /** No answer, or the key or plan refused: nothing changed here; the replay stops. */
   | { kind: 'failed'; answer: ServerAnswer };
 
+/** One operation of `POST /kiosk/replay`, as the document declares it. */
+type ReplayItem = BodyOf<'post', '/kiosk/replay'>['ops'][number];
+
 interface Planned {
   op: OutboxRow;
-  item: Record<string, unknown>;
+  item: ReplayItem;
 }
 
 /**
@@ -60,10 +63,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 
   for (const { op } of planned) ctx.inFlight.add(op.op_id);
   try {
-    const answer = await api.request<{ results?: Array<{ status: number; replayed: boolean; body: unknown }> }>('POST', '/kiosk/replay', {
-      body: JSON.stringify({ ops: planned.map((entry) => entry.item) }),
-      timeoutMs: ctx.timings.requestTimeoutMs,
-    });
+    const answer = await api.call('post', '/kiosk/replay', { body: { ops: planned.map((entry) => entry.item) }, timeoutMs: ctx.timings.requestTimeoutMs });
     noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
     if (answer.kind === 'refused' || (answer.kind === 'blocked' && answer.status === 403)) return { kind: 'one_at_a_time', answer };
     if (answer.kind !== 'ok') {
@@ -82,9 +82,13 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
         const { op } = planned[index]!;
         // 424: the check-in it names has not been answered yet; it goes in a later batch.
         if (result.status === 424) return;
-        const item = classifyAnswer(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        let item = classifyAnswer<GateAnswer>(result.status, result.body, { replayed: result.replayed, retryAfter: null });
+        // A heartbeat the key may not send (no access_codes:validate) must not hold up the queue behind it.
+        if (op.kind === 'heartbeat' && item.kind === 'blocked') item = { kind: 'refused', status: item.status, message: item.message };
         if (item.kind === 'ok' || item.kind === 'refused') {
           applyAnswer(ctx, op, item);
+          // A heartbeat is the kiosk's report, not one of the guard's operations: not counted.
+          if (op.kind === 'heartbeat') return;
           if (item.kind === 'ok') sent++;
           else refused++;
           return;
@@ -100,12 +104,14 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 }
 
 /** The batch item for an operation, as its single request would carry it. */
-function itemFor(ctx: CoreContext, op: OutboxRow): Record<string, unknown> | 'waiting' | 'unsendable' {
+function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
+  // The stored body was made from its kind's request schema (newOperation); the casts say so.
   const body: unknown = JSON.parse(op.body);
-  if (op.kind !== 'checkout') return { operation: op.kind, idempotency_key: op.idempotency_key, body };
+  if (op.kind === 'heartbeat') return { operation: 'heartbeat', idempotency_key: op.idempotency_key, kiosk_id: gateOperationParams('heartbeat', op.path ?? '')?.kioskId ?? ctx.kioskId, body } as ReplayItem;
+  if (op.kind !== 'checkout') return { operation: op.kind, idempotency_key: op.idempotency_key, body } as ReplayItem;
   const target = checkoutTarget(ctx, op);
   if (typeof target === 'string') return target;
-  return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body };
+  return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body } as ReplayItem;
 }
 
 function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {

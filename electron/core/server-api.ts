@@ -1,28 +1,82 @@
 /**
- * The kiosk's HTTP client for the Tsaro API: one function that classifies every answer the way
- * the outbox needs it.
+ * The kiosk's HTTP client for the Tsaro API: openapi-fetch over the partner API's generated types
+ * (clients/typescript/src/schema.ts, the same document and library as `@tsaro/client`), so a
+ * call's path, parameters and body are checked against the document and its answer is typed from
+ * it. Every answer is classified the way the outbox needs it:
  *   - `ok`: 2xx, the operation is applied (or was already, and this is its replayed answer);
  *   - `refused`: a 4xx the operation itself caused (bad body, already checked out, ...): retrying
  *     cannot help, so it goes to the needs-attention list;
  *   - `blocked`: 401, 402 or 403: the kiosk's key or the organization's plan, not the operation;
  *     nothing is sent until that is fixed, and nothing is dropped;
- *   - `unavailable`: no answer, a timeout, a 5xx, a 429 or a 409 "still in progress": try again later.
+ *   - `unavailable`: no answer, a timeout, a 5xx, a 429 or a 409 "still in progress", or a 2xx
+ *     whose body is not JSON (a proxy's page): try again later.
  */
-export type ServerAnswer<T = any> =
+import createClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit } from 'openapi-fetch';
+import type { paths } from '../../clients/typescript/src/schema.ts';
+import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
+
+export type PartnerPaths = paths;
+type PartnerClient = Client<paths>;
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+export type ServerAnswer<T = unknown> =
   | { kind: 'ok'; status: number; body: T; replayed: boolean }
   | { kind: 'refused'; status: number; message: string }
   | { kind: 'blocked'; status: number; message: string }
-  | { kind: 'unavailable'; status: number | null; message: string; retryAfterMs: number | null };
+  | { kind: 'unavailable'; status: number | null; message: string; retryAfterMs: null | number };
+
+type OkStatus = 200 | 201 | 202 | 203 | 206;
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+/**
+ * What a 2xx of `method path` carries, as the document declares it (openapi-fetch's
+ * MethodResponse, without its Readable<>, which turns the tuple `coordinates: [lng, lat]` into number[]).
+ */
+export type AnswerOf<M extends HttpMethod, P extends ClientPathsWithMethod<PartnerClient, M>> = paths[P][M] extends { responses: infer R } ? JsonOf<R[Extract<keyof R, OkStatus>]> : never;
+
+/** openapi-fetch's options for the operation (params: path, query, header; body), and this call's own timeout. */
+export type CallInit<M extends HttpMethod, P extends keyof paths> = NonNullable<MaybeOptionalInit<paths[P], M>> & {
+  /** Instead of the default per-request timeout. */
+  timeoutMs?: number;
+};
+/** The request body `method path` takes, as the document declares it. */
+export type BodyOf<M extends HttpMethod, P extends keyof paths> = CallInit<M, P> extends { body?: infer B } ? NonNullable<B> : never;
+/** The init may be left out when nothing in it is required (no path parameter, no body). */
+type CallArgs<M extends HttpMethod, P extends keyof paths> = Partial<CallInit<M, P>> extends CallInit<M, P> ? [init?: CallInit<M, P>] : [init: CallInit<M, P>];
 
 export interface ServerApi {
-  request<T = any>(method: string, path: string, options?: { body?: string; idempotencyKey?: string; timeoutMs?: number }): Promise<ServerAnswer<T>>;
+  /**
+   * One call of the partner API: `api.call('get', '/incidents/{incidentId}', { params: { path: { incidentId } } })`.
+   * A write's Idempotency-Key is its declared header parameter (`params.header['Idempotency-Key']`).
+   */
+  call<M extends HttpMethod, P extends ClientPathsWithMethod<PartnerClient, M>>(method: M, path: P, ...init: CallArgs<M, P>): Promise<ServerAnswer<AnswerOf<M, P>>>;
   /** ok: the server answers and its database too; serverTime: its clock, to correct the kiosk's. */
   health(timeoutMs?: number): Promise<{ ok: boolean; serverTime: string | null }>;
+}
+
+/** `/access-logs/:logId/checkout` (Express, as gate-operations.ts declares it) as the document writes it: `/access-logs/{logId}/checkout`. */
+type DocumentPath<P extends string> = P extends `${infer Head}:${infer Name}/${infer Tail}`
+  ? `${Head}{${Name}}/${DocumentPath<Tail>}`
+  : P extends `${infer Head}:${infer Name}`
+    ? `${Head}{${Name}}`
+    : P;
+
+/**
+ * A gate operation's declared method and path (shared/kiosk/gate-operations.ts) in the document's
+ * form, for `api.call`: the type checker then holds the declaration to the document (a declared
+ * path the partner API does not serve with that method does not compile) and types its body.
+ */
+export function gateCall<K extends GateOperationKind>(kind: K) {
+  const declared = GATE_OPERATIONS[kind];
+  return {
+    method: declared.method.toLowerCase() as Lowercase<(typeof GATE_OPERATIONS)[K]['method']>,
+    path: declared.path.replace(/:(\w+)/g, '{$1}') as DocumentPath<(typeof GATE_OPERATIONS)[K]['path']>,
+  };
 }
 
 export interface ServerApiOptions {
   serverUrl: string;
   apiKey: string;
+  /** Called as `fetch(url, init)`, never with a Request: Electron's and the tests' links see plain URLs. */
   fetch: typeof fetch;
   /** Default per-request timeout. */
   timeoutMs: number;
@@ -30,38 +84,48 @@ export interface ServerApiOptions {
 
 export function createServerApi(options: ServerApiOptions): ServerApi {
   const base = options.serverUrl.replace(/\/+$/, '');
+  const client = createClient<paths>({
+    baseUrl: base,
+    headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
+    redirect: 'error',
+    // openapi-fetch hands over a Request; the kiosk's fetch is called as it always was.
+    fetch: async (request) =>
+      options.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body === null ? undefined : await request.text(),
+        redirect: 'error',
+        signal: request.signal,
+      }),
+  });
   return {
-    async request(method, path, { body, idempotencyKey, timeoutMs } = {}) {
-      const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-      let response: Response;
-      let text: string;
+    async call(method, path, ...[init]) {
+      const { timeoutMs, ...rest } = (init ?? {}) as { timeoutMs?: number };
       try {
-        response = await options.fetch(base + path, {
-          method,
-          headers,
-          body,
-          redirect: 'error',
+        // The cast joins openapi-fetch's generic init to ours; both come from the same `paths`.
+        const { data, error, response } = await client.request(method, path as never, {
+          ...rest,
           signal: AbortSignal.timeout(timeoutMs ?? options.timeoutMs),
+        } as never);
+        return classifyAnswer(response.status, response.ok ? data : error, {
+          replayed: response.headers.get('idempotent-replayed') === 'true',
+          retryAfter: response.headers.get('retry-after'),
         });
-        text = await response.text();
       } catch (error) {
+        // openapi-fetch reads a 2xx body as JSON: one that is not (a proxy's page) tells nothing of the operation.
+        if (error instanceof SyntaxError) return { kind: 'unavailable', status: null, message: 'The server answered with a body that is not JSON', retryAfterMs: null };
         return { kind: 'unavailable', status: null, message: networkMessage(error), retryAfterMs: null };
       }
-      return classifyAnswer(response.status, parseJson(text), {
-        replayed: response.headers.get('idempotent-replayed') === 'true',
-        retryAfter: response.headers.get('retry-after'),
-      });
     },
 
     async health(timeoutMs = 2000) {
       // A connection kept alive past the server's idle timeout fails once when reused: one more
-      // try at once tells that apart from a link that is down.
+      // try at once tells that apart from a link that is down. Not through the typed client: a
+      // 503 here is an answer to read (the database is down), not an error.
       for (let attempt = 1; ; attempt++) {
         try {
           const response = await options.fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-          const body = parseJson(await response.text());
+          const body = parseJson(await response.text()) as Partial<AnswerOf<'get', '/health'>> | undefined;
           // 200 `degraded` is a server that serves every request (only Redis is down, limits are
           // per host); a 503 is one whose database does not answer.
           const serving = body?.status === 'ok' || body?.status === 'degraded';
@@ -75,10 +139,15 @@ export function createServerApi(options: ServerApiOptions): ServerApi {
   };
 }
 
-/** One answer, by its status and body: a whole response, or one item of a batch replay (`POST /kiosk/replay`). */
-export function classifyAnswer(status: number, body: any, meta: { replayed: boolean; retryAfter: string | null }): ServerAnswer {
-  const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
-  if (status >= 200 && status < 300) return { kind: 'ok', status, body, replayed: meta.replayed };
+/**
+ * One answer, by its status and body: a whole response, or one item of a batch replay
+ * (`POST /kiosk/replay`). `T` is what the caller knows a 2xx of that request carries (the
+ * document's type); the body is not checked against it at run time.
+ */
+export function classifyAnswer<T = unknown>(status: number, body: unknown, meta: { replayed: boolean; retryAfter: string | null }): ServerAnswer<T> {
+  const said = typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
+  const message = typeof said === 'string' ? said : `HTTP ${status}`;
+  if (status >= 200 && status < 300) return { kind: 'ok', status, body: body as T, replayed: meta.replayed };
   if (status === 401 || status === 402 || status === 403) return { kind: 'blocked', status, message };
   if (status >= 500 || status === 429 || (status === 409 && /in progress/i.test(message)) || status === 408) {
     const retryAfter = Number(meta.retryAfter);
@@ -87,7 +156,7 @@ export function classifyAnswer(status: number, body: any, meta: { replayed: bool
   return { kind: 'refused', status, message };
 }
 
-function parseJson(text: string): any {
+function parseJson(text: string): unknown {
   try {
     return text ? JSON.parse(text) : undefined;
   } catch {

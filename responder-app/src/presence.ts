@@ -11,12 +11,14 @@ type Point = { latitude: number; longitude: number };
 
 /**
  * Whether the phone owes the server a heartbeat now: none sent yet, availability changed (on or
- * off duty, busy with an incident or free again), or, while available with a fix, a minute gone
- * or 100 m moved since the last one. Busy or without a fix, only a change of availability counts.
+ * off duty, busy with an incident or free again), or, while available or working an incident
+ * (`working`: the control room follows the responder's position and ETA, the server's
+ * `incident.responder_location`), with a fix, a minute gone or 100 m moved since the last one.
+ * Off duty or without a fix, only a change of availability counts.
  */
-export function beatDue(last: AppState['lastBeat'], available: boolean, position: Point | null, now: number): boolean {
+export function beatDue(last: AppState['lastBeat'], available: boolean, position: Point | null, now: number, working = false): boolean {
   if (!last || last.available !== available) return true;
-  if (!available || !position) return false;
+  if ((!available && !working) || !position) return false;
   return metresBetween(last, position) > BEAT_MOVED_M || now - last.at > BEAT_EVERY_MS;
 }
 

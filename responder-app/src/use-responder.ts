@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createAlarm } from './alert.ts';
-import { call, Unreachable, type Answer, type Offer, type ResponderIncident } from './api.ts';
+import { call, sendAction, Unreachable, type ActionAnswer, type Answer, type ResponderIncident } from './api.ts';
 import { openOutbox, type Outbox, type OutboxAction } from './outbox.ts';
 import { beatDue } from './presence.ts';
 import { EMPTY, loadState, saveState, type AppState, type Step } from './state.ts';
@@ -75,9 +75,9 @@ export function useResponder() {
     (async () => {
       while (!stopped) {
         try {
-          const me = await call(token, 'GET', '/me');
+          const me = await call(token, 'get', '/me');
           if (me.status === 401) return void signOut('This phone is no longer signed in: ask your operator for a new sign-in link.');
-          update((s) => ({ ...s, responder: me.body.responder }));
+          if (me.ok) update((s) => ({ ...s, responder: me.body.responder }));
           return;
         } catch {
           await sleep(RETRY_MS);
@@ -100,13 +100,16 @@ export function useResponder() {
   );
 
   const applyAnswer = useCallback(
-    async (action: OutboxAction, answer: Answer) => {
-      const ok = answer.status >= 200 && answer.status < 300;
+    async (action: OutboxAction, answer: Answer<ActionAnswer>) => {
+      const ok = answer.ok;
       update((s) => ({ ...s, sent: [{ label: ok ? action.label : `${action.label}: refused`, at: new Date().toISOString() }, ...s.sent].slice(0, 3) }));
-      const message: string = answer.body?.message ?? `HTTP ${answer.status}`;
-      const incident: ResponderIncident | undefined = answer.body?.incident;
+      const message = answer.ok ? `HTTP ${answer.status}` : answer.body.message;
+      const incident: ResponderIncident | undefined = answer.ok && 'incident' in answer.body ? answer.body.incident : undefined;
       if (action.kind === 'availability') {
-        if (ok) update((s) => ({ ...s, responder: answer.body.responder }));
+        if (answer.ok && 'responder' in answer.body) {
+          const responder = answer.body.responder;
+          update((s) => ({ ...s, responder }));
+        }
         return;
       }
       if (action.kind === 'decline') return;
@@ -144,9 +147,9 @@ export function useResponder() {
         const [next] = await outbox.all();
         const current = stateRef.current.token;
         if (!next || !current) break;
-        let answer: Answer;
+        let answer: Answer<ActionAnswer>;
         try {
-          answer = await call(current, next.method, next.path, next.body);
+          answer = await sendAction(current, next);
         } catch (error) {
           if (!(error instanceof Unreachable)) throw error;
           await outbox.touch(next);
@@ -199,7 +202,7 @@ export function useResponder() {
     const last = stateRef.current.lastBeat;
     const point = position ?? last ?? stateRef.current.responder?.location ?? null;
     if (!point) return;
-    if (!beatDue(last, available, position, now)) return;
+    if (!beatDue(last, available, position, now, onDuty && working)) return;
     const beat = { available, latitude: point.latitude, longitude: point.longitude };
     update((s) => ({ ...s, lastBeat: { ...beat, at: Date.now() } }));
     void queue({ kind: 'availability', method: 'PUT', path: '/availability', body: beat, label: !available ? (onDuty ? 'Busy with an incident' : 'Off duty') : position ? 'On duty, here' : 'On duty (last known place)' });
@@ -213,10 +216,11 @@ export function useResponder() {
     (async () => {
       while (!abort.signal.aborted) {
         try {
-          const answer = await call<{ offers: Offer[] }>(token, 'GET', `/offers?wait=${LONG_POLL_S}`, undefined, abort.signal);
+          const answer = await call(token, 'get', '/offers', { params: { query: { wait: LONG_POLL_S } }, signal: abort.signal });
           setLinkUp(true);
           if (answer.status === 401) return void signOut('Your operator signed this phone out.');
-          const fresh = answer.body.offers?.find((offer) => !stateRef.current.dismissed.includes(offer.offer_id));
+          if (!answer.ok) continue;
+          const fresh = answer.body.offers.find((offer) => !stateRef.current.dismissed.includes(offer.offer_id));
           if (fresh) return update((s) => ({ ...s, offer: fresh, notice: null }));
         } catch {
           if (abort.signal.aborted) return;
@@ -234,9 +238,9 @@ export function useResponder() {
     alarm.start();
     const check = setInterval(async () => {
       try {
-        const answer = await call<{ offers: Offer[] }>(token, 'GET', '/offers');
+        const answer = await call(token, 'get', '/offers');
         setLinkUp(true);
-        if (answer.status !== 200 || answer.body.offers.some((offer) => offer.offer_id === offerId)) return;
+        if (!answer.ok || answer.body.offers.some((offer) => offer.offer_id === offerId)) return;
         if (stateRef.current.offer?.offer_id !== offerId) return;
         update((s) => ({
           ...s,
@@ -260,9 +264,10 @@ export function useResponder() {
     if (!token || !workId) return;
     const check = setInterval(async () => {
       try {
-        const answer = await call<{ incidents: ResponderIncident[] }>(token, 'GET', '/assignments');
+        const answer = await call(token, 'get', '/assignments');
         setLinkUp(true);
-        const found = answer.body.incidents?.find((incident) => incident.incident_id === workId);
+        if (!answer.ok) return;
+        const found = answer.body.incidents.find((incident) => incident.incident_id === workId);
         if (!found || stateRef.current.work?.incident.incident_id !== workId) return;
         if (found.status === 'cancelled') {
           await dropActionsOf(workId);

@@ -38,6 +38,7 @@ const route = routeFor<RouteDeps>();
 const tags = ['Access codes'];
 const issuer = (req: Parameters<typeof tenantOf>[0], deps: RouteDeps) => ({
   clock: deps.clock,
+  webhookQueue: deps.webhookQueue,
   secretBox: deps.secretBox,
   codePrefix: authOf(req).organization.code_prefix,
 });
@@ -88,7 +89,7 @@ export const accessCodeRouteList = [
       'All or nothing, in one transaction: a code not found (or another organization\'s or environment\'s) is a 404 naming it, a code that is not active a 409 naming it and its status, and then no code is revoked. Each code revoked gets its `access_code.revoked` event and kiosk feed change, as a single revoke does.',
     responses: { ...ok(200, 'Revoked, in the order asked', BulkAccessCodes), ...errors(404, 409) },
     async handler({ body, db }, req, res, deps) {
-      const access_codes = await revokeAccessCodesInBulk(db, deps.clock, tenantOf(req), body.code_ids, body.reason);
+      const access_codes = await revokeAccessCodesInBulk(db, deps, tenantOf(req), body.code_ids, body.reason);
       res.json({ access_codes, count: access_codes.length });
     },
   }),
@@ -106,7 +107,7 @@ export const accessCodeRouteList = [
     ].join(' '),
     responses: { ...ok(200, 'The decision', ValidationResult), ...errors() },
     async handler({ body, db }, req, res, deps) {
-      const guard = { clock: deps.clock, verifyPass: deps.verifyPass, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
+      const guard = { clock: deps.clock, webhookQueue: deps.webhookQueue, verifyPass: deps.verifyPass, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
       res.json(await validateAccessCodeGuarded(db, guard, tenantOf(req), body));
     },
   }),
@@ -226,7 +227,7 @@ export const accessCodeRouteList = [
     description: 'Validation afterwards answers `Code has been revoked`. A code that is not active: 409 naming its status.',
     responses: { ...ok(200, 'Revoked', AccessCodeEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ access_code: await revokeAccessCode(db, deps.clock, tenantOf(req), params.codeId, body.reason) });
+      res.json({ access_code: await revokeAccessCode(db, deps, tenantOf(req), params.codeId, body.reason) });
     },
   }),
 ];

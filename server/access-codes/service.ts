@@ -13,7 +13,7 @@ import { happenedAt } from '../access-logs/replay-window.ts';
 import { recordCheckIn } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent, scrubVisitorDataFromEvents } from '../events/service.ts';
+import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../events/service.ts';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -40,8 +40,7 @@ import {
 } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
-export interface CodeIssuer {
-  clock: Clock;
+export interface CodeIssuer extends EventDeps {
   /** Opens the tenant's sealed pass-signing key. */
   secretBox: SecretBox;
   /** The organization's `code_prefix`: codes read `<PREFIX>-XXXX`. */
@@ -124,7 +123,7 @@ async function issueCode(
   };
   await insertAccessCode(trx, row);
   const accessCode = rowToAccessCode(row);
-  await appendEvent(trx, issuer.clock, { ...tenant, type: 'access_code.created', resourceId: codeId, data: accessCode });
+  await appendEvent(trx, issuer, { ...tenant, type: 'access_code.created', resourceId: codeId, data: accessCode });
   return accessCode;
 }
 
@@ -208,7 +207,7 @@ export async function accessCodeStats(db: Executor, tenant: Tenant, window: { fr
 /** Revokes an active code; a code that is not active is a 409 naming its status. */
 export async function revokeAccessCode(
   db: Executor,
-  clock: Clock,
+  deps: EventDeps,
   tenant: Tenant,
   codeId: string,
   reason: string | undefined,
@@ -216,13 +215,13 @@ export async function revokeAccessCode(
   return inTransaction(db, async (trx) => {
     const row = await findAccessCode(trx, tenant, codeId);
     if (!row) throw notFound('Access code');
-    const at = clock.now().toISOString();
+    const at = deps.clock.now().toISOString();
     const revoked =
       row.status === 'active' &&
       (await changeCodeStatus(trx, codeId, 'active', { status: 'revoked', revoked_at: at, revoke_reason: reason ?? null, updated_at: at }));
     if (!revoked) throw conflict(`Access code is already ${(await findAccessCode(trx, tenant, codeId))!.status}`);
     const code = rowToAccessCode((await findAccessCode(trx, tenant, codeId))!);
-    await appendEvent(trx, clock, { ...tenant, type: 'access_code.revoked', resourceId: codeId, data: code });
+    await appendEvent(trx, deps, { ...tenant, type: 'access_code.revoked', resourceId: codeId, data: code });
     await numberAtOnce.numberChange(trx, tenant, codeId);
     return code;
   });
@@ -237,7 +236,7 @@ export async function revokeAccessCode(
  */
 export async function revokeAccessCodesInBulk(
   db: Executor,
-  clock: Clock,
+  deps: EventDeps,
   tenant: Tenant,
   codeIds: readonly string[],
   reason: string | undefined,
@@ -250,7 +249,7 @@ export async function revokeAccessCodesInBulk(
     const inactive = ids.filter((id) => statuses.get(id) !== 'active');
     if (inactive.length) throw conflict(`Access codes not active, none revoked: ${inactive.map((id) => `${id} (${statuses.get(id)})`).join(', ')}`);
     const revoked = new Map<string, AccessCode>();
-    for (const id of [...ids].sort()) revoked.set(id, await revokeAccessCode(trx, clock, tenant, id, reason));
+    for (const id of [...ids].sort()) revoked.set(id, await revokeAccessCode(trx, deps, tenant, id, reason));
     return ids.map((id) => revoked.get(id)!);
   });
 }
@@ -278,7 +277,7 @@ export interface Validation {
  */
 export async function validateAccessCode(
   db: Executor,
-  { clock, verifyPass }: PassReading,
+  { clock, verifyPass, webhookQueue }: PassReading & EventDeps,
   tenant: Tenant,
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
@@ -302,7 +301,7 @@ export async function validateAccessCode(
     const code = rowToAccessCode(consumed);
     const log = await recordCheckIn(
       trx,
-      clock,
+      { clock, webhookQueue },
       tenant,
       {
         codeId: code.code_id,
@@ -339,7 +338,7 @@ export interface PassReading {
   verifyPass: PassVerifier;
 }
 
-export interface GuessGuard extends PassReading {
+export interface GuessGuard extends PassReading, EventDeps {
   rateLimitStore: RateLimitStore;
   /** The guard counts per API key. */
   keyId: string;
@@ -422,16 +421,16 @@ export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant
  * Marks active codes past `valid_until` as `expired`, each once (the status change is a
  * compare-and-set, so two hosts sweeping together expire a code once), with its event.
  */
-export async function expireDueAccessCodes(db: Executor, clock: Clock, batch = 500): Promise<number> {
-  const due = await activeCodesDue(db, clock.now().toISOString(), batch);
+export async function expireDueAccessCodes(db: Executor, deps: EventDeps, batch = 500): Promise<number> {
+  const due = await activeCodesDue(db, deps.clock.now().toISOString(), batch);
   let expired = 0;
   for (const candidate of due) {
     const tenant = { organizationId: candidate.organization_id, environment: candidate.environment };
     await inTransaction(db, async (trx) => {
-      const at = clock.now().toISOString();
+      const at = deps.clock.now().toISOString();
       if (!(await changeCodeStatus(trx, candidate.code_id, 'active', { status: 'expired', updated_at: at }))) return;
       const code = rowToAccessCode((await findAccessCode(trx, tenant, candidate.code_id))!);
-      await appendEvent(trx, clock, { ...tenant, type: 'access_code.expired', resourceId: code.code_id, data: code });
+      await appendEvent(trx, deps, { ...tenant, type: 'access_code.expired', resourceId: code.code_id, data: code });
       await numberAtOnce.numberChange(trx, tenant, code.code_id);
       expired++;
     });

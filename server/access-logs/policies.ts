@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor } from '../db/schema.ts';
 import { eraseVisitorDataOfFinalCodes } from '../access-codes/service.ts';
-import { appendEvent, scrubVisitorDataFromEvents } from '../events/service.ts';
+import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../events/service.ts';
 import { organizationsWithVisitorPolicies } from '../organizations/service.ts';
+import { eraseVisitorFromRollCalls } from '../roll-calls/service.ts';
 import { rowToAccessLog } from './access-log.ts';
 import { closeVisit, closedVisitsToErase, eraseVisit, findAccessLog, openVisitsCheckedInBefore } from './store.ts';
 
@@ -14,7 +15,8 @@ const ENVIRONMENTS = ['live', 'sandbox'] as const;
  * arrival + N hours, marked `auto_checked_out`, with a `visitor.departed` event. Each visit
  * once: closing is a compare-and-set on its status.
  */
-export async function autoCheckOutOverdueVisitors(db: Executor, clock: Clock, batch = 500): Promise<number> {
+export async function autoCheckOutOverdueVisitors(db: Executor, deps: EventDeps, batch = 500): Promise<number> {
+  const { clock } = deps;
   let closed = 0;
   for (const org of await organizationsWithVisitorPolicies(db)) {
     const hours = org.auto_checkout_hours;
@@ -33,7 +35,7 @@ export async function autoCheckOutOverdueVisitors(db: Executor, clock: Clock, ba
           });
           if (!done) return;
           const log = rowToAccessLog((await findAccessLog(trx, tenant, visit.log_id))!, clock.now());
-          await appendEvent(trx, clock, { ...tenant, type: 'visitor.departed', resourceId: visit.log_id, data: log });
+          await appendEvent(trx, deps, { ...tenant, type: 'visitor.departed', resourceId: visit.log_id, data: log });
           closed++;
         });
       }
@@ -59,6 +61,7 @@ export async function eraseExpiredVisitorData(db: Executor, clock: Clock, batch 
       await inTransaction(db, async (trx) => {
         await eraseVisit(trx, logId, at);
         await scrubVisitorDataFromEvents(trx, logId);
+        await eraseVisitorFromRollCalls(trx, logId);
       });
       logs++;
     }

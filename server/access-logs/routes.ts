@@ -29,7 +29,7 @@ export const accessLogRouteList = [
     description: `\`checked_in_at\` replays an offline walk-in (at most ${REPLAY_WINDOW_MS / DAY_MS} days old).`,
     responses: { ...ok(201, 'Checked in', AccessLogEnvelope), ...errors() },
     async handler({ body, db }, req, res, deps) {
-      res.status(201).json({ access_log: await checkInWalkIn(db, deps.clock, tenantOf(req), body) });
+      res.status(201).json({ access_log: await checkInWalkIn(db, deps, tenantOf(req), body) });
     },
   }),
   route({
@@ -97,7 +97,7 @@ export const accessLogRouteList = [
     description: 'Already checked out: 409. `checked_out_at` replays an offline checkout.',
     responses: { ...ok(200, 'Checked out', AccessLogEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ access_log: await checkOutVisitor(db, deps.clock, tenantOf(req), params.logId, body) });
+      res.json({ access_log: await checkOutVisitor(db, deps, tenantOf(req), params.logId, body) });
     },
   }),
 ];

@@ -2,7 +2,7 @@ import type { AccessLog } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
-import { appendEvent, appendEvents, type NewEvent } from '../events/service.ts';
+import { appendEvent, appendEvents, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -15,6 +15,7 @@ import {
   insertAccessLog,
   listAccessLogRows,
   openVisitRows,
+  openVisitRowsAt,
   visitRowsCheckedInBetween,
 } from './store.ts';
 
@@ -35,7 +36,8 @@ export interface NewVisit {
  * the caller's own events about the same change (a validation's `access_code.used`), written
  * after it in the same statement.
  */
-export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant, visit: NewVisit, alsoReport: readonly NewEvent[] = []): Promise<AccessLog> {
+export async function recordCheckIn(trx: Executor, deps: EventDeps, tenant: Tenant, visit: NewVisit, alsoReport: readonly NewEvent[] = []): Promise<AccessLog> {
+  const { clock } = deps;
   const now = clock.now().toISOString();
   const row: AccessLogRow = {
     log_id: newId('log', clock.now()),
@@ -60,7 +62,7 @@ export async function recordCheckIn(trx: Executor, clock: Clock, tenant: Tenant,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
-  await appendEvents(trx, clock, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
+  await appendEvents(trx, deps, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
   return log;
 }
 
@@ -74,10 +76,10 @@ export interface WalkIn {
   checked_in_at?: string;
 }
 
-export async function checkInWalkIn(db: Executor, clock: Clock, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
-  const checkedInAt = happenedAt(clock, input.checked_in_at, 'checked_in_at');
+export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
+  const checkedInAt = happenedAt(deps.clock, input.checked_in_at, 'checked_in_at');
   return inTransaction(db, (trx) =>
-    recordCheckIn(trx, clock, tenant, {
+    recordCheckIn(trx, deps, tenant, {
       codeId: null,
       method: 'walk_in',
       visitorName: input.visitor_name,
@@ -98,7 +100,8 @@ export interface Checkout {
 }
 
 /** Closes a visit, with its `visitor.departed` event. Already checked out: 409. */
-export async function checkOutVisitor(db: Executor, clock: Clock, tenant: Tenant, logId: string, input: Checkout): Promise<AccessLog> {
+export async function checkOutVisitor(db: Executor, deps: EventDeps, tenant: Tenant, logId: string, input: Checkout): Promise<AccessLog> {
+  const { clock } = deps;
   const claimed = happenedAt(clock, input.checked_out_at, 'checked_out_at');
   return inTransaction(db, async (trx) => {
     const row = await findAccessLog(trx, tenant, logId);
@@ -114,7 +117,7 @@ export async function checkOutVisitor(db: Executor, clock: Clock, tenant: Tenant
     });
     if (!closed) throw conflict('Visitor already checked out');
     const log = rowToAccessLog((await findAccessLog(trx, tenant, logId))!, clock.now());
-    await appendEvent(trx, clock, { ...tenant, type: 'visitor.departed', resourceId: logId, data: log });
+    await appendEvent(trx, deps, { ...tenant, type: 'visitor.departed', resourceId: logId, data: log });
     return log;
   });
 }
@@ -176,6 +179,20 @@ export async function currentVisitors(
     duration_minutes: durationMinutes(row.checked_in_at, now),
   }));
   return { visitors, count: visitors.length };
+}
+
+/**
+ * Everyone on the premises (checked in, not out), at these entry points or all: a roll call's
+ * snapshot. In the caller's transaction, so the snapshot and what is made of it agree.
+ */
+export async function visitorsOnSite(db: Executor, tenant: Tenant, entryPoints?: readonly string[]) {
+  return (await openVisitRowsAt(db, tenant, entryPoints)).map((row) => ({
+    log_id: row.log_id,
+    visitor_name: row.visitor_name,
+    visitor_phone: row.visitor_phone,
+    entry_point: row.entry_point,
+    checked_in_at: row.checked_in_at,
+  }));
 }
 
 export async function accessLogStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {

@@ -74,6 +74,13 @@ export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<L
   return filtered(db, tenant, { ...filter, status: 'checked_in' }).selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
 }
 
+/** Open visits at any of these entry points (all open visits when none are given), longest on premises first. */
+export async function openVisitRowsAt(db: Executor, tenant: Tenant, entryPoints?: readonly string[]): Promise<AccessLogRow[]> {
+  let base = scoped(db, tenant).where('status', '=', 'checked_in');
+  if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
+  return base.selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
+}
+
 export async function visitRowsCheckedInBetween(db: Executor, tenant: Tenant, from?: string, before?: string) {
   return filtered(db, tenant, { checkedInFrom: from, checkedInBefore: before })
     .select(['method', 'status', 'entry_point', 'checked_in_at', 'checked_out_at'])

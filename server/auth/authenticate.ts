@@ -77,8 +77,8 @@ export function createGuard(deps: GuardDeps): Guard {
   }
 
   /** A person in the console: a live, fully signed-in session; the environment the console switched to. */
-  async function authenticatePerson(req: Request, settings: SessionSettings): Promise<AuthContext> {
-    const live = await signedInSession(req, { db: deps.db, clock: deps.clock, settings });
+  async function authenticatePerson(req: Request, settings: SessionSettings, activity = true): Promise<AuthContext> {
+    const live = await signedInSession(req, { db: deps.db, clock: deps.clock, settings }, activity);
     const environment = req.get('tsaro-environment') ?? 'live';
     if (environment !== 'live' && environment !== 'sandbox') throw new ApiError(400, 'Tsaro-Environment must be live or sandbox');
     const auth = personAuthContext(live, environment);
@@ -90,8 +90,9 @@ export function createGuard(deps: GuardDeps): Guard {
   return (scope, options = {}) => async (req, res, next) => {
     const sessions = deps.sessions;
     const byPerson = sessions !== undefined && req.get('authorization') === undefined && hasSessionCookie(req);
-    const again = () => (byPerson ? authenticatePerson(req, sessions.settings) : authenticate(req));
-    const auth = { ...(await again()), recheck: again };
+    const auth = { ...(byPerson ? await authenticatePerson(req, sessions.settings) : await authenticate(req)) };
+    // The same request checked again later (a stream's heartbeat): not the person's activity.
+    auth.recheck = () => (byPerson ? authenticatePerson(req, sessions.settings, false) : authenticate(req));
     req.auth = auth;
     const may = (needed: Scope) => (auth.person ? personMay(auth.person.role, needed, req.method, options.roles) : auth.scopes.has(needed));
     const allowed = may(scope) || (options.anyScopeOf ?? []).some(may);

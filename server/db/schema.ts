@@ -33,6 +33,62 @@ export interface Database {
   recovery_codes: RecoveryCodeRow;
   console_sessions: ConsoleSessionRow;
   audit_log: AuditRow;
+  kiosks: KioskRow;
+  roll_calls: RollCallRow;
+  roll_call_entries: RollCallEntryRow;
+}
+
+/** A gate kiosk as its heartbeats describe it (migration 0021); keyed by tenant and the kiosk's own id. */
+export interface KioskRow {
+  organization_id: string;
+  environment: string;
+  kiosk_id: string;
+  name: string | null;
+  entry_point: string;
+  app_version: string;
+  queued_operations: number;
+  oldest_queued_at: string | null;
+  last_sync_at: string | null;
+  needs_attention: number;
+  /** The kiosk's own clock in its last heartbeat. */
+  clock: string;
+  /** Tenths of a second; null when the last heartbeat was replayed from the kiosk's queue. */
+  clock_skew_ds: number | null;
+  last_seen_at: string;
+  /** Set (once per outage, by the sweep that raises kiosk.offline); cleared by the next heartbeat. */
+  offline_since: string | null;
+  first_seen_at: string;
+  retired_at: string | null;
+  updated_at: string;
+}
+
+/** A roll call: who was on site when it was taken (migration 0022). */
+export interface RollCallRow {
+  roll_call_id: string;
+  organization_id: string;
+  environment: string;
+  /** JSON array of entry points, or null: every one. */
+  entry_points: string | null;
+  /** JSON array of the gates that may have left the list incomplete. */
+  warnings: string;
+  created_by_type: string;
+  created_by_id: string;
+  created_by_label: string;
+  created_at: string;
+}
+
+export interface RollCallEntryRow {
+  roll_call_id: string;
+  log_id: string;
+  visitor_name: string | null;
+  visitor_phone: string | null;
+  entry_point: string | null;
+  checked_in_at: string;
+  accounted_for: number;
+  accounted_by_type: string | null;
+  accounted_by_id: string | null;
+  accounted_by_label: string | null;
+  accounted_at: string | null;
 }
 
 export interface PersonRow {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
 import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { transitionIncident, withLatestIncident } from '../incidents/lifecycle.ts';
@@ -31,9 +32,8 @@ export interface DispatchSettings {
   dispatchWindowS: number;
 }
 
-export interface DispatchDeps {
+export interface DispatchDeps extends EventDeps {
   db: Executor;
-  clock: Clock;
   settings: DispatchSettings;
   logger: Logger;
 }
@@ -105,7 +105,7 @@ export async function openDispatch(deps: DispatchDeps, incidentId: string): Prom
 async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
   await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'dispatching' || row.dispatch_deadline > deps.clock.now().toISOString()) return;
-    await transitionIncident(trx, deps.clock, row, 'escalated', {
+    await transitionIncident(trx, deps, row, 'escalated', {
       message: `No responder accepted within ${deps.settings.dispatchWindowS} s; offering to more responders further away`,
       changes: isSimulated(row) ? {} : { next_step_at: secondsLater(deps.clock, REOFFER_EVERY_S) },
       represent: representIncident(row),
@@ -117,7 +117,7 @@ async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
 async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise<void> {
   await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'escalated' || row.escalation_deadline > deps.clock.now().toISOString()) return;
-    await transitionIncident(trx, deps.clock, row, 'unresponsive', {
+    await transitionIncident(trx, deps, row, 'unresponsive', {
       message: 'Still no responder after the escalation window; the offers stay open to anyone who can still help',
       represent: representIncident(row),
     });
@@ -148,7 +148,7 @@ async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<vo
         const point = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
         const nearest = [...SIMULATED_RESPONDERS].sort((a, b) => distanceKm(point, a) - distanceKm(point, b))[0]!;
         const eta = Math.min(30, etaMinutes(distanceKm(point, nearest)));
-        await transitionIncident(trx, deps.clock, row, 'assigned', {
+        await transitionIncident(trx, deps, row, 'assigned', {
           message: `Accepted by ${nearest.name}, about ${eta} min away (simulated)`,
           changes: {
             responder_id: nearest.id,
@@ -164,21 +164,21 @@ async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<vo
         return;
       }
       case 'assigned':
-        await transitionIncident(trx, deps.clock, row, 'responding', {
+        await transitionIncident(trx, deps, row, 'responding', {
           message: `${row.responder_name} is on the way (simulated)`,
           changes: { next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.on_scene / speed) },
           represent,
         });
         return;
       case 'responding':
-        await transitionIncident(trx, deps.clock, row, 'on_scene', {
+        await transitionIncident(trx, deps, row, 'on_scene', {
           message: `${row.responder_name} is on scene (simulated)`,
           changes: { next_step_at: secondsLater(deps.clock, SIMULATED_STEP_SECONDS.resolved / speed), eta_minutes: 0 },
           represent,
         });
         return;
       case 'on_scene':
-        await transitionIncident(trx, deps.clock, row, 'resolved', {
+        await transitionIncident(trx, deps, row, 'resolved', {
           message: 'Closed by the simulated responder network: assisted',
           changes: { next_step_at: null, resolution_outcome: 'assisted', resolution_notes: 'Simulated responder network (sandbox or drill)' },
           represent,

@@ -1,13 +1,17 @@
 import { recordVerifiedThreatEvent } from '../threat/verified.ts';
 import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
 import type { Offer } from '../../shared/schemas/responders.ts';
-import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { transitionIncident } from '../incidents/lifecycle.ts';
 import { representIncident, withIncident } from './engine.ts';
+import { greatCircleKm } from '../geo.ts';
+import { inTransaction } from '../db/schema.ts';
+import { appendEvent } from '../events/service.ts';
 import { etaMinutes } from './nearest.ts';
 import {
+  activeAssignmentOf,
   answerOffer,
   assignmentsOf,
   closeOpenOffers,
@@ -16,6 +20,7 @@ import {
   hasActiveAssignment,
   insertVerifiedIncident,
   pendingOffersFor,
+  recordResponderLocation,
   setResponderAvailable,
   withdrawOtherOffers,
 } from './store.ts';
@@ -65,7 +70,7 @@ const OPEN_FOR_ACCEPTANCE = new Set(['dispatching', 'escalated', 'unresponsive']
  * on the incident's version, so of two accepting together one wins and the other reads the
  * incident again, finds its offer lost, and gets a 409.
  */
-export async function acceptOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
+export async function acceptOffer(db: Executor, deps: EventDeps, responder: ResponderRow, offerId: string) {
   const offer = await findOffer(db, offerId, responder.responder_id);
   if (!offer) throw notFound('Offer');
   return withIncident(db, offer.incident_id, async (trx, incident) => {
@@ -76,7 +81,7 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
     if (!OPEN_FOR_ACCEPTANCE.has(incident.status)) throw conflict(`Incident is already ${incident.status}`);
     if (await hasActiveAssignment(trx, responder.responder_id)) throw conflict('You already have an active incident: resolve it first');
     const eta = etaMinutes(Number(current.distance_km));
-    await transitionIncident(trx, clock, incident, 'assigned', {
+    await transitionIncident(trx, deps, incident, 'assigned', {
       message: `Accepted by ${responder.name}, about ${eta} min away`,
       changes: {
         responder_id: responder.responder_id,
@@ -89,7 +94,7 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
       },
       represent: representIncident(incident),
     });
-    const at = clock.now().toISOString();
+    const at = deps.clock.now().toISOString();
     await answerOffer(trx, offerId, 'accepted', at);
     await closeOpenOffers(trx, incident.incident_id, 'lost', at);
     await withdrawOtherOffers(trx, responder.responder_id, offerId, at);
@@ -98,11 +103,11 @@ export async function acceptOffer(db: Executor, clock: Clock, responder: Respond
   });
 }
 
-export async function declineOffer(db: Executor, clock: Clock, responder: ResponderRow, offerId: string) {
+export async function declineOffer(db: Executor, deps: EventDeps, responder: ResponderRow, offerId: string) {
   const offer = await findOffer(db, offerId, responder.responder_id);
   if (!offer) throw notFound('Offer');
   if (offer.status === 'declined') return { offer_id: offerId, status: 'declined' as const };
-  if (!(await answerOffer(db, offerId, 'declined', clock.now().toISOString()))) {
+  if (!(await answerOffer(db, offerId, 'declined', deps.clock.now().toISOString()))) {
     const now = await findOffer(db, offerId, responder.responder_id);
     throw conflict(`Offer is already ${now?.status ?? offer.status}`);
   }
@@ -117,7 +122,7 @@ function assignedIncident(responder: ResponderRow, incident: IncidentRow) {
 /** `responding` (set off, with an ETA) and `on_scene` (arrived), in the state table's order. */
 export async function reportProgress(
   db: Executor,
-  clock: Clock,
+  deps: EventDeps,
   responder: ResponderRow,
   incidentId: string,
   status: 'responding' | 'on_scene',
@@ -127,7 +132,7 @@ export async function reportProgress(
     assignedIncident(responder, incident);
     // Reporting the status it already has (a retry) answers the incident again.
     if (incident.status === status) return responderView(incident);
-    await transitionIncident(trx, clock, incident, status, {
+    await transitionIncident(trx, deps, incident, status, {
       message:
         status === 'responding'
           ? `${responder.name} is on the way${etaMinutesReported !== undefined ? `, about ${etaMinutesReported} min` : ''}`
@@ -146,7 +151,7 @@ export async function reportProgress(
  */
 export async function resolveAssigned(
   db: Executor,
-  clock: Clock,
+  deps: EventDeps,
   responder: ResponderRow,
   incidentId: string,
   outcome: ResolutionOutcome,
@@ -156,12 +161,12 @@ export async function resolveAssigned(
     assignedIncident(responder, incident);
     // A retry from a phone whose first answer was lost: the same answer again, not a 409.
     if (incident.status === 'resolved' && incident.resolution_outcome === outcome) return responderView(incident);
-    await transitionIncident(trx, clock, incident, 'resolved', {
+    await transitionIncident(trx, deps, incident, 'resolved', {
       message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
       changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },
       represent: representIncident(incident),
     });
-    const at = clock.now().toISOString();
+    const at = deps.clock.now().toISOString();
     await setResponderAvailable(trx, responder.responder_id, true, at);
     if (incident.environment === 'live' && !incident.is_drill && REAL_OUTCOMES.has(outcome)) {
       await insertVerifiedIncident(trx, {
@@ -177,5 +182,39 @@ export async function resolveAssigned(
       await recordVerifiedThreatEvent(trx, incident, at);
     }
     return responderView((await findIncidentById(trx, incidentId))!);
+  });
+}
+
+/**
+ * At most one `incident.responder_location` per incident this often. The responder app reports
+ * on every 100 m moved and every minute (responder-app/src/presence.ts): a motorbike at 60 km/h
+ * moves 100 m in 6 s, so without it an incident could send ten events a minute.
+ */
+export const RESPONDER_LOCATION_EVERY_S = 10;
+
+/**
+ * The responder's heartbeat, for the incident in hand: its position and the ETA from there
+ * (the same estimate as at acceptance: 25 km/h over the great-circle distance; 0 on scene) are
+ * written to the incident and reported as `incident.responder_location`, at most once per
+ * incident every RESPONDER_LOCATION_EVERY_S (a report within that is dropped, position and all:
+ * the next one after it carries the newer position).
+ */
+export async function reportResponderLocation(db: Executor, deps: EventDeps, responderId: string, position: { latitude: number; longitude: number }): Promise<void> {
+  const incident = await activeAssignmentOf(db, responderId);
+  if (!incident) return;
+  await inTransaction(db, async (trx) => {
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const etaMinutesNow = incident.status === 'on_scene' ? 0 : etaMinutes(greatCircleKm(position.latitude, position.longitude, Number(incident.latitude), Number(incident.longitude)));
+    const recordedBefore = new Date(now.getTime() - RESPONDER_LOCATION_EVERY_S * 1000).toISOString();
+    if (!(await recordResponderLocation(trx, incident.incident_id, responderId, { ...position, etaMinutes: etaMinutesNow }, at, recordedBefore))) return;
+    const represented = (await representIncident(incident)(trx, incident.incident_id)) as Record<string, unknown>;
+    await appendEvent(trx, deps, {
+      organizationId: incident.organization_id,
+      environment: incident.environment,
+      type: 'incident.responder_location',
+      resourceId: incident.incident_id,
+      data: { ...represented, responder_location: { latitude: position.latitude, longitude: position.longitude, eta_minutes: etaMinutesNow, reported_at: at } },
+    });
   });
 }

@@ -191,3 +191,32 @@ export async function dispatchDeadlineCounts(db: Executor, now: string): Promise
     .executeTakeFirstOrThrow();
   return { waiting: row.waiting, overdue: row.overdue };
 }
+
+/** The incident a responder has in hand (assigned, on the way or on scene), if any. */
+export async function activeAssignmentOf(db: Executor, responderId: string): Promise<IncidentRow | undefined> {
+  return db.selectFrom('incidents').selectAll().where('responder_id', '=', responderId).where('status', 'in', BUSY).executeTakeFirst();
+}
+
+/**
+ * Records the assigned responder's reported position and ETA on the incident, only if the last
+ * one recorded is at least as old as `recordedBefore` (or none was): the throttle of
+ * `incident.responder_location`, one compare-and-set across hosts. True when it recorded.
+ */
+export async function recordResponderLocation(
+  trx: Executor,
+  incidentId: string,
+  responderId: string,
+  report: { latitude: number; longitude: number; etaMinutes: number },
+  at: string,
+  recordedBefore: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('incidents')
+    .set({ responder_latitude: report.latitude, responder_longitude: report.longitude, eta_minutes: report.etaMinutes, responder_location_at: at })
+    .where('incident_id', '=', incidentId)
+    .where('responder_id', '=', responderId)
+    .where('status', 'in', BUSY)
+    .where((eb) => eb.or([eb('responder_location_at', 'is', null), eb('responder_location_at', '<=', recordedBefore)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

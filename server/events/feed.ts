@@ -16,11 +16,11 @@ export interface FeedSubscriber {
   close(reason: string): void;
 }
 
-/** An event as the feed read it, and its server-sent-events frame (made once, for every stream that gets it). */
+/** An event as the feed read it, and its server-sent-events frame (encoded once, for every stream that gets it). */
 export interface FeedEvent {
   row: EventRow;
   seq: number;
-  frame(): string;
+  frame(): Buffer;
 }
 
 export interface EventFeedOptions {
@@ -119,9 +119,10 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
       cursor = Math.max(cursor, seq);
       const key = tenantKeyOf(row.organization_id, row.environment);
       if (!byTenant.has(key)) continue;
-      let frame: string | undefined;
+      let frame: Buffer | undefined;
       const list = perTenant.get(key) ?? [];
-      list.push({ row, seq, frame: () => (frame ??= options.frameOf(row)) });
+      // Made and encoded once: a thousand streams of the tenant write the same bytes.
+      list.push({ row, seq, frame: () => (frame ??= Buffer.from(options.frameOf(row))) });
       perTenant.set(key, list);
     }
     for (const [key, events] of perTenant) {
@@ -142,11 +143,13 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
     return sequencing;
   }
 
-  function schedulePoll(): void {
-    if (!running) return;
+  /** Each start's poll chain is its own: a chain from before a stop never runs beside the next start's. */
+  let generation = 0;
+  function schedulePoll(chain = generation): void {
+    if (!running || chain !== generation) return;
     const wait = engine === 'postgres' && listening ? safetyPollMs : pollMs;
     pollTimer = setTimeout(() => {
-      void read().finally(schedulePoll);
+      void read().finally(() => schedulePoll(chain));
     }, wait);
     pollTimer.unref();
   }
@@ -215,6 +218,7 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
 
   async function halt(): Promise<void> {
     running = false;
+    generation++;
     for (const timer of timers) clearInterval(timer);
     timers = [];
     clearTimeout(pollTimer);

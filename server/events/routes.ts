@@ -23,7 +23,7 @@ export const eventRouteList = [
     tags,
     summary: 'The event log, newest first',
     description:
-      'Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*`; a `type` filter the key may not read is a 403 naming the scope.',
+      'Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`; a `type` filter the key may not read is a 403 naming the scope.',
     responses: { ...ok(200, 'One page', EventPage), ...errors() },
     async handler({ query }, req, res, deps) {
       res.json(await listEvents(deps.db, tenantOf(req), authOf(req).scopes, query));

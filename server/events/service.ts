@@ -5,7 +5,7 @@ import type { EventRow, Executor, Tenant } from '../db/schema.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { cachedDestinations, freshDestinations, queueDeliveries } from '../webhooks/queue.ts';
+import { cachedDestinations, freshDestinations, queueDeliveries, type WebhookQueue } from '../webhooks/queue.ts';
 import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, listEventRows, replaceEventData } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
@@ -17,6 +17,12 @@ export interface NewEvent {
   type: EventType;
   resourceId: string;
   data: unknown;
+}
+
+/** What writing an event takes: the time, and the app's webhook queue its deliveries go through. */
+export interface EventDeps {
+  clock: Clock;
+  webhookQueue: WebhookQueue;
 }
 
 export interface EventQuery extends PageRequest {
@@ -61,21 +67,21 @@ export async function appendTestEvent(db: Executor, clock: Clock, tenant: Tenant
  * that makes the change it reports (the transactional outbox): an event and its deliveries
  * exist exactly when the change does.
  *
- * The event's destinations come from this process's cache when the insert, in the same
+ * The event's destinations come from the app's cache when the insert, in the same
  * statement, finds the webhook revision unchanged since they were read (webhooks/queue.ts);
  * otherwise the event is inserted and the endpoints read afresh. Either way the deliveries are
  * those of the endpoints as the event's statement found them, with no extra round trip while
  * no endpoint changes.
  */
-export async function appendEvent(trx: Executor, clock: Clock, event: NewEvent): Promise<string> {
-  return (await appendEvents(trx, clock, [event]))[0]!;
+export async function appendEvent(trx: Executor, deps: EventDeps, event: NewEvent): Promise<string> {
+  return (await appendEvents(trx, deps, [event]))[0]!;
 }
 
 /**
  * appendEvent for several events of one tenant about one change (a validation's check-in and
  * its code's use), in this order, written by one statement.
  */
-export async function appendEvents(trx: Executor, clock: Clock, events: readonly NewEvent[]): Promise<string[]> {
+export async function appendEvents(trx: Executor, { clock, webhookQueue }: EventDeps, events: readonly NewEvent[]): Promise<string[]> {
   const tenant = events[0]!;
   if (events.some((event) => event.organizationId !== tenant.organizationId || event.environment !== tenant.environment)) {
     throw new Error('appendEvents: events of one tenant only');
@@ -90,13 +96,14 @@ export async function appendEvents(trx: Executor, clock: Clock, events: readonly
     data: JSON.stringify(event.data),
     created_at: at.toISOString(),
   }));
-  let destinations = cachedDestinations(trx, tenant);
+  let destinations = cachedDestinations(webhookQueue, tenant);
   if (!destinations || !(await insertEventsAtWebhookRevision(trx, rows, destinations.revision))) {
     await insertEvents(trx, rows);
-    destinations = await freshDestinations(trx, tenant);
+    destinations = await freshDestinations(trx, webhookQueue, tenant);
   }
   await queueDeliveries(
     trx,
+    webhookQueue,
     destinations,
     rows.map((row) => ({ eventId: row.event_id, type: row.type, at: row.created_at })),
   );

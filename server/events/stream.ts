@@ -17,6 +17,7 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Events a resuming stream keeps from the live feed while it catches up from the database. */
 const MAX_HELD_EVENTS = 5_000;
 const CATCH_UP_PAGE = 500;
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
 /** `id:`, `event:` and one `data:` line (JSON.stringify escapes every line break), then the blank line. */
 export function eventFrame(row: EventRow): string {
@@ -54,8 +55,17 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
   let closed = false;
   let rechecking = false;
 
-  const wanted = (row: EventRow) =>
-    (request.includeTest || !row.test) && mayReadEventType(scopes, row.type) && (!request.types?.length || request.types.some((pattern) => coversType(pattern, row.type)));
+  // Decided once per type (a handful), not per event: a host hands every event of a tenant to each of its streams.
+  const decisions = new Map<string, boolean>();
+  const wanted = (row: EventRow) => {
+    if (row.test && !request.includeTest) return false;
+    let yes = decisions.get(row.type);
+    if (yes === undefined) {
+      yes = mayReadEventType(scopes, row.type) && (!request.types?.length || request.types.some((pattern) => coversType(pattern, row.type)));
+      decisions.set(row.type, yes);
+    }
+    return yes;
+  };
 
   const close = (reason?: string) => {
     if (closed) return;
@@ -65,14 +75,14 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
     res.end();
   };
 
-  const write = (text: string) => {
+  const write = (text: string | Buffer) => {
     if (closed) return;
     res.write(text);
     // A reader that does not keep up: close rather than hold its backlog (it resumes by Last-Event-ID).
     if (res.writableLength > MAX_BUFFERED_BYTES) close();
   };
 
-  const send = (event: { row: EventRow; seq: number; frame(): string }) => {
+  const send = (event: { row: EventRow; seq: number; frame(): string | Buffer }) => {
     if (event.seq <= position) return;
     position = event.seq;
     if (wanted(event.row)) write(event.frame());
@@ -92,7 +102,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
       for (const event of events) send(event);
     },
     heartbeat() {
-      write(': heartbeat\n\n');
+      write(HEARTBEAT);
       // The key revoked or expired, the person removed or signed out, the organization suspended: closed.
       if (rechecking || !auth.recheck) return;
       rechecking = true;
@@ -101,6 +111,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
         .then((now) => {
           if (!EVENT_STREAM_SCOPES.some((scope) => now.scopes.has(scope))) close('no read scope any more');
           scopes = now.scopes;
+          decisions.clear();
         })
         .catch((err: unknown) => close(err instanceof ApiError ? err.message : 'authentication failed'))
         .finally(() => (rechecking = false));
@@ -110,6 +121,11 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
 
   req.on('close', () => close());
   const from = await deps.feed.subscribe(subscriber);
+  // Gone while the feed started: close() ran before the subscription existed.
+  if (closed) {
+    deps.feed.unsubscribe(subscriber);
+    return;
+  }
   try {
     position = request.lastEventId ? await resumePosition(deps, tenant, request.lastEventId) : from;
   } catch (err) {
@@ -117,7 +133,10 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
     closed = true;
     throw err;
   }
-  if (closed) return;
+  if (closed) {
+    deps.feed.unsubscribe(subscriber);
+    return;
+  }
 
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',

@@ -66,6 +66,8 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
    * the answer carries a secret shown once, so it is replayed only to the key that made it.
    */
   idempotent?: boolean | IdempotentAnswer;
+  /** false: a write that reports rather than changes (a kiosk's heartbeat, every 30 s) leaves no audit entry. */
+  audited?: false;
   params?: P;
   query?: Q;
   body?: B;
@@ -140,7 +142,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
     }
     if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route)(route.idempotent === true ? 'plain' : route.idempotent));
     // After idempotency: a replay is not a change; the entry commits in the request's transaction.
-    if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
+    if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && route.audited !== false && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
     chain.push(async (req, res) => {
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');

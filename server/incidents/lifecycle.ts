@@ -1,7 +1,6 @@
 import type { IncidentStatus, TimelineEventName } from '../../shared/schemas/incidents.ts';
-import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
-import { appendEvent, type EventType } from '../events/service.ts';
+import { appendEvent, type EventDeps, type EventType } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
 
@@ -124,7 +123,7 @@ export interface TransitionOptions {
  */
 export async function transitionIncident(
   trx: Executor,
-  clock: Clock,
+  deps: EventDeps,
   incident: IncidentRow,
   to: IncidentStatus,
   options: TransitionOptions,
@@ -135,7 +134,7 @@ export async function transitionIncident(
       ? conflict(`Incident is already ${from}`)
       : conflict(`Incident cannot go from ${from} to ${to}`);
   }
-  const at = clock.now().toISOString();
+  const at = deps.clock.now().toISOString();
   const stamp = STAMPS[to];
   const changed = await updateIncidentAtVersion(trx, incident.incident_id, Number(incident.version), {
     ...options.changes,
@@ -154,7 +153,7 @@ export async function transitionIncident(
   });
   const type = WEBHOOK_EVENT[to];
   if (type && options.emitEvent !== false) {
-    await appendEvent(trx, clock, {
+    await appendEvent(trx, deps, {
       organizationId: incident.organization_id,
       environment: incident.environment,
       type,

@@ -32,6 +32,7 @@ const tags = ['Incidents'];
 
 const serviceDepsOf = (deps: RouteDeps) => ({
   clock: deps.clock,
+  webhookQueue: deps.webhookQueue,
   windows: { dispatchWindowS: deps.config.DISPATCH_WINDOW_S, escalationWindowS: deps.config.ESCALATION_WINDOW_S },
   onCancelled: (trx: Executor, id: string) => deps.dispatcher.incidentCancelled(trx, id),
   opening: deps.dispatcher.opening?.bind(deps.dispatcher),

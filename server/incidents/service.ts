@@ -12,9 +12,9 @@ import {
   type IncidentSeverity,
   type IncidentStatus,
 } from '../../shared/schemas/incidents.ts';
-import { addSeconds, type Clock } from '../clock.ts';
+import { addSeconds } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
-import { appendEvent } from '../events/service.ts';
+import { appendEvent, type EventDeps } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -40,8 +40,7 @@ export interface IncidentWindows {
   escalationWindowS: number;
 }
 
-export interface IncidentDeps {
-  clock: Clock;
+export interface IncidentDeps extends EventDeps {
   windows: IncidentWindows;
   /** Dispatch's opening, in the creating transaction (server/dispatch/engine.ts). */
   opening?: (row: IncidentRow) => DispatchOpening;
@@ -130,7 +129,7 @@ export async function createIncident(
     // Another create with this idempotency_key won.
     if (!(await insertIncidentWithTimeline(trx, row, opening.timeline))) return undefined;
     const incident = rowToIncident(row, opening.timeline);
-    await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
     await dispatch?.offer?.(trx);
     return incident;
   });
@@ -188,7 +187,7 @@ export async function cancelIncident(
   reason: string | undefined,
 ): Promise<Incident> {
   return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
-    await transitionIncident(trx, deps.clock, row, 'cancelled', {
+    await transitionIncident(trx, deps, row, 'cancelled', {
       message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
       represent: (executor, id) => getIncident(executor, tenant, id),
     });
@@ -197,7 +196,7 @@ export async function cancelIncident(
   });
 }
 
-/** A note on an active incident: a timeline entry at the current status. Terminal: 409. */
+/** A note on an active incident: a timeline entry at the current status and an `incident.note_added` event. Terminal: 409. */
 export async function addIncidentNote(
   db: Executor,
   deps: IncidentDeps,
@@ -214,7 +213,10 @@ export async function addIncidentNote(
     });
     if (!changed) throw new StaleIncidentError();
     await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
-    return getIncident(trx, tenant, incidentId);
+    const incident = await getIncident(trx, tenant, incidentId);
+    // Beyond the reference's events: a webhook gets it only when it names the type exactly.
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.note_added', resourceId: incidentId, data: { ...incident, note: { message, timestamp: at } } });
+    return incident;
   });
 }
 
@@ -249,7 +251,7 @@ export async function acknowledgeIncident(
     const who = by.type === 'key' ? `API key "${by.label}"` : by.label;
     await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'acknowledged', message: `Acknowledged by ${who}`, timestamp: at });
     const incident = await getIncident(trx, tenant, incidentId);
-    await appendEvent(trx, deps.clock, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: incident });
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: incident });
     return incident;
   });
 }

@@ -19,9 +19,9 @@ export const kioskReplayRouteList = [
     tags: ['Gate kiosk'],
     summary: 'Replay queued gate operations in one request',
     description: [
-      `Each \`validate\` operation also needs \`access_codes:validate\` (a 403 item otherwise). Up to ${MAX_REPLAY_OPS}`,
-      'validations, walk-ins and checkouts, applied in order in one transaction, each in a savepoint of its own and answered exactly as its',
-      'single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`), status and body,',
+      `Each \`validate\` and \`heartbeat\` operation also needs \`access_codes:validate\` (a 403 item otherwise). Up to ${MAX_REPLAY_OPS}`,
+      'validations, walk-ins, checkouts and heartbeats, applied in order in one transaction, each in a savepoint of its own and answered exactly as its',
+      'single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`, `PUT /kiosks/{kiosk_id}/heartbeat`), status and body,',
       "under its own `idempotency_key`: the same record as the single route's, so a batch sent again replays every item, and a single",
       "request with an item's key replays its answer. A refused item (404 another organization's log, 409 already checked out, 400 a",
       'replay too old) undoes only itself; the rest still apply. A checkout may name the visit by `log_of`: the key of the walk-in or',

@@ -5,7 +5,9 @@ import { numberedAtEnd, type BatchOperationNumbering, type FeedNumbering } from 
 import type { PassVerifier } from '../access-codes/pass-keys.ts';
 import { validateAccessCodeGuarded } from '../access-codes/service.ts';
 import { checkInWalkIn, checkOutVisitor } from '../access-logs/service.ts';
-import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
+import type { Config } from '../config.ts';
+import { recordHeartbeat } from '../kiosks/service.ts';
 import type { Engine } from '../db/database.ts';
 import { inSavepoint } from '../db/savepoint.ts';
 import type { Executor, Tenant } from '../db/schema.ts';
@@ -16,12 +18,12 @@ import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { waitForOtherBatches } from './store.ts';
 
-export interface ReplayDeps {
-  clock: Clock;
+export interface ReplayDeps extends EventDeps {
   verifyPass: PassVerifier;
   secretBox: SecretBox;
   rateLimitStore: RateLimitStore;
   engine: Engine;
+  config: Pick<Config, 'KIOSK_OFFLINE_AFTER_S'>;
 }
 
 /** Who sends the batch: each operation needs the scope its single route needs. */
@@ -115,10 +117,15 @@ async function singleRequestOf(
     case 'validate':
       return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering));
     case 'walk_in':
-      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps.clock, tenant, op.body) }));
+      return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps, tenant, op.body) }));
     case 'checkout': {
       const logId = op.log_id ?? (await logOpenedBy(trx, deps.secretBox, tenant, op.log_of!, index));
-      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps.clock, tenant, logId, op.body ?? {}) }));
+      return singleRequest('checkout', { logId }, async (db) => ({ access_log: await checkOutVisitor(db, deps, tenant, logId, op.body ?? {}) }));
+    }
+    case 'heartbeat': {
+      // It waited in the kiosk's queue: recorded as heard now, its clock not compared (server/kiosks/service.ts).
+      const times = { clock: deps.clock, webhookQueue: deps.webhookQueue, offlineAfterS: deps.config.KIOSK_OFFLINE_AFTER_S };
+      return singleRequest('heartbeat', { kioskId: op.kiosk_id }, async (db) => ({ kiosk: await recordHeartbeat(db, times, tenant, op.kiosk_id, op.body, { replayed: true }) }));
     }
   }
 }

@@ -54,9 +54,11 @@ export const idleMs = (settings: SessionSettings) => settings.idleTimeoutMin * 6
 /**
  * The request's console session, read from the database on every request so an ended session
  * or a removed person is refused at once on every host; undefined when there is none, or it
- * has run out (absolute or idle), in which case it is ended.
+ * has run out (absolute or idle), in which case it is ended. `activity: false` checks without
+ * counting as the person's activity (an open event stream's heartbeat must not keep a session
+ * left unattended from its idle timeout).
  */
-export async function readSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }): Promise<LiveSession | undefined> {
+export async function readSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }, activity = true): Promise<LiveSession | undefined> {
   const token = cookieToken(req);
   if (!token) return undefined;
   const found = await findLiveSession(deps.db, tokenHash(token));
@@ -67,7 +69,7 @@ export async function readSession(req: Request, deps: { db: Db; clock: Clock; se
     await updateSession(deps.db, found.session.session_id, { ended_at: now.toISOString() });
     return undefined;
   }
-  if (nowMs - Date.parse(found.session.last_active_at) >= TOUCH_EVERY_MS) {
+  if (activity && nowMs - Date.parse(found.session.last_active_at) >= TOUCH_EVERY_MS) {
     found.session.last_active_at = now.toISOString();
     await updateSession(deps.db, found.session.session_id, { last_active_at: found.session.last_active_at });
   }
@@ -93,8 +95,8 @@ export function isConsoleOrigin(req: Request, origin: string, settings: SessionS
 }
 
 /** A fully signed-in session (second factor done) with the write rules, or a 401: what every person's request needs. */
-export async function signedInSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }): Promise<LiveSession> {
-  const live = await readSession(req, deps);
+export async function signedInSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }, activity = true): Promise<LiveSession> {
+  const live = await readSession(req, deps, activity);
   if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
   if (live.session.stage !== 'active') throw new ApiError(401, 'Finish signing in: a second-factor code is due');
   assertConsoleWrite(req, live.token, deps.settings);

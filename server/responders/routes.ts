@@ -9,7 +9,7 @@ import {
   ResponderIncident,
 } from '../../shared/schemas/responders.ts';
 import { ErrorBody } from '../../shared/schemas/common.ts';
-import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
 import { authenticateResponder, responderAuthentication, responderOf } from '../auth/responder-token.ts';
 import type { Db } from '../db/schema.ts';
 import { json } from '../http/responses.ts';
@@ -21,9 +21,8 @@ import { openOffers, recentAssignments, reportAvailability } from './service.ts'
 /** How often a long poll looks for a new offer. */
 const POLL_EVERY_MS = 500;
 
-interface ResponderRouteDeps {
+interface ResponderRouteDeps extends EventDeps {
   db: Db;
-  clock: Clock;
 }
 
 const route = routeFor<ResponderRouteDeps>();
@@ -59,7 +58,7 @@ export const responderRouteList = [
     summary: 'Heartbeat: available or not, and where',
     responses: { 200: { description: 'Recorded', ...json(ResponderEnvelope) }, 400: error('Invalid body'), ...authErrors },
     async handler({ body }, req, res, deps) {
-      res.json({ responder: await reportAvailability(deps.db, deps.clock, responderOf(req).responder_id, body) });
+      res.json({ responder: await reportAvailability(deps.db, deps, responderOf(req).responder_id, body) });
     },
   }),
   route({
@@ -103,7 +102,7 @@ export const responderRouteList = [
       'The first to accept is assigned; the others get 409 (`Offer is taken by another responder`). An escalated or unresponsive incident can still be taken. A retry by the responder already assigned answers the incident again.',
     responses: { ...incidentAnswer, 404: error('No such offer for this responder'), 409: error('Taken by another responder, cancelled, or already answered'), ...authErrors },
     async handler({ params }, req, res, deps) {
-      res.json({ incident: await acceptOffer(deps.db, deps.clock, responderOf(req), params.offerId) });
+      res.json({ incident: await acceptOffer(deps.db, deps, responderOf(req), params.offerId) });
     },
   }),
   route({
@@ -120,7 +119,7 @@ export const responderRouteList = [
       ...authErrors,
     },
     async handler({ params }, req, res, deps) {
-      res.json({ offer: await declineOffer(deps.db, deps.clock, responderOf(req), params.offerId) });
+      res.json({ offer: await declineOffer(deps.db, deps, responderOf(req), params.offerId) });
     },
   }),
   route({
@@ -146,7 +145,7 @@ export const responderRouteList = [
     description: 'Reporting the status the incident already has (a retry) answers it again.',
     responses: { ...incidentAnswer, 400: error('Invalid body'), 404: error('Not assigned to this responder'), 409: error('Not allowed from the current status'), ...authErrors },
     async handler({ params, body }, req, res, deps) {
-      res.json({ incident: await reportProgress(deps.db, deps.clock, responderOf(req), params.incidentId, body.status, body.eta_minutes) });
+      res.json({ incident: await reportProgress(deps.db, deps, responderOf(req), params.incidentId, body.status, body.eta_minutes) });
     },
   }),
   route({
@@ -160,7 +159,7 @@ export const responderRouteList = [
     description: 'A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409.',
     responses: { ...incidentAnswer, 400: error('Invalid body'), 404: error('Not assigned to this responder'), 409: error('Not on scene yet'), ...authErrors },
     async handler({ params, body }, req, res, deps) {
-      res.json({ incident: await resolveAssigned(deps.db, deps.clock, responderOf(req), params.incidentId, body.outcome, body.notes) });
+      res.json({ incident: await resolveAssigned(deps.db, deps, responderOf(req), params.incidentId, body.outcome, body.notes) });
     },
   }),
 ];

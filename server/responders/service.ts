@@ -1,7 +1,8 @@
 import { NewResponderInput, type Offer, type Responder, type ResponderIncident } from '../../shared/schemas/responders.ts';
 import { hashSecret, randomBase62 } from '../auth/secrets.ts';
-import { offersOpenTo, responderAssignments } from '../dispatch/responder-actions.ts';
+import { offersOpenTo, reportResponderLocation, responderAssignments } from '../dispatch/responder-actions.ts';
 import type { Clock } from '../clock.ts';
+import type { EventDeps } from '../events/service.ts';
 import type { Executor, ResponderRow } from '../db/schema.ts';
 import { describeIssue } from '../http/parse.ts';
 import { newId } from '../ids.ts';
@@ -63,14 +64,15 @@ export async function deactivateResponder(db: Executor, clock: Clock, responderI
   return row && rowToResponder(row);
 }
 
-/** The heartbeat: availability and where the responder is now. */
+/** The heartbeat: availability and where the responder is now (and, with an incident in hand, its `incident.responder_location`). */
 export async function reportAvailability(
   db: Executor,
-  clock: Clock,
+  deps: EventDeps,
   responderId: string,
   report: { available: boolean; latitude: number; longitude: number },
 ): Promise<Responder> {
-  await recordAvailability(db, responderId, report, clock.now().toISOString());
+  await recordAvailability(db, responderId, report, deps.clock.now().toISOString());
+  await reportResponderLocation(db, deps, responderId, report);
   return rowToResponder((await findResponderById(db, responderId))!);
 }
 

@@ -8,6 +8,6 @@ export const SIGNING = [
 
 /** The read scope rule for subscriptions (shared/schemas/event-scopes.ts), said where an endpoint is created or changed. */
 export const SUBSCRIBING = [
-  'Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`,',
+  'Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` and `kiosk.*` `logs:read`,',
   'and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope.',
 ].join(' ');

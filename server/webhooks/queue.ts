@@ -1,9 +1,8 @@
 import { subscribes } from '../../shared/schemas/webhooks.ts';
 import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { setNewest } from '../bounded-map.ts';
-import { perDatabase } from '../db/per-database.ts';
 import { newId } from '../ids.ts';
-import { enabledEndpointsAtRevision, insertJobs, jobsInsertedSoFar } from './store.ts';
+import { enabledEndpointsAtRevision, insertJobs } from './store.ts';
 
 /** Where a tenant's events go: its enabled endpoints, as read at one webhook revision (migration 0015). */
 export interface Destinations {
@@ -14,25 +13,38 @@ export interface Destinations {
 const CAPACITY = 10_000;
 
 /**
- * The destinations cache, per database (a Kysely instance and its transactions share one
- * adapter object) and tenant. An entry is only ever used by an event INSERT that checks, in
- * the same statement, that the revision has not moved (events/store.ts,
- * insertEventsAtWebhookRevision): an endpoint added, disabled or deleted anywhere, by any host
- * or the CLI, is seen by the next event exactly as if the endpoints had been read, and reading
- * them costs no round trip while nothing changed.
+ * What an app keeps about its webhook deliveries, made with the app (server.ts, one per
+ * database it serves) and passed to whatever writes events or deliveries: never module state
+ * shared by every app in the process.
  */
-const cacheOf = perDatabase(() => new Map<string, Destinations>());
+export interface WebhookQueue {
+  /**
+   * The destinations cache, by tenant. An entry is only ever used by an event INSERT that
+   * checks, in the same statement, that the revision has not moved (events/store.ts,
+   * insertEventsAtWebhookRevision): an endpoint added, disabled or deleted anywhere, by any host
+   * or the CLI, is seen by the next event exactly as if the endpoints had been read, and reading
+   * them costs no round trip while nothing changed.
+   */
+  readonly destinations: Map<string, Destinations>;
+  /** Job inserts this app has made, committed or not: what `deliveriesSince` compares. */
+  jobsInserted: number;
+}
+
+export function createWebhookQueue(): WebhookQueue {
+  return { destinations: new Map(), jobsInserted: 0 };
+}
+
 const tenantKey = (tenant: Tenant) => `${tenant.organizationId}\n${tenant.environment}`;
 
-/** The tenant's destinations as last read by this process, if any: to be checked by the event's insert. */
-export function cachedDestinations(db: Executor, tenant: Tenant): Destinations | undefined {
-  return cacheOf(db).get(tenantKey(tenant));
+/** The tenant's destinations as last read by this app, if any: to be checked by the event's insert. */
+export function cachedDestinations(queue: WebhookQueue, tenant: Tenant): Destinations | undefined {
+  return queue.destinations.get(tenantKey(tenant));
 }
 
 /** Reads the tenant's destinations (one statement) and keeps them for the next event. */
-export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<Destinations> {
+export async function freshDestinations(trx: Executor, queue: WebhookQueue, tenant: Tenant): Promise<Destinations> {
   const destinations = await enabledEndpointsAtRevision(trx, tenant);
-  setNewest(cacheOf(trx), tenantKey(tenant), destinations, CAPACITY);
+  setNewest(queue.destinations, tenantKey(tenant), destinations, CAPACITY);
   return destinations;
 }
 
@@ -43,9 +55,16 @@ export async function freshDestinations(trx: Executor, tenant: Tenant): Promise<
  * nothing (no endpoint subscribes) costs the worker no pass. True also when another request
  * queued in between: a wake too many is harmless, one too few is not.
  */
-export function deliveriesSince(db: Executor): () => boolean {
-  const before = jobsInsertedSoFar(db);
-  return () => jobsInsertedSoFar(db) !== before;
+export function deliveriesSince(queue: WebhookQueue): () => boolean {
+  const before = queue.jobsInserted;
+  return () => queue.jobsInserted !== before;
+}
+
+/** Inserts deliveries (none: nothing), counted for `deliveriesSince`. */
+export async function queueJobs(db: Executor, queue: WebhookQueue, jobs: WebhookJobRow[]): Promise<void> {
+  if (!jobs.length) return;
+  await insertJobs(db, jobs);
+  queue.jobsInserted++;
 }
 
 /** An event as its deliveries need it. */
@@ -61,9 +80,10 @@ export interface QueuedEvent {
  * transaction that writes the events: a delivery exists exactly when its event does, and
  * survives a crash between the change and the send.
  */
-export async function queueDeliveries(trx: Executor, destinations: Destinations, events: readonly QueuedEvent[]): Promise<void> {
-  await insertJobs(
+export async function queueDeliveries(trx: Executor, queue: WebhookQueue, destinations: Destinations, events: readonly QueuedEvent[]): Promise<void> {
+  await queueJobs(
     trx,
+    queue,
     events.flatMap((event) =>
       destinations.endpoints
         .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type))

@@ -38,7 +38,7 @@ import { checkEndpointUrl } from './url-policy.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Webhooks'];
-const hooksOf = (deps: RouteDeps) => ({ clock: deps.clock, secretBox: deps.secretBox });
+const hooksOf = (deps: RouteDeps) => ({ clock: deps.clock, secretBox: deps.secretBox, webhookQueue: deps.webhookQueue });
 
 // The URL's DNS is checked before the request transaction opens: a slow resolver must not hold
 // the database (SQLite has one connection) while it answers.

@@ -9,13 +9,15 @@ import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { newJob } from './queue.ts';
-import { cancelPendingJobs, failedEventIds, findEndpoint, insertEndpoint, insertJobs, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
+import { newJob, queueJobs, type WebhookQueue } from './queue.ts';
+import { cancelPendingJobs, failedEventIds, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
 import { sampleEventData } from './test-events.ts';
 
 export interface WebhookDeps {
   clock: Clock;
   secretBox: SecretBox;
+  /** Deliveries queued here are counted in it, so the request that queued them wakes the worker. */
+  webhookQueue: WebhookQueue;
 }
 
 const newSecret = () => `whsec_${randomBase62(40)}`;
@@ -156,7 +158,7 @@ export async function listWebhookDeliveries(
 export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, eventId: string) {
   await endpointOf(db, tenant, endpointId);
   await getEvent(db, tenant, scopes, eventId); // another tenant's event, or a type the key may not read, is a 404 like a missing one
-  await insertJobs(db, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
+  await queueJobs(db, deps.webhookQueue, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
 }
 
@@ -170,7 +172,7 @@ export async function sendTestEvent(db: Executor, deps: WebhookDeps, tenant: Ten
   await endpointOf(db, tenant, endpointId);
   const now = deps.clock.now();
   const event = await appendTestEvent(db, deps.clock, tenant, type, sampleEventData(type, tenant.environment as 'live' | 'sandbox', now) as unknown as Record<string, unknown>);
-  await insertJobs(db, [newJob(endpointId, event.id, now.toISOString())]);
+  await queueJobs(db, deps.webhookQueue, [newJob(endpointId, event.id, now.toISOString())]);
   return { event, queued: true as const };
 }
 
@@ -181,7 +183,7 @@ export async function resendFailed(db: Executor, deps: WebhookDeps, tenant: Tena
   const readable = await readableEventsById(db, tenant, scopes, failed);
   const at = deps.clock.now().toISOString();
   const jobs = [...readable.keys()].map((eventId) => newJob(endpointId, eventId, at));
-  if (jobs.length) await insertJobs(db, jobs);
+  await queueJobs(db, deps.webhookQueue, jobs);
   return { queued: jobs.length };
 }
 

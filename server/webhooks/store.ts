@@ -1,5 +1,4 @@
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
-import { perDatabase } from '../db/per-database.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 
@@ -57,17 +56,7 @@ const endpointsAtRevision = preparedQuery((db, tenant: Tenant) =>
 );
 
 export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<void> {
-  if (!jobs.length) return;
   await db.insertInto('webhook_jobs').values(jobs).execute();
-  insertsOf(db).count++;
-}
-
-/** Job inserts this process has made, per database, committed or not: what `jobsInsertedSoFar` reads. */
-const insertsOf = perDatabase(() => ({ count: 0 }));
-
-/** A count that moves whenever this process inserts deliveries: compare two readings. */
-export function jobsInsertedSoFar(db: Executor): number {
-  return insertsOf(db).count;
 }
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */

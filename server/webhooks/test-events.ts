@@ -1,5 +1,6 @@
 import type { AccessCode, AccessLog } from '../../shared/schemas/access.ts';
 import type { Incident } from '../../shared/schemas/incidents.ts';
+import type { Kiosk } from '../../shared/schemas/kiosks.ts';
 import type { EventType } from '../events/service.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { EventType } from '../events/service.ts';
  * each against the zod schema), so a receiver's parsing is tried, not only its signature check.
  * Names and ids say they are tests.
  */
-export function sampleEventData(type: EventType, environment: 'live' | 'sandbox', now: Date): Incident | AccessCode | AccessLog {
+export function sampleEventData(type: EventType, environment: 'live' | 'sandbox', now: Date): Incident | AccessCode | AccessLog | Kiosk {
   const at = now.toISOString();
   const later = (minutes: number) => new Date(now.getTime() + minutes * 60_000).toISOString();
   if (type.startsWith('incident.')) {
@@ -81,6 +82,29 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       revoked_at: status === 'revoked' ? at : null,
       revoke_reason: status === 'revoked' ? 'Test event' : null,
     };
+  }
+  if (type.startsWith('kiosk.')) {
+    const offline = type === 'kiosk.offline';
+    const earlier = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+    const kiosk: Kiosk = {
+      kiosk_id: 'kiosk_TEST0000000000000000000000',
+      name: 'Test kiosk',
+      status: offline ? 'offline' : 'online',
+      entry_point: 'Gate A',
+      app_version: '0.0.0-test',
+      queued_operations: offline ? 3 : 0,
+      oldest_queued_at: offline ? earlier(4) : null,
+      last_sync_at: earlier(offline ? 5 : 0),
+      needs_attention: 0,
+      clock: offline ? earlier(3) : at,
+      clock_skew_seconds: 0.4,
+      last_seen_at: offline ? earlier(3) : at,
+      offline_since: offline ? at : null,
+      first_seen_at: earlier(60 * 24),
+      retired_at: null,
+    };
+    const back: Kiosk & { was_offline_since: string } = { ...kiosk, was_offline_since: earlier(10) };
+    return offline ? kiosk : back;
   }
   const departed = type === 'visitor.departed';
   return {

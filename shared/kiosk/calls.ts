@@ -238,7 +238,8 @@ export interface AttentionItem {
   kind: (typeof ATTENTION_KINDS)[number];
   /** Plain words: "Musa Bello was admitted offline with DEMO-7K2P; the server says: Code has been revoked". */
   message: string;
-  operation: GateOperationKind | 'panic';
+  /** The heartbeat never needs a guard's attention (electron/core/heartbeat.ts). */
+  operation: Exclude<GateOperationKind, 'heartbeat'> | 'panic';
   visitorName: string | null;
   code: string | null;
   /** What the kiosk did and when. */

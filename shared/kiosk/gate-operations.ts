@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { CheckoutRequest, CreateAccessLogRequest, ValidateAccessCodeRequest } from '../schemas/access.ts';
 import type { Scope } from '../schemas/api-keys.ts';
+import { KioskHeartbeatRequest } from '../schemas/kiosks.ts';
 import { DAY_MS, HOUR_MS } from '../time.ts';
 
 /**
@@ -47,6 +48,16 @@ export const GATE_OPERATIONS = {
     body: CheckoutRequest,
     okStatus: 200,
     described: 'The checkout',
+  },
+  // The kiosk's health, queued like the rest while offline, but only the latest is kept
+  // (electron/core/heartbeat.ts): an upsert of the kiosk's state, never a change to replay in order.
+  heartbeat: {
+    method: 'PUT',
+    path: '/kiosks/:kioskId/heartbeat',
+    scope: 'access_codes:validate',
+    body: KioskHeartbeatRequest,
+    okStatus: 200,
+    described: 'The heartbeat',
   },
 } as const satisfies Record<string, GateOperation>;
 

@@ -4,7 +4,7 @@
  * creates a key with them.
  */
 export const GATE_SCOPES = [
-  ['access_codes:validate', 'scan codes and read the code feed'],
+  ['access_codes:validate', "scan codes, read the code feed and send the kiosk's heartbeat"],
   ['access_codes:write', 'record walk-ins and checkouts'],
   ['logs:read', 'list who is on the premises'],
   ['incidents:write', 'send the panic SOS'],

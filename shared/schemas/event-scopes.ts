@@ -12,6 +12,7 @@ export const EVENT_READ_SCOPES = {
   incident: 'incidents:read',
   access_code: 'access_codes:read',
   visitor: 'logs:read',
+  // A gate kiosk's health (server/kiosks/): read with the visits it records.
   kiosk: 'logs:read',
 } as const satisfies Record<string, Scope>;
 

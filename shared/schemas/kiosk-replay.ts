@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GATE_OPERATIONS, type GateOperationKind } from '../kiosk/gate-operations.ts';
+import { KioskId } from './kiosks.ts';
 
 /** Most operations in one replay: on SQLite the batch holds the database's writer while it runs. */
 export const MAX_REPLAY_OPS = 200;
@@ -38,7 +39,14 @@ const CheckoutOp = z
   })
   .refine((op) => (op.log_id === undefined) !== (op.log_of === undefined), { path: ['log_id'], message: 'give exactly one of log_id and log_of' });
 
-export const ReplayOperation = z.discriminatedUnion('operation', [ValidateOp, WalkInOp, CheckoutOp]).meta({ id: 'ReplayOperation' });
+const HeartbeatOp = z.strictObject({
+  operation: operationOf('heartbeat'),
+  idempotency_key: IdempotencyKey,
+  kiosk_id: KioskId.meta({ description: 'The kiosk the heartbeat is from (the path parameter of the single request)' }),
+  body: GATE_OPERATIONS.heartbeat.body,
+});
+
+export const ReplayOperation = z.discriminatedUnion('operation', [ValidateOp, WalkInOp, CheckoutOp, HeartbeatOp]).meta({ id: 'ReplayOperation' });
 export type ReplayOperation = z.infer<typeof ReplayOperation>;
 
 export const ReplayRequest = z

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'access_code.revoked',
   'visitor.arrived',
   'visitor.departed',
+  'kiosk.offline',
+  'kiosk.online',
   'incident.note_added',
   'incident.responder_location',
 ] as const;
@@ -23,11 +25,11 @@ export const WEBHOOK_EVENT_TYPES = [
  * reference's types. `GET /events` and the event stream show them like any other type.
  */
 export const EXACT_NAME_EVENT_TYPES: readonly string[] = ['incident.note_added', 'incident.responder_location'];
-export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', '*'] as const;
+export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });
 export const EventSubscription = z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILDCARDS]).meta({
   id: 'EventSubscription',
-  description: 'An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `*`',
+  description: 'An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`',
 });
 
 /** Whether a type or wildcard (`incident.*`, `*`) covers `type`, every type of the family included: the rule of `GET /events` and the stream. */
@@ -100,7 +102,10 @@ export const Event = z
     type: EventType,
     created_at: Timestamp,
     test: z.literal(true).optional().meta({ description: 'Present on a test event sent with `POST /webhook-endpoints/{endpointId}/test`: sample data, no real resource' }),
-    data: z.record(z.string(), z.unknown()).meta({ description: 'The REST representation of the resource (incident, access code, access log)' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}`',
+    }),
   })
   .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });
 export const WebhookDelivery = z
@@ -131,7 +136,7 @@ export const ResendRequest = nullMeansAbsent(z.strictObject({ event_id: z.string
 
 export const EventPage = paginated(Event, 'EventPage');
 export const ListEventsQuery = PageQuery.extend({
-  type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*'])]).optional(),
+  type: z.union([EventType, z.enum(['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*'])]).optional(),
   resource_id: z.string().max(64).optional().meta({ description: 'Events about one incident, code or visit' }),
   include_test: z
     .enum(['true', 'false'])

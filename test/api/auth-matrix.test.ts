@@ -11,6 +11,7 @@ import {
   type TestOrganization,
   type TestServer,
 } from '../support/server.ts';
+import { openStream } from '../support/event-stream.ts';
 
 /**
  * Every authenticated route against every way a caller can be turned away, in the contract's
@@ -22,11 +23,13 @@ import {
 const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ENTERPRISE_LIMIT = 1000;
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface Call {
   path: string;
   body?: unknown;
+  /** A server-sent event stream: only its head is read, then it is closed. */
+  stream?: boolean;
 }
 
 interface KeyRef {
@@ -38,6 +41,10 @@ interface RouteSpec {
   label: string;
   method: Method;
   scope: Scope;
+  /** Scopes the route needs beside its own (a roll call shows visitors' phones: logs:read too). */
+  alsoNeeds?: Scope[];
+  /** Other scopes that open the route as well (the event stream: any read scope); a key "lacking the scope" lacks these too. */
+  alsoOpenedBy?: Scope[];
   okStatus: number;
   /** A call org A may make successfully; creates the resource it needs. */
   success(): Promise<Call>;
@@ -84,6 +91,54 @@ let sandboxKeyA: KeyRef;
 let revokedViaApi: ApiClient;
 let revokedInSuspended: ApiClient;
 let revokedInPlanNone: ApiClient;
+let kioskA: string;
+let kioskASandbox: string;
+let kioskB: string;
+let rollCallA: { id: string; logId: string };
+let rollCallASandbox: { id: string; logId: string };
+let rollCallB: { id: string; logId: string };
+
+let kioskSerial = 0;
+const newKioskId = () => `kiosk_01JD7ZK3Q0C7W5N2Y8S4X${String(++kioskSerial).padStart(5, '0')}`;
+const heartbeat = (overrides: Record<string, unknown> = {}) => ({
+  entry_point: 'Gate A',
+  app_version: '0.1.0',
+  queued_operations: 0,
+  oldest_queued_at: null,
+  last_sync_at: null,
+  needs_attention: 0,
+  clock: '2026-11-22T10:00:00.000Z',
+  ...overrides,
+});
+
+async function newKiosk(client: ApiClient): Promise<string> {
+  const kioskId = newKioskId();
+  const res = await client.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: heartbeat() });
+  expect(res.status).toBe(200);
+  return kioskId;
+}
+
+async function kioskState(client: ApiClient, kioskId: string) {
+  const res = await client.get(`/kiosks/${kioskId}`);
+  expect(res.status).toBe(200);
+  const { name, status, app_version } = res.body.kiosk;
+  return { name, status: status === 'retired' ? 'retired' : 'in service', app_version };
+}
+
+/** A roll call with one visitor on it. */
+async function newRollCall(client: ApiClient): Promise<{ id: string; logId: string }> {
+  const visit = await client.post('/access-logs', { visitor_name: 'Ada Obi', visitor_phone: '+2348012345678' });
+  expect(visit.status).toBe(201);
+  const res = await client.post('/roll-calls', {});
+  expect(res.status).toBe(201);
+  return { id: res.body.roll_call.roll_call_id, logId: visit.body.access_log.log_id };
+}
+
+async function rollCallTicks(client: ApiClient, rollCallId: string): Promise<number> {
+  const res = await client.get(`/roll-calls/${rollCallId}`);
+  expect(res.status).toBe(200);
+  return res.body.roll_call.accounted_for;
+}
 
 async function makeKey(org: TestOrganization, scopes: Scope[], environment: 'live' | 'sandbox' = 'live'): Promise<KeyRef> {
   const created = await createApiKey(server.running.database.db, server.clock, {
@@ -107,9 +162,15 @@ async function newIncident(client: ApiClient): Promise<string> {
   return res.body.incident.incident_id as string;
 }
 
-function send(caller: Caller, method: Method, call: Call): Promise<ApiResponse> {
+async function send(caller: Caller, method: Method, call: Call): Promise<ApiResponse> {
   const client = caller.client ?? server.client();
   const headers: Record<string, string> = caller.authorization === undefined ? {} : { authorization: caller.authorization };
+  if (call.stream) {
+    const authorization = headers.authorization ?? (client.key === undefined ? undefined : `Bearer ${client.key}`);
+    const opened = await openStream(server.baseUrl + call.path, authorization === undefined ? {} : { authorization });
+    opened.close();
+    return { status: opened.status, headers: opened.headers, body: opened.body };
+  }
   return client.request(method, call.path, { body: call.body, headers });
 }
 
@@ -129,6 +190,11 @@ function expectRateHeaders(res: ApiResponse, limit: number): void {
 /** The scopes a key gets when it must lack exactly the route's one. */
 function allBut(scope: Scope): Scope[] {
   return SCOPES.filter((other) => other !== scope);
+}
+
+/** The scopes a key gets when it must lack every scope that opens the route. */
+function lacking(route: RouteSpec): Scope[] {
+  return allBut(route.scope).filter((other) => !route.alsoOpenedBy?.includes(other));
 }
 
 /** Spends one request of `client`'s window on a route its scopes allow. */
@@ -247,6 +313,18 @@ const ROUTES: RouteSpec[] = [
     otherEnvironment: () => ({ path: `/api-keys/${sandboxKeyA.keyId}` }),
     liveFromSandbox: () => ({ path: `/api-keys/${targetKeyA.keyId}` }),
   },
+  // The event stream opens with any read scope; only its head is read.
+  {
+    label: 'GET /events/stream',
+    method: 'GET',
+    scope: 'incidents:read',
+    alsoOpenedBy: ['access_codes:read', 'logs:read'],
+    okStatus: 200,
+    success: async () => ({ path: '/events/stream', stream: true }),
+    checkSuccess: (res) => expect(res.headers.get('content-type')).toBe('text/event-stream'),
+    target: () => ({ path: '/events/stream', stream: true }),
+    snapshot: async () => null,
+  },
   // Threat intelligence: one data set for everyone, so there is no foreign resource; the guard's order still holds.
   ...(
     [
@@ -269,6 +347,119 @@ const ROUTES: RouteSpec[] = [
       snapshot: async () => null,
     }),
   ),
+  // Gate kiosks (issue #28). A heartbeat under another organization's kiosk id makes a kiosk of the
+  // caller's own (test/api/kiosks.test.ts), so it has no foreign case.
+  {
+    label: 'PUT /kiosks/{kioskId}/heartbeat',
+    method: 'PUT',
+    scope: 'access_codes:validate',
+    okStatus: 200,
+    success: async () => ({ path: `/kiosks/${newKioskId()}/heartbeat`, body: heartbeat() }),
+    checkSuccess: (res) => expect(res.body.kiosk.status).toBe('online'),
+    target: () => ({ path: `/kiosks/${kioskA}/heartbeat`, body: heartbeat({ app_version: 'never-recorded' }) }),
+    snapshot: () => kioskState(a.live, kioskA),
+  },
+  {
+    label: 'GET /kiosks',
+    method: 'GET',
+    scope: 'logs:read',
+    okStatus: 200,
+    success: async () => ({ path: '/kiosks' }),
+    checkSuccess: (res) => expect(res.body.totalResults).toBeGreaterThan(0),
+    target: () => ({ path: '/kiosks' }),
+    snapshot: async () => null,
+  },
+  {
+    label: 'GET /kiosks/{kioskId}',
+    method: 'GET',
+    scope: 'logs:read',
+    okStatus: 200,
+    success: async () => ({ path: `/kiosks/${kioskA}` }),
+    checkSuccess: (res) => expect(res.body.kiosk.kiosk_id).toBe(kioskA),
+    target: () => ({ path: `/kiosks/${kioskA}` }),
+    snapshot: async () => null,
+    foreign: () => ({ path: `/kiosks/${kioskB}` }),
+    otherEnvironment: () => ({ path: `/kiosks/${kioskASandbox}` }),
+    liveFromSandbox: () => ({ path: `/kiosks/${kioskA}` }),
+  },
+  {
+    label: 'PATCH /kiosks/{kioskId}',
+    method: 'PATCH',
+    scope: 'access_codes:write',
+    okStatus: 200,
+    success: async () => ({ path: `/kiosks/${await newKiosk(a.live)}`, body: { name: 'North gate' } }),
+    checkSuccess: (res) => expect(res.body.kiosk.name).toBe('North gate'),
+    target: () => ({ path: `/kiosks/${kioskA}`, body: { name: 'must never be named' } }),
+    snapshot: () => kioskState(a.live, kioskA),
+    foreign: () => ({ path: `/kiosks/${kioskB}`, body: { name: 'cross-tenant' } }),
+    otherEnvironment: () => ({ path: `/kiosks/${kioskASandbox}`, body: { name: 'cross-environment' } }),
+    liveFromSandbox: () => ({ path: `/kiosks/${kioskA}`, body: { name: 'cross-environment' } }),
+  },
+  {
+    label: 'DELETE /kiosks/{kioskId}',
+    method: 'DELETE',
+    scope: 'access_codes:write',
+    okStatus: 200,
+    success: async () => ({ path: `/kiosks/${await newKiosk(a.live)}` }),
+    checkSuccess: (res) => expect(res.body.kiosk.status).toBe('retired'),
+    target: () => ({ path: `/kiosks/${kioskA}` }),
+    snapshot: () => kioskState(a.live, kioskA),
+    foreign: () => ({ path: `/kiosks/${kioskB}` }),
+    otherEnvironment: () => ({ path: `/kiosks/${kioskASandbox}` }),
+    liveFromSandbox: () => ({ path: `/kiosks/${kioskA}` }),
+  },
+  // Roll calls: writing needs access_codes:write and logs:read (the list shows visitors' phones).
+  {
+    label: 'POST /roll-calls',
+    method: 'POST',
+    scope: 'access_codes:write',
+    alsoNeeds: ['logs:read'],
+    okStatus: 201,
+    success: async () => ({ path: '/roll-calls', body: {} }),
+    checkSuccess: (res) => expect(res.body.roll_call.roll_call_id).toMatch(/^rcl_/),
+    target: () => ({ path: '/roll-calls', body: {} }),
+    snapshot: async () => (await a.live.get('/roll-calls?limit=1')).body.totalResults,
+  },
+  {
+    label: 'GET /roll-calls',
+    method: 'GET',
+    scope: 'logs:read',
+    okStatus: 200,
+    success: async () => ({ path: '/roll-calls' }),
+    checkSuccess: (res) => expect(res.body.totalResults).toBeGreaterThan(0),
+    target: () => ({ path: '/roll-calls' }),
+    snapshot: async () => null,
+  },
+  {
+    label: 'GET /roll-calls/{rollCallId}',
+    method: 'GET',
+    scope: 'logs:read',
+    okStatus: 200,
+    success: async () => ({ path: `/roll-calls/${rollCallA.id}` }),
+    checkSuccess: (res) => expect(res.body.roll_call.entries).toHaveLength(1),
+    target: () => ({ path: `/roll-calls/${rollCallA.id}` }),
+    snapshot: async () => null,
+    foreign: () => ({ path: `/roll-calls/${rollCallB.id}` }),
+    otherEnvironment: () => ({ path: `/roll-calls/${rollCallASandbox.id}` }),
+    liveFromSandbox: () => ({ path: `/roll-calls/${rollCallA.id}` }),
+  },
+  {
+    label: 'PATCH /roll-calls/{rollCallId}/entries/{logId}',
+    method: 'PATCH',
+    scope: 'access_codes:write',
+    alsoNeeds: ['logs:read'],
+    okStatus: 200,
+    success: async () => {
+      const fresh = await newRollCall(a.live);
+      return { path: `/roll-calls/${fresh.id}/entries/${fresh.logId}`, body: { accounted_for: true } };
+    },
+    checkSuccess: (res) => expect(res.body.entry.accounted_for).toBe(true),
+    target: () => ({ path: `/roll-calls/${rollCallA.id}/entries/${rollCallA.logId}`, body: { accounted_for: true } }),
+    snapshot: () => rollCallTicks(a.live, rollCallA.id),
+    foreign: () => ({ path: `/roll-calls/${rollCallB.id}/entries/${rollCallB.logId}`, body: { accounted_for: true } }),
+    otherEnvironment: () => ({ path: `/roll-calls/${rollCallASandbox.id}/entries/${rollCallASandbox.logId}`, body: { accounted_for: true } }),
+    liveFromSandbox: () => ({ path: `/roll-calls/${rollCallA.id}/entries/${rollCallA.logId}`, body: { accounted_for: true } }),
+  },
 ];
 
 const REJECTIONS: RejectionCase[] = [
@@ -314,18 +505,18 @@ const REJECTIONS: RejectionCase[] = [
   {
     title: 'with a key lacking the scope in a suspended organization',
     status: 402,
-    caller: async (route) => ({ client: await suspended.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await suspended.keyWith(lacking(route)) }),
   },
   {
     title: 'with a key lacking the scope in an organization on plan none',
     status: 402,
-    caller: async (route) => ({ client: await planNone.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await planNone.keyWith(lacking(route)) }),
   },
   // 403: the key may not do this.
   {
     title: 'with a key holding every scope but the route one',
     status: 403,
-    caller: async (route) => ({ client: await a.keyWith(allBut(route.scope)) }),
+    caller: async (route) => ({ client: await a.keyWith(lacking(route)) }),
     check: (res, route) => {
       expect(res.body.message).toContain(route.scope);
       expectRateHeaders(res, ENTERPRISE_LIMIT);
@@ -334,7 +525,7 @@ const REJECTIONS: RejectionCase[] = [
   {
     title: 'with a sandbox key lacking the scope',
     status: 403,
-    caller: async (route) => ({ client: await a.keyWith(allBut(route.scope), 'sandbox') }),
+    caller: async (route) => ({ client: await a.keyWith(lacking(route), 'sandbox') }),
     check: (res, route) => expect(res.body.message).toContain(route.scope),
   },
   // 403 comes before 429.
@@ -342,7 +533,7 @@ const REJECTIONS: RejectionCase[] = [
     title: 'with a key lacking the scope that is already over its rate limit',
     status: 403,
     caller: async (route) => {
-      const scopes = allBut(route.scope);
+      const scopes = lacking(route);
       const client = await tight.keyWith(scopes);
       await spendOne(client, scopes);
       return { client };
@@ -393,6 +584,8 @@ beforeAll(async () => {
   targetKeyA = await makeKey(a, ['incidents:read']);
   keyB = await makeKey(b, ['incidents:read']);
   sandboxKeyA = await makeKey(a, ['incidents:read'], 'sandbox');
+  [kioskA, kioskASandbox, kioskB] = [await newKiosk(a.live), await newKiosk(a.sandbox), await newKiosk(b.live)];
+  [rollCallA, rollCallASandbox, rollCallB] = [await newRollCall(a.live), await newRollCall(a.sandbox), await newRollCall(b.live)];
 
   // A key revoked the way a partner does it: DELETE /api-keys/{keyId} with an admin key.
   const created = await a.live.post('/api-keys', { name: 'soon revoked', scopes: [...SCOPES] });
@@ -421,8 +614,8 @@ afterAll(() => server?.stop());
 beforeEach(() => server.clock.advance(61_000));
 
 describe.each(ROUTES.map((route) => [route.label, route] as const))('%s', (_label, route) => {
-  it(`${route.label} with a key holding only ${route.scope} answers ${route.okStatus} with the rate-limit headers`, async () => {
-    const client = await a.keyWith([route.scope]);
+  it(`${route.label} with a key holding only ${[route.scope, ...(route.alsoNeeds ?? [])].join(' and ')} answers ${route.okStatus} with the rate-limit headers`, async () => {
+    const client = await a.keyWith([route.scope, ...(route.alsoNeeds ?? [])]);
     const res = await send({ client }, route.method, await route.success());
     expect(res.status, JSON.stringify(res.body)).toBe(route.okStatus);
     route.checkSuccess(res);

@@ -247,6 +247,21 @@ describe('GET /events/stream', () => {
     await vi.waitFor(() => expect(s.isEnded).toBe(true), { timeout: 3000, interval: 20 });
   });
 
+  it("a console stream's heartbeats do not keep an unattended session from its idle timeout", async () => {
+    const viewer = await joinConsole(server, org.organizationId, 'viewer');
+    const s = await openStream(`${server.baseUrl}/events/stream`, { cookie: viewer.browser.cookie!, 'tsaro-environment': 'live' });
+    streams.push(s);
+    expect(s.status).toBe(200);
+    // Heartbeats re-check the session well after the console last did anything...
+    server.clock.advance(719 * 60_000);
+    const seen = s.comments.length;
+    await vi.waitFor(() => expect(s.comments.length).toBeGreaterThan(seen + 2), { timeout: 10_000, interval: 20 });
+    expect(s.isEnded).toBe(false);
+    // ...without counting as activity: 720 minutes after the last request, the stream closes.
+    server.clock.advance(2 * 60_000);
+    await vi.waitFor(() => expect(s.isEnded).toBe(true), { timeout: 10_000, interval: 20 });
+  });
+
   it('a stopping server ends its streams', async () => {
     const own = await startTestServer();
     const ownOrg = await own.createOrganization();

@@ -74,7 +74,8 @@ describe('every route is in the OpenAPI document, and every documented operation
           idempotencyKey: method !== 'get',
         });
         if (operation.security?.length === 0) continue;
-        expect(operation.description, `${method} ${path}`).toMatch(/^Scope `[a-z_:]+`\./);
+        // One scope, or (the event stream) any of several.
+        expect(operation.description, `${method} ${path}`).toMatch(/^(Scope `[a-z_:]+`|Any of the scopes `[a-z_:]+`(, `[a-z_:]+`)+)\./);
       }
     }
   });
@@ -100,6 +101,34 @@ describe('every route is in the OpenAPI document, and every documented operation
     }
     expect(seen.required).toContain('POST /incidents');
     expect(seen.optional).toContain('PATCH /visitor-policies');
+  });
+
+  it('lists the kiosk and roll-call operations (issue #28) with their scopes', async () => {
+    const document = (await server.client().get('/openapi.json')).body;
+    const scopeOf = (path: string, method: string) => /^Scope `([a-z_:]+)`/.exec(document.paths[path]?.[method]?.description ?? '')?.[1];
+    expect({
+      heartbeat: scopeOf('/kiosks/{kioskId}/heartbeat', 'put'),
+      listKiosks: scopeOf('/kiosks', 'get'),
+      getKiosk: scopeOf('/kiosks/{kioskId}', 'get'),
+      renameKiosk: scopeOf('/kiosks/{kioskId}', 'patch'),
+      retireKiosk: scopeOf('/kiosks/{kioskId}', 'delete'),
+      createRollCall: scopeOf('/roll-calls', 'post'),
+      listRollCalls: scopeOf('/roll-calls', 'get'),
+      getRollCall: scopeOf('/roll-calls/{rollCallId}', 'get'),
+      markEntry: scopeOf('/roll-calls/{rollCallId}/entries/{logId}', 'patch'),
+    }).toEqual({
+      heartbeat: 'access_codes:validate',
+      listKiosks: 'logs:read',
+      getKiosk: 'logs:read',
+      renameKiosk: 'access_codes:write',
+      retireKiosk: 'access_codes:write',
+      createRollCall: 'access_codes:write',
+      listRollCalls: 'logs:read',
+      getRollCall: 'logs:read',
+      markEntry: 'access_codes:write',
+    });
+    expect(document.paths['/roll-calls'].post.description).toMatch(/logs:read/);
+    expect(document.components.schemas.EventType.enum).toEqual(expect.arrayContaining(['kiosk.offline', 'kiosk.online']));
   });
 
   it('the /api/v1 alias serves the same routes as the canonical paths', () => {

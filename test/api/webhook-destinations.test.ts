@@ -79,7 +79,7 @@ describe('where an event is delivered, after an endpoint changes', () => {
     await expect(
       db.transaction().execute(async (trx) => {
         await trx.insertInto('webhook_endpoints').values({ ...live, endpoint_id: ghost }).execute();
-        await appendEvent(trx, server.clock, { organizationId: org.organizationId, environment: 'sandbox', type: 'incident.created', resourceId: 'inc_x', data: {} });
+        await appendEvent(trx, { clock: server.clock, webhookQueue: server.running.webhookQueue }, { organizationId: org.organizationId, environment: 'sandbox', type: 'incident.created', resourceId: 'inc_x', data: {} });
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');

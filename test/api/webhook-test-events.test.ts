@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessCode, AccessLog } from '../../shared/schemas/access.ts';
 import { Incident } from '../../shared/schemas/incidents.ts';
+import { Kiosk } from '../../shared/schemas/kiosks.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
@@ -36,7 +37,7 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-const SCHEMAS = { incident: Incident, access_code: AccessCode, visitor: AccessLog };
+const SCHEMAS = { incident: Incident, access_code: AccessCode, visitor: AccessLog, kiosk: Kiosk };
 
 describe('test events', () => {
   it('every type arrives signed (Stripe\'s own verifier accepts it), marked test, with data shaped as the real resource', async () => {

@@ -96,6 +96,8 @@ describe('migrations', () => {
     ['0010-threat-data-releases', ['threat_data_files']],
     ['0014-auth-revision', ['auth_revision']],
     ['0015-webhook-revision', ['webhook_revision']],
+    ['0021-kiosks', ['kiosks']],
+    ['0022-roll-calls', ['roll_calls', 'roll_call_entries']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);
@@ -107,6 +109,20 @@ describe('migrations', () => {
     expect(await migrateToLatest(db, upTo)).toEqual([name]);
     const has = (await db.introspection.getTables()).map((t) => t.name);
     expect(has).toEqual(expect.arrayContaining(tables));
+  });
+
+  it('0021-kiosks keys a kiosk by its tenant and its own id: the same id in another organization or environment is another row', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0021-kiosks') + 1).map((n) => [n, migrations[n]!])));
+    const now = '2026-11-22T10:00:00.000Z';
+    const kiosk = (organization_id: string, environment: string) => ({
+      organization_id, environment, kiosk_id: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', name: null, entry_point: 'Gate A', app_version: '0.1.0',
+      queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: now, clock_skew_ds: 0,
+      last_seen_at: now, offline_since: null, first_seen_at: now, retired_at: null, updated_at: now,
+    });
+    await db.insertInto('kiosks').values([kiosk('org_a', 'live'), kiosk('org_b', 'live'), kiosk('org_a', 'sandbox')]).execute();
+    await expect(db.insertInto('kiosks').values(kiosk('org_a', 'live')).execute()).rejects.toThrow();
   });
 
   it('0009-sealed-pass-keys seals plain pass-signing keys with the sealing key, leaves sealed ones alone, and passes still verify', async () => {
@@ -176,7 +192,7 @@ describe('migrations', () => {
       .execute();
     const event = (id: string, at: string) => ({ event_id: id, organization_id: 'org_1', environment: 'live', type: 'incident.created', resource_id: 'inc_1', data: '{}', created_at: at });
     await db.insertInto('events').values([event('evt_c', '2026-11-22T10:00:03.000Z'), event('evt_a', '2026-11-22T10:00:01.000Z'), event('evt_b', '2026-11-22T10:00:02.000Z')]).execute();
-    expect(await migrateToLatest(db)).toEqual(['0020-event-feed']);
+    expect((await migrateToLatest(db))[0]).toBe('0020-event-feed');
     const numbered = async () => (await db.selectFrom('events').select(['event_id', 'feed_seq']).orderBy('event_id').execute()).map((row) => [row.event_id, row.feed_seq === null ? null : Number(row.feed_seq)]);
     expect(await numbered()).toEqual([['evt_a', 1], ['evt_b', 2], ['evt_c', 3]]);
     // A later event: numbered as it is inserted (SQLite), or by the sequencer once committed (PostgreSQL).

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTypes, SCHEMA_FILE } from '../../clients/typescript/scripts/generate-types.ts';
+import { generateResponderTypes, RESPONDER_SCHEMA_FILE } from '../../responder-app/generate-types.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /** The TypeScript client (clients/typescript) against the real server. */
@@ -39,6 +40,10 @@ describe('@tsaro/client', () => {
 
   it('the checked-in types are what openapi-typescript makes of the current document (run `npm run client:types`)', async () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8') === (await generateTypes()), 'clients/typescript/src/schema.ts is stale: npm run client:types').toBe(true);
+  });
+
+  it("the responder app's checked-in types are what openapi-typescript makes of the responder API's document (run `npm run client:types`)", async () => {
+    expect(readFileSync(RESPONDER_SCHEMA_FILE, 'utf8') === (await generateResponderTypes()), 'responder-app/src/schema.ts is stale: npm run client:types').toBe(true);
   });
 
   it('typed calls: numbers for numbers in the threat queries, and the answer typed from the document', async () => {

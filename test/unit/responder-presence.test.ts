@@ -24,9 +24,16 @@ describe('the responder heartbeat (when the phone tells the server where it is a
     expect(beatDue(sent(true), true, NORTH_111M, T0 + 1_000)).toBe(true);
   });
 
-  it('while busy, or free without a fix, only a change of availability counts', () => {
+  it('off duty, or without a fix, only a change of availability counts', () => {
     expect(beatDue(sent(false), false, NORTH_111M, T0 + 10 * BEAT_EVERY_MS)).toBe(false);
     expect(beatDue(sent(true), true, null, T0 + 10 * BEAT_EVERY_MS)).toBe(false);
+    expect(beatDue(sent(false), false, null, T0 + 10 * BEAT_EVERY_MS, true)).toBe(false);
+  });
+
+  it('working an incident: after a minute or 100 m, as while free, so the control room follows the responder', () => {
+    expect(beatDue(sent(false), false, NORTH_56M, T0 + 1_000, true)).toBe(false);
+    expect(beatDue(sent(false), false, NORTH_111M, T0 + 1_000, true)).toBe(true);
+    expect(beatDue(sent(false), false, LEKKI, T0 + BEAT_EVERY_MS + 1, true)).toBe(true);
   });
 });
 

@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * Replay queued gate operations in one request
-         * @description Scope `access_codes:write`. Each `validate` operation also needs `access_codes:validate` (a 403 item otherwise). Up to 200 validations, walk-ins and checkouts, applied in order in one transaction, each in a savepoint of its own and answered exactly as its single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`), status and body, under its own `idempotency_key`: the same record as the single route's, so a batch sent again replays every item, and a single request with an item's key replays its answer. A refused item (404 another organization's log, 409 already checked out, 400 a replay too old) undoes only itself; the rest still apply. A checkout may name the visit by `log_of`: the key of the walk-in or validation that opened it, earlier in the batch or before; 424 when that operation has checked nobody in. A malformed batch is a 400 naming the item's field (`ops[3].body.code`) and applies nothing. The batch counts as one request against the rate limit; each validation of a typed code still counts against the unknown-code guard (a 429 item). Servers without this route answer 404: send the operations one at a time.
+         * @description Scope `access_codes:write`. Each `validate` and `heartbeat` operation also needs `access_codes:validate` (a 403 item otherwise). Up to 200 validations, walk-ins, checkouts and heartbeats, applied in order in one transaction, each in a savepoint of its own and answered exactly as its single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`, `PUT /kiosks/{kiosk_id}/heartbeat`), status and body, under its own `idempotency_key`: the same record as the single route's, so a batch sent again replays every item, and a single request with an item's key replays its answer. A refused item (404 another organization's log, 409 already checked out, 400 a replay too old) undoes only itself; the rest still apply. A checkout may name the visit by `log_of`: the key of the walk-in or validation that opened it, earlier in the batch or before; 424 when that operation has checked nobody in. A malformed batch is a 400 naming the item's field (`ops[3].body.code`) and applies nothing. The batch counts as one request against the rate limit; each validation of a typed code still counts against the unknown-code guard (a 429 item). Servers without this route answer 404: send the operations one at a time.
          */
         post: operations["replayKioskOperations"];
         delete?: never;
@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Scope `admin`. The `whsec_` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). Each delivery is an HTTP POST of the envelope `{id, type, created_at, data}` (`data`: the REST resource) with headers `Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (Stripe's scheme; one `v1` per valid secret during a rotation), `Svc-Event-Id` and `Svc-Event-Type`. Any 2xx within 10 s is success; redirects are not followed. A failed delivery is tried again at once, after 30 s, after 5 min, then hourly (± 6 min) until 72 h after the event, when it is marked failed for good. Receivers deduplicate by the envelope `id`. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope.
+         * @description Scope `admin`. The `whsec_` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). Each delivery is an HTTP POST of the envelope `{id, type, created_at, data}` (`data`: the REST resource) with headers `Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (Stripe's scheme; one `v1` per valid secret during a rotation), `Svc-Event-Id` and `Svc-Event-Type`. Any 2xx within 10 s is success; redirects are not followed. A failed delivery is tried again at once, after 30 s, after 5 min, then hourly (± 6 min) until 72 h after the event, when it is marked failed for good. Receivers deduplicate by the envelope `id`. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` and `kiosk.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         head?: never;
         /**
          * Change URL, subscriptions or description; disable or enable
-         * @description Scope `admin`. A disabled endpoint gets no deliveries until enabled again. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope. Changing `events` or `url`, or enabling, checks the endpoint's subscriptions so.
+         * @description Scope `admin`. A disabled endpoint gets no deliveries until enabled again. Subscribing to a type needs its read scope, as reading it in `GET /events` does: `incident.*` types need `incidents:read`, `access_code.*` `access_codes:read`, `visitor.*` and `kiosk.*` `logs:read`, and `*` all three (it receives every type, later ones too); otherwise 403 naming the scope. Changing `events` or `url`, or enabling, checks the endpoint's subscriptions so.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -769,9 +769,29 @@ export interface paths {
         };
         /**
          * The event log, newest first
-         * @description Scope `admin`. Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*`; a `type` filter the key may not read is a 403 naming the scope.
+         * @description Scope `admin`. Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`; a `type` filter the key may not read is a 403 naming the scope.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event stream (server-sent events), oldest first
+         * @description Any of the scopes `incidents:read`, `access_codes:read`, `logs:read`. Every event the caller may read (`incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`), as `text/event-stream`: each event is `id: <event id>`, `event: <type>` and one `data:` line holding the envelope `GET /events` lists, then a blank line. Without `Last-Event-ID` it starts now; with it, it resumes after that event (up to 72 hours back) and skips none, whatever order transactions committed in, on any host. An unknown id is a 400 and one older than 72 hours a 410, both naming `Last-Event-ID`: read what was missed from `GET /events` and open the stream without it. A comment line `: heartbeat` comes every 15 s; the stream closes when the key is revoked or expires, the person is removed or signed out, or the server stops, and a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`. Test events only with `include_test=true`. Opening the stream counts one request against the rate limit; the events do not. `incident.note_added` and `incident.responder_location` come here as any other type.
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1226,6 +1246,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/kiosks/{kioskId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * A kiosk's heartbeat: its queue, last sync and clock
+         * @description Scope `access_codes:validate`. Sent by the kiosk every KIOSK_HEARTBEAT_S (default 30 s). The first heartbeat of a `kiosk_id` makes the kiosk; later ones update it (200 both). The server keeps its own receive time (`last_seen_at`) and the kiosk clock's skew against it. The first heartbeat after `kiosk.offline` raises `kiosk.online`. A retired kiosk stays retired: its heartbeat is recorded and raises no event. Kiosk ids are per organization and environment: the same id elsewhere is another kiosk, never this one; an id not in the kiosk format is a 400 naming `kioskId`. The kiosk sends each heartbeat under an Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null).
+         */
+        put: operations["kioskHeartbeat"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kiosks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's gate kiosks
+         * @description Scope `logs:read`. `status` is worked out now: `online` when heard from within KIOSK_OFFLINE_AFTER_S (default 120 s), else `offline`; `retired` once retired. Most recently installed first.
+         */
+        get: operations["listKiosks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kiosks/{kioskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a gate kiosk
+         * @description Scope `logs:read`.
+         */
+        get: operations["getKiosk"];
+        put?: never;
+        post?: never;
+        /**
+         * Retire a gate kiosk
+         * @description Scope `access_codes:write`. Takes the kiosk out of service: it is listed as `retired` and raises no `kiosk.offline` again (an outage under way is closed without `kiosk.online`). Its heartbeats, if it still sends them, are recorded and it stays retired. Already retired: 409.
+         */
+        delete: operations["retireKiosk"];
+        options?: never;
+        head?: never;
+        /**
+         * Name a gate kiosk
+         * @description Scope `access_codes:write`.
+         */
+        patch: operations["renameKiosk"];
+        trace?: never;
+    };
+    "/roll-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roll calls, newest first
+         * @description Scope `logs:read`. Each with its counts and warnings, without its entries.
+         */
+        get: operations["listRollCalls"];
+        put?: never;
+        /**
+         * Take a roll call: everyone on site now
+         * @description Scope `access_codes:write`. Also needs `logs:read` (the list shows visitors and their phones): a 403 naming it otherwise. A snapshot of every visit checked in and not out (at `entry_points`, or all), with name, phone, entry point and check-in time, each entry under its `log_id`. `warnings` names the gates at those entry points whose visitors may be missing or listed wrongly: a kiosk in service that was offline (no heartbeat within KIOSK_OFFLINE_AFTER_S) or whose last heartbeat reported operations waiting to be sent. The list does not change afterwards; ticks do (`PATCH /roll-calls/{rollCallId}/entries/{logId}`).
+         */
+        post: operations["createRollCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/roll-calls/{rollCallId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a roll call with every entry and its tick
+         * @description Scope `logs:read`.
+         */
+        get: operations["getRollCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/roll-calls/{rollCallId}/entries/{logId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Tick a person as accounted for (or undo it)
+         * @description Scope `access_codes:write`. Also needs `logs:read` (the list shows visitors and their phones): a 403 naming it otherwise. Records who ticked the entry and when; `false` clears the tick. Shared by everyone working the roll call: the last change wins. 404 for a log not on this roll call.
+         */
+        patch: operations["markRollCallEntry"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1386,6 +1538,39 @@ export interface components {
             /** @description Or: the Idempotency-Key of the walk-in or validation that opened the visit (earlier in this batch or in an earlier request); the server closes the log that operation answered */
             log_of?: string;
             body?: components["schemas"]["CheckoutRequest"];
+        } | {
+            /**
+             * @description As `PUT /kiosks/{kioskId}/heartbeat`
+             * @constant
+             */
+            operation: "heartbeat";
+            /** @description The operation's own Idempotency-Key: the same record as the single request's, so either replays the other */
+            idempotency_key: string;
+            /**
+             * @description The kiosk the heartbeat is from (the path parameter of the single request)
+             * @example kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB
+             */
+            kiosk_id: string;
+            body: components["schemas"]["KioskHeartbeatRequest"];
+        };
+        KioskHeartbeatRequest: {
+            /** @description The gate this kiosk stands at */
+            entry_point: string;
+            /** @example 0.1.0 */
+            app_version: string;
+            /** @description Scans, walk-ins, checkouts and SOS presses waiting on the kiosk to reach the server */
+            queued_operations: number;
+            /** @description When the oldest of them happened; null when nothing waits */
+            oldest_queued_at: string | null;
+            /** @description When the kiosk last finished a sync; null: never */
+            last_sync_at: string | null;
+            /** @description Items on the kiosk's needs-attention list (operations the server refused for good) */
+            needs_attention: number;
+            /**
+             * @description The kiosk's own clock, uncorrected, when it made the heartbeat: the server compares it with its own
+             * @example 2026-11-22T10:00:00Z
+             */
+            clock: string;
         };
         UpdateVisitorPolicies: {
             /** @description Check out anyone still in after this many hours; null: never */
@@ -1408,10 +1593,10 @@ export interface components {
             description?: string | null;
         };
         /**
-         * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `*`
+         * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
          * @enum {string}
          */
-        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "incident.*" | "access_code.*" | "visitor.*" | "*";
+        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
         UpdateWebhookEndpointRequest: {
             url?: string | null;
             events?: components["schemas"]["EventSubscription"][] | null;
@@ -1429,7 +1614,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /** @enum {string} */
-        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed";
+        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location";
         ResendFailedRequest: {
             /**
              * @description ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC
@@ -1485,6 +1670,22 @@ export interface components {
         Role: "owner" | "admin" | "developer" | "operator" | "viewer";
         ChangeRoleRequest: {
             role: components["schemas"]["Role"];
+        };
+        /**
+         * @description `online`: heard from within KIOSK_OFFLINE_AFTER_S (default 120 s); `offline`: not since; `retired`: taken out of service (never alerts)
+         * @enum {string}
+         */
+        KioskStatus: "online" | "offline" | "retired";
+        RenameKioskRequest: {
+            name: string;
+        };
+        CreateRollCallRequest: {
+            /** @description Only visitors who came in at these entry points, and only these gates in `warnings`; absent: everyone on site */
+            entry_points?: string[] | null;
+        };
+        TickRollCallEntryRequest: {
+            /** @description true: this person is accounted for; false: undo a tick */
+            accounted_for: boolean;
         };
         Health: {
             /**
@@ -2263,7 +2464,7 @@ export interface components {
              * @constant
              */
             test?: true;
-            /** @description The REST representation of the resource (incident, access code, access log) */
+            /** @description The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}` */
             data: {
                 [key: string]: unknown;
             };
@@ -2465,6 +2666,154 @@ export interface components {
             invitation: components["schemas"]["Invitation"];
             /** @description Single use, for 7 days: give it to the person; it is not shown again */
             invite_url: string;
+        };
+        KioskResponse: {
+            kiosk: components["schemas"]["Kiosk"];
+        };
+        Kiosk: {
+            /** @example kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            kiosk_id: string;
+            /** @description Given with PATCH; null until then */
+            name: string | null;
+            status: components["schemas"]["KioskStatus"];
+            entry_point: string;
+            app_version: string;
+            queued_operations: number;
+            oldest_queued_at: string | null;
+            last_sync_at: string | null;
+            needs_attention: number;
+            /**
+             * Format: date-time
+             * @description The kiosk's own clock in its last heartbeat
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            clock: string;
+            /** @description The kiosk's clock minus the server's when the heartbeat arrived (positive: the kiosk is ahead), to a tenth of a second. Null when the last heartbeat waited in the kiosk's queue (replayed through `POST /kiosk/replay`): its clock was read before it was sent */
+            clock_skew_seconds: number | null;
+            /**
+             * Format: date-time
+             * @description When the server received the kiosk's last heartbeat (the server's clock)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_seen_at: string;
+            /** @description When `kiosk.offline` was raised for the outage under way; null otherwise */
+            offline_since: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            first_seen_at: string;
+            retired_at: string | null;
+        };
+        /** @description One page of results, newest first */
+        KioskPage: {
+            results: components["schemas"]["Kiosk"][];
+            page: number;
+            limit: number;
+            totalPages: number;
+            totalResults: number;
+        };
+        RollCallResponse: {
+            roll_call: components["schemas"]["RollCall"];
+        };
+        RollCall: {
+            /** @example rcl_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            roll_call_id: string;
+            /** @description The entry points asked for; null: every one */
+            entry_points: string[] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            created_by: components["schemas"]["Actor"];
+            /** @description People on the list */
+            total: number;
+            /** @description Of them, ticked as accounted for */
+            accounted_for: number;
+            /** @description The gates (kiosks in service at the entry points concerned) that may have left the list incomplete when it was taken; empty: none known */
+            warnings: components["schemas"]["RollCallWarning"][];
+            /** @description Longest on site first */
+            entries: components["schemas"]["RollCallEntry"][];
+        };
+        Actor: {
+            /** @enum {string} */
+            type: "key" | "person";
+            /** @description The key id or the person id */
+            id: string;
+            /** @description The key's name or the person's name or email */
+            label: string;
+        };
+        RollCallWarning: {
+            /** @example kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            kiosk_id: string;
+            name: string | null;
+            entry_point: string;
+            /**
+             * @description `offline`: not heard from within KIOSK_OFFLINE_AFTER_S when the roll call was taken, so arrivals and departures there may not have reached the server; `queued_operations`: its last heartbeat said scans, walk-ins or checkouts were waiting to be sent
+             * @enum {string}
+             */
+            reason: "offline" | "queued_operations";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_seen_at: string;
+            queued_operations: number;
+            oldest_queued_at: string | null;
+        };
+        RollCallEntry: {
+            /** @description The visit (access log) the entry was taken from */
+            log_id: string;
+            visitor_name: string | null;
+            visitor_phone: string | null;
+            entry_point: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            checked_in_at: string;
+            accounted_for: boolean;
+            /** @description Who ticked the entry; null while not accounted for */
+            accounted_by: components["schemas"]["Actor"] | null;
+            accounted_at: string | null;
+        };
+        /** @description One page of results, newest first */
+        RollCallPage: {
+            results: components["schemas"]["RollCallSummary"][];
+            page: number;
+            limit: number;
+            totalPages: number;
+            totalResults: number;
+        };
+        /** @description A roll call without its entries */
+        RollCallSummary: {
+            /** @example rcl_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            roll_call_id: string;
+            /** @description The entry points asked for; null: every one */
+            entry_points: string[] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            created_by: components["schemas"]["Actor"];
+            /** @description People on the list */
+            total: number;
+            /** @description Of them, ticked as accounted for */
+            accounted_for: number;
+            /** @description The gates (kiosks in service at the entry points concerned) that may have left the list incomplete when it was taken; empty: none known */
+            warnings: components["schemas"]["RollCallWarning"][];
+        };
+        /** @description The entry as changed, and its roll call's counts */
+        RollCallEntryResponse: {
+            entry: components["schemas"]["RollCallEntry"];
+            roll_call: components["schemas"]["RollCallSummary"];
         };
         EmptyOutput: Record<string, never>;
     };
@@ -6775,7 +7124,7 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
-                type?: components["schemas"]["EventType"] | ("incident.*" | "access_code.*" | "visitor.*");
+                type?: components["schemas"]["EventType"] | ("incident.*" | "access_code.*" | "visitor.*" | "kiosk.*");
                 /** @description Events about one incident, code or visit */
                 resource_id?: string;
                 /** @description Test events too (sent with `POST /webhook-endpoints/{endpointId}/test`); left out by default */
@@ -6835,6 +7184,103 @@ export interface operations {
             };
             /** @description The key lacks the required scope (named in the message) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description As the `Last-Event-ID` header, for EventSource polyfills that cannot set it; the header wins */
+                last_event_id?: string;
+                /** @description Only these types or wildcards, separated by commas (`incident.*,visitor.arrived`); a wildcard covers its whole family here */
+                types?: string;
+                /** @description Test events too (sent with `POST /webhook-endpoints/{endpointId}/test`); left out by default */
+                include_test?: "true" | "false";
+            };
+            header?: {
+                /** @description Resume after this event (its `id:`), up to 72 hours back; EventSource sends it by itself when it reconnects */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `id:`/`event:`/`data:` frames, `: heartbeat` comments every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9203,6 +9649,876 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedInvitation"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    kioskHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `kiosk_` and a ULID, made by the kiosk at its first start */
+                kioskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KioskHeartbeatRequest"];
+            };
+        };
+        responses: {
+            /** @description The kiosk as recorded */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listKiosks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Results per page, 1 to 100 */
+                limit?: number;
+                status?: components["schemas"]["KioskStatus"];
+                entry_point?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskPage"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getKiosk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `kiosk_` and a ULID, made by the kiosk at its first start */
+                kioskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kiosk */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retireKiosk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `kiosk_` and a ULID, made by the kiosk at its first start */
+                kioskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retired kiosk */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renameKiosk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `kiosk_` and a ULID, made by the kiosk at its first start */
+                kioskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameKioskRequest"];
+            };
+        };
+        responses: {
+            /** @description The kiosk */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRollCalls: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Results per page, 1 to 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RollCallPage"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRollCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRollCallRequest"];
+            };
+        };
+        responses: {
+            /** @description The roll call */
+            201: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RollCallResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRollCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rollCallId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roll call */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RollCallResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markRollCallEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                rollCallId: string;
+                logId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TickRollCallEntryRequest"];
+            };
+        };
+        responses: {
+            /** @description The entry and the counts */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RollCallEntryResponse"];
                 };
             };
             /** @description Invalid request; the message names the failed field */

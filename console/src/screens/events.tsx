@@ -8,7 +8,7 @@ import { useLoad } from '../context.tsx';
 import type { EventEnvelope, Page } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
 
-const TYPE_FILTERS = ['incident.*', 'access_code.*', 'visitor.*', ...EVENT_TYPES];
+const TYPE_FILTERS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', ...EVENT_TYPES];
 
 /** The resource an event is about: the id field its data carries. */
 export function resourceOf(event: EventEnvelope): string | null {

@@ -16,6 +16,8 @@ import * as consolePeople from './0017-console-people.ts';
 import * as testEvents from './0018-test-events.ts';
 import * as deliveryResponseExcerpt from './0019-delivery-response-excerpt.ts';
 import * as eventFeed from './0020-event-feed.ts';
+import * as kiosks from './0021-kiosks.ts';
+import * as rollCalls from './0022-roll-calls.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -49,4 +51,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0018-test-events': testEvents,
   '0019-delivery-response-excerpt': deliveryResponseExcerpt,
   '0020-event-feed': eventFeed,
+  '0021-kiosks': kiosks,
+  '0022-roll-calls': rollCalls,
 });

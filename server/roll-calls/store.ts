@@ -1,0 +1,61 @@
+import type { Executor, RollCallEntryRow, RollCallRow, Tenant } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
+
+const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('roll_calls').where(whereTenant(tenant));
+
+/** Rows per INSERT: 11 columns each, well under SQLite's 32,766 parameters. */
+const ENTRY_CHUNK = 500;
+
+export async function insertRollCall(trx: Executor, row: RollCallRow, entries: readonly RollCallEntryRow[]): Promise<void> {
+  await trx.insertInto('roll_calls').values(row).execute();
+  for (let i = 0; i < entries.length; i += ENTRY_CHUNK) {
+    await trx.insertInto('roll_call_entries').values(entries.slice(i, i + ENTRY_CHUNK)).execute();
+  }
+}
+
+export async function findRollCall(db: Executor, tenant: Tenant, rollCallId: string): Promise<RollCallRow | undefined> {
+  return scoped(db, tenant).selectAll().where('roll_call_id', '=', rollCallId).executeTakeFirst();
+}
+
+export async function rollCallEntries(db: Executor, rollCallId: string): Promise<RollCallEntryRow[]> {
+  return db.selectFrom('roll_call_entries').selectAll().where('roll_call_id', '=', rollCallId).orderBy('checked_in_at').orderBy('log_id').execute();
+}
+
+export async function findRollCallEntry(db: Executor, rollCallId: string, logId: string): Promise<RollCallEntryRow | undefined> {
+  return db.selectFrom('roll_call_entries').selectAll().where('roll_call_id', '=', rollCallId).where('log_id', '=', logId).executeTakeFirst();
+}
+
+export async function listRollCallRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }): Promise<{ rows: RollCallRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    scoped(db, tenant).selectAll().orderBy('created_at', 'desc').orderBy('roll_call_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    scoped(db, tenant).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
+
+/** People on each roll call and how many are ticked. */
+export async function entryCounts(db: Executor, rollCallIds: readonly string[]): Promise<Map<string, { total: number; accounted: number }>> {
+  if (rollCallIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('roll_call_entries')
+    .select((eb) => ['roll_call_id', eb.fn.countAll<number>().as('total'), eb.fn.sum<number>('accounted_for').as('accounted')])
+    .where('roll_call_id', 'in', rollCallIds)
+    .groupBy('roll_call_id')
+    .execute();
+  return new Map(rows.map((row) => [row.roll_call_id, { total: row.total, accounted: Number(row.accounted ?? 0) }]));
+}
+
+export async function markEntry(
+  db: Executor,
+  rollCallId: string,
+  logId: string,
+  mark: Pick<RollCallEntryRow, 'accounted_for' | 'accounted_by_type' | 'accounted_by_id' | 'accounted_by_label' | 'accounted_at'>,
+): Promise<boolean> {
+  const result = await db.updateTable('roll_call_entries').set(mark).where('roll_call_id', '=', rollCallId).where('log_id', '=', logId).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A visit erased under a retention policy leaves no name or phone on a roll call either. */
+export async function eraseEntryVisitor(db: Executor, logId: string): Promise<void> {
+  await db.updateTable('roll_call_entries').set({ visitor_name: null, visitor_phone: null }).where('log_id', '=', logId).execute();
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { PageQuery, Timestamp, TimestampInput, paginated } from './common.ts';
+
+/**
+ * `kiosk_` and a ULID, made by the kiosk at its first start and kept in its own settings
+ * (electron/core/core.ts). The format is checked so a typo cannot create a second kiosk.
+ */
+export const KIOSK_ID_PATTERN = /^kiosk_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export const KioskId = z
+  .string()
+  .regex(KIOSK_ID_PATTERN, 'must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start')
+  .meta({ example: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });
+
+/**
+ * In paths the id is any string: an id in another format is simply no kiosk (404), and the
+ * heartbeat checks the format after its body (a 400 naming `kioskId`), so a missing body is still
+ * named first, as on every route.
+ */
+export const KioskIdParams = z.object({
+  kioskId: z.string().max(100).meta({ description: '`kiosk_` and a ULID, made by the kiosk at its first start', example: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+});
+
+const Count = z.int().min(0).max(1_000_000_000);
+
+/**
+ * What a kiosk reports every KIOSK_HEARTBEAT_S (default 30 s) while it can reach the server:
+ * the gate's own view of its queue. `null` in `oldest_queued_at` and `last_sync_at` means none
+ * (nothing queued, never synced), not "absent": the fields are required.
+ */
+export const KioskHeartbeatRequest = z
+  .strictObject({
+    entry_point: z.string().trim().min(1).max(200).meta({ description: 'The gate this kiosk stands at' }),
+    app_version: z.string().trim().min(1).max(50).meta({ example: '0.1.0' }),
+    queued_operations: Count.meta({ description: 'Scans, walk-ins, checkouts and SOS presses waiting on the kiosk to reach the server' }),
+    oldest_queued_at: TimestampInput.nullable().meta({ description: 'When the oldest of them happened; null when nothing waits' }),
+    last_sync_at: TimestampInput.nullable().meta({ description: 'When the kiosk last finished a sync; null: never' }),
+    needs_attention: Count.meta({ description: 'Items on the kiosk\'s needs-attention list (operations the server refused for good)' }),
+    clock: TimestampInput.meta({ description: "The kiosk's own clock, uncorrected, when it made the heartbeat: the server compares it with its own" }),
+  })
+  .meta({ id: 'KioskHeartbeatRequest' });
+export type KioskHeartbeatRequest = z.infer<typeof KioskHeartbeatRequest>;
+
+export const KIOSK_STATUSES = ['online', 'offline', 'retired'] as const;
+export const KioskStatus = z.enum(KIOSK_STATUSES).meta({
+  id: 'KioskStatus',
+  description: '`online`: heard from within KIOSK_OFFLINE_AFTER_S (default 120 s); `offline`: not since; `retired`: taken out of service (never alerts)',
+});
+
+export const Kiosk = z
+  .object({
+    kiosk_id: KioskId,
+    name: z.string().nullable().meta({ description: 'Given with PATCH; null until then' }),
+    status: KioskStatus,
+    entry_point: z.string(),
+    app_version: z.string(),
+    queued_operations: z.int(),
+    oldest_queued_at: Timestamp.nullable(),
+    last_sync_at: Timestamp.nullable(),
+    needs_attention: z.int(),
+    clock: Timestamp.meta({ description: "The kiosk's own clock in its last heartbeat" }),
+    clock_skew_seconds: z.number().nullable().meta({
+      description:
+        "The kiosk's clock minus the server's when the heartbeat arrived (positive: the kiosk is ahead), to a tenth of a second. Null when the last heartbeat waited in the kiosk's queue (replayed through `POST /kiosk/replay`): its clock was read before it was sent",
+    }),
+    last_seen_at: Timestamp.meta({ description: "When the server received the kiosk's last heartbeat (the server's clock)" }),
+    offline_since: Timestamp.nullable().meta({ description: 'When `kiosk.offline` was raised for the outage under way; null otherwise' }),
+    first_seen_at: Timestamp,
+    retired_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Kiosk' });
+export type Kiosk = z.infer<typeof Kiosk>;
+
+export const KioskEnvelope = z.object({ kiosk: Kiosk }).meta({ id: 'KioskResponse' });
+export const KioskPage = paginated(Kiosk, 'KioskPage');
+
+export const ListKiosksQuery = PageQuery.extend({
+  status: KioskStatus.optional(),
+  entry_point: z.string().max(200).optional(),
+});
+
+export const RenameKioskRequest = z
+  .strictObject({ name: z.string().trim().min(1).max(100) })
+  .meta({ id: 'RenameKioskRequest' });
+
+/** `kiosk.online`'s data: the kiosk, and when the outage it ends was reported. */
+export const KioskOnlineEventData = Kiosk.extend({
+  was_offline_since: Timestamp.meta({ description: 'When `kiosk.offline` was raised for the outage that ended' }),
+}).meta({ id: 'KioskOnlineEventData' });
