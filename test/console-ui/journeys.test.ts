@@ -272,7 +272,14 @@ describe('a person in the console, against the real server', () => {
     const other = await stack.open();
     await signInInBrowser(other.page, stack.server, owner);
     await go(page, 'Account', 'session-row');
-    await vi.waitFor(async () => (await page.reload(), expect(await page.getByTestId('session-row').count()).toBe(2)), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => {
+        await page.reload();
+        await page.getByTestId('session-row').first().waitFor();
+        expect(await page.getByTestId('session-row').count()).toBe(2);
+      },
+      { timeout: 10_000 },
+    );
     await page.getByTestId('session-row').filter({ hasNotText: 'this browser' }).getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Sign out' }).click();
     await vi.waitFor(async () => expect(await page.getByTestId('session-row').count()).toBe(1), { timeout: 10_000 });

@@ -25,6 +25,8 @@ const SIGNED_IN = [
   ['sites', '/console/sites/on-site', 'visitor-row', 'live'],
   ['sites-codes', '/console/sites/codes', 'code-row', 'live'],
   ['sites-logs', '/console/sites/logs', 'log-row', 'live'],
+  ['sites-roll-call', 'roll-call', 'roll-entry', 'live'],
+  ['kiosks', '/console/kiosks', 'kiosk-row', 'live'],
   ['reports', '/console/reports', 'by-category', 'live'],
   ['keys', '/console/keys', 'key-row', 'live'],
   ['webhooks', '/console/webhooks', 'endpoint-health', 'sandbox'],
@@ -44,6 +46,8 @@ export const KEPT = new Set([
   'sites-desktop',
   'sites-codes-desktop',
   'reports-desktop',
+  'sites-roll-call-desktop',
+  'kiosks-desktop',
   'sign-in-desktop',
   'join-tablet-portrait',
   'enrol-totp-tablet-portrait',
@@ -88,6 +92,7 @@ let org: TestOrganization;
 let signedIn: BrowserContextOptions['storageState'];
 let boardEndpointId = '';
 let firstIncidentId = '';
+let rollCallId = '';
 
 /** Two weeks of an estate, through the API as its programs and people make it; the clock ends at the real time. */
 async function seed(origin: string) {
@@ -149,42 +154,69 @@ async function seedControlRoom() {
   const { server } = stack;
   const api = org.live;
   await server.running.advanceDispatch();
-  const responder = await addResponder(server.running.database.db, server.clock, {
-    name: 'Emeka Obi',
-    phone: '+2348030000009',
-    latitude: 6.4281,
-    longitude: 3.4416,
-    environment: 'live',
-  });
-  const responderCall = async (path: string, body?: unknown) => {
-    const response = await fetch(server.baseUrl.replace('/v1/external', '/v1/responder') + path, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${responder.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await response.json()) as any;
+  const responder = async (name: string, phone: string) => {
+    const { token } = await addResponder(server.running.database.db, server.clock, { name, phone, latitude: 6.4281, longitude: 3.4416, environment: 'live' });
+    return async (path: string, body?: unknown) => {
+      const response = await fetch(server.baseUrl.replace('/v1/external', '/v1/responder') + path, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await response.json()) as any;
+    };
   };
-  const take = async (subject: string, category: string, then: (id: string) => Promise<void>) => {
+  type Call = Awaited<ReturnType<typeof responder>>;
+  /** A new incident at Gate A, accepted by a responder of its own (one that joined just now, so on duty). */
+  const take = async (responderCall: Call, subject: string, category: string, then: (id: string) => Promise<void>) => {
     const created = await api.post('/incidents', incidentBody({ category, subject: { name: subject, metadata: { entry_point: 'Gate A' } }, location: { coordinates: [3.4216, 6.4281], address: 'Gate A, Admiralty Way' } }));
     expect(created.status).toBe(201);
     const id = created.body.incident.incident_id as string;
-    const offer = ((await responderCall('/offers')).offers as { offer_id: string; incident: { incident_id: string } }[]).find((o) => o.incident.incident_id === id)!;
+    server.clock.advance(35_000);
+    const offer = ((await responderCall('/offers?wait=5')).offers as { offer_id: string; incident: { incident_id: string } }[]).find((o) => o.incident.incident_id === id)!;
     await responderCall(`/offers/${offer.offer_id}/accept`, {});
     await then(id);
   };
-  await take('Funmi Bakare', 'medical', async (id) => {
+  const emeka = await responder('Emeka Obi', '+2348030000009');
+  await take(emeka, 'Funmi Bakare', 'medical', async (id) => {
     server.clock.advance(9 * 60_000);
-    await responderCall(`/incidents/${id}/status`, { status: 'on_scene' });
+    await emeka(`/incidents/${id}/status`, { status: 'responding', eta_minutes: 8 });
+    server.clock.advance(60_000);
+    await emeka(`/incidents/${id}/status`, { status: 'on_scene' });
     server.clock.advance(12 * 60_000);
-    await responderCall(`/incidents/${id}/resolve`, { outcome: 'medical_transport', notes: 'Taken to Reddington Hospital' });
+    await emeka(`/incidents/${id}/resolve`, { outcome: 'medical_transport', notes: 'Taken to Reddington Hospital' });
   });
-  await take('Kelechi Nnamdi', 'sos', async (id) => {
+  const bisi = await responder('Bisi Adewale', '+2348030000010');
+  await take(bisi, 'Kelechi Nnamdi', 'sos', async (id) => {
     server.clock.advance(40_000);
-    await responderCall(`/incidents/${id}/status`, { status: 'responding', eta_minutes: 6 });
+    await bisi(`/incidents/${id}/status`, { status: 'responding', eta_minutes: 6 });
   });
   const code = (await api.post('/access-codes', { visitor_name: 'Yemi Alade', visitor_phone: '+2348051112222', entry_point: 'Gate A', host_user_id: 'Flat 4B' })).body.access_code;
   expect((await api.post('/access-codes/validate', { code: code.code, entry_point: 'Gate A', validated_by: 'Sani' })).body.valid).toBe(true);
   expect((await api.post('/access-logs', { visitor_name: 'DHL courier', visitor_phone: '+2348060000000', entry_point: 'Gate B', recorded_by: 'Sani' })).status).toBe(201);
+  // Expected this week: codes still to be used (the older ones have expired by now).
+  for (const [visitor_name, visitor_phone, host] of [['Tolu Ogun', '+2348057778888', 'Flat 2A'], ['Halima Yusuf', '+2348069990000', 'Flat 7C']])
+    expect((await api.post('/access-codes', { visitor_name, visitor_phone, entry_point: 'Gate A', host_user_id: host, valid_until: new Date(Date.now() + 6 * DAY).toISOString(), max_uses: 5 })).status).toBe(201);
+  // Two gates' kiosks: Gate B's went quiet ten minutes ago with scans waiting; Gate A's reports now.
+  const beat = (kioskId: string, entry_point: string, queued: number, at: number) =>
+    api.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: {
+      entry_point,
+      app_version: '0.1.0',
+      queued_operations: queued,
+      oldest_queued_at: queued ? new Date(at - 4 * 60_000).toISOString() : null,
+      last_sync_at: new Date(at - 60_000).toISOString(),
+      needs_attention: 0,
+      clock: new Date(at + 2_300).toISOString(),
+    }, headers: { 'idempotency-key': `beat-${kioskId}-${at}` } });
+  const now = Date.now();
+  server.clock.set(new Date(now - 10 * 60_000).toISOString());
+  expect((await beat('kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AC', 'Gate B', 3, now - 10 * 60_000)).status).toBe(200);
+  server.clock.set(new Date(now).toISOString());
+  expect((await beat('kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', 'Gate A', 0, now)).status).toBe(200);
+  expect((await api.patch('/kiosks/kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', { name: 'Gate A lodge tablet' })).status).toBe(200);
+  // A drill's roll call, one visitor found so far; Gate B's kiosk makes it possibly incomplete.
+  const roll = (await api.post('/roll-calls', {})).body.roll_call;
+  rollCallId = roll.roll_call_id;
+  expect((await api.patch(`/roll-calls/${rollCallId}/entries/${roll.entries[0].log_id}`, { accounted_for: true })).status).toBe(200);
   server.clock.set(new Date().toISOString());
   firstIncidentId = (await api.get('/incidents?status=active&limit=1')).body.results[0].incident_id;
 }
@@ -240,7 +272,7 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
       const watched = await stack.open(viewport, signedIn);
       const { page } = watched;
       for (const [name, path, ready, environment] of SIGNED_IN) {
-        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path === 'incident' ? `/console/incidents/${firstIncidentId}` : path);
+        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path === 'incident' ? `/console/incidents/${firstIncidentId}` : path === 'roll-call' ? `/console/sites/roll-call/${rollCallId}` : path);
         await page.getByTestId(`env-${environment}`).click();
         await page.getByTestId(ready).first().waitFor();
         if (name === 'events') {
@@ -248,6 +280,7 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
           await page.getByTestId('delivery-row').first().waitFor();
         }
         if (name === 'endpoint') await page.getByTestId('delivery-row').first().locator('summary').click();
+        if (name === 'incident') await page.getByTestId('incident-map-legend').getByText('danger zones within').waitFor();
         await shoot(page, `${name}-${size}`, size !== 'desktop');
       }
       // What a partner or visitor wrote is text: a tag in it stays a tag on screen.

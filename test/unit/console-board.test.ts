@@ -78,3 +78,13 @@ describe("the live board's rules", () => {
     expect(arriveView(assigned, T0)).toEqual({ text: 'On scene in 6:12', tone: 'good' });
   });
 });
+
+describe("the board's clock", () => {
+  it('reads minutes and seconds, then hours, then days', async () => {
+    const { clock } = await import('../../console/src/live/incidents.ts');
+    expect(clock(65_000)).toBe('1:05');
+    expect(clock(3_723_000)).toBe('1:02:03');
+    expect(clock(5 * 86_400_000 + 3 * 3_600_000 + 59_000)).toBe('5 d 3 h');
+    expect(clock(-5)).toBe('0:00');
+  });
+});

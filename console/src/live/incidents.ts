@@ -59,9 +59,10 @@ export function boardOrder(a: Incident, b: Incident): number {
   return sos || Date.parse(b.created_at) - Date.parse(a.created_at);
 }
 
-/** `4:05`, `1:02:03`: a span an operator reads at a glance. */
+/** `4:05`, `1:02:03`, `5 d 3 h`: a span an operator reads at a glance. */
 export function clock(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));
+  if (total >= 86_400) return `${Math.floor(total / 86_400)} d ${Math.floor((total % 86_400) / 3600)} h`;
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = String(total % 60).padStart(2, '0');

@@ -66,7 +66,8 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
   const assign = assignView(incident, now);
   const arrive = arriveView(incident, now);
   const { subject, location, responder } = incident;
-  const metadata = Object.entries(subject.metadata);
+  // The gate is shown as such; the rest of what the partner attached, as they wrote it.
+  const metadata = Object.entries(subject.metadata).filter(([key]) => key !== 'entry_point' || !entryPointOf(incident));
   return (
     <div className="stack" data-testid="screen-incident" data-status={incident.status}>
       <p>
