@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_BASE, mounted, api);
   app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
   app.use('/responder', responderAppRoutes());
-  app.use('/console', consoleAppRoutes());
+  app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
   // The front door is the console: people open the host's address, programs call /v1/external.
   app.get('/', (_req, res) => res.redirect(302, '/console/'));
   app.use(routeNotFound);

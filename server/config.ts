@@ -79,6 +79,18 @@ export const ConfigSchema = z.object({
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** The sealing key before a rotation (comma-separated if several), still opening values until `tsaro secrets rotate` has re-sealed them. */
   SECRETS_KEY_PREVIOUS: z.string().min(32).optional(),
+  /**
+   * Map tiles for the console's maps where the deployment has internet, as Leaflet takes them:
+   * `https://tile.example/{z}/{x}/{y}.png`. Unset (the default): only the borders shipped with
+   * the console, and nothing loads from outside its origin. Its origin joins the console's
+   * Content-Security-Policy (`img-src`).
+   */
+  CONSOLE_TILE_URL: z
+    .url({ protocol: /^https$/, hostname: z.regexes.domain })
+    .refine((url) => url.includes('{z}') && url.includes('{x}') && url.includes('{y}'), 'must hold {z}, {x} and {y}')
+    .optional(),
+  /** The tiles' attribution, shown on the map (the tile provider's terms ask for it). */
+  CONSOLE_TILE_ATTRIBUTION: z.string().min(1).max(300).optional(),
   /** Minutes a console session lasts without use (CONTRACT.md); it ends 7 days after sign-in whatever happens. */
   CONSOLE_IDLE_TIMEOUT_MIN: z.coerce.number().int().min(1).max(10_080).default(720),
   /**

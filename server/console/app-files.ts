@@ -12,8 +12,19 @@ export const CONSOLE_APP_DIST = resolve(import.meta.dirname, '../../console/dist
  * an organization, and everything partners or visitors wrote is shown in it. `data:` images are
  * the QR codes the page draws itself.
  */
-export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+export const CONSOLE_CSP = consoleCsp();
+
+/** The policy, with an online tile server's origin allowed for images when one is set. */
+export function consoleCsp(tileOrigin?: string): string {
+  const images = tileOrigin ? `'self' data: ${tileOrigin}` : `'self' data:`;
+  return `default-src 'self'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'`;
+}
+
+/** What the console's maps draw on: the shipped borders only, or also an online tile server. */
+export interface ConsoleMapSettings {
+  tileUrl?: string;
+  tileAttribution?: string;
+}
 
 /** A client route (`/console/join/inv_…`, `/console/keys`): a last segment without a dot. */
 const isClientRoute = (path: string) => !/\.[^/]*$/.test(path);
@@ -24,16 +35,23 @@ const isClientRoute = (path: string) => !/\.[^/]*$/.test(path);
  * `/console/join/{token}` or a reload on `/console/webhooks` opens the app on that screen. The
  * page is always revalidated; hashed assets are cached for good.
  */
-export function consoleAppRoutes(dir: string = CONSOLE_APP_DIST): Router {
+export function consoleAppRoutes(dir: string = CONSOLE_APP_DIST, map: ConsoleMapSettings = {}): Router {
   const router = Router();
+  const csp = consoleCsp(map.tileUrl ? new URL(map.tileUrl.replaceAll(/[{}]/g, '')).origin : undefined);
   router.use((req, res, next) => {
-    res.setHeader('content-security-policy', CONSOLE_CSP);
+    res.setHeader('content-security-policy', csp);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('referrer-policy', 'no-referrer');
     res.setHeader('x-frame-options', 'DENY');
     // Relative to /console the app's base (/console/) would not apply.
     if (req.originalUrl === '/console' || req.originalUrl.startsWith('/console?')) {
       res.redirect(301, '/console/');
+      return;
+    }
+    // The deployment's map settings, read by the console when a map opens.
+    if (req.path === '/config.json') {
+      res.setHeader('cache-control', 'no-cache');
+      res.json({ map: { tile_url: map.tileUrl ?? null, tile_attribution: map.tileAttribution ?? null } });
       return;
     }
     if (!existsSync(join(dir, 'index.html'))) {

@@ -1,7 +1,7 @@
 import 'leaflet/dist/leaflet.css';
 import type { FeatureCollection } from 'geojson';
-import type { ReactNode } from 'react';
-import { GeoJSON, MapContainer } from 'react-leaflet';
+import { useEffect, useState, type ReactNode } from 'react';
+import { GeoJSON, MapContainer, TileLayer } from 'react-leaflet';
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import countries50m from 'world-atlas/countries-50m.json';
@@ -19,6 +19,31 @@ function countryBorders(): FeatureCollection {
 export const BORDERS_ATTRIBUTION = 'Borders: Natural Earth (public domain)';
 export const EVENTS_ATTRIBUTION = 'Events: UCDP GED, Uppsala Conflict Data Program, CC BY 4.0 (subset; not endorsed by UCDP); community reports; verified incidents';
 
+interface MapSettings {
+  tile_url: string | null;
+  tile_attribution: string | null;
+}
+
+/** The deployment's map settings (CONSOLE_TILE_URL), read once per page; none when they cannot be read. */
+let settings: Promise<MapSettings> | null = null;
+const mapSettings = () =>
+  (settings ??= fetch('/console/config.json', { cache: 'no-store' })
+    .then((response) => (response.ok ? (response.json() as Promise<{ map: MapSettings }>) : { map: { tile_url: null, tile_attribution: null } }))
+    .then((config) => config.map)
+    .catch(() => ({ tile_url: null, tile_attribution: null })));
+
+function useMapSettings(): MapSettings | null {
+  const [value, setValue] = useState<MapSettings | null>(null);
+  useEffect(() => {
+    let current = true;
+    void mapSettings().then((next) => current && setValue(next));
+    return () => {
+      current = false;
+    };
+  }, []);
+  return value;
+}
+
 /** Nigeria, whole, on a laptop screen. */
 export const NIGERIA = { center: [9.08, 8.68] as [number, number], zoom: 6 };
 
@@ -27,13 +52,16 @@ export const NIGERIA = { center: [9.08, 8.68] as [number, number], zoom: 6 };
  * screen draws. Markers are vector circles, never image icons, so nothing is fetched.
  */
 export function BaseMap({ center, zoom, label, children, testId }: { center: [number, number]; zoom: number; label: string; children?: ReactNode; testId?: string }) {
+  const tiles = useMapSettings();
   return (
     <div className="map-frame" role="region" aria-label={label} data-testid={testId}>
       <MapContainer center={center} zoom={zoom} minZoom={3} maxZoom={16} preferCanvas worldCopyJump className="map">
+        {tiles?.tile_url && <TileLayer url={tiles.tile_url} attribution={tiles.tile_attribution ?? ''} maxZoom={19} />}
         <GeoJSON
           data={countryBorders()}
           interactive={false}
-          style={{ color: '#64748b', weight: 1, fillColor: '#f8fafc', fillOpacity: 1 }}
+          // Over online tiles, the borders are lines only; alone, they are the land.
+          style={{ color: '#64748b', weight: 1, fillColor: '#f8fafc', fillOpacity: tiles?.tile_url ? 0 : 1 }}
           attribution={`${BORDERS_ATTRIBUTION} · ${EVENTS_ATTRIBUTION}`}
         />
         {children}
