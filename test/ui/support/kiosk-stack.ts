@@ -79,6 +79,8 @@ export interface KioskStack {
   link: CuttableLink | null;
   stopServer(): Promise<void>;
   startServer(): Promise<void>;
+  /** Stops the kiosk's browser host (the gate's kiosk switched off), leaving the server running. */
+  stopHost(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -177,16 +179,18 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
       running = true;
       stack.server = server;
     },
-    async stop() {
-      if (!hostExited && host.pid) {
-        const exited = new Promise((done) => host.once('exit', done));
-        try {
-          process.kill(-host.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-        await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+    async stopHost() {
+      if (hostExited || !host.pid) return;
+      const exited = new Promise((done) => host.once('exit', done));
+      try {
+        process.kill(-host.pid, 'SIGTERM');
+      } catch {
+        // already gone
       }
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+    },
+    async stop() {
+      await stack.stopHost();
       await link?.close();
       if (running) await server.running.stop();
       await database.drop();
