@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestOrganization } from '../support/server.ts';
+import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
 import { SCREENSHOTS, startConsoleStack, type ConsoleStack } from './support/stack.ts';
 
@@ -37,6 +37,9 @@ describe('the threat map (real Chromium, real server, shipped data)', () => {
     await expect.poll(() => page.getByTestId('data-through').textContent(), { timeout: 15_000 }).toBe(`The data runs through ${through}.`);
     expect(await page.getByTestId('map-until').inputValue()).toBe(through);
     await expect.poll(() => page.getByTestId('map-counts').textContent(), { timeout: 15_000 }).toMatch(/^[1-9]\d* events in [1-9]\d* places/);
+    // The partner's own incidents in progress are on it too, as they happen.
+    expect((await org.live.post('/incidents', incidentBody())).status).toBe(201);
+    await expect.poll(() => page.getByTestId('map-counts').textContent(), { timeout: 10_000 }).toContain('1 of your incidents in progress');
     const attribution = await page.locator('.leaflet-control-attribution').textContent();
     expect(attribution).toContain('Natural Earth');
     expect(attribution).toContain('UCDP');

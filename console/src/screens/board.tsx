@@ -121,6 +121,16 @@ export function BoardScreen() {
   );
 
   const shown = useMemo(() => [...incidents.values()].filter((incident) => onBoard(incident, now)), [incidents, now]);
+  // A wall screen runs all night: what has left the board leaves memory too, once a minute.
+  const minute = Math.floor(now / 60_000);
+  useEffect(() => {
+    setIncidents((current) => {
+      const at = minute * 60_000;
+      if ([...current.values()].every((incident) => onBoard(incident, at))) return current;
+      return new Map([...current].filter(([, incident]) => onBoard(incident, at)));
+    });
+    setUnseen((current) => (current.size === 0 ? current : new Set([...current].filter((id) => incidents.has(id)))));
+  }, [minute]);
   const attention = shown.filter(needsAcknowledgement);
   const waitingSos = shown.filter((incident) => unseen.has(incident.incident_id) && laneOf(incident.status) === 'new');
 

@@ -5,6 +5,9 @@ import type { DangerZone, Heatmap, RouteSafety, SafetyScore, ThreatCoverage } fr
 import { describeError } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
+import { useLiveEvents } from '../live/hooks.ts';
+import type { Incident } from '../live/incidents.ts';
+import type { Page } from '../types.ts';
 import { BaseMap, LEVEL_COLOUR, NIGERIA } from '../map/base-map.tsx';
 import { ScreenHeader } from './layout.tsx';
 
@@ -54,6 +57,13 @@ export default function ThreatMapScreen() {
   const [routeStart, setRouteStart] = useState<Point | null>(null);
   const [route, setRoute] = useState<{ from: Point; to: Point; result: RouteSafety } | null>(null);
   const asked = useRef(0);
+  // The partner's own incidents in progress, over the threat data: read again as they change.
+  const [round, setRound] = useState(0);
+  const active = useLoad((c) => c.get<Page<Incident>>('/incidents', { status: 'active', limit: 100 }), [round]);
+  useLiveEvents(
+    (event) => event.type.startsWith('incident.') && setRound((n) => n + 1),
+    () => setRound((n) => n + 1),
+  );
 
   useEffect(() => {
     if (!bounds || !end) return;
@@ -166,6 +176,19 @@ export default function ThreatMapScreen() {
             </Tooltip>
           </Circle>
         ))}
+        {active.data?.results.map((incident) => (
+          <CircleMarker
+            key={incident.incident_id}
+            center={[incident.location.coordinates[1], incident.location.coordinates[0]]}
+            radius={9}
+            pathOptions={{ color: '#7f1d1d', weight: 3, fillColor: '#ffffff', fillOpacity: 0.9 }}
+          >
+            <Tooltip>
+              {incident.title}: {incident.status.replace('_', ' ')}
+              {incident.subject.metadata.entry_point ? ` at ${incident.subject.metadata.entry_point}` : ''}
+            </Tooltip>
+          </CircleMarker>
+        ))}
         {score && (
           <Popup position={[score.at.lat, score.at.lng]} eventHandlers={{ remove: () => setScore(null) }}>
             <div data-testid="score-popup">
@@ -195,6 +218,7 @@ export default function ThreatMapScreen() {
       </BaseMap>
       <p className="muted" data-testid="map-counts">
         {heat ? `${heat.incident_count} events in ${heat.count} places` : 'Reading the heat map…'} · {zones.length} danger zones in view
+        {active.data ? ` · ${active.data.results.length} of your incidents in progress (red rings)` : ''}
       </p>
       {route && (
         <section className="panel stack" aria-labelledby="route-title" data-testid="route-result">
