@@ -4,6 +4,7 @@ import { addResponder } from '../../server/responders/service.ts';
 import { Event, IncidentNote, ResponderLocation } from '../../shared/schemas/webhooks.ts';
 import { Incident } from '../../shared/schemas/incidents.ts';
 import { openStream } from '../support/event-stream.ts';
+import { responderCall } from '../support/responder.ts';
 import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -15,23 +16,14 @@ import { incidentBody, startTestServer, type TestOrganization, type TestServer }
 const LEKKI = { latitude: 6.4474, longitude: 3.4739 };
 let server: TestServer;
 let org: TestOrganization;
-let responderBase: string;
 
 beforeAll(async () => {
   server = await startTestServer({ deliverWebhooks: false, config: { DISPATCH_RADIUS_KM: '15' } });
   org = await server.createOrganization();
-  responderBase = server.baseUrl.replace('/v1/external', '/v1/responder');
 });
 afterAll(() => server?.stop());
 
-const responderCall = async (token: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-  const response = await fetch(responderBase + path, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-};
+const call = (token: string, path: string, init?: { method?: string; body?: unknown }) => responderCall(server, token)(path, init);
 
 const eventsAbout = async (incidentId: string, type: string) =>
   (await org.live.get(`/events?resource_id=${incidentId}&type=${type}`)).body.results as any[];
@@ -82,14 +74,14 @@ describe('incident.note_added and incident.responder_location', () => {
     const created = await org.live.post('/incidents', incidentBody({ location: { coordinates: [LEKKI.longitude, LEKKI.latitude], address: 'Admiralty Way' } }));
     const incidentId = created.body.incident.incident_id;
     // Not assigned yet: a heartbeat reports nothing about the incident.
-    await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: true, ...LEKKI } });
-    const [offer] = (await responderCall(responder.token, '/offers?wait=5')).body.offers;
-    expect((await responderCall(responder.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    await call(responder.token, '/availability', { method: 'PUT', body: { available: true, ...LEKKI } });
+    const [offer] = (await call(responder.token, '/offers?wait=5')).body.offers;
+    expect((await call(responder.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
     expect(await eventsAbout(incidentId, 'incident.responder_location')).toEqual([]);
 
     // About 1.1 km east: 25 km/h gives 3 minutes.
     const place = { latitude: LEKKI.latitude, longitude: LEKKI.longitude + 1.1 / 110.5 };
-    expect((await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: false, ...place } })).status).toBe(200);
+    expect((await call(responder.token, '/availability', { method: 'PUT', body: { available: false, ...place } })).status).toBe(200);
     const [first] = await eventsAbout(incidentId, 'incident.responder_location');
     expect(Incident.parse(first.data).incident_id).toBe(incidentId);
     expect(ResponderLocation.parse(first.data.responder_location)).toEqual({ ...place, eta_minutes: 3, reported_at: server.clock.now().toISOString() });
@@ -97,10 +89,10 @@ describe('incident.note_added and incident.responder_location', () => {
 
     // Within the throttle: dropped. After it: reported.
     server.clock.advance((RESPONDER_LOCATION_EVERY_S - 1) * 1000);
-    await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: false, ...LEKKI } });
+    await call(responder.token, '/availability', { method: 'PUT', body: { available: false, ...LEKKI } });
     expect(await eventsAbout(incidentId, 'incident.responder_location')).toHaveLength(1);
     server.clock.advance(1000);
-    await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: false, ...LEKKI } });
+    await call(responder.token, '/availability', { method: 'PUT', body: { available: false, ...LEKKI } });
     const [latest] = await eventsAbout(incidentId, 'incident.responder_location');
     expect(latest.data.responder_location).toMatchObject({ ...LEKKI, eta_minutes: 1 });
     expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.responder).toMatchObject({ location: LEKKI, eta_minutes: 1 });

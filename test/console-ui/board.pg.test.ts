@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addResponder } from '../../server/responders/service.ts';
+import { responderCall } from '../support/responder.ts';
 import { incidentBody, startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../support/server.ts';
 import { inviteFromHost, joinInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
@@ -17,16 +18,6 @@ let org: TestOrganization;
 let partnerOnB: ApiClient;
 let page: Page;
 let problems: string[];
-
-const responderBase = () => hostB.baseUrl.replace('/v1/external', '/v1/responder');
-async function responderCall(token: string, path: string, init: { method?: string; body?: unknown } = {}) {
-  const response = await fetch(responderBase() + path, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
 
 const card = (incidentId: string) => page.locator(`[data-testid=incident-card][data-incident-id="${incidentId}"]`);
 const inLane = (lane: string, incidentId: string) => page.getByTestId(`lane-${lane}`).locator(`[data-incident-id="${incidentId}"]`);
@@ -59,6 +50,7 @@ describe('the live board, with the console on host A and everything else on host
       longitude: LEKKI.longitude + 0.02,
       environment: 'live',
     });
+    const onPhone = responderCall(hostB, responder.token);
     const created = await partnerOnB.post('/incidents', incidentBody({ location: { coordinates: [LEKKI.longitude, LEKKI.latitude], address: 'Admiralty Way, Lekki' } }));
     expect(created.status).toBe(201);
     const answeredAt = Date.now();
@@ -67,21 +59,21 @@ describe('the live board, with the console on host A and everything else on host
     expect(Date.now() - answeredAt).toBeLessThan(2_000);
     expect(await card(id).getAttribute('data-status')).toMatch(/^(created|dispatching)$/);
 
-    const offers = (await responderCall(responder.token, '/offers?wait=5')).body.offers as { offer_id: string; incident: { incident_id: string } }[];
+    const offers = (await onPhone('/offers?wait=5')).body.offers as { offer_id: string; incident: { incident_id: string } }[];
     const offer = offers.find((o) => o.incident.incident_id === id)!;
-    expect((await responderCall(responder.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    expect((await onPhone(`/offers/${offer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
     await inLane('assigned', id).waitFor({ timeout: 2_000 });
     expect(await card(id).getByText('Emeka Obi').count()).toBe(1);
-    expect((await responderCall(responder.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'responding', eta_minutes: 7 } })).status).toBe(200);
+    expect((await onPhone(`/incidents/${id}/status`, { method: 'POST', body: { status: 'responding', eta_minutes: 7 } })).status).toBe(200);
     await page.locator(`[data-incident-id="${id}"][data-status=responding]`).waitFor({ timeout: 2_000 });
     expect(await card(id).textContent()).toContain('ETA 7 min');
-    expect((await responderCall(responder.token, `/incidents/${id}/status`, { method: 'POST', body: { status: 'on_scene' } })).status).toBe(200);
+    expect((await onPhone(`/incidents/${id}/status`, { method: 'POST', body: { status: 'on_scene' } })).status).toBe(200);
     await inLane('on_scene', id).waitFor({ timeout: 2_000 });
-    expect((await responderCall(responder.token, `/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'assisted', notes: 'Escorted home' } })).status).toBe(200);
+    expect((await onPhone(`/incidents/${id}/resolve`, { method: 'POST', body: { outcome: 'assisted', notes: 'Escorted home' } })).status).toBe(200);
     await inLane('closed', id).waitFor({ timeout: 2_000 });
     expect(await card(id).getAttribute('data-status')).toBe('resolved');
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
-    await responderCall(responder.token, '/availability', { method: 'PUT', body: { available: false, latitude: 0, longitude: 0 } });
+    await onPhone('/availability', { method: 'PUT', body: { available: false, latitude: 0, longitude: 0 } });
   });
 
   it('reconnects by itself after host A restarts, and what happened meanwhile arrives without a reload', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../support/clock.ts';
 import { ConsoleBrowser, PASSWORD } from '../support/console.ts';
 import { addResponder } from '../../server/responders/service.ts';
+import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { inviteFromHost, joinInBrowser, signInInBrowser } from './support/journey.ts';
 import { ARTIFACTS, SCREENS, SCREENSHOTS, startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
@@ -156,14 +157,8 @@ async function seedControlRoom() {
   await server.running.advanceDispatch();
   const responder = async (name: string, phone: string) => {
     const { token } = await addResponder(server.running.database.db, server.clock, { name, phone, latitude: 6.4281, longitude: 3.4416, environment: 'live' });
-    return async (path: string, body?: unknown) => {
-      const response = await fetch(server.baseUrl.replace('/v1/external', '/v1/responder') + path, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return (await response.json()) as any;
-    };
+    const call = responderCall(server, token);
+    return async (path: string, body?: unknown) => (await call(path, body === undefined ? {} : { method: 'POST', body })).body;
   };
   type Call = Awaited<ReturnType<typeof responder>>;
   /** A new incident at Gate A, accepted by a responder of its own (one that joined just now, so on duty). */
