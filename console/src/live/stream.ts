@@ -164,8 +164,8 @@ export class LiveStream {
       }
       if (!response.ok || !response.body) {
         const body = (await response.json().catch(() => null)) as { message?: string } | null;
-        if (response.status === 400 && this.lastEventId) {
-          // Too old to resume from: start now, and let screens read their lists again.
+        if ((response.status === 400 || response.status === 410) && this.lastEventId) {
+          // Not resumable (unknown to the server, 400, or older than 72 h, 410): start now, and let screens read their lists again.
           this.lastEventId = null;
           this.channel?.postMessage({ kind: 'reset' } satisfies Message);
           for (const listener of this.listeners) listener.reset();
