@@ -1,9 +1,9 @@
+import { DAY_MS } from '../../shared/time.ts';
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 
 /** `22 Nov 2026, 10:00` in the reader's own time zone. */
 export const formatTime = (iso: string | null | undefined): string => (iso ? DATE_TIME.format(new Date(iso)) : '—');
 
-const DAY_MS = 86_400_000;
 
 /** `3 days ago`, `in 5 hours`: for last-used and expiry columns. */
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {

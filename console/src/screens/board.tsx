@@ -22,6 +22,7 @@ import {
 import { Link } from '../router.tsx';
 import type { Page } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
+import { DAY_MS } from '../../../shared/time.ts';
 
 const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
 const STATUS: Record<Incident['status'], string> = {
@@ -40,7 +41,7 @@ const ALARM_EVERY_MS = 10_000;
 
 /** Every active incident, and those closed in the last day (the board keeps the last hour's). */
 async function loadBoard(client: Client): Promise<Incident[]> {
-  const since = new Date(Date.now() - 86_400_000).toISOString();
+  const since = new Date(Date.now() - DAY_MS).toISOString();
   const all = async (query: Record<string, string | number>) => {
     const found: Incident[] = [];
     for (let page = 1; page <= 10; page += 1) {

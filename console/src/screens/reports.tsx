@@ -6,6 +6,7 @@ import { downloadCsv } from '../download.ts';
 import type { Cell } from '../csv.ts';
 import { clock } from '../live/incidents.ts';
 import { ScreenHeader } from './layout.tsx';
+import { DAY_MS } from '../../../shared/time.ts';
 
 interface AccessLogStats {
   total_check_ins: number;
@@ -13,7 +14,6 @@ interface AccessLogStats {
   by_entry_point: { entry_point: string | null; check_ins: number }[];
 }
 
-const DAY_MS = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const seconds = (value: number | null) => (value === null ? '—' : clock(value * 1000));
 

@@ -10,6 +10,7 @@ import type { Incident } from '../live/incidents.ts';
 import type { Page } from '../types.ts';
 import { BaseMap, LEVEL_COLOUR, NIGERIA } from '../map/base-map.tsx';
 import { ScreenHeader } from './layout.tsx';
+import { DAY_MS } from '../../../shared/time.ts';
 
 type Point = { lat: number; lng: number };
 type Mode = 'score' | 'route';
@@ -18,7 +19,6 @@ interface ZonePage {
   totalResults: number;
 }
 
-const DAY_MS = 86_400_000;
 const WINDOWS = [30, 90, 180, 365];
 const heatColour = (weight: number) => (weight > 0.66 ? '#b91c1c' : weight > 0.33 ? '#ea580c' : '#ca8a04');
 
