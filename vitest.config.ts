@@ -30,43 +30,53 @@ export default defineConfig(async () => {
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
   };
   const dbSuites = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts'];
+  // *.mocked.test.ts replace a module with vi.mock: they need a fresh module graph, so they run
+  // isolated. Every other file shares its worker's modules (the rule against module-level state
+  // is what makes that safe), which saves re-importing the whole server for each file.
+  const mocked = '**/*.mocked.test.ts';
+  const shared = { isolate: false } as const;
   // *.pg.test.ts: what only PostgreSQL (or several hosts on one PostgreSQL database) can show;
   // *.sqlite.test.ts: what only SQLite has (group commit). Each runs in its engine's project only.
   return {
     test: {
       reporters: ['default', { onTestRunEnd: () => void process.stdout.write(summary) }],
       testTimeout: 20_000,
+      // Most files wait on servers, databases and Chromium rather than compute: four at once keep
+      // two cores busy. TSARO_TEST_WORKERS overrides it (1 to debug one file at a time).
+      maxWorkers: Number(process.env.TSARO_TEST_WORKERS ?? 4),
       hookTimeout: 30_000,
       projects: [
-        { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
-        { extends: true as const, test: { name: 'sqlite', include: dbSuites, exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env, ...shared } },
+        { extends: true as const, test: { name: 'sqlite', include: dbSuites, exclude: ['**/*.pg.test.ts', mocked, '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, ...shared } },
+        { extends: true as const, test: { name: 'sqlite-mocked', include: dbSuites.map((glob) => glob.replace('*.test.ts', '*.mocked.test.ts')), exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The document in partners' own tools (Redocly, Prism) and the TypeScript client, against the real server (issue #17).
-        { extends: true as const, test: { name: 'tools', include: ['test/tools/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'tools', ...shared, include: ['test/tools/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The gate kiosk's core in plain Node against the real server (issue #7).
-        { extends: true as const, test: { name: 'kiosk', include: ['test/kiosk/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'kiosk', ...shared, include: ['test/kiosk/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The kiosk screens in real Chromium against the browser host and the real server (issue #8).
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'ui', include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } }]
+          ? [{ extends: true as const, test: { name: 'ui', ...shared, include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } }]
           : []),
         // The responder app in real Chromium at a phone's size against the real server (issue #15).
         // A test is a whole journey of one or two phones (each wait inside it bounded), so it gets 90 s, not 20.
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'responder-ui', include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'responder-ui', ...shared, include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
           : []),
         // The partner console in real Chromium against the real server (issue #27): journeys of a person, so 90 s each.
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'console-ui', ...shared, include: ['test/console-ui/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
           : []),
         // The console on two hosts sharing one PostgreSQL database (a revoked key, a removed person, heard on the other host).
         ...(has('Chromium') && has('PostgreSQL')
-          ? [{ extends: true as const, test: { name: 'console-ui-pg', include: ['test/console-ui/**/*.pg.test.ts'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'console-ui-pg', ...shared, include: ['test/console-ui/**/*.pg.test.ts'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, testTimeout: 90_000 } }]
           : []),
         // Three hosts behind HAProxy on a private PostgreSQL and Redis, one fault at a time (issue #12).
         ...(has('Fault rig')
           ? [{ extends: true as const, test: { name: 'faults', include: ['test/faults/**/*.test.ts'], env, testTimeout: 600_000, hookTimeout: 120_000 } }]
           : []),
         ...(has('PostgreSQL')
-          ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, exclude: ['**/*.sqlite.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
+          ? [{ extends: true as const, test: { name: 'postgres', include: dbSuites, exclude: ['**/*.sqlite.test.ts', mocked, '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, ...shared } },
+            { extends: true as const, test: { name: 'postgres-mocked', include: dbSuites.map((glob) => glob.replace('*.test.ts', '*.mocked.test.ts')), exclude: ['**/*.sqlite.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL } } }]
           : []),
       ],
     },

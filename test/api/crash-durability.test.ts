@@ -14,8 +14,6 @@ import { openOwnHandle, ownDatabase, startServerProcess, undoAfterEachTest, wait
  */
 describe('crash durability: acknowledged = stored', () => {
   undoAfterEachTest();
-  // The server children inherit this: loading the shipped threat data only slows their start here.
-  process.env.THREAT_SEED = '0';
 
   it('SIGKILL under concurrent writes loses no acknowledged incident', { timeout: 180_000 }, async () => {
     const database = await ownDatabase();

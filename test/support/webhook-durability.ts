@@ -117,11 +117,11 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** `node --import tsx server/main.ts` (what `npm start` runs) on port 0; resolves with the base URL it logs. */
+/** `node --import tsx server/main.ts` (what `npm start` runs) on port 0; resolves with the base URL it logs. The shipped threat data is not loaded: it only slows the start here. */
 export async function startServerProcess(databaseUrl: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, DEMO: '0', LOG_LEVEL: 'info', REDIS_URL: '', SECRETS_KEY: TEST_SECRETS_KEY, WEBHOOK_ALLOW_PRIVATE: '1' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'info', REDIS_URL: '', SECRETS_KEY: TEST_SECRETS_KEY, WEBHOOK_ALLOW_PRIVATE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = () => child.exitCode !== null || child.signalCode !== null;
