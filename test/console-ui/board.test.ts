@@ -111,6 +111,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
 
     // A note from the page arrives in the timeline (and the stream brings it to every other screen).
     await openBoard();
+    // The board reads its lists after it opens: wait for the card, then count it.
+    await page.getByTestId('lane-closed').locator(`[data-incident-id="${id}"]`).first().waitFor({ timeout: 5_000 });
     expect(await page.getByTestId('lane-closed').locator(`[data-incident-id="${id}"]`).count()).toBe(1);
   });
 

@@ -5,6 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
+import type { GroupCommitOptions } from '../../server/db/sqlite-group-commit.ts';
 import { preparedQuery } from '../../server/db/prepared.ts';
 
 // Group commit is SQLite's (server/db/sqlite-group-commit.ts); PostgreSQL commits per transaction,
@@ -22,6 +23,13 @@ describe('SQLite group commit', () => {
     db = opened.db as unknown as Kysely<any>;
     await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
   });
+
+  /** The same file again with other group-commit settings. */
+  async function reopen(groupCommit: Partial<GroupCommitOptions>) {
+    await opened.close();
+    opened = openDatabase(path, { groupCommit });
+    db = opened.db as unknown as Kysely<any>;
+  }
 
   afterEach(async () => {
     await opened.close();
@@ -78,6 +86,9 @@ describe('SQLite group commit', () => {
   });
 
   it('a read outside a transaction never sees a change that is not yet durable', async () => {
+    // The batch must still be open when the reads run: on a loaded machine the first insert can
+    // take longer than the default 10 ms batch age, and the batch would then commit on release.
+    await reopen({ maxHoldMs: 300, maxBatchMs: 60_000 });
     const first = await db.startTransaction().execute();
     await first.insertInto('notes').values({ body: 'pending' }).execute();
     const second = db.startTransaction().execute(); // waits for the writer
