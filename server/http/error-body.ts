@@ -1,10 +1,11 @@
-import type { ErrorBody } from '../../shared/schemas/common.ts';
+import type { ErrorBody, FieldProblem } from '../../shared/schemas/common.ts';
 
 /**
  * Every error the server answers, on every path (the error handler, the Idempotency-Key
  * middleware, a refused operation of a kiosk batch, the HTTP parser's refusals, the metrics
- * listener): `{code, message}`, the code equal to the HTTP status. Built here only.
+ * listener): `{code, message}`, the code equal to the HTTP status, and for invalid input every
+ * field's problem in `errors`. Built here only.
  */
-export function errorBody(status: number, message: string): ErrorBody {
-  return { code: status, message };
+export function errorBody(status: number, message: string, errors?: FieldProblem[]): ErrorBody {
+  return errors?.length ? { code: status, message, errors } : { code: status, message };
 }

@@ -1,16 +1,20 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/errors.ts';
+import type { FieldProblem } from '../../shared/schemas/common.ts';
 import { errorBody } from './error-body.ts';
 
 /** An error the client caused or may act on; the handler answers `{code, message}` with its status. */
 export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  /** Invalid input: every field's problem, the first of them being `message`. */
+  readonly problems: FieldProblem[] | undefined;
+  constructor(status: number, message: string, headers: Record<string, string> = {}, problems?: FieldProblem[]) {
     super(message);
     this.status = status;
     this.headers = headers;
+    this.problems = problems;
   }
 }
 
@@ -54,6 +58,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let status = 500;
     let message = 'Internal server error';
+    let problems: FieldProblem[] | undefined;
     const databaseFault = isDatabaseUnavailable(err);
     if (databaseFault) {
       logger.warn({ err, reqId: req.id }, 'request failed: database unavailable');
@@ -62,6 +67,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof ApiError) {
       status = err.status;
       message = err.message;
+      problems = err.problems;
       res.set(err.headers);
     } else if (isBodyParserError(err) && BODY_PARSER_ERRORS[err.type]) {
       [status, message] = BODY_PARSER_ERRORS[err.type]!;
@@ -75,7 +81,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (status >= 500 && !databaseFault) logger.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) return;
-    res.status(status).json(errorBody(status, message));
+    res.status(status).json(errorBody(status, message, problems));
   };
 }
 

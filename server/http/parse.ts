@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { FieldProblem } from '../../shared/schemas/common.ts';
 import { ApiError } from './errors.ts';
 
 /** `visitors[3].visitor_name`, `location.coordinates[1]`: how a message names a failing field. */
@@ -29,11 +30,33 @@ export function describeIssue(issue: z.core.$ZodIssue, where: string, input: unk
   return `${field}: ${issue.message}`;
 }
 
-/** Parses a request part with its shared schema; the first problem becomes a 400 naming the field. */
+/** Every problem of a failed parse, one per field (an unknown-fields issue becomes one per field). */
+export function fieldProblems(issues: readonly z.core.$ZodIssue[], where: string, input: unknown): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const parts: FieldProblem[] =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), message: `${fieldPath([...issue.path, key])}: unknown field` }))
+        : [{ field: fieldPath(issue.path) || where, message: describeIssue(issue, where, input) }];
+    // One problem per field: zod may report a union's branches separately for the same value.
+    for (const part of parts) {
+      if (seen.has(part.field)) continue;
+      seen.add(part.field);
+      problems.push(part);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Parses a request part with its shared schema. A failure is a 400 whose `message` is the first
+ * problem, word for word as it always was (kiosks in the field match phrases in it), and whose
+ * `errors` lists every problem.
+ */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'params'): z.output<S> {
   const input = where === 'body' && value === undefined ? {} : value;
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new ApiError(400, describeIssue(issue, where, input));
+  throw new ApiError(400, describeIssue(result.error.issues[0]!, where, input), {}, fieldProblems(result.error.issues, where, input));
 }

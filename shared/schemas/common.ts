@@ -119,10 +119,22 @@ function absentIfNull(field: z.ZodType): z.ZodType {
   return meta ? wrapped.meta(meta) : wrapped;
 }
 
+export const FieldProblem = z
+  .object({
+    field: z.string().meta({ description: 'The field, as a path (`subject.name`, `visitors[2].visitor_phone`); `body`, `query` or `params` for the whole part', example: 'subject.name' }),
+    message: z.string().meta({ description: 'The problem in words, naming the field', example: 'subject.name is required' }),
+  })
+  .meta({ id: 'FieldProblem' });
+export type FieldProblem = z.infer<typeof FieldProblem>;
+
 export const ErrorBody = z
   .object({
     code: z.int().meta({ description: 'Equals the HTTP status', example: 400 }),
-    message: z.string().meta({ example: 'subject.name is required' }),
+    message: z.string().meta({ description: 'What went wrong; for invalid input, the first problem (the first of `errors`)', example: 'subject.name is required' }),
+    errors: z
+      .array(FieldProblem)
+      .optional()
+      .meta({ description: 'For invalid input (400): every problem found, one per field, the first of them being `message`. Absent on other errors.' }),
   })
   .meta({ id: 'Error', description: 'Every error the API answers, unknown routes and malformed JSON included.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { changeOrganization } from '../../server/organizations/service.ts';
 import { startServer } from '../../server/server.ts';
-import { incidentBody, startTestServer, type ApiResponse, type TestServer } from '../support/server.ts';
+import { incidentBody, startTestServer, type ApiResponse, type TestServer, expectErrorBody } from '../support/server.ts';
 
 /**
  * PostgreSQL faults (issue #12): connections dropped with requests in flight, a statement that
@@ -32,7 +32,7 @@ const databaseName = (server: TestServer) => new URL(server.database.url).pathna
 
 function expectErrorShape(res: ApiResponse, status: number) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ code: status, message: expect.any(String) });
+  expectErrorBody(res.body, status, expect.any(String));
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateIncidentRequest, ListIncidentsQuery } from '../../shared/schemas/incidents.ts';
 
-import { incidentBody, startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer } from '../support/server.ts';
+import { incidentBody, startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer, expectErrorBody } from '../support/server.ts';
 import { checkProperty } from '../support/property.ts';
 
 /**
@@ -49,7 +49,7 @@ function expectWellFormed(res: ApiResponse, context: unknown): void {
   expect(res.status, `5xx for ${where}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
   if (res.status >= 400) {
     expect(res.headers.get('content-type'), where).toMatch(/^application\/json/);
-    expect(res.body, where).toEqual({ code: res.status, message: expect.any(String) });
+    expectErrorBody(res.body, res.status, expect.any(String), where);
     expect((res.body.message as string).trim(), where).not.toBe('');
     expect(res.body.message, where).not.toMatch(/\n\s+at /);
   }
@@ -379,7 +379,7 @@ describe('POST /incidents with hostile bodies', () => {
     expect(Buffer.byteLength(under)).toBeLessThan(BODY_LIMIT_BYTES);
     const judged = await postIncidentRaw(under);
     expect(judged.status).toBe(400);
-    expect(judged.body).toEqual({ code: 400, message: expect.stringContaining('description') });
+    expectErrorBody(judged.body, 400, expect.stringContaining('description'));
   });
 
   it('random Content-Type headers never answer 500', async () => {

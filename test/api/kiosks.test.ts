@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer } from '../support/server.ts';
+import { startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer, expectErrorBody } from '../support/server.ts';
 
 const START = '2026-11-22T10:00:00.000Z';
 const SECOND = 1000;
@@ -210,7 +210,7 @@ describe('kiosk heartbeats', () => {
     it.each(cases)('a heartbeat with %s is a 400 naming it', async (_title, id, body, field) => {
       const res = await put(org.live, `/kiosks/${id === 'ok' ? newKioskId() : id}/heartbeat`, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ code: 400, message: expect.stringMatching(field) });
+      expectErrorBody(res.body, 400, expect.stringMatching(field));
     });
 
     it('a rename without a name, or the list with an unknown status, is a 400 naming the field', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+import { incidentBody, startTestServer, type TestOrganization, type TestServer, expectErrorBody } from '../support/server.ts';
 
 /**
  * Lenient where the reference is silent (null for an optional field, dates without a time or a
@@ -39,7 +39,7 @@ describe('what partners\' clients send', () => {
     it('null on a required field is still a 400 naming it, and a wrong type beside null still says what was expected', async () => {
       const noName = await org.sandbox.post('/incidents', incidentBody({ subject: { name: null } }));
       expect(noName.status).toBe(400);
-      expect(noName.body).toEqual({ code: 400, message: expect.stringMatching(/^subject\.name/) });
+      expectErrorBody(noName.body, 400, expect.stringMatching(/^subject\.name/));
       const wrongPhone = await org.sandbox.post('/incidents', incidentBody({ subject: { name: 'A', phone: 42 } }));
       expect(wrongPhone.status).toBe(400);
       expect(wrongPhone.body.message).toMatch(/^subject\.phone: .*expected string/);
@@ -48,7 +48,7 @@ describe('what partners\' clients send', () => {
     it('unknown fields stay a 400 naming them, null or not', async () => {
       const res = await org.sandbox.post('/incidents', incidentBody({ priority: null }));
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ code: 400, message: 'priority: unknown field' });
+      expectErrorBody(res.body, 400, 'priority: unknown field');
       const nested = await org.sandbox.post('/incidents', incidentBody({ subject: { name: 'A', nickname: 'x' } }));
       expect(nested.body.message).toBe('subject.nickname: unknown field');
     });
@@ -165,7 +165,7 @@ describe('what partners\' clients send', () => {
     ])('%s is a 400 naming %s', async (path, field) => {
       const res = await org.live.get(path);
       expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body).toEqual({ code: 400, message: expect.stringMatching(new RegExp(`^${field}: `)) });
+      expectErrorBody(res.body, 400, expect.stringMatching(new RegExp(`^${field}: `)));
     });
 
     it('plain decimals are read as the numbers they are', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importThreatFile } from '../../server/threat/import.ts';
-import { startTestServer, type ApiClient, type TestServer } from '../support/server.ts';
+import { startTestServer, type ApiClient, type TestServer, expectErrorBody } from '../support/server.ts';
 
 /** Central Maiduguri, Borno state. */
 const MAIDUGURI = { latitude: 11.8311, longitude: 13.151 };
@@ -328,7 +328,7 @@ describe('threat intelligence endpoints', () => {
   ])('GET %s is a 400 naming the field', async (path, message) => {
     const response = await api.get(path);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ code: 400, message: expect.stringContaining(message) });
+    expectErrorBody(response.body, 400, expect.stringContaining(message));
   });
 
   it('needs the analytics:read scope', async () => {

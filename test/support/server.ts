@@ -133,7 +133,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     deliverWebhooks: options.deliverWebhooks,
     webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
-    print: options.print,
+    // The start's words for people would only clutter the test output; a test that reads them passes its own.
+    print: options.print ?? (() => undefined),
     requestTimeouts: options.requestTimeouts,
     eventStreamHeartbeatMs: options.eventStreamHeartbeatMs,
   });
@@ -186,4 +187,21 @@ export function incidentBody(overrides: Record<string, unknown> = {}) {
     location: { coordinates: [3.3792, 6.5244], address: '12 Admiralty Way, Lekki' },
     ...overrides,
   };
+}
+
+/**
+ * The API's error shape: `{code, message}`, and for invalid input (400) the `errors` list, each
+ * problem naming its field. `message` may be a matcher (`expect.stringContaining(...)`).
+ */
+export function expectErrorBody(body: any, status: number, message: unknown, label?: string): void {
+  const { errors, ...rest } = (body ?? {}) as { errors?: unknown };
+  expect(rest, label).toEqual({ code: status, message });
+  if (errors === undefined) return;
+  expect(status, `${label ?? ''} only invalid input lists problems`).toBe(400);
+  expect(errors, label).toEqual(expect.arrayContaining([]));
+  expect((errors as unknown[]).length, label).toBeGreaterThan(0);
+  for (const problem of errors as { field: unknown; message: unknown }[]) {
+    expect(problem, label).toEqual({ field: expect.any(String), message: expect.any(String) });
+    expect(problem.message, label).toContain(problem.field);
+  }
 }

@@ -1722,7 +1722,24 @@ export interface components {
              * @example 400
              */
             code: number;
-            /** @example subject.name is required */
+            /**
+             * @description What went wrong; for invalid input, the first problem (the first of `errors`)
+             * @example subject.name is required
+             */
+            message: string;
+            /** @description For invalid input (400): every problem found, one per field, the first of them being `message`. Absent on other errors. */
+            errors?: components["schemas"]["FieldProblem"][];
+        };
+        FieldProblem: {
+            /**
+             * @description The field, as a path (`subject.name`, `visitors[2].visitor_phone`); `body`, `query` or `params` for the whole part
+             * @example subject.name
+             */
+            field: string;
+            /**
+             * @description The problem in words, naming the field
+             * @example subject.name is required
+             */
             message: string;
         };
         IdempotentIncidentResponse: {
