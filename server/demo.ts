@@ -43,3 +43,15 @@ export function demoBanner(created: DemoOrganization, baseUrl: string): string {
     '',
   ].join('\n');
 }
+
+/** Printed at every start: where the console and the reference are, in one plain paragraph. */
+export function addressesParagraph(baseUrl: string, publicUrl: string, database: string): string {
+  return [
+    '',
+    `  Tsaro is running on ${database}.`,
+    `    Console:   ${publicUrl.replace(/\/$/, '')}/console/`,
+    `    Reference: ${baseUrl}/docs`,
+    `    API:       ${baseUrl}`,
+    '',
+  ].join('\n') + '\n';
+}

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { checkReachable, migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
 import { serverMigrations } from './db/migrations/index.ts';
-import { ensureDemoOrganization, demoBanner } from './demo.ts';
+import { addressesParagraph, demoBanner, ensureDemoOrganization } from './demo.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { httpServerOptions, type RequestTimeouts } from '../shared/http-timeouts.ts';
@@ -67,7 +67,7 @@ export interface StartOptions {
   deliverWebhooks?: boolean;
   /** How often the webhook worker polls for due deliveries besides its wakes (default 1000 ms). */
   webhookPollMs?: number;
-  /** Where the demo banner goes (stdout by default); never the log. */
+  /** Where the start's words for people go (the addresses, the demo banner): stdout by default, never the log. */
   print?: (text: string) => void;
   /** How long a request may take to arrive (default REQUEST_TIMEOUTS, 20 s / 30 s); tests shorten it. */
   requestTimeouts?: RequestTimeouts;
@@ -209,6 +209,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const demo = await ensureDemoOrganization(database.db, clock, config.PUBLIC_URL);
     if (demo) print(demoBanner(demo, baseUrl));
   }
+  // Beside the JSON log lines, every start says in words where a person goes next.
+  print(addressesParagraph(baseUrl, config.PORT === 0 ? new URL(baseUrl).origin : config.PUBLIC_URL, database.describe));
 
   const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
   const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, sweepSettings, logger, config.SWEEP_INTERVAL_S * 1000);

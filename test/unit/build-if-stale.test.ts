@@ -36,25 +36,33 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('the screens are built when missing or stale, and only then', () => {
-  it('is stale with no build, fresh once built, stale again when any source, however deep, is newer than the build', () => {
+  it('is stale with no build, fresh once built, stale when any source, however deep, changes its content, and not when it is only touched', async () => {
     expect(isStale(app)).toBe(true);
-    mkdirSync(join(root, 'dist'));
-    writeFileSync(built(), '<!doctype html>');
-    for (const path of [join(root, 'src', 'main.js'), join(root, 'src', 'screens', 'words.js'), join(root, 'src', 'screens'), join(root, 'src'), join(root, 'index.html'), join(root, 'vite.config.ts')]) touch(path, 60);
-    touch(built(), 30);
+    await buildIfStale(app);
     expect(isStale(app)).toBe(false);
 
-    touch(join(root, 'src', 'screens', 'words.js'), 10);
-    expect(isStale(app)).toBe(true);
-    touch(join(root, 'src', 'screens', 'words.js'), 60);
+    // A checkout or an editor that rewrites a file unchanged: no rebuild.
+    touch(join(root, 'src', 'screens', 'words.js'), -60);
+    writeFileSync(join(root, 'index.html'), readFileSync(join(root, 'index.html')));
     expect(isStale(app)).toBe(false);
-    // A file added or removed changes its folder's time, not any file's.
-    touch(join(root, 'src', 'screens'), 10);
+
+    // An edit, even within the same second as the build.
+    writeFileSync(join(root, 'src', 'screens', 'words.js'), "export const words = 'LET IN NOW';\n");
     expect(isStale(app)).toBe(true);
-    touch(join(root, 'src', 'screens'), 60);
-    touch(join(root, 'vite.config.ts'), 10);
+    writeFileSync(join(root, 'src', 'screens', 'words.js'), "export const words = 'LET IN';\n");
+    expect(isStale(app)).toBe(false);
+    // A file added, or one removed.
+    writeFileSync(join(root, 'src', 'screens', 'more.js'), 'export {};\n');
     expect(isStale(app)).toBe(true);
-  });
+    rmSync(join(root, 'src', 'screens', 'more.js'));
+    expect(isStale(app)).toBe(false);
+    writeFileSync(join(root, 'vite.config.ts'), readFileSync(join(root, 'vite.config.ts'), 'utf8') + '\n// changed\n');
+    expect(isStale(app)).toBe(true);
+    // A build with no record of its sources (made before this rule) is stale.
+    await buildIfStale(app);
+    rmSync(join(root, 'dist', '.sources.sha256'));
+    expect(isStale(app)).toBe(true);
+  }, 60_000);
 
   it('builds a missing app, leaves a fresh one alone, rebuilds when a source changes, and two callers at once build it once', async () => {
     await buildIfStale(app);
@@ -66,8 +74,7 @@ describe('the screens are built when missing or stale, and only then', () => {
     await buildIfStale(app);
     expect(builds()).toBe(1);
 
-    // The build from a minute ago, a source edited now.
-    touch(built(), 60);
+    // A source edited.
     writeFileSync(join(root, 'src', 'screens', 'words.js'), "export const words = 'DO NOT LET IN';\n");
     await Promise.all([buildIfStale(app), buildIfStale(app)]);
     expect(builds()).toBe(2);
