@@ -15,7 +15,7 @@ Data never crosses organizations or environments: another organization's resourc
 Checks run in this order: 401 (key) → 402 (plan, subscription) → 403 (scope) → 429 (rate).
 
 **Errors** are always \`{code, message}\` with \`code\` equal to the HTTP status, protocol errors
-included (431 for headers over 16 KB; 400 for a garbage request line or for both Content-Length
+included; invalid input adds \`errors\`, every problem with its field (\`message\` is the first) (431 for headers over 16 KB; 400 for a garbage request line or for both Content-Length
 and Transfer-Encoding; the connection then closes). A \`__proto__\`, \`constructor\` or
 \`prototype\` key anywhere in a JSON body is a 400 naming its path.
 

@@ -1,46 +1,53 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from 'express';
-import swaggerUi from 'swagger-ui-dist';
-import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Tsaro partner API reference</title>
-  <link rel="stylesheet" href="docs/assets/swagger-ui.css">
-  <link rel="icon" type="image/png" href="docs/assets/favicon-32x32.png">
-</head>
-<body>
-  <div id="reference"></div>
-  <footer id="data-attribution" style="font-family: sans-serif; font-size: 13px; max-width: 1400px; margin: 24px auto; padding: 0 20px; color: #3b4151">
-    <p>${escapeHtml(ATTRIBUTION)}</p>
-    <ul>${CITATIONS.map((citation) => `<li>${escapeHtml(citation)}</li>`).join('')}</ul>
-  </footer>
-  <script src="docs/assets/swagger-ui-bundle.js"></script>
-  <script src="docs/assets/reference.js"></script>
-</body>
-</html>`;
-
-const BOOT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true, tryItOutEnabled: false });`;
+import { escapeHtml, renderReferencePage, type OpenApiDocument } from './reference-page.ts';
 
 /**
- * The files of the installed swagger-ui-dist the page loads, and no others: the package also
- * holds a stock index.html, an OAuth redirect page and source maps, none of them ours to serve.
+ * The reference page allows nothing but its own stylesheet: it has no script, no image, no
+ * frame and no form. It is served on the console's origin too, so it must not be framable.
  */
-const SWAGGER_UI_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
+export const REFERENCE_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+const STYLESHEET = readFileSync(join(import.meta.dirname, 'reference.css'), 'utf8');
+
+/** Where the page is, the key and the first incident: what a newcomer needs before the operations. `%BASE%` is the API's address. */
+const FIRST_REQUEST = `
+<p>Every request carries an API key in <code>Authorization: Bearer</code>. The first <code>npm start</code>
+prints a sandbox owner key; keys are made in the console under <a href="/console/keys">Keys</a>. A sandbox key
+(<code>svc_test_...</code>) is answered by a simulated responder network, so an incident moves through
+every status while you watch; a live key (<code>svc_live_...</code>) reaches real responders.</p>
+<pre><code>KEY=svc_test_...
+BASE=%BASE%
+
+curl -s -X POST $BASE/incidents -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
+  -H 'Idempotency-Key: first-incident-0001' \\
+  -d '{"category":"sos","severity":"critical","subject":{"name":"Ada Obi","phone":"+2348012345678"},
+       "location":{"coordinates":[3.3792,6.5244],"address":"12 Admiralty Way, Lekki"}}'</code></pre>
+<p>The answer is <code>201</code> with the incident, already <code>dispatching</code>, and its <code>incident_id</code>.
+Read it again to follow it (or receive each change as a signed webhook, see <a href="#tag-webhooks">Webhooks</a>):</p>
+<pre><code>curl -s $BASE/incidents/inc_... -H "Authorization: Bearer $KEY"</code></pre>
+<p>A request with bad input answers <code>400</code> with <code>{"code": 400, "message": "severity is required", "errors": [...]}</code>:
+<code>message</code> is the first problem, <code>errors</code> every problem with its field. Sending the same
+<code>Idempotency-Key</code> again replays the first answer instead of reporting the incident twice.</p>`;
 
 /**
- * `/openapi.json` and the human-readable `/docs`, both without a key. Swagger UI is served from
- * the installed package: kiosks and test machines have no internet, so no CDN.
+ * `/openapi.json` and the human-readable `/docs`, both without a key. The page is rendered once,
+ * at start, from the same document; per request only the API's address is filled in.
  */
 export function docsRoutes(): Router {
   const router = Router();
-  const document = JSON.stringify(buildOpenApiDocument());
+  const openApi = buildOpenApiDocument();
+  const document = JSON.stringify(openApi);
+  // Relative to /v1/external/docs (and /v1/external/api/v1/docs): the page's links work under both mounts.
+  const page = renderReferencePage(openApi as unknown as OpenApiDocument, { firstRequest: FIRST_REQUEST, stylesheet: 'docs/assets/reference.css', documentUrl: 'openapi.json' });
+  const [before, after] = page.split('%BASE%') as [string, string];
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(document);
   });
@@ -48,14 +55,11 @@ export function docsRoutes(): Router {
     // Relative asset URLs resolve against /v1/external/ only without a trailing slash, and the
     // page is mounted under /api/v1 too: `/docs/` goes to the page relative to where it is.
     if (req.path.endsWith('/')) return res.redirect(301, '../docs');
-    res.type('html').send(PAGE);
+    const base = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+    res.set(REFERENCE_PAGE_HEADERS).type('html').send(before + escapeHtml(base) + after);
   });
-  router.get('/docs/assets/reference.js', (_req, res) => {
-    res.type('application/javascript').send(BOOT);
-  });
-  router.get('/docs/assets/:file', (req, res, next) => {
-    if (!SWAGGER_UI_FILES.has(req.params.file)) return next();
-    res.sendFile(join(swaggerUi.getAbsoluteFSPath(), req.params.file), { maxAge: '1h' });
+  router.get('/docs/assets/reference.css', (_req, res) => {
+    res.set(REFERENCE_PAGE_HEADERS).type('text/css').set('cache-control', 'public, max-age=3600').send(STYLESHEET);
   });
   return router;
 }

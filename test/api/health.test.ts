@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRawTo } from '../support/raw-http.ts';
 import { startTestServer, type TestServer, expectErrorBody } from '../support/server.ts';
@@ -71,7 +72,7 @@ describe('health, reference document and unknown routes', () => {
     expect(replaced.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 
-  it('serves the OpenAPI 3.1 document and the reference page from installed packages', async () => {
+  it('serves the OpenAPI 3.1 document and the reference page, rendered from it', async () => {
     const doc = await server.client().get('/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
@@ -83,22 +84,63 @@ describe('health, reference document and unknown routes', () => {
     expect(doc.body.components.schemas.AccessCode.properties.qr_payload).toBeDefined();
     const page = await server.client().get('/docs');
     expect(page.status).toBe(200);
-    expect(page.body).toContain('swagger-ui-bundle.js');
-    const asset = await fetch(`${server.baseUrl}/docs/assets/swagger-ui-bundle.js`);
-    expect(asset.status).toBe(200);
-    expect((await asset.text()).length).toBeGreaterThan(100_000);
+    const html = page.body as string;
+    // Every operation of the document is on the page, each with its own anchor, in the contents too.
+    let operations = 0;
+    for (const [path, item] of Object.entries<any>(doc.body.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        operations += 1;
+        expect(html, `${method} ${path}`).toContain(`id="op-${operation.operationId}"`);
+        expect(html, `${method} ${path}`).toContain(`href="#op-${operation.operationId}"`);
+      }
+    }
+    expect(operations).toBeGreaterThan(80);
+    // Every named schema has its section, so each link to one leads somewhere.
+    for (const name of Object.keys(doc.body.components.schemas)) expect(html).toContain(`id="schema-${name}"`);
+    for (const [, target] of html.matchAll(/href="#(schema-[^"]+)"/g)) expect(html).toContain(`id="${target}"`);
+    // The fields of a body, with what is required.
+    expect(html).toMatch(/<code>subject<\/code> <span class="required">required<\/span>/);
   });
 
-  it('serves only the files the reference page loads, not the rest of the Swagger UI package', async () => {
-    const page = (await server.client().get('/docs')).body as string;
-    const loaded = [...page.matchAll(/(?:href|src)="(docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
-    expect(loaded.length).toBeGreaterThanOrEqual(3);
-    for (const path of loaded) expect((await fetch(`${server.baseUrl}/${path}`)).status, path).toBe(200);
-    // The package's stock page (which would load its own petstore example), OAuth page, initializer and maps.
-    for (const file of ['index.html', 'oauth2-redirect.html', 'swagger-initializer.js', 'swagger-ui-bundle.js.map', 'package.json', '']) {
-      const res = await server.client().get(`/docs/assets/${file}`);
-      expect(res.status, file).toBe(404);
-      expect(res.body).toEqual({ code: 404, message: expect.any(String) });
+  it('opens on a first request with this host\'s address, and keeps the protocol and the data citations below the operations', async () => {
+    const html = (await server.client().get('/docs')).body as string;
+    const firstRequest = html.indexOf('id="first-request"');
+    const firstOperation = html.indexOf('class="operation"');
+    const citations = html.indexOf('UCDP');
+    expect(firstRequest).toBeGreaterThan(0);
+    expect(firstRequest).toBeLessThan(firstOperation);
+    expect(citations).toBeGreaterThan(firstOperation);
+    expect(html.indexOf('<strong>Authentication</strong>')).toBeGreaterThan(firstOperation);
+    expect(html).toContain(`BASE=${server.baseUrl}`);
+    // The Host header is shown as text, never as markup.
+    const hostile = await new Promise<string>((resolve, reject) => {
+      const request = httpGet(`${server.baseUrl}/docs`, { headers: { host: 'evil.example"><script>x</script>' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve(text));
+      });
+      request.on('error', reject);
+    });
+    expect(hostile).toContain('BASE=http://evil.example&quot;&gt;&lt;script&gt;');
+    expect(hostile).not.toContain('<script>');
+  });
+
+  it('the page runs no script and loads only its stylesheet: a CSP that allows nothing else, nosniff, never framed', async () => {
+    const res = await fetch(`${server.baseUrl}/docs`);
+    const html = await res.text();
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(html).not.toMatch(/<script|\son[a-z]+=|style="/i);
+    const loaded = [...html.matchAll(/(?:href|src)="(docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(loaded).toEqual(['docs/assets/reference.css']);
+    const css = await fetch(`${server.baseUrl}/${loaded[0]}`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    // Nothing else of the old Swagger UI, or anything, is served under the assets.
+    for (const file of ['swagger-ui-bundle.js', 'index.html', 'reference.js', '']) {
+      const other = await server.client().get(`/docs/assets/${file}`);
+      expect(other.status, file).toBe(404);
     }
   });
 
@@ -109,7 +151,7 @@ describe('health, reference document and unknown routes', () => {
       expect(new URL(bare.headers.get('location')!, `${base}/docs/`).href).toBe(`${base}/docs`);
       const followed = await fetch(`${base}/docs/`);
       expect(followed.status).toBe(200);
-      expect(await followed.text()).toContain('swagger-ui-bundle.js');
+      expect(await followed.text()).toContain('id="first-request"');
     }
   });
 

@@ -35,8 +35,7 @@ function documentedRoutes(document: { paths: Record<string, Record<string, unkno
 const NOT_OPERATIONS = [
   `GET ${API_BASE}/openapi.json`,
   `GET ${API_BASE}/docs`,
-  `GET ${API_BASE}/docs/assets/reference.js`,
-  `GET ${API_BASE}/docs/assets/:file`,
+  `GET ${API_BASE}/docs/assets/reference.css`,
   `GET ${RESPONDER_API_BASE}/openapi.json`,
 ];
 

@@ -94,7 +94,7 @@ describe('rate limits (in-process store)', () => {
     const org = await server.createOrganization({ plan: 'starter' });
     for (let i = 0; i < 60; i++) expect((await org.live.get('/incidents?limit=1')).status).toBe(200);
     expect((await org.live.get('/incidents?limit=1')).status).toBe(429);
-    for (const path of ['/health', '/openapi.json', '/docs', '/docs/assets/reference.js']) {
+    for (const path of ['/health', '/openapi.json', '/docs', '/docs/assets/reference.css']) {
       for (let i = 0; i < 3; i++) {
         for (const res of [await org.live.get(path), await server.client().get(path)]) {
           expect(res.status, path).toBe(200);
