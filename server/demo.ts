@@ -38,9 +38,6 @@ export function demoBanner(created: DemoOrganization, baseUrl: string): string {
     `    curl -s -X POST ${baseUrl}/incidents \\`,
     `      -H "Authorization: Bearer ${sandbox}" -H "Content-Type: application/json" \\`,
     `      -d '{"category":"sos","severity":"critical","subject":{"name":"Ada Obi"},"location":{"coordinates":[3.3792,6.5244]}}'`,
-    '',
-    `  Reference: ${baseUrl}/docs`,
-    '',
   ].join('\n');
 }
 
