@@ -54,10 +54,10 @@ export const apiKeyRouteList = [
     operationId: 'listApiKeys',
     tags,
     summary: "List the organization's keys in this environment",
-    description: 'Secrets are never listed, only a hint.',
+    description: 'Secrets are never listed, only a hint. Filters (`status`, `scopes`) apply before paging: `totalResults` counts what matches.',
     responses: { ...ok(200, 'One page', ApiKeyPage), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await listTenantApiKeys(deps.db, tenantOf(req), query));
+      res.json(await listTenantApiKeys(deps.db, deps.clock, tenantOf(req), query));
     },
   }),
   route({

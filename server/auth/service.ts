@@ -1,4 +1,4 @@
-import type { ApiKey, Scope } from '../../shared/schemas/api-keys.ts';
+import type { ApiKey, ApiKeyFilter, Scope } from '../../shared/schemas/api-keys.ts';
 import type { Environment, Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
@@ -41,8 +41,8 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
 }
 
 /** The keys of the caller's organization and environment, newest first, a page at a time. */
-export async function listTenantApiKeys(db: Executor, tenant: Tenant, query: PageRequest): Promise<Page<ApiKey>> {
-  const { rows, total } = await listApiKeys(db, tenant, pageWindow(query));
+export async function listTenantApiKeys(db: Executor, clock: Clock, tenant: Tenant, query: PageRequest & ApiKeyFilter): Promise<Page<ApiKey>> {
+  const { rows, total } = await listApiKeys(db, tenant, { status: query.status, scopes: query.scopes, now: clock.now().toISOString() }, pageWindow(query));
   return toPage(rows.map(rowToApiKey), total, query);
 }
 

@@ -1,6 +1,7 @@
 import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Executor, OrganizationRow, Tenant } from '../db/schema.ts';
 import { whereTenant } from '../db/tenant.ts';
+import { SCOPES, type ApiKeyFilter } from '../../shared/schemas/api-keys.ts';
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
@@ -76,11 +77,21 @@ export async function findApiKeyById(db: Executor, keyId: string): Promise<ApiKe
 export async function listApiKeys(
   db: Executor,
   scope: Tenant,
+  filter: ApiKeyFilter & { now: string },
   page: { offset: number; limit: number },
 ): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  const base = db
+  let base = db
     .selectFrom('api_keys')
     .where(whereTenant(scope));
+  if (filter.status === 'revoked') base = base.where('revoked_at', 'is not', null);
+  if (filter.status === 'active') base = base.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filter.now)]));
+  if (filter.status === 'expired') base = base.where('revoked_at', 'is', null).where('expires_at', '<=', filter.now);
+  if (filter.scopes) {
+    // Scopes are stored as a JSON array of scope names (none is a substring of another's quoted
+    // form): exactly these scopes is each of them present and every other absent.
+    const wanted = new Set(filter.scopes);
+    for (const name of SCOPES) base = base.where('scopes', wanted.has(name) ? 'like' : 'not like', `%"${name}"%`);
+  }
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('key_id', 'desc').offset(page.offset).limit(page.limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

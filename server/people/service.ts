@@ -268,8 +268,8 @@ export async function changePassword(deps: PeopleDeps, live: LiveSession, input:
   await store.endSessions(deps.db, { personId: live.person.person_id, exceptSessionId: live.session.session_id }, at);
 }
 
-export async function listOrganizationPeople(db: Db, organizationId: string, query: PageRequest): Promise<Page<Person>> {
-  const { rows, total } = await store.listPeople(db, organizationId, pageWindow(query));
+export async function listOrganizationPeople(db: Db, organizationId: string, query: PageRequest & { role?: Role }): Promise<Page<Person>> {
+  const { rows, total } = await store.listPeople(db, organizationId, { role: query.role }, pageWindow(query));
   return toPage(rows.map(rowToPerson), total, query);
 }
 

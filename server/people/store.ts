@@ -35,8 +35,9 @@ export async function deletePerson(db: Executor, personId: string): Promise<void
   await db.deleteFrom('people').where('person_id', '=', personId).execute();
 }
 
-export async function listPeople(db: Executor, organizationId: string, page: { offset: number; limit: number }): Promise<{ rows: PersonRow[]; total: number }> {
-  const base = db.selectFrom('people').where('organization_id', '=', organizationId);
+export async function listPeople(db: Executor, organizationId: string, filter: { role?: string }, page: { offset: number; limit: number }): Promise<{ rows: PersonRow[]; total: number }> {
+  let base = db.selectFrom('people').where('organization_id', '=', organizationId);
+  if (filter.role) base = base.where('role', '=', filter.role);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('person_id', 'desc').offset(page.offset).limit(page.limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

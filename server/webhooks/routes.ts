@@ -1,6 +1,5 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { PageQuery } from '../../shared/schemas/common.ts';
 import {
   CreateWebhookEndpointRequest,
   CreatedWebhookEndpoint,
@@ -9,6 +8,7 @@ import {
   ResendFailedRequest,
   TestEventRequest,
   ListDeliveriesQuery,
+  ListWebhookEndpointsQuery,
   ResendRequest,
   RotateSecretRequest,
   UpdateWebhookEndpointRequest,
@@ -72,7 +72,7 @@ export const webhookRouteList = [
     method: 'get',
     path: '/webhook-endpoints',
     access: 'admin',
-    query: PageQuery,
+    query: ListWebhookEndpointsQuery,
     operationId: 'listWebhookEndpoints',
     tags,
     summary: 'List webhook endpoints',

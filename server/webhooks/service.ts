@@ -67,8 +67,8 @@ export async function getWebhookEndpoint(db: Executor, tenant: Tenant, endpointI
   return rowToWebhookEndpoint(await endpointOf(db, tenant, endpointId));
 }
 
-export async function listWebhookEndpoints(db: Executor, tenant: Tenant, query: PageRequest) {
-  const { rows, total } = await listEndpointRows(db, tenant, pageWindow(query));
+export async function listWebhookEndpoints(db: Executor, tenant: Tenant, query: PageRequest & { status?: 'enabled' | 'disabled' }) {
+  const { rows, total } = await listEndpointRows(db, tenant, { status: query.status }, pageWindow(query));
   return toPage(rows.map(rowToWebhookEndpoint), total, query);
 }
 

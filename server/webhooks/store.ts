@@ -20,10 +20,11 @@ export async function findEndpointById(db: Executor, endpointId: string): Promis
   return db.selectFrom('webhook_endpoints').selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
 }
 
-export async function listEndpointRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }) {
+export async function listEndpointRows(db: Executor, tenant: Tenant, filter: { status?: 'enabled' | 'disabled' }, page: { offset: number; limit: number }) {
+  const matching = () => (filter.status ? endpoints(db, tenant).where('status', '=', filter.status) : endpoints(db, tenant));
   const [rows, count] = await Promise.all([
-    endpoints(db, tenant).selectAll().orderBy('created_at', 'desc').orderBy('endpoint_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    endpoints(db, tenant).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    matching().selectAll().orderBy('created_at', 'desc').orderBy('endpoint_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    matching().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.n };
 }

@@ -65,5 +65,19 @@ export const RollApiKeyRequest = nullMeansAbsent(
 
 export const ApiKeyEnvelope = z.object({ api_key: ApiKey }).meta({ id: 'ApiKeyResponse' });
 export const ApiKeyPage = paginated(ApiKey, 'ApiKeyPage');
-export const ListApiKeysQuery = PageQuery;
+export const API_KEY_STATUSES = ['active', 'expired', 'revoked'] as const;
+export const ListApiKeysQuery = PageQuery.extend({
+  status: z
+    .enum(API_KEY_STATUSES)
+    .optional()
+    .meta({ description: '`active`: answers requests now; `expired`: past its `expires_at` (a rolled key); `revoked`. All when left out' }),
+  scopes: z
+    .string()
+    .max(500)
+    .transform((value) => value.split(',').map((scope) => scope.trim()).filter(Boolean))
+    .refine((scopes) => scopes.length > 0 && scopes.every((scope) => (SCOPES as readonly string[]).includes(scope)), { message: 'must be scopes separated by commas' })
+    .optional()
+    .meta({ description: 'Only keys with exactly these scopes, separated by commas in any order (a gate key: `access_codes:read,access_codes:write,access_codes:validate,logs:read,incidents:read,incidents:write`)' }),
+});
+export type ApiKeyFilter = { status?: (typeof API_KEY_STATUSES)[number]; scopes?: string[] };
 export const ApiKeyIdParams = z.object({ keyId: z.string() });

@@ -103,6 +103,9 @@ export const PersonPage = paginated(Person, 'PersonPage');
 export const InvitationPage = paginated(Invitation, 'InvitationPage');
 export const ConsoleSessionPage = paginated(ConsoleSessionInfo, 'ConsoleSessionPage');
 export const ListQuery = PageQuery;
+export const ListPeopleQuery = PageQuery.extend({
+  role: Role.optional().meta({ description: 'Only people of this role' }),
+});
 
 export const AuditEntry = z
   .object({

@@ -128,6 +128,10 @@ export const WebhookDelivery = z
   })
   .meta({ id: 'WebhookDelivery' });
 export const WebhookDeliveryPage = paginated(WebhookDelivery, 'WebhookDeliveryPage');
+export const ListWebhookEndpointsQuery = PageQuery.extend({
+  status: z.enum(['enabled', 'disabled']).optional().meta({ description: 'Only endpoints in this state' }),
+});
+
 export const ListDeliveriesQuery = PageQuery.extend({
   event_id: z.string().max(64).optional(),
   status: z.enum(['succeeded', 'failed']).optional(),

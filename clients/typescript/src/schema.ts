@@ -829,7 +829,7 @@ export interface paths {
         };
         /**
          * List the organization's keys in this environment
-         * @description Scope `admin`. Secrets are never listed, only a hint.
+         * @description Scope `admin`. Secrets are never listed, only a hint. Filters (`status`, `scopes`) apply before paging: `totalResults` counts what matches.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -1660,14 +1660,14 @@ export interface components {
             current_password: string;
             new_password: string;
         };
+        /** @enum {string} */
+        Role: "owner" | "admin" | "developer" | "operator" | "viewer";
         InviteRequest: {
             /** Format: email */
             email: string;
             role: components["schemas"]["Role"];
             name?: string | null;
         };
-        /** @enum {string} */
-        Role: "owner" | "admin" | "developer" | "operator" | "viewer";
         ChangeRoleRequest: {
             role: components["schemas"]["Role"];
         };
@@ -6145,6 +6145,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only endpoints in this state */
+                status?: "enabled" | "disabled";
             };
             header?: never;
             path?: never;
@@ -7433,6 +7435,10 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description `active`: answers requests now; `expired`: past its `expires_at` (a rolled key); `revoked`. All when left out */
+                status?: "active" | "expired" | "revoked";
+                /** @description Only keys with exactly these scopes, separated by commas in any order (a gate key: `access_codes:read,access_codes:write,access_codes:validate,logs:read,incidents:read,incidents:write`) */
+                scopes?: string;
             };
             header?: never;
             path?: never;
@@ -8956,6 +8962,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only people of this role */
+                role?: components["schemas"]["Role"];
             };
             header?: never;
             path?: never;

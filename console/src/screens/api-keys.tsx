@@ -19,7 +19,7 @@ export const GRACE_CHOICES = [
   [168, '7 days (longest)'],
 ] as const;
 
-type Shown = 'active' | 'revoked' | 'all';
+type Shown = 'active' | 'expired' | 'revoked' | 'all';
 
 export function isForgotten(key: ApiKey, now = Date.now()): boolean {
   if (key.revoked_at) return false;
@@ -157,9 +157,10 @@ export function ApiKeysScreen() {
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-  const keys = useLoad((c) => c.get<Page<ApiKey>>('/api-keys', { page, limit: 20 }), [page]);
+  // The filter travels with the page: the server counts what matches, so the pager and the list agree.
+  const keys = useLoad((c) => c.get<Page<ApiKey>>('/api-keys', { page, limit: 20, status: shown === 'all' ? undefined : shown }), [page, shown]);
   const mayWrite = can('manageIntegrations');
-  const visible = (keys.data?.results ?? []).filter((key) => shown === 'all' || (shown === 'revoked') === Boolean(key.revoked_at));
+  const visible = keys.data?.results ?? [];
   const forgotten = (keys.data?.results ?? []).filter((key) => isForgotten(key));
   return (
     <section className="stack" data-testid="screen-keys">
@@ -185,15 +186,16 @@ export function ApiKeysScreen() {
       )}
       <div className="filters" role="group" aria-label="Filter keys">
         <label htmlFor="key-shown">Show</label>
-        <select id="key-shown" value={shown} onChange={(e) => setShown(e.target.value as Shown)}>
+        <select id="key-shown" value={shown} onChange={(e) => (setShown(e.target.value as Shown), setPage(1))}>
           <option value="active">Active keys</option>
+          <option value="expired">Expired keys</option>
           <option value="revoked">Revoked keys</option>
           <option value="all">All keys</option>
         </select>
       </div>
       <ErrorNote error={keys.error ?? actionError} />
       {keys.data && visible.length === 0 ? (
-        <Empty title={shown === 'revoked' ? 'No revoked keys on this page.' : 'No keys here yet.'}>
+        <Empty title={shown === 'all' || shown === 'active' ? 'No keys here yet.' : `No ${shown} keys.`}>
           {mayWrite ? 'Create one with “New key”, or make a gate key under Gates.' : 'An owner, admin or developer can create keys.'}
         </Empty>
       ) : (

@@ -7,7 +7,6 @@ import type { ApiKey, Page } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
 
 const GATE_SCOPE_NAMES: readonly string[] = GATE_SCOPES.map(([scope]) => scope);
-const isGateKey = (key: ApiKey) => key.scopes.length === GATE_SCOPE_NAMES.length && GATE_SCOPE_NAMES.every((s) => (key.scopes as string[]).includes(s));
 
 /** `6.4281,3.4216` from what people type: commas, spaces, a Google Maps pair. */
 export function parseLocation(text: string): [number, number] | null {
@@ -118,8 +117,9 @@ export function GatesScreen() {
   const { can } = useConsole();
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
-  const keys = useLoad((c) => c.get<Page<ApiKey>>('/api-keys', { page, limit: 100 }), [page]);
-  const gates = (keys.data?.results ?? []).filter((key) => isGateKey(key) && !key.revoked_at);
+  // Gate keys are the active keys with exactly the gate's scopes: the server filters, so every page is whole.
+  const keys = useLoad((c) => c.get<Page<ApiKey>>('/api-keys', { page, limit: 20, status: 'active', scopes: GATE_SCOPE_NAMES.join(',') }), [page]);
+  const gates = keys.data?.results ?? [];
   const mayWrite = can('manageIntegrations');
   return (
     <section className="stack" data-testid="screen-gates">

@@ -84,7 +84,7 @@ export function PeopleScreen() {
   const [inviting, setInviting] = useState(false);
   const [link, setLink] = useState<{ url: string; email: string } | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-  const people = useLoad((c) => c.get<Page<Person>>('/console/people', { page, limit: 20 }), [page]);
+  const people = useLoad((c) => c.get<Page<Person>>('/console/people', { page, limit: 20, role: roleFilter || undefined }), [page, roleFilter]);
   const invitations = useLoad((c) => c.get<Page<Invitation>>('/console/invitations', { page: invitePage, limit: 20 }), [invitePage]);
   const me = session.person;
   const grantable = rolesGrantableBy(me.role);
@@ -93,7 +93,7 @@ export function PeopleScreen() {
     setActionError(null);
     return work.then(reload, (e: unknown) => setActionError(describeError(e)));
   };
-  const visible = (people.data?.results ?? []).filter((p) => !roleFilter || p.role === roleFilter);
+  const visible = people.data?.results ?? [];
   return (
     <section className="stack" data-testid="screen-people">
       <ScreenHeader

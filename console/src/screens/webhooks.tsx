@@ -103,9 +103,9 @@ export function WebhooksScreen() {
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<{ webhook_endpoint: WebhookEndpoint; secret: string } | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-  const endpoints = useLoad((c) => c.get<Page<WebhookEndpoint>>('/webhook-endpoints', { page, limit: 20 }), [page]);
+  const endpoints = useLoad((c) => c.get<Page<WebhookEndpoint>>('/webhook-endpoints', { page, limit: 20, status: status === 'all' ? undefined : status }), [page, status]);
   const mayWrite = can('manageIntegrations');
-  const visible = (endpoints.data?.results ?? []).filter((e) => status === 'all' || e.status === status);
+  const visible = endpoints.data?.results ?? [];
   const act = (work: Promise<unknown>) => {
     setActionError(null);
     void work.then(endpoints.reload, (e: unknown) => setActionError(describeError(e)));
@@ -148,7 +148,7 @@ export function WebhooksScreen() {
       )}
       <div className="filters" role="group" aria-label="Filter endpoints">
         <label htmlFor="endpoint-status">Status</label>
-        <select id="endpoint-status" value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+        <select id="endpoint-status" value={status} onChange={(e) => (setStatus(e.target.value as typeof status), setPage(1))}>
           <option value="all">All</option>
           <option value="enabled">Enabled</option>
           <option value="disabled">Disabled</option>

@@ -1,0 +1,94 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
+import { joinConsole } from '../support/console.ts';
+import type { TestOrganization } from '../support/server.ts';
+import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
+import { inviteFromHost, joinInBrowser } from './support/journey.ts';
+
+
+/**
+ * Each list filter of the console finds what is on the second page: the filter goes to the
+ * server with the page (issue #31), instead of hiding rows of the one page the browser holds
+ * while the pager counts everything. What each filter must find is made first, so newest-first
+ * it sits past the first twenty rows.
+ */
+let stack: ConsoleStack;
+let org: TestOrganization;
+let page: Page;
+
+beforeAll(async () => {
+  stack = await startConsoleStack('list-filters');
+  const { server } = stack;
+  org = await server.createOrganization({ name: 'Banana Island Estate' });
+  // What the console's new-gate flow makes: exactly the kiosk's scopes.
+  await org.live.post('/api-keys', { name: 'Gate: North', scopes: GATE_SCOPES.map(([scope]) => scope) });
+  server.clock.advance(1000);
+  const doomed = await org.live.post('/api-keys', { name: 'Old backend', scopes: ['incidents:read'] });
+  await org.live.delete(`/api-keys/${doomed.body.api_key.key_id}`);
+  server.clock.advance(1000);
+  // Sandbox endpoints on loopback, for an event this test never causes: nothing is sent.
+  const endpoint = await org.sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/retired-hook', events: ['incident.resolved'] });
+  await org.sandbox.patch(`/webhook-endpoints/${endpoint.body.webhook_endpoint.endpoint_id}`, { status: 'disabled' });
+  server.clock.advance(1000);
+  await joinConsole(server, org.organizationId, 'developer', 'dev-ifeoma@banana.ng');
+  for (let i = 0; i < 22; i++) {
+    server.clock.advance(1000);
+    await org.live.post('/api-keys', { name: `Backend ${i}`, scopes: ['incidents:read', 'incidents:write'] });
+    await org.sandbox.post('/webhook-endpoints', { url: `http://127.0.0.1:9/hook-${i}`, events: ['incident.resolved'] });
+    await joinConsole(server, org.organizationId, 'viewer', `viewer-${i}@banana.ng`);
+  }
+  // Gates read up to 100 keys at a time and filtered them in the browser: over 100 newer keys hid the gate.
+  for (let i = 22; i < 102; i++) await org.live.post('/api-keys', { name: `Backend ${i}`, scopes: ['incidents:read'] });
+  ({ page } = await stack.open());
+  const link = await inviteFromHost(server, org.organizationId, 'owner', 'owner@banana.ng');
+  await joinInBrowser(page, server, link, { email: 'owner@banana.ng', name: 'Tunde Bakare', role: 'owner' });
+}, 180_000);
+afterAll(() => stack?.stop());
+
+async function openScreen(label: string, testId: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
+  await page.getByTestId(testId).waitFor();
+}
+
+/** The rows' text once the list has answered with `expected` rows. */
+async function rowsOnceLoaded(selector: string, expected: (count: number) => boolean): Promise<string[]> {
+  await expect.poll(async () => expected(await page.locator(selector).count()), { timeout: 10_000 }).toBe(true);
+  return page.locator(selector).allTextContents();
+}
+
+describe('each console list filter finds an item on the second page (Chromium, real server)', () => {
+  it('API keys: "Revoked keys" shows the revoked key made before twenty others', async () => {
+    await openScreen('API keys', 'screen-keys');
+    const firstPage = await rowsOnceLoaded('[data-testid=key-row]', (n) => n === 20);
+    expect(firstPage.join('\n')).not.toContain('Old backend');
+    await page.selectOption('#key-shown', 'revoked');
+    const revoked = await rowsOnceLoaded('[data-testid=key-row]', (n) => n === 1);
+    expect(revoked[0]).toContain('Old backend');
+  });
+
+  it('Gates: the gate key made before a hundred backend keys is listed', async () => {
+    await openScreen('Gates', 'screen-gates');
+    await page.getByTestId('screen-gates').getByText('Gate: North').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('screen-gates').getByText(/^Backend/).count()).toBe(0);
+  });
+
+  it('People: "developer" shows the developer who joined before twenty viewers', async () => {
+    await openScreen('People', 'screen-people');
+    const firstPage = await rowsOnceLoaded('[data-testid=person-row]', (n) => n === 20);
+    expect(firstPage.join('\n')).not.toContain('dev-ifeoma@banana.ng');
+    await page.selectOption('#people-role', 'developer');
+    const developers = await rowsOnceLoaded('[data-testid=person-row]', (n) => n === 1);
+    expect(developers[0]).toContain('dev-ifeoma@banana.ng');
+  });
+
+  it('Webhooks (sandbox): "Disabled" shows the endpoint disabled before twenty others were added', async () => {
+    await page.getByTestId('env-sandbox').click();
+    await openScreen('Webhooks', 'screen-webhooks');
+    const firstPage = await rowsOnceLoaded('[data-testid=endpoint-row]', (n) => n === 20);
+    expect(firstPage.join('\n')).not.toContain('retired-hook');
+    await page.selectOption('#endpoint-status', 'disabled');
+    const disabled = await rowsOnceLoaded('[data-testid=endpoint-row]', (n) => n === 1);
+    expect(disabled[0]).toContain('retired-hook');
+  });
+});
