@@ -17,7 +17,7 @@ import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../even
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { retryAfterSeconds } from '../rate-limit/limiter.ts';
+import { takeGuess } from '../rate-limit/guesses.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
@@ -358,18 +358,24 @@ export async function validateAccessCodeGuarded(
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
-  const guessable = !(await isGenuinePass(db, guard, tenant, input.code));
-  const bucket = `unknown-code:${guard.keyId}`;
-  const nowMs = guard.clock.now().getTime();
-  if (guessable) {
-    const seen = await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, false);
-    if (!seen.allowed) {
-      const retryAfter = retryAfterSeconds(seen.resetAt ?? nowMs, nowMs);
-      throw new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
-    }
+  if (await isGenuinePass(db, guard, tenant, input.code)) return validateAccessCode(db, guard, tenant, input, numbering);
+  // A typed code is a guess: it takes its slot before it is checked, and gives it back unless
+  // it was unknown, so a burst of guesses is checked at most UNKNOWN_CODES_PER_MINUTE times.
+  const ticket = await takeGuess(
+    guard.rateLimitStore,
+    [{ bucket: `unknown-code:${guard.keyId}`, limit: UNKNOWN_CODES_PER_MINUTE }],
+    guard.clock.now().getTime(),
+    60_000,
+    (retryAfter) => new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) }),
+  );
+  let result: ValidationResult;
+  try {
+    result = await validateAccessCode(db, guard, tenant, input, numbering);
+  } catch (err) {
+    await ticket.release();
+    throw err;
   }
-  const result = await validateAccessCode(db, guard, tenant, input, numbering);
-  if (guessable && !result.valid && result.reason === 'Code not found') await guard.rateLimitStore.hit(bucket, UNKNOWN_CODES_PER_MINUTE, nowMs, 60_000, true);
+  if (result.valid || result.reason !== 'Code not found') await ticket.release();
   return result;
 }
 

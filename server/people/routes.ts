@@ -26,9 +26,10 @@ import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { retryAfterSeconds } from '../rate-limit/limiter.ts';
+import { takeGuess } from '../rate-limit/guesses.ts';
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';
+import { WRONG_CURRENT_PASSWORD } from './service.ts';
 import { assertConsoleWrite, clearSessionCookie, idleMs, isConsoleOrigin, readSession, sessionView, setSessionCookie, type SessionSettings } from './session.ts';
 
 const route = routeFor<RouteDeps>();
@@ -48,35 +49,39 @@ const inviterOf = (req: Request): people.Inviter => {
   return { type: 'person', personId: person.personId, role: person.role };
 };
 
-/** Sign-in failures are counted per account and per address in the rate-limit store (Redis with several hosts). */
+/** Sign-in guesses are counted per account and per address in the rate-limit store (Redis with several hosts), before they are checked; a right one is given back. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 const FAILURES_PER_ACCOUNT = 10;
 const FAILURES_PER_ADDRESS = 100;
+/** Wrong current passwords a signed-in person may give in the window (a stolen session guessing). */
+const PASSWORD_CHANGE_GUESSES = 5;
 /** Each failure in the window adds this much before the answer, up to 2 s. */
 const SLOWDOWN_MS = 200;
 
 async function signInLimited(deps: RouteDeps, req: Request, email: string, attempt: () => Promise<void>): Promise<void> {
-  const nowMs = deps.clock.now().getTime();
-  const buckets: [string, number][] = [
-    [`signin:email:${email}`, FAILURES_PER_ACCOUNT],
-    [`signin:ip:${req.ip ?? 'unknown'}`, FAILURES_PER_ADDRESS],
-  ];
-  for (const [bucket, limit] of buckets) {
-    const state = await deps.rateLimitStore.hit(bucket, limit, nowMs, SIGN_IN_WINDOW_MS, false);
-    if (state.count >= limit) {
-      const retryAfter = retryAfterSeconds(state.resetAt ?? nowMs + SIGN_IN_WINDOW_MS, nowMs);
-      throw new ApiError(429, `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} min, or ask an owner for a reset link`, { 'Retry-After': String(retryAfter) });
-    }
-  }
+  const ticket = await takeGuess(
+    deps.rateLimitStore,
+    [
+      { bucket: `signin:email:${email}`, limit: FAILURES_PER_ACCOUNT },
+      { bucket: `signin:ip:${req.ip ?? 'unknown'}`, limit: FAILURES_PER_ADDRESS },
+    ],
+    deps.clock.now().getTime(),
+    SIGN_IN_WINDOW_MS,
+    (retryAfter) =>
+      new ApiError(429, `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} min, or ask an owner for a reset link`, { 'Retry-After': String(retryAfter) }),
+  );
   try {
     await attempt();
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) throw err;
-    let failures = 0;
-    for (const [bucket, limit] of buckets) failures = Math.max(failures, (await deps.rateLimitStore.hit(bucket, limit, nowMs, SIGN_IN_WINDOW_MS, true)).count);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2000, failures * SLOWDOWN_MS)));
+    if (!(err instanceof ApiError) || err.status !== 401) {
+      await ticket.release();
+      throw err;
+    }
+    // A wrong guess keeps its slots, and waits longer the more there were.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2000, ticket.count * SLOWDOWN_MS)));
     throw err;
   }
+  await ticket.release();
 }
 
 /** Sign-in and joining set a cookie for this origin: a request from another origin (login CSRF) is refused. */
@@ -267,10 +272,24 @@ export const peopleRouteList = [
     operationId: 'changePassword',
     tags,
     summary: 'Change your password',
-    description: 'Your other sessions end.',
-    responses: { ...ok(200, 'Changed', Empty), ...errors(400) },
+    description: `Your other sessions end. A wrong current password counts as a guess: ${PASSWORD_CHANGE_GUESSES} per person in 15 minutes, then 429, so a stolen session cannot find the password by trying.`,
+    responses: { ...ok(200, 'Changed', Empty), ...errors(400, 429) },
     async handler({ body }, req, res, deps) {
-      await people.changePassword(peopleDeps(deps), sessionOf(req), body);
+      const live = sessionOf(req);
+      const ticket = await takeGuess(
+        deps.rateLimitStore,
+        [{ bucket: `password-change:${live.person.person_id}`, limit: PASSWORD_CHANGE_GUESSES }],
+        deps.clock.now().getTime(),
+        SIGN_IN_WINDOW_MS,
+        (retryAfter) => new ApiError(429, `Too many wrong current passwords: try again in ${Math.ceil(retryAfter / 60)} min`, { 'Retry-After': String(retryAfter) }),
+      );
+      try {
+        await people.changePassword(peopleDeps(deps), live, body);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.message === WRONG_CURRENT_PASSWORD)) await ticket.release();
+        throw err;
+      }
+      await ticket.release();
       res.json({});
     },
   }),

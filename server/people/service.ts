@@ -256,9 +256,11 @@ export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, 
   return { ...promoted, recovery_codes: codes };
 }
 
+export const WRONG_CURRENT_PASSWORD = 'current_password: wrong';
+
 export async function changePassword(deps: PeopleDeps, live: LiveSession, input: { current_password: string; new_password: string }) {
   if (!live.person.password_hash || !(await passwordMatches(live.person.password_hash, input.current_password))) {
-    throw new ApiError(400, 'current_password: wrong');
+    throw new ApiError(400, WRONG_CURRENT_PASSWORD);
   }
   checkNewPassword(input.new_password, 'new_password');
   const passwordHash = await hashPassword(input.new_password);

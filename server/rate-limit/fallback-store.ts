@@ -76,6 +76,17 @@ export function createResilientRateLimitStore(
       }
       return local.hit(bucket, limit, nowMs, windowMs, consume);
     },
+    async release(bucket, slot) {
+      // A slot taken in Redis before an outage is not in the local store: it expires with its window.
+      if (!down) {
+        try {
+          return await shared.release(bucket, slot);
+        } catch (err) {
+          open(err);
+        }
+      }
+      return local.release(bucket, slot);
+    },
     mode: () => (down ? 'local' : 'shared'),
     async check() {
       if (down) return 'local';
@@ -102,6 +113,7 @@ export function createResilientRateLimitStore(
 export function localOnly(store: RateLimitStore): ResilientRateLimitStore {
   return {
     hit: (...args) => store.hit(...args),
+    release: (...args) => store.release(...args),
     mode: () => 'memory',
     check: async () => 'memory',
     onSwitch: () => undefined,

@@ -63,7 +63,12 @@ export function createRedisRateLimitStore(
         member,
         consume ? '1' : '0',
       );
-      return { allowed: allowed === 1, count, resetAt: oldest === '' ? null : Number(oldest) + windowMs };
+      const state: WindowState = { allowed: allowed === 1, count, resetAt: oldest === '' ? null : Number(oldest) + windowMs };
+      if (allowed === 1 && consume) state.slot = member;
+      return state;
+    },
+    async release(bucket, slot) {
+      await redis.zrem(keyPrefix + bucket, slot);
     },
     async ping() {
       // The probe runs the same script on a bucket of its own: a Redis that answers PING but

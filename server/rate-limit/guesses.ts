@@ -1,0 +1,48 @@
+import type { ApiError } from '../http/errors.ts';
+import { retryAfterSeconds } from './limiter.ts';
+import type { RateLimitStore } from './store.ts';
+
+/** One count a guess is held to: `limit` wrong guesses per `windowMs` in `bucket`. */
+export interface GuessLimit {
+  bucket: string;
+  limit: number;
+}
+
+/** A guess that took its slot in every bucket: give them back if it was right. */
+export interface GuessTicket {
+  /** Guesses counted in the fullest bucket, this one included. */
+  count: number;
+  /** The guess was right (or was no guess at all): its slots are given back. */
+  release(): Promise<void>;
+}
+
+/**
+ * Count, then check: a guess takes a slot in each bucket atomically before anything is checked,
+ * so a burst of any size is evaluated at most `limit` times, on one host or several (the Redis
+ * script, the memory store's synchronous hit). When a bucket is full, the slots already taken
+ * are given back and `refused` makes the 429. The caller checks the guess and releases the
+ * ticket when it was right; a wrong guess keeps its slots for the window.
+ */
+export async function takeGuess(
+  store: RateLimitStore,
+  limits: GuessLimit[],
+  nowMs: number,
+  windowMs: number,
+  refused: (retryAfterS: number) => ApiError,
+): Promise<GuessTicket> {
+  const taken: { bucket: string; slot: string }[] = [];
+  const release = async () => {
+    await Promise.all(taken.splice(0).map(({ bucket, slot }) => store.release(bucket, slot)));
+  };
+  let count = 0;
+  for (const { bucket, limit } of limits) {
+    const state = await store.hit(bucket, limit, nowMs, windowMs, true);
+    if (!state.allowed || !state.slot) {
+      await release();
+      throw refused(retryAfterSeconds(state.resetAt ?? nowMs + windowMs, nowMs));
+    }
+    taken.push({ bucket, slot: state.slot });
+    count = Math.max(count, state.count);
+  }
+  return { count, release };
+}
