@@ -2,7 +2,7 @@ import type { Invitation, Person, Role } from '../../shared/schemas/console.ts';
 import { TOTP_REQUIRED } from '../../shared/schemas/console.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
-import type { ConsoleSessionRow, Db, InvitationRow, PersonRow } from '../db/schema.ts';
+import type { ConsoleSessionRow, Db, Executor, InvitationRow, PersonRow } from '../db/schema.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -165,7 +165,8 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
     let person: PersonRow;
     if (invitation.kind === 'reset' && invitation.person_id) {
       const found = await store.findPerson(trx, invitation.organization_id, invitation.person_id);
-      if (!found) throw invalidLink();
+      // Bound to the role at the time it was made: a person whose role changed since gets a new link.
+      if (!found || found.role !== invitation.role) throw invalidLink();
       person = { ...found, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
       await store.updatePerson(trx, person.person_id, person);
       await store.replaceRecoveryCodes(trx, person.person_id, []);
@@ -284,29 +285,54 @@ export async function withdrawInvitation(deps: PeopleDeps, organizationId: strin
   if (!(await store.revokeInvitation(deps.db, organizationId, invitationId, deps.clock.now().toISOString()))) throw notFound('Invitation');
 }
 
-async function assertAnotherOwnerRemains(db: Db, person: PersonRow): Promise<void> {
-  if (person.role === 'owner' && (await store.countOwners(db, person.organization_id)) <= 1) {
+/**
+ * At least one owner, always: a change that would take the organization from one or more owners
+ * to none is refused. Called inside the change's transaction after lockOrganizationPeople, so two
+ * owners demoting or removing each other at once, on one host or two, cannot both pass.
+ */
+async function assertAnotherOwnerRemains(trx: Executor, person: PersonRow): Promise<void> {
+  if (person.role === 'owner' && (await store.countOwners(trx, person.organization_id)) <= 1) {
     throw conflict('This is the only owner: make someone else owner first');
   }
 }
 
-export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter): Promise<Person> {
-  const person = await store.findPerson(deps.db, organizationId, personId);
-  if (!person) throw notFound('Person');
-  assertMayManage(inviter, person.role as Role, 'change');
-  assertMayManage(inviter, role, 'make');
-  if (role !== 'owner') await assertAnotherOwnerRemains(deps.db, person);
-  await store.updatePerson(deps.db, personId, { role, updated_at: deps.clock.now().toISOString() });
-  return rowToPerson({ ...person, role });
+/**
+ * A person's change, in one transaction with the organization's people locked: the person as
+ * they are now (404 when gone), the rules checked against that, then `change`.
+ */
+async function changePersonLocked<T>(deps: PeopleDeps, organizationId: string, personId: string, change: (trx: Executor, person: PersonRow) => Promise<T>): Promise<T> {
+  return deps.db.transaction().execute(async (trx) => {
+    await store.lockOrganizationPeople(trx, organizationId);
+    const person = await store.findPerson(trx, organizationId, personId);
+    if (!person) throw notFound('Person');
+    return change(trx, person);
+  });
 }
 
-/** Removes a person: their sessions go with them, so every host refuses the next request. */
+/**
+ * A new role. Open reset links are withdrawn with it: a link is bound to the role the person had
+ * when it was made, so an admin's old reset link for a viewer never signs anyone in as an owner.
+ */
+export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter): Promise<Person> {
+  return changePersonLocked(deps, organizationId, personId, async (trx, person) => {
+    assertMayManage(inviter, person.role as Role, 'change');
+    assertMayManage(inviter, role, 'make');
+    if (role !== 'owner') await assertAnotherOwnerRemains(trx, person);
+    const at = deps.clock.now().toISOString();
+    if (role !== person.role) await store.revokeOpenInvitationsFor(trx, organizationId, person.email, at);
+    await store.updatePerson(trx, personId, { role, updated_at: at });
+    // Promoted to a role that needs a second step they have not set up: the sessions that never
+    // passed one end, and the next sign-in enrols it.
+    if (TOTP_REQUIRED.includes(role) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
+    return rowToPerson({ ...person, role });
+  });
+}
+
+/** Removes a person: their sessions and open links go with them, so every host refuses the next request. */
 export async function removePerson(deps: PeopleDeps, organizationId: string, personId: string, inviter: Inviter): Promise<void> {
-  const person = await store.findPerson(deps.db, organizationId, personId);
-  if (!person) throw notFound('Person');
-  assertMayManage(inviter, person.role as Role, 'remove');
-  await assertAnotherOwnerRemains(deps.db, person);
-  await deps.db.transaction().execute(async (trx) => {
+  await changePersonLocked(deps, organizationId, personId, async (trx, person) => {
+    assertMayManage(inviter, person.role as Role, 'remove');
+    await assertAnotherOwnerRemains(trx, person);
     await store.revokeOpenInvitationsFor(trx, organizationId, person.email, deps.clock.now().toISOString());
     await store.deletePerson(trx, personId);
   });

@@ -1,4 +1,4 @@
-import type { ConsoleSessionRow, Executor, InvitationRow, OrganizationRow, PersonRow } from '../db/schema.ts';
+import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type OrganizationRow, type PersonRow } from '../db/schema.ts';
 
 /** The console's people, their invitations, recovery codes and sessions: this store owns those tables. */
 
@@ -43,6 +43,16 @@ export async function listPeople(db: Executor, organizationId: string, filter: {
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
+}
+
+/**
+ * Serializes changes to an organization's people (roles, removals) across hosts: on PostgreSQL a
+ * row lock on the organization, held to the end of the transaction; SQLite has one writer, and a
+ * transaction holds it from its first statement.
+ */
+export async function lockOrganizationPeople(trx: Executor, organizationId: string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('organizations').select('organization_id').where('organization_id', '=', organizationId).forUpdate().execute();
 }
 
 export async function countOwners(db: Executor, organizationId: string): Promise<number> {
