@@ -1,5 +1,6 @@
 import { SCOPES, type Scope } from '../../shared/schemas/api-keys.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import { GRANTS } from '../../shared/console/grants.ts';
 
 /**
  * The permission map beside the scope map (CONTRACT.md, "The console"): with a session, a
@@ -16,9 +17,8 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   viewer: ['admin', ...READS],
 };
 
-/** Roles that manage keys may make a key with any scope (a developer sets up a gate's kiosk key). */
-const GRANTS_ANY: readonly Role[] = ['owner', 'admin', 'developer'];
-export const grantableBy = (role: Role): readonly Scope[] => (GRANTS_ANY.includes(role) ? SCOPES : []);
+/** The grant rule (shared/console/grants.ts): what a person of `role` may put on a key. */
+export const grantableBy = (role: Role): readonly Scope[] => GRANTS[role];
 
 /** Whether a person with `role` may call a route of `scope` with `method` (`roles`: the route's own list). */
 export function personMay(role: Role, scope: Scope, method: string, roles?: readonly Role[]): boolean {

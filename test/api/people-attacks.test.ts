@@ -101,3 +101,40 @@ describe('people under attack: links bound to roles, at least one owner', () => 
     expect((await other.browser.get('/console/session')).status).toBe(200);
   });
 });
+
+/** Issue #32, finding 3: the grant rule (shared/console/grants.ts), for every role, on create and roll. */
+describe('keys never reach further than the person who made them', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('a developer makes keys with every data scope but not admin; owners and admins grant admin; operators and viewers make none', async () => {
+    const data = ['incidents:read', 'incidents:write', 'access_codes:read', 'access_codes:write', 'access_codes:validate', 'logs:read', 'analytics:read'];
+    const expected = { owner: [201, 201], admin: [201, 201], developer: [201, 403], operator: [403, 403], viewer: [403, 403] } as const;
+    for (const [role, [dataStatus, adminStatus]] of Object.entries(expected)) {
+      const person = await joinConsole(server, org.organizationId, role as keyof typeof expected);
+      const withData = await person.browser.post('/api-keys', { name: `${role} backend`, scopes: data });
+      expect(withData.status, `${role} data`).toBe(dataStatus);
+      const withAdmin = await person.browser.post('/api-keys', { name: `${role} full`, scopes: [...data, 'admin'] });
+      expect(withAdmin.status, `${role} admin`).toBe(adminStatus);
+      if (role === 'developer') expect(withAdmin.body.message).toBe('Your role (developer) cannot grant the admin scope');
+    }
+  });
+
+  it('a developer cannot roll a key that holds admin (the roll would mint a new admin key)', async () => {
+    const owner = await joinConsole(server, org.organizationId, 'owner');
+    const developer = await joinConsole(server, org.organizationId, 'developer');
+    const full = await owner.browser.post('/api-keys', { name: 'Owner full key', scopes: ['admin', 'incidents:read'] });
+    const rolled = await developer.browser.post(`/api-keys/${full.body.api_key.key_id}/roll`, {});
+    expect(rolled.status).toBe(403);
+    // Policies and the audit log stay out of a developer's reach through any key they can make.
+    const own = await developer.browser.post('/api-keys', { name: 'Dev key', scopes: ['incidents:read', 'logs:read'] });
+    const key = server.client(own.body.secret);
+    expect((await key.get('/audit-log')).status).toBe(403);
+    expect((await key.patch('/visitor-policies', { retention_days: 1 })).status).toBe(403);
+  });
+});

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { GRANTS } from '../../../shared/console/grants.ts';
 import { SCOPES, type Scope } from '../../../shared/schemas/api-keys.ts';
 import { SCOPE_SENTENCES } from '../../../shared/console/sentences.ts';
 import { describeError } from '../api.ts';
@@ -27,10 +28,13 @@ export function isForgotten(key: ApiKey, now = Date.now()): boolean {
 }
 
 export function ScopeChecklist({ chosen, onChange, idPrefix }: { chosen: Set<Scope>; onChange: (next: Set<Scope>) => void; idPrefix: string }) {
+  const { session } = useConsole();
+  // Only what this person may grant: the server refuses the rest (shared/console/grants.ts).
+  const grantable = GRANTS[session.person.role];
   return (
     <fieldset className="checklist">
       <legend>Scopes: what the key may do</legend>
-      {SCOPES.map((scope) => (
+      {SCOPES.filter((scope) => grantable.includes(scope)).map((scope) => (
         <label key={scope} className="check" htmlFor={`${idPrefix}-${scope}`}>
           <input
             id={`${idPrefix}-${scope}`}
