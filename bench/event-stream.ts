@@ -65,10 +65,11 @@ class Streams {
   private readonly agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   private waiters: (() => void)[] = [];
 
-  async open(url: string, key: string, count: number, log: (line: string) => void): Promise<void> {
+  /** `count` streams, spread over `keys` in turn (a key may hold STREAM_MAX_PER_KEY streams on a host). */
+  async open(url: string, keys: readonly string[], count: number, log: (line: string) => void): Promise<void> {
     const batch = 100;
     for (let i = 0; i < count; i += batch) {
-      await Promise.all(Array.from({ length: Math.min(batch, count - i) }, () => this.openOne(url, key)));
+      await Promise.all(Array.from({ length: Math.min(batch, count - i) }, (_, j) => this.openOne(url, keys[(i + j) % keys.length]!)));
       if ((i + batch) % 500 === 0) log(`[event-stream] ${Math.min(i + batch, count)} streams open`);
     }
   }
@@ -128,6 +129,24 @@ class Streams {
   }
 }
 
+/** Streams each reader key holds: the server's default ceiling per key (STREAM_MAX_PER_KEY). */
+const STREAMS_PER_KEY = 20;
+
+/** Keys that read incidents and visitors, made through the API with the owner's key, to spread the streams over. */
+async function readerKeys(baseUrl: string, ownerKey: string, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${baseUrl}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `stream reader ${i}`, scopes: ['incidents:read', 'logs:read'] }),
+    });
+    if (response.status !== 201) throw new Error(`making a reader key: ${response.status} ${await response.text()}`);
+    keys.push(((await response.json()) as { secret: string }).secret);
+  }
+  return keys;
+}
+
 async function postIncident(baseUrl: string, key: string): Promise<{ incidentId: string; sentAt: number }> {
   const sentAt = performance.now();
   const res = await fetch(`${baseUrl}/incidents`, {
@@ -162,6 +181,7 @@ export const eventStreamSection: BenchSection = {
       const hostB = await startChild<ServeReady>('tsaro host B', { script: 'bench/serve.ts', env: { DATABASE_URL: database.url, BENCH_SERVE_ORGANIZATION: '0' } });
       children.push(hostB);
       const key = hostA.ready.liveKey;
+      const readers = await readerKeys(hostA.ready.baseUrl, key, Math.ceil(n / STREAMS_PER_KEY));
       const write = { url: `${hostA.ready.baseUrl}/incidents`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(INCIDENT_BODY) };
 
       context.log('[event-stream] write path without streams, beside the bare server');
@@ -177,7 +197,7 @@ export const eventStreamSection: BenchSection = {
       let idleWrites: Awaited<ReturnType<typeof measureWrites>>;
       let rssAfter: number;
       try {
-        await idle.open(`${hostB.ready.baseUrl}/events/stream?types=visitor.arrived`, key, n, context.log);
+        await idle.open(`${hostB.ready.baseUrl}/events/stream?types=visitor.arrived`, readers, n, context.log);
         await sleep(2000);
         rssAfter = rssKb(hostB.ready.pid);
         context.log('[event-stream] write path with the streams open, receiving nothing');
@@ -188,7 +208,7 @@ export const eventStreamSection: BenchSection = {
 
       await sleep(1000);
       context.log(`[event-stream] opening ${n} streams on host B (incident.created)`);
-      await streams.open(`${hostB.ready.baseUrl}/events/stream?types=incident.created`, key, n, context.log);
+      await streams.open(`${hostB.ready.baseUrl}/events/stream?types=incident.created`, readers, n, context.log);
       await sleep(1000);
       context.log(`[event-stream] ${WARMUP_SOS} + ${sos} SOS on host A, ${spacingMs} ms apart`);
       const delays: number[] = [];

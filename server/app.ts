@@ -11,6 +11,7 @@ import { isPostgresUrl, type Config } from './config.ts';
 import type { Db } from './db/schema.ts';
 import type { EventFeed } from './events/feed.ts';
 import { docsRoutes } from './docs/routes.ts';
+import { createStreamRegistry } from './events/stream-registry.ts';
 import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard, JSON_MEDIA_TYPES } from './http/input-guard.ts';
@@ -53,6 +54,8 @@ export interface AppDeps {
 
 export const API_BASE = '/v1/external';
 export const RESPONDER_API_BASE = '/v1/responder';
+/** An open event stream asks this often whether its key or person may still read: a revocation closes it within about this. */
+const STREAM_RECHECK_MS = 1000;
 
 /** The Express app, not listening: `main.ts` listens, tests use it on port 0. */
 export function createApp(deps: AppDeps): Express {
@@ -97,6 +100,7 @@ export function createApp(deps: AppDeps): Express {
     keyCache: deps.keyCache ?? uncachedKeys,
     webhookQueue: deps.webhookQueue,
     eventFeed: deps.eventFeed,
+    eventStreams: createStreamRegistry({ maxPerCaller: deps.config.STREAM_MAX_PER_KEY, maxPerHost: deps.config.STREAM_MAX_PER_HOST, recheckMs: STREAM_RECHECK_MS }),
   };
 
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).

@@ -53,6 +53,10 @@ export const ConfigSchema = z.object({
   SWEEP_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(15),
   /** Seconds without a heartbeat after which a gate kiosk counts as offline (`GET /kiosks`) and the sweep raises `kiosk.offline` (kiosks beat every 30 s). */
   KIOSK_OFFLINE_AFTER_S: seconds(120),
+  /** Event streams (`GET /events/stream`) one key or one person may hold open on a host; one more is a 429 with Retry-After. */
+  STREAM_MAX_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Event streams a host holds open in all (each costs about 26 kB); one more is a 429 with Retry-After. */
+  STREAM_MAX_PER_HOST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
   /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
   /**

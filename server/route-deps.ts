@@ -1,3 +1,4 @@
+import type { StreamRegistry } from './events/stream-registry.ts';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Role } from '../shared/schemas/console.ts';
@@ -43,4 +44,6 @@ export interface RouteDeps {
   webhookQueue: WebhookQueue;
   /** This host's one reader of the event log, which feeds the open event streams. */
   eventFeed: EventFeed;
+  /** This host's open event streams: their ceilings and their recheck. */
+  eventStreams: StreamRegistry;
 }

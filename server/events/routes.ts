@@ -45,7 +45,8 @@ export const eventRouteList = [
       'each event is `id: <event id>`, `event: <type>` and one `data:` line holding the envelope `GET /events` lists, then a blank line.',
       'Without `Last-Event-ID` it starts now; with it, it resumes after that event (up to 72 hours back) and skips none, whatever order transactions committed in, on any host.',
       'An unknown id is a 400 and one older than 72 hours a 410, both naming `Last-Event-ID`: read what was missed from `GET /events` and open the stream without it.',
-      'A comment line `: heartbeat` comes every 15 s; the stream closes when the key is revoked or expires, the person is removed or signed out, or the server stops, and a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`.',
+      'A comment line `: heartbeat` comes every 15 s; the stream closes within about a second when the key is revoked or expires or the person is removed or signed out, and when the server stops; a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`.',
+      'A key or a person may hold `STREAM_MAX_PER_KEY` streams open on a host (20 by default) and a host `STREAM_MAX_PER_HOST` (5,000): one more is a 429 with Retry-After.',
       'Test events only with `include_test=true`. Opening the stream counts one request against the rate limit; the events do not.',
       '`incident.note_added` and `incident.responder_location` come here as any other type.',
     ].join(' '),
@@ -54,10 +55,10 @@ export const eventRouteList = [
         description: 'The stream: `id:`/`event:`/`data:` frames, `: heartbeat` comments every 15 s',
         content: { 'text/event-stream': { schema: z.string().meta({ example: 'id: evt_01JD7ZK3Q0C7W5N2Y8S4V6X9AB\nevent: incident.created\ndata: {"id":"evt_01JD7ZK3Q0C7W5N2Y8S4V6X9AB","type":"incident.created","created_at":"2026-11-26T05:40:00.000Z","data":{"incident_id":"inc_01JD7ZK3Q0C7W5N2Y8S4V6X9AC"}}\n\n' }) } },
       },
-      ...errors(400, 410),
+      ...errors(400, 410, 429),
     },
     async handler({ query }, req, res, deps) {
-      await openEventStream({ db: deps.db, clock: deps.clock, feed: deps.eventFeed }, req, res, authOf(req), {
+      await openEventStream({ db: deps.db, clock: deps.clock, feed: deps.eventFeed, streams: deps.eventStreams }, req, res, authOf(req), {
         lastEventId: req.get('last-event-id') || query.last_event_id,
         types: query.types,
         includeTest: query.include_test,

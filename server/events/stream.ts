@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Executor, EventRow, Tenant } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { tenantKeyOf, type EventFeed, type FeedEvent, type FeedSubscriber } from './feed.ts';
+import type { StreamRegistry } from './stream-registry.ts';
 import { requireEventReadScopes, rowToEvent } from './service.ts';
 import { feedPositionOf, tenantEventsAfter } from './store.ts';
 
@@ -36,6 +37,8 @@ export interface StreamDeps {
   db: Executor;
   clock: Clock;
   feed: EventFeed;
+  /** The host's ceilings and the recheck of every open stream. */
+  streams: StreamRegistry;
 }
 
 /**
@@ -53,7 +56,6 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
   let held: FeedEvent[] | undefined = [];
   let heldOverflow = false;
   let closed = false;
-  let rechecking = false;
 
   // Decided once per type (a handful), not per event: a host hands every event of a tenant to each of its streams.
   const decisions = new Map<string, boolean>();
@@ -67,9 +69,29 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
     return yes;
   };
 
+  // The key, or the person, asks again every second whether it may still read (the registry's
+  // timer): revoked, expired, removed, signed out or suspended, the stream closes.
+  const leave = deps.streams.admit({
+    caller: `${auth.actor.type}:${auth.actor.id}`,
+    async recheck() {
+      if (closed || !auth.recheck) return;
+      try {
+        const now = await auth.recheck();
+        if (!EVENT_STREAM_SCOPES.some((scope) => now.scopes.has(scope))) return close('no read scope any more');
+        if (now.scopes.size !== scopes.size || [...now.scopes].some((scope) => !scopes.has(scope))) {
+          scopes = now.scopes;
+          decisions.clear();
+        }
+      } catch (err) {
+        close(err instanceof ApiError ? err.message : 'authentication failed');
+      }
+    },
+  });
+
   const close = (reason?: string) => {
     if (closed) return;
     closed = true;
+    leave();
     deps.feed.unsubscribe(subscriber);
     if (reason && !res.writableEnded && res.headersSent) res.write(`: closing: ${reason}\n\n`);
     res.end();
@@ -103,18 +125,6 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
     },
     heartbeat() {
       write(HEARTBEAT);
-      // The key revoked or expired, the person removed or signed out, the organization suspended: closed.
-      if (rechecking || !auth.recheck) return;
-      rechecking = true;
-      auth
-        .recheck()
-        .then((now) => {
-          if (!EVENT_STREAM_SCOPES.some((scope) => now.scopes.has(scope))) close('no read scope any more');
-          scopes = now.scopes;
-          decisions.clear();
-        })
-        .catch((err: unknown) => close(err instanceof ApiError ? err.message : 'authentication failed'))
-        .finally(() => (rechecking = false));
     },
     close,
   };
@@ -130,6 +140,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
     position = request.lastEventId ? await resumePosition(deps, tenant, request.lastEventId) : from;
   } catch (err) {
     deps.feed.unsubscribe(subscriber);
+    leave();
     closed = true;
     throw err;
   }

@@ -789,7 +789,7 @@ export interface paths {
         };
         /**
          * The event stream (server-sent events), oldest first
-         * @description Any of the scopes `incidents:read`, `access_codes:read`, `logs:read`. Every event the caller may read (`incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`), as `text/event-stream`: each event is `id: <event id>`, `event: <type>` and one `data:` line holding the envelope `GET /events` lists, then a blank line. Without `Last-Event-ID` it starts now; with it, it resumes after that event (up to 72 hours back) and skips none, whatever order transactions committed in, on any host. An unknown id is a 400 and one older than 72 hours a 410, both naming `Last-Event-ID`: read what was missed from `GET /events` and open the stream without it. A comment line `: heartbeat` comes every 15 s; the stream closes when the key is revoked or expires, the person is removed or signed out, or the server stops, and a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`. Test events only with `include_test=true`. Opening the stream counts one request against the rate limit; the events do not. `incident.note_added` and `incident.responder_location` come here as any other type.
+         * @description Any of the scopes `incidents:read`, `access_codes:read`, `logs:read`. Every event the caller may read (`incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`), as `text/event-stream`: each event is `id: <event id>`, `event: <type>` and one `data:` line holding the envelope `GET /events` lists, then a blank line. Without `Last-Event-ID` it starts now; with it, it resumes after that event (up to 72 hours back) and skips none, whatever order transactions committed in, on any host. An unknown id is a 400 and one older than 72 hours a 410, both naming `Last-Event-ID`: read what was missed from `GET /events` and open the stream without it. A comment line `: heartbeat` comes every 15 s; the stream closes within about a second when the key is revoked or expires or the person is removed or signed out, and when the server stops; a reader too slow to keep up (1 MB waiting) is closed: reconnect with `Last-Event-ID`. A key or a person may hold `STREAM_MAX_PER_KEY` streams open on a host (20 by default) and a host `STREAM_MAX_PER_HOST` (5,000): one more is a 429 with Retry-After. Test events only with `include_test=true`. Opening the stream counts one request against the rate limit; the events do not. `incident.note_added` and `incident.responder_location` come here as any other type.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
         put?: never;
         /**
          * Change your password
-         * @description Console session (cookie). Your other sessions end.
+         * @description Console session (cookie). Your other sessions end. A wrong current password counts as a guess: 5 per person in 15 minutes, then 429, so a stolen session cannot find the password by trying.
          */
         post: operations["changePassword"];
         delete?: never;
