@@ -1,11 +1,13 @@
 /**
  * CSV for a spreadsheet, made in the browser from what the screen shows. A cell a partner or
  * visitor wrote may begin with `=`, `+`, `-` or `@`, which a spreadsheet runs as a formula
- * (CSV injection): such a cell is written with a leading apostrophe, as OWASP advises.
+ * (CSV injection): such a cell is written with a leading apostrophe, as OWASP advises. Leading
+ * spaces, no-break and zero-width spaces, a byte-order mark and the full-width forms of those
+ * signs do not hide one: spreadsheets skip or read them as the sign.
  */
 export type Cell = string | number | boolean | null | undefined;
 
-const FORMULA = /^[=+\-@\t\r]/;
+const FORMULA = /^[\s\u00A0\u1680\u180E\u2000-\u200F\u2028-\u202F\u205F-\u2064\u3000\uFEFF]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 export function csvCell(value: Cell): string {
   if (value === null || value === undefined) return '';

@@ -19,6 +19,8 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
 const MAX_HELD_EVENTS = 5_000;
 const CATCH_UP_PAGE = 500;
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+/** An event's id: `evt_` and a ULID. */
+const EVENT_ID = /^evt_[0-9A-Za-z]{26}$/;
 
 /** `id:`, `event:` and one `data:` line (JSON.stringify escapes every line break), then the blank line. */
 export function eventFrame(row: EventRow): string {
@@ -49,6 +51,10 @@ export interface StreamDeps {
  */
 export async function openEventStream(deps: StreamDeps, req: Request, res: Response, auth: AuthContext, request: StreamRequest): Promise<void> {
   const tenant: Tenant = { organizationId: auth.organization.organization_id, environment: auth.environment };
+  // Never echoed unless it has an event id's shape: a header of any length or content is not repeated back.
+  if (request.lastEventId && !EVENT_ID.test(request.lastEventId)) {
+    throw new ApiError(400, 'Last-Event-ID is not an event id (evt_ and 26 letters and digits): open the stream without it, and read what you missed from GET /events');
+  }
   if (request.types?.length) requireEventReadScopes(auth.scopes, request.types);
   let scopes: ReadonlySet<string> = auth.scopes;
   let position = 0;

@@ -18,6 +18,7 @@ import {
   SecondFactorRequest,
   SessionEnvelope,
   SignInRequest,
+  StartTotpEnrolmentRequest,
   TotpEnrolment,
   type Role,
 } from '../../shared/schemas/console.ts';
@@ -182,14 +183,15 @@ export const peopleRouteList = [
     method: 'post',
     path: '/console/totp/enrolment',
     access: 'public',
-    body: Empty,
+    body: StartTotpEnrolmentRequest,
     operationId: 'startTotpEnrolment',
     tags,
-    summary: 'A new authenticator secret to enrol',
-    description: 'Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed.',
+    summary: 'The authenticator secret to enrol',
+    description:
+      'Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true.',
     responses: { ...ok(200, 'The secret', TotpEnrolment), ...errors(401, 409) },
-    async handler(_input, req, res, deps) {
-      res.json(await people.startTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps)));
+    async handler({ body }, req, res, deps) {
+      res.json(await people.startTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps), body));
     },
   }),
   route({

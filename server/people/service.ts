@@ -103,7 +103,8 @@ export async function invitePerson(deps: InviteDeps, input: { organizationId: st
   assertMayManage(input.inviter, input.role, 'invite');
   const existing = await store.findPersonByEmail(deps.db, input.email);
   if (existing?.organization_id === input.organizationId) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
-  if (existing) throw conflict(`${input.email} already belongs to another organization`);
+  // Someone of another organization is invited as anyone is: the answer never tells this
+  // organization that the address is known elsewhere (the link says so only to its holder).
   return makeInvitation(deps, { ...input, kind: 'join' });
 }
 
@@ -229,12 +230,17 @@ export async function secondFactor(deps: PeopleDeps, live: LiveSession, input: {
 }
 
 /** A secret to enrol (first time, or a new phone): kept sealed, pending, until a code from it is confirmed. */
-export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession) {
+export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession, input: { replace?: boolean } = {}) {
   if (live.session.stage === 'totp') throw conflict('Finish signing in first');
+  // The secret waiting to be confirmed survives a reload: the phone that scanned it still works.
+  const pending = live.person.totp_pending_secret;
+  if (pending && !input.replace) return totpEnrolmentOf(deps.secretBox.open(pending), live);
   const secret = newTotpSecret();
   await store.updatePerson(deps.db, live.person.person_id, { totp_pending_secret: deps.secretBox.seal(secret), updated_at: deps.clock.now().toISOString() });
-  return { secret, otpauth_uri: totpUri(secret, live.person.email, live.organization.name) };
+  return totpEnrolmentOf(secret, live);
 }
+
+const totpEnrolmentOf = (secret: string, live: LiveSession) => ({ secret, otpauth_uri: totpUri(secret, live.person.email, live.organization.name) });
 
 export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, code: string) {
   if (live.session.stage === 'totp') throw conflict('Finish signing in first');

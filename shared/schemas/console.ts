@@ -63,6 +63,11 @@ export const TotpEnrolment = z
   .object({ secret: z.string().meta({ description: 'Base32, for typing into an authenticator app' }), otpauth_uri: z.string() })
   .meta({ id: 'TotpEnrolment' });
 export const ConfirmTotpRequest = z.strictObject({ code: TotpCode }).meta({ id: 'ConfirmTotpRequest' });
+export const StartTotpEnrolmentRequest = nullMeansAbsent(
+  z.strictObject({
+    replace: z.boolean().default(false).meta({ description: 'true: a new secret replaces the one not yet confirmed (the phone was lost mid-way); by default the pending one is given again, so a reload does not undo the scan' }),
+  }),
+).meta({ id: 'StartTotpEnrolmentRequest' });
 export const ConfirmedTotp = z
   .object({ session: ConsoleSession, recovery_codes: z.array(z.string()).meta({ description: 'Ten single-use codes, shown once' }) })
   .meta({ id: 'ConfirmedTotp' });

@@ -75,3 +75,23 @@ describe('event stream ceilings and prompt closes', () => {
     expect(performance.now() - removedAt).toBeLessThan(2000);
   });
 });
+
+describe('Last-Event-ID is never echoed beyond an event id', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('a long or marked-up header is a 400 that does not repeat it', async () => {
+    for (const value of ['x'.repeat(5000), 'evt_<script>alert(1)</script>', 'evt_nonesuch']) {
+      const s = await openStream(`${server.baseUrl}/events/stream`, { authorization: `Bearer ${org.keys.live}`, 'last-event-id': value });
+      expect(s.status).toBe(400);
+      expectErrorBody(s.body, 400, expect.stringContaining('Last-Event-ID'));
+      expect(JSON.stringify(s.body)).not.toContain(value);
+      expect(JSON.stringify(s.body).length).toBeLessThan(400);
+    }
+  });
+});

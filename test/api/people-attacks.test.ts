@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleBrowser, joinConsole, PASSWORD } from '../support/console.ts';
+import { ConsoleBrowser, joinConsole, PASSWORD, totpCode } from '../support/console.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -136,5 +136,54 @@ describe('keys never reach further than the person who made them', () => {
     const key = server.client(own.body.secret);
     expect((await key.get('/audit-log')).status).toBe(403);
     expect((await key.patch('/visitor-policies', { retention_days: 1 })).status).toBe(403);
+  });
+});
+
+describe('an invitation tells nothing of other organizations', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  it("inviting another organization's person answers as for anyone; only the link's holder learns they have joined elsewhere", async () => {
+    const mine = await server.createOrganization({ name: 'Mine' });
+    const theirs = await server.createOrganization({ name: 'Theirs' });
+    const elsewhere = await joinConsole(server, theirs.organizationId, 'viewer');
+    const owner = await joinConsole(server, mine.organizationId, 'owner');
+    const known = await owner.browser.post('/console/invitations', { email: elsewhere.email, role: 'viewer' });
+    const unknown = await owner.browser.post('/console/invitations', { email: 'nobody-yet@estate.example', role: 'viewer' });
+    expect(known.status).toBe(unknown.status);
+    expect(Object.keys(known.body).sort()).toEqual(Object.keys(unknown.body).sort());
+    expect(JSON.stringify(known.body)).not.toMatch(/another organization|Theirs/);
+    const accepted = await new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin).post(`/console/invitations/${tokenOf(known.body.invite_url)}/accept`, { password: 'a-fresh-password-for-me' });
+    expect(accepted.status).toBe(409);
+  });
+});
+
+const tokenOf = (url: string) => url.split('/').pop()!;
+
+describe('two-step enrolment survives a reload', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('asking again gives the secret the phone already scanned; a new one only on purpose', async () => {
+    const { invite_url } = await (await joinConsole(server, org.organizationId, 'owner')).browser.post('/console/invitations', { email: 'new-admin@estate.example', role: 'admin' }).then((res) => res.body);
+    const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    const joined = await browser.post(`/console/invitations/${tokenOf(invite_url)}/accept`, { password: PASSWORD });
+    expect(joined.body.session.stage).toBe('enrol_totp');
+    const scanned = (await browser.post('/console/totp/enrolment', {})).body.secret;
+    // The page is reloaded: the same secret, so the code from the app still confirms.
+    expect((await browser.post('/console/totp/enrolment', {})).body.secret).toBe(scanned);
+    const replaced = (await browser.post('/console/totp/enrolment', { replace: true })).body.secret;
+    expect(replaced).not.toBe(scanned);
+    expect((await browser.post('/console/totp/enrolment', {})).body.secret).toBe(replaced);
+    const confirmed = await browser.post('/console/totp/enrolment/confirm', { code: await totpCode(server, replaced) });
+    expect(confirmed.status).toBe(200);
   });
 });

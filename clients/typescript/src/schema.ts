@@ -994,8 +994,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new authenticator secret to enrol
-         * @description Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed.
+         * The authenticator secret to enrol
+         * @description Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true.
          */
         post: operations["startTotpEnrolment"];
         delete?: never;
@@ -1652,10 +1652,14 @@ export interface components {
             code?: string;
             recovery_code?: string;
         };
-        Empty: Record<string, never>;
+        StartTotpEnrolmentRequest: {
+            /** @description true: a new secret replaces the one not yet confirmed (the phone was lost mid-way); by default the pending one is given again, so a reload does not undo the scan */
+            replace?: boolean | null;
+        };
         ConfirmTotpRequest: {
             code: string;
         };
+        Empty: Record<string, never>;
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -8326,7 +8330,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["Empty"];
+                "application/json": components["schemas"]["StartTotpEnrolmentRequest"];
             };
         };
         responses: {
