@@ -28,6 +28,7 @@ import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
+import { deviceCookieFor, setDeviceCookie, trustedDevice } from './device-cookie.ts';
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';
 import { WRONG_CURRENT_PASSWORD } from './service.ts';
@@ -60,12 +61,17 @@ const PASSWORD_CHANGE_GUESSES = 5;
 const SLOWDOWN_MS = 200;
 
 async function signInLimited(deps: RouteDeps, req: Request, email: string, attempt: () => Promise<void>): Promise<void> {
+  // A browser this person fully signed in from before counts its guesses alone: strangers'
+  // failures, which fill the account's and the address's buckets, never lock it out.
+  const device = trustedDevice(req, deps.secretBox, email);
   const ticket = await takeGuess(
     deps.rateLimitStore,
-    [
-      { bucket: `signin:email:${email}`, limit: FAILURES_PER_ACCOUNT },
-      { bucket: `signin:ip:${req.ip ?? 'unknown'}`, limit: FAILURES_PER_ADDRESS },
-    ],
+    device
+      ? [{ bucket: `signin:device:${device}`, limit: FAILURES_PER_ACCOUNT }]
+      : [
+          { bucket: `signin:email:${email.toLowerCase()}`, limit: FAILURES_PER_ACCOUNT },
+          { bucket: `signin:ip:${req.ip ?? 'unknown'}`, limit: FAILURES_PER_ADDRESS },
+        ],
     deps.clock.now().getTime(),
     SIGN_IN_WINDOW_MS,
     (retryAfter) =>
@@ -105,6 +111,8 @@ async function answerSession(deps: RouteDeps, req: Request, res: Response, token
   setSessionCookie(res, token, settings);
   req.headers.cookie = `tsaro_console=${token}`;
   const live = (await readSession(req, { db: deps.db, clock: deps.clock, settings }))!;
+  // Fully signed in: this browser is now one the person has signed in from (device-cookie.ts).
+  if (live.session.stage === 'active') setDeviceCookie(res, deviceCookieFor(deps.secretBox, live.person.email), settings);
   res.status(status).json({ session: sessionView(live, settings), ...extra });
 }
 
@@ -149,7 +157,7 @@ export const peopleRouteList = [
     operationId: 'signIn',
     tags,
     summary: 'Sign in with email and password',
-    description: `Then \`stage\` says what is next: a code (\`totp\`), enrolling one (\`enrol_totp\`), or nothing (\`active\`). Failures are slowed and limited: ${FAILURES_PER_ACCOUNT} per account and ${FAILURES_PER_ADDRESS} per address in 15 minutes, across hosts (429 with Retry-After).`,
+    description: `Then \`stage\` says what is next: a code (\`totp\`), enrolling one (\`enrol_totp\`), or nothing (\`active\`). Guesses are counted before they are checked, slowed, and limited: ${FAILURES_PER_ACCOUNT} wrong per account and ${FAILURES_PER_ADDRESS} per address in 15 minutes, across hosts (429 with Retry-After); a browser the person fully signed in from before (the \`tsaro_device\` cookie) is counted alone, ${FAILURES_PER_ACCOUNT} per device, so strangers' failures never lock it out.`,
     responses: { ...ok(200, 'Signed in (maybe a step to go)', SessionEnvelope), ...errors(401, 429) },
     async handler({ body }, req, res, deps) {
       assertOwnOrigin(req, settingsOf(deps));

@@ -90,3 +90,51 @@ describe('guess limits count first', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
+
+/** Issue #32: lockout without lock-out (OWASP's device cookie). */
+describe('strangers cannot lock a person out of the browser they signed in from before', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { TRUST_PROXY: 'loopback' } });
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  /** Signs in fully from a fresh browser and returns the device cookie it was given. */
+  async function knownDevice(email: string): Promise<string> {
+    const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    expect((await browser.post('/console/sign-in', { email, password: PASSWORD })).status).toBe(200);
+    const line = browser.setCookie.find((cookie) => cookie.startsWith('tsaro_device='));
+    expect(line).toMatch(/HttpOnly; SameSite=Strict/);
+    return line!.split(';')[0]!;
+  }
+
+  it('ten wrong passwords from ten addresses hold the account for strangers, not for the known device', { timeout: 60_000 }, async () => {
+    const person = await joinConsole(server, org.organizationId, 'viewer');
+    const device = await knownDevice(person.email);
+    const wrong = await Promise.all(Array.from({ length: 10 }, (_, i) => consolePost(server, '/console/sign-in', { email: person.email, password: `stranger-guess-${i}` }, ownAddress())));
+    expect(wrong).toEqual(Array(10).fill(401));
+    // A new browser is held, even with the right password...
+    expect(await consolePost(server, '/console/sign-in', { email: person.email, password: PASSWORD }, ownAddress())).toBe(429);
+    // ...the person's own laptop is not.
+    expect(await consolePost(server, '/console/sign-in', { email: person.email, password: PASSWORD }, ownAddress(), device)).toBe(200);
+  });
+
+  it("the known device's own wrong guesses are counted for it: ten, and it is held too", { timeout: 60_000 }, async () => {
+    const person = await joinConsole(server, org.organizationId, 'viewer');
+    const device = await knownDevice(person.email);
+    const wrong = await Promise.all(Array.from({ length: 12 }, (_, i) => consolePost(server, '/console/sign-in', { email: person.email, password: `own-typo-${i}-password` }, ownAddress(), device)));
+    expect(tally(wrong)).toEqual({ 401: 10, 429: 2 });
+    expect(await consolePost(server, '/console/sign-in', { email: person.email, password: PASSWORD }, ownAddress(), device)).toBe(429);
+  });
+
+  it("a device cookie is good only for the email it was issued for, and a made-up one is nothing", { timeout: 60_000 }, async () => {
+    const first = await joinConsole(server, org.organizationId, 'viewer');
+    const second = await joinConsole(server, org.organizationId, 'viewer');
+    const firstDevice = await knownDevice(first.email);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => consolePost(server, '/console/sign-in', { email: second.email, password: `stranger-guess-${i}` }, ownAddress())));
+    expect(await consolePost(server, '/console/sign-in', { email: second.email, password: PASSWORD }, ownAddress(), firstDevice)).toBe(429);
+    expect(await consolePost(server, '/console/sign-in', { email: second.email, password: PASSWORD }, ownAddress(), 'tsaro_device=v2.abc.def.ghi')).toBe(429);
+  });
+});
