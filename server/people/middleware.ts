@@ -1,3 +1,4 @@
+import { personActor } from './audit-person.ts';
 import type { RequestHandler } from 'express';
 import type { Role } from '../../shared/schemas/console.ts';
 import type { Clock } from '../clock.ts';
@@ -29,7 +30,7 @@ export function personAuthContext(live: LiveSession, environment: Environment): 
     scopes: new Set(ROLE_SCOPES[role]),
     credential: live.token,
     grantable: new Set(grantableBy(role)),
-    actor: { type: 'person', id: live.person.person_id, label: live.person.email },
+    actor: personActor(live.person),
     person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
   };
 }

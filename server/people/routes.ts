@@ -28,6 +28,7 @@ import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
+import { auditPersonEvent } from './audit-person.ts';
 import { deviceCookieFor, setDeviceCookie, trustedDevice } from './device-cookie.ts';
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';
@@ -84,7 +85,12 @@ async function signInLimited(deps: RouteDeps, req: Request, email: string, attem
       await ticket.release();
       throw err;
     }
-    // A wrong guess keeps its slots, and waits longer the more there were.
+    // A wrong guess keeps its slots, and waits longer the more there were. The audit log counts
+    // them without a row each: the first of a window, and the one that fills it.
+    if (ticket.count === 1 || ticket.count === FAILURES_PER_ACCOUNT) {
+      const person = await people.personByEmail(deps.db, email);
+      if (person) await auditPersonEvent(deps, req, person, ticket.count === 1 ? 'signInFailed' : `signInFailed${FAILURES_PER_ACCOUNT}Times`);
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.min(2000, ticket.count * SLOWDOWN_MS)));
     throw err;
   }
@@ -106,11 +112,13 @@ async function pendingSession(req: Request, deps: RouteDeps) {
   return live;
 }
 
-async function answerSession(deps: RouteDeps, req: Request, res: Response, token: string, status = 200, extra: object = {}) {
+/** Sets the session's cookie and answers it; `action` goes to the person's audit log. */
+async function answerSession(deps: RouteDeps, req: Request, res: Response, token: string, action: string, status = 200, extra: object = {}) {
   const settings = settingsOf(deps);
   setSessionCookie(res, token, settings);
   req.headers.cookie = `tsaro_console=${token}`;
   const live = (await readSession(req, { db: deps.db, clock: deps.clock, settings }))!;
+  await auditPersonEvent(deps, req, live.person, action);
   // Fully signed in: this browser is now one the person has signed in from (device-cookie.ts).
   if (live.session.stage === 'active') setDeviceCookie(res, deviceCookieFor(deps.secretBox, live.person.email), settings);
   res.status(status).json({ session: sessionView(live, settings), ...extra });
@@ -146,7 +154,7 @@ export const peopleRouteList = [
     async handler({ params, body }, req, res, deps) {
       assertOwnOrigin(req, settingsOf(deps));
       const { token } = await people.acceptInvitation(peopleDeps(deps), params.token, body, metaOf(req));
-      await answerSession(deps, req, res, token, 201);
+      await answerSession(deps, req, res, token, 'acceptInvitation', 201);
     },
   }),
   route({
@@ -165,7 +173,7 @@ export const peopleRouteList = [
       await signInLimited(deps, req, body.email, async () => {
         token = (await people.signIn(peopleDeps(deps), body.email, body.password, metaOf(req))).token;
       });
-      await answerSession(deps, req, res, token);
+      await answerSession(deps, req, res, token, 'signIn');
     },
   }),
   route({
@@ -184,7 +192,7 @@ export const peopleRouteList = [
       await signInLimited(deps, req, live.person.email, async () => {
         token = (await people.secondFactor(peopleDeps(deps), live, body)).token;
       });
-      await answerSession(deps, req, res, token);
+      await answerSession(deps, req, res, token, 'signInSecondFactor');
     },
   }),
   route({
@@ -214,7 +222,7 @@ export const peopleRouteList = [
     responses: { ...ok(200, 'Enrolled', ConfirmedTotp), ...errors(400, 401, 409) },
     async handler({ body }, req, res, deps) {
       const { token, recovery_codes } = await people.confirmTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps), body.code);
-      await answerSession(deps, req, res, token, 200, { recovery_codes });
+      await answerSession(deps, req, res, token, 'confirmTotpEnrolment', 200, { recovery_codes });
     },
   }),
   route({
@@ -242,7 +250,9 @@ export const peopleRouteList = [
     summary: 'End this session',
     responses: { ...ok(200, 'Signed out', Empty), ...errors(401) },
     async handler(_input, req, res, deps) {
-      await people.endSession(peopleDeps(deps), await pendingSession(req, deps));
+      const live = await pendingSession(req, deps);
+      await people.endSession(peopleDeps(deps), live);
+      await auditPersonEvent(deps, req, live.person, 'signOut');
       clearSessionCookie(res, settingsOf(deps));
       res.json({});
     },

@@ -263,6 +263,9 @@ export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, 
   return { ...promoted, recovery_codes: codes };
 }
 
+/** The person an email names, if any (the audit log of a failed sign-in). */
+export const personByEmail = (db: Executor, email: string) => store.findPersonByEmail(db, email);
+
 export const WRONG_CURRENT_PASSWORD = 'current_password: wrong';
 
 export async function changePassword(deps: PeopleDeps, live: LiveSession, input: { current_password: string; new_password: string }) {

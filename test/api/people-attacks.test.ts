@@ -187,3 +187,39 @@ describe('two-step enrolment survives a reload', () => {
     expect(confirmed.status).toBe(200);
   });
 });
+
+describe('the audit log records people', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('joining, signing in and out, failed sign-ins (counted, not a row each), two-step and role changes, each naming the person by id and name', { timeout: 60_000 }, async () => {
+    const owner = await joinConsole(server, org.organizationId, 'owner');
+    const invited = await owner.browser.post('/console/invitations', { email: 'amaka@estate.example', role: 'viewer', name: 'Amaka Obi' });
+    const amaka = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    const joined = await amaka.post(`/console/invitations/${tokenOf(invited.body.invite_url)}/accept`, { password: PASSWORD });
+    const amakaId = joined.body.session.person.person_id as string;
+    expect((await amaka.post('/console/sign-out', {})).status).toBe(200);
+    const stranger = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    for (let i = 0; i < 4; i++) expect((await stranger.post('/console/sign-in', { email: 'amaka@estate.example', password: `guess-${i}-wrong-one` })).status).toBe(401);
+    expect((await amaka.post('/console/sign-in', { email: 'amaka@estate.example', password: PASSWORD })).status).toBe(200);
+    expect((await owner.browser.patch(`/console/people/${amakaId}`, { role: 'admin' })).status).toBe(200);
+    const again = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    await again.post('/console/sign-in', { email: 'amaka@estate.example', password: PASSWORD });
+    const secret = (await again.post('/console/totp/enrolment', {})).body.secret;
+    expect((await again.post('/console/totp/enrolment/confirm', { code: await totpCode(server, secret) })).status).toBe(200);
+
+    const log = (await owner.browser.get('/audit-log?limit=100')).body.results as { action: string; actor: { id: string; label: string }; resource_id: string }[];
+    const hers = log.filter((entry) => entry.actor.id === amakaId).map((entry) => entry.action).reverse();
+    expect(hers).toEqual(['acceptInvitation', 'signOut', 'signInFailed', 'signIn', 'signIn', 'confirmTotpEnrolment']);
+    for (const entry of log.filter((item) => item.actor.id === amakaId)) expect(entry.actor.label).toBe('Amaka Obi <amaka@estate.example>');
+    // The owner's changes to her, by the owner's id.
+    const changes = log.filter((entry) => entry.resource_id === amakaId && entry.actor.id === owner.personId).map((entry) => entry.action);
+    expect(changes).toContain('changeRole');
+    expect(log.some((entry) => entry.action === 'invitePerson' && entry.actor.id === owner.personId)).toBe(true);
+  });
+});

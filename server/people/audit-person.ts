@@ -1,0 +1,31 @@
+import type { Request } from 'express';
+import { recordAudit } from '../audit/service.ts';
+import type { Clock } from '../clock.ts';
+import type { Executor, PersonRow } from '../db/schema.ts';
+
+/** How the audit log names a person: by id, and by name beside the email (never the email alone when a name is known). */
+export function personActor(person: Pick<PersonRow, 'person_id' | 'name' | 'email'>): { type: 'person'; id: string; label: string } {
+  return { type: 'person', id: person.person_id, label: person.name ? `${person.name} <${person.email}>` : person.email };
+}
+
+/**
+ * A person's own event in their organization's audit log: sign-in, its failures, joining, a
+ * reset, the second step, signing out. Changes a signed-in person makes through the console's
+ * routes are recorded by the audit middleware; these happen before or outside such a session.
+ */
+export async function auditPersonEvent(
+  deps: { db: Executor; clock: Clock },
+  req: Request,
+  person: Pick<PersonRow, 'person_id' | 'name' | 'email' | 'organization_id'>,
+  action: string,
+): Promise<void> {
+  await recordAudit(deps.db, deps.clock, {
+    organizationId: person.organization_id,
+    environment: null,
+    actor: personActor(person),
+    action,
+    resourceType: 'console',
+    resourceId: person.person_id,
+    ip: req.ip ?? null,
+  });
+}
