@@ -331,6 +331,8 @@ export async function validateAccessCode(
 
 /** Four characters are guessable: more than this many unknown codes a minute from one key is a 429. */
 export const UNKNOWN_CODES_PER_MINUTE = 30;
+/** How long a typed code waits for a guess slot held by a check still under way. */
+const TYPED_CODE_SLOT_WAIT_MS = 2000;
 
 /** What reading a presented pass takes: the time, and the app's verifier (it keeps the tenants' public keys). */
 export interface PassReading {
@@ -367,6 +369,8 @@ export async function validateAccessCodeGuarded(
     guard.clock.now().getTime(),
     60_000,
     (retryAfter) => new ApiError(429, `Too many unknown codes from this key; retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) }),
+    // Valid codes give their slots back within milliseconds: a rush of them waits for a slot, not a 429.
+    { waitMs: TYPED_CODE_SLOT_WAIT_MS },
   );
   let result: ValidationResult;
   try {

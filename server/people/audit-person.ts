@@ -3,9 +3,12 @@ import { recordAudit } from '../audit/service.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, PersonRow } from '../db/schema.ts';
 
-/** How the audit log names a person: by id, and by name beside the email (never the email alone when a name is known). */
+/**
+ * How the audit log (and an incident's timeline) names a person: by id, and by their name when
+ * they gave one; the email only for a person who never did.
+ */
 export function personActor(person: Pick<PersonRow, 'person_id' | 'name' | 'email'>): { type: 'person'; id: string; label: string } {
-  return { type: 'person', id: person.person_id, label: person.name ? `${person.name} <${person.email}>` : person.email };
+  return { type: 'person', id: person.person_id, label: person.name ?? person.email };
 }
 
 /**

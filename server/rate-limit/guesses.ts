@@ -29,6 +29,7 @@ export async function takeGuess(
   nowMs: number,
   windowMs: number,
   refused: (retryAfterS: number) => ApiError,
+  options: { waitMs?: number } = {},
 ): Promise<GuessTicket> {
   const taken: { bucket: string; slot: string }[] = [];
   const release = async () => {
@@ -36,7 +37,14 @@ export async function takeGuess(
   };
   let count = 0;
   for (const { bucket, limit } of limits) {
-    const state = await store.hit(bucket, limit, nowMs, windowMs, true);
+    let state = await store.hit(bucket, limit, nowMs, windowMs, true);
+    // A full bucket may be full of guesses still being checked that will prove right and give
+    // their slots back (a rush of valid codes): wait a little for one, never past `waitMs`.
+    // Wrong guesses keep theirs, so under a flood this only delays the 429.
+    for (let pause = 10, waited = 0; (!state.allowed || !state.slot) && waited + pause <= (options.waitMs ?? 0); waited += pause, pause *= 2) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      state = await store.hit(bucket, limit, nowMs, windowMs, true);
+    }
     if (!state.allowed || !state.slot) {
       await release();
       throw refused(retryAfterSeconds(state.resetAt ?? nowMs + windowMs, nowMs));

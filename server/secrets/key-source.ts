@@ -1,7 +1,8 @@
+import { narrowOwnFolder } from '../../shared/node/owner-only-files.ts';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { Engine } from '../db/database.ts';
 import { createSecretBox, sealingKey, type SealingKey, type SecretBox } from './secret-box.ts';
 
@@ -81,6 +82,7 @@ export function loadSealingKeys(settings: SealingKeySettings, engine: Engine): L
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new SealingKeyError(`SECRETS_KEY_FILE ${path} cannot be written: ${(err as Error).message}`);
     return loadSealingKeys(settings, engine);
   }
+  ownerOnly(path);
   return keys(sealingKey(made), previous, { kind: 'file', path, created: true });
 }
 
@@ -91,4 +93,5 @@ function keys(current: SealingKey, previous: SealingKey[], source: LoadedKeys['s
 /** A key file others can read is made the owner's alone (it was, perhaps, copied with cp). */
 function ownerOnly(path: string): void {
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  narrowOwnFolder(dirname(path), (name) => name === basename(path));
 }

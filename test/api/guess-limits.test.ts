@@ -89,6 +89,15 @@ describe('guess limits count first', () => {
     expect(refused.body.message).toContain('unknown code');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+
+  it('a rush of 80 valid typed codes at once from one key: none is refused (each gives its slot back as it is checked)', { timeout: 60_000 }, async () => {
+    const gate = await org.keyWith(['access_codes:validate', 'access_codes:write']);
+    const issued = await org.live.post('/access-codes', { visitor_name: 'Rush Hour', visitor_phone: '+2348030000002', purpose: 'Party', host_user_id: '9C', max_uses: 100 });
+    const code = issued.body.access_code.code as string;
+    const answers = await Promise.all(Array.from({ length: 80 }, () => gate.post('/access-codes/validate', { code })));
+    expect(tally(answers.map((answer) => answer.status))).toEqual({ 200: 80 });
+    expect(answers.every((answer) => answer.body.valid === true)).toBe(true);
+  });
 });
 
 /** Issue #32: lockout without lock-out (OWASP's device cookie). */

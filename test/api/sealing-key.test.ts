@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -84,6 +84,29 @@ if (engine === 'sqlite') describe('where the sealing key lives, on SQLite', () =
       expect(existsSync(db.url + suffix), `${suffix || 'db'} exists`).toBe(true);
       expect(mode(db.url + suffix), `${suffix || 'db'} mode`).toBe(0o600);
     }
+  });
+
+  it("folders that exist open to others are narrowed to 0700 when they hold only Tsaro's files, and left alone when shared", async () => {
+    // The data folder and the key's folder, made 0755 beforehand (by hand, an older version, a umask).
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    const config = join(dir, 'config');
+    const shared = join(dir, 'shared');
+    for (const folder of [data, config, shared]) {
+      mkdirSync(folder, { mode: 0o755 });
+      chmodSync(folder, 0o755);
+    }
+    writeFileSync(join(shared, 'someone-elses.txt'), 'not ours');
+    const db = { url: join(data, 'tsaro.db'), engine: 'sqlite' as const, drop: async () => undefined };
+    const server = await startTestServer({ database: db, config: { SECRETS_KEY: '', SECRETS_KEY_FILE: join(config, 'secrets.key') } });
+    await server.stop();
+    expect(mode(data)).toBe(0o700);
+    expect(mode(config)).toBe(0o700);
+    // A folder that also holds someone else's files keeps its mode: the database there still is owner-only.
+    const elsewhere = await startTestServer({ database: { url: join(shared, 'tsaro.db'), engine: 'sqlite', drop: async () => undefined } });
+    await elsewhere.stop();
+    expect(mode(shared)).toBe(0o755);
+    expect(mode(join(shared, 'tsaro.db'))).toBe(0o600);
   });
 });
 

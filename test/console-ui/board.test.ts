@@ -20,6 +20,8 @@ let org: TestOrganization;
 let page: Page;
 let problems: string[];
 const OPERATOR = 'kemi@lekkishield.ng';
+/** How the timeline and the audit log name her: by the name she gave. */
+const OPERATOR_NAME = 'Kemi Adeyemi';
 
 const card = (incidentId: string) => page.locator(`[data-testid=incident-card][data-incident-id="${incidentId}"]`);
 async function openBoard(): Promise<void> {
@@ -33,7 +35,7 @@ beforeAll(async () => {
   org = await stack.server.createOrganization({ name: 'Lekki Shield Estates' });
   ({ page, problems } = await stack.open());
   const link = await inviteFromHost(stack.server, org.organizationId, 'operator', OPERATOR);
-  await joinInBrowser(page, stack.server, link, { email: OPERATOR, name: 'Kemi Adeyemi', role: 'operator' });
+  await joinInBrowser(page, stack.server, link, { email: OPERATOR, name: OPERATOR_NAME, role: 'operator' });
   await openBoard();
 });
 afterAll(() => stack?.stop());
@@ -84,14 +86,14 @@ describe('the live board and an incident page (real Chromium, real server)', () 
 
     await attention.getByTestId('acknowledge').click();
     await page.locator(`[data-incident-id="${id}"][data-attention=no]`).waitFor({ timeout: 5_000 });
-    expect(await card(id).textContent()).toContain(`Acknowledged by ${OPERATOR}`);
+    expect(await card(id).textContent()).toContain(`Acknowledged by ${OPERATOR_NAME}`);
     await expect.poll(() => page.title(), { timeout: 5_000 }).not.toContain('NOBODY ACCEPTED');
 
     const incident = (await org.live.get(`/incidents/${id}`)).body.incident;
-    expect(incident.timeline.at(-1)).toMatchObject({ event: 'acknowledged', status: 'escalated', message: `Acknowledged by ${OPERATOR}` });
+    expect(incident.timeline.at(-1)).toMatchObject({ event: 'acknowledged', status: 'escalated', message: `Acknowledged by ${OPERATOR_NAME}` });
     const audit = (await org.live.get('/audit-log?limit=100')).body.results as { action: string; resource_id: string | null; actor: { type: string; label: string } }[];
     const entry = audit.find((row) => row.resource_id === id && row.action === 'acknowledgeIncident');
-    expect(entry?.actor).toMatchObject({ type: 'person', label: expect.stringContaining(OPERATOR) });
+    expect(entry?.actor).toMatchObject({ type: 'person', label: OPERATOR_NAME });
   });
 
   it('an operator cancels an incident with a reason from its page; the reason is in the timeline', async () => {

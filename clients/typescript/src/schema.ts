@@ -955,7 +955,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Then `stage` says what is next: a code (`totp`), enrolling one (`enrol_totp`), or nothing (`active`). Failures are slowed and limited: 10 per account and 100 per address in 15 minutes, across hosts (429 with Retry-After).
+         * @description Then `stage` says what is next: a code (`totp`), enrolling one (`enrol_totp`), or nothing (`active`). Guesses are counted before they are checked, slowed, and limited: 10 wrong per account and 100 per address in 15 minutes, across hosts (429 with Retry-After); a browser the person fully signed in from before (the `tsaro_device` cookie) is counted alone, 10 per device, so strangers' failures never lock it out.
          */
         post: operations["signIn"];
         delete?: never;
