@@ -20,9 +20,9 @@ import {
   type Incident,
 } from '../live/incidents.ts';
 import { Link } from '../router.tsx';
-import type { Page } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
-import { DAY_MS } from '../../../shared/time.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { readAllPages } from '../read-all-pages.ts';
 
 const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
 const STATUS: Record<Incident['status'], string> = {
@@ -39,24 +39,27 @@ const STATUS: Record<Incident['status'], string> = {
 /** The alarm repeats this often while an escalated or unresponsive incident is unacknowledged. */
 const ALARM_EVERY_MS = 10_000;
 
-/** Every active incident, and those closed in the last day (the board keeps the last hour's). */
-async function loadBoard(client: Client): Promise<Incident[]> {
+/** The most incidents the board reads of each list; past it, it says how many it left out. */
+const MOST_ON_BOARD = 2_000;
+
+/**
+ * Every active incident, and those closed in the last hour (all the board shows of them). The
+ * closed ones are those created in the last day, the only date the API filters on, kept when
+ * they were updated within the hour.
+ */
+async function loadBoard(client: Client): Promise<{ incidents: Incident[]; leftOut: number }> {
   const since = new Date(Date.now() - DAY_MS).toISOString();
-  const all = async (query: Record<string, string | number>) => {
-    const found: Incident[] = [];
-    for (let page = 1; page <= 10; page += 1) {
-      const answer = await client.get<Page<Incident>>('/incidents', { ...query, limit: 100, page });
-      found.push(...answer.results);
-      if (page >= answer.totalPages) break;
-    }
-    return found;
-  };
+  const closedSince = Date.now() - HOUR_MS;
   const [active, resolved, cancelled] = await Promise.all([
-    all({ status: 'active' }),
-    all({ status: 'resolved', from_date: since }),
-    all({ status: 'cancelled', from_date: since }),
+    readAllPages<Incident>(client, '/incidents', { status: 'active' }, MOST_ON_BOARD),
+    readAllPages<Incident>(client, '/incidents', { status: 'resolved', from_date: since }, MOST_ON_BOARD),
+    readAllPages<Incident>(client, '/incidents', { status: 'cancelled', from_date: since }, MOST_ON_BOARD),
   ]);
-  return [...active, ...resolved, ...cancelled];
+  const recent = (incident: Incident) => Date.parse(incident.updated_at) >= closedSince;
+  return {
+    incidents: [...active.items, ...resolved.items.filter(recent), ...cancelled.items.filter(recent)],
+    leftOut: active.total - active.items.length,
+  };
 }
 
 export function BoardScreen() {
@@ -64,6 +67,8 @@ export function BoardScreen() {
   const [incidents, setIncidents] = useState<ReadonlyMap<string, Incident>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
+  /** Active incidents past what the board reads (MOST_ON_BOARD): said on the board, never hidden. */
+  const [leftOut, setLeftOut] = useState(0);
   const [round, setRound] = useState(0);
   /** New SOS incidents heard live that nobody at this screen has looked at yet. */
   const [unseen, setUnseen] = useState<ReadonlySet<string>>(new Set());
@@ -86,12 +91,13 @@ export function BoardScreen() {
     early.current = [];
     setLoading(true);
     loadBoard(client).then(
-      (list) => {
+      ({ incidents: list, leftOut: left }) => {
         if (!current) return;
         const map = new Map<string, Incident>();
         for (const incident of [...list, ...(early.current ?? [])]) map.set(incident.incident_id, newer(map.get(incident.incident_id), incident));
         early.current = null;
         setIncidents(map);
+        setLeftOut(left);
         setError(null);
         setLoading(false);
       },
@@ -210,6 +216,11 @@ export function BoardScreen() {
         <span className="muted">{loading ? 'Reading incidents…' : `${filtered.length} shown of ${shown.length}`}</span>
       </div>
       <ErrorNote error={error} />
+      {leftOut > 0 && (
+        <p className="warning" role="status" data-testid="board-left-out">
+          {leftOut} older active incidents are not on the board, which reads the {MOST_ON_BOARD} newest: find them under Reports or through the API.
+        </p>
+      )}
       <div className="board" data-testid="board">
         {LANES.map((lane) => {
           const cards = filtered.filter((incident) => laneOf(incident.status) === lane.id).sort(boardOrder);
