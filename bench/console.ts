@@ -20,6 +20,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { generate } from 'otplib';
 import { chromium, type Browser } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../console/build.ts';
 import { systemClock } from '../server/clock.ts';
@@ -71,9 +72,19 @@ async function operatorCookie(databaseUrl: string, ready: Ready): Promise<string
       body: JSON.stringify({ password: 'lagoon-harmattan-gate-42' }),
     });
     if (response.status !== 201) throw new Error(`accepting the bench invitation: ${response.status} ${await response.text()}`);
-    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('tsaro_console='));
+    const sessionCookie = (answer: Response) => answer.headers.getSetCookie().find((line) => line.startsWith('tsaro_console='))?.split(';')[0];
+    let cookie = sessionCookie(response);
     if (!cookie) throw new Error('accepting the bench invitation set no tsaro_console cookie');
-    return cookie.split(';')[0]!.slice('tsaro_console='.length);
+    // Operators enrol a second step on joining (the default policy): as an authenticator app would.
+    const joined = (await response.json()) as { session: { stage: string; csrf_token: string } };
+    if (joined.session.stage === 'enrol_totp') {
+      const headers = { 'content-type': 'application/json', origin, 'sec-fetch-site': 'same-origin', cookie, 'x-csrf-token': joined.session.csrf_token };
+      const enrolment = (await (await fetch(`${ready.baseUrl}/console/totp/enrolment`, { method: 'POST', headers, body: '{}' })).json()) as { secret: string };
+      const confirmed = await fetch(`${ready.baseUrl}/console/totp/enrolment/confirm`, { method: 'POST', headers, body: JSON.stringify({ code: await generate({ secret: enrolment.secret }) }) });
+      if (confirmed.status !== 200) throw new Error(`enrolling the bench operator's second step: ${confirmed.status} ${await confirmed.text()}`);
+      cookie = sessionCookie(confirmed) ?? cookie;
+    }
+    return cookie.slice('tsaro_console='.length);
   } finally {
     await opened.close();
   }

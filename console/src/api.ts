@@ -33,6 +33,7 @@ export interface Client {
   get<T = any>(path: string, query?: Query): Promise<T>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
   patch<T = any>(path: string, body: unknown): Promise<T>;
+  put<T = any>(path: string, body: unknown): Promise<T>;
   del<T = any>(path: string): Promise<T>;
 }
 
@@ -85,6 +86,7 @@ export function createClient(ctx: ClientContext): Client {
     get: (path, query) => request('GET', withQuery(path, query)),
     post: (path, body, options) => request('POST', path, body ?? {}, options),
     patch: (path, body) => request('PATCH', path, body),
+    put: (path, body) => request('PUT', path, body),
     del: (path) => request('DELETE', path),
   };
 }

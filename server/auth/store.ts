@@ -9,7 +9,8 @@ export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> 
 
 export interface KeyWithOrganization {
   key: ApiKeyRow;
-  organization: OrganizationRow;
+  /** What a key's request needs of its organization (not the console's sign-in policy). */
+  organization: Omit<OrganizationRow, 'two_step_roles'>;
 }
 
 export async function findKeyBySecretHash(db: Executor, secretHash: string): Promise<KeyWithOrganization | undefined> {

@@ -183,6 +183,8 @@ export interface OrganizationRow {
   rate_limit_per_minute: number | null;
   auto_checkout_hours: number | null;
   retention_days: number | null;
+  /** The roles besides owner and admin that must use two-step sign-in, as JSON (migration 0023); null: the default. */
+  two_step_roles: string | null;
   created_at: string;
   updated_at: string;
 }

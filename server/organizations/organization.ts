@@ -22,7 +22,7 @@ export interface Organization {
   updated_at: string;
 }
 
-export function rowToOrganization(row: OrganizationRow): Organization {
+export function rowToOrganization(row: Omit<OrganizationRow, 'two_step_roles'>): Organization {
   const plan = row.plan as Plan;
   return {
     organization_id: row.organization_id,

@@ -4,7 +4,8 @@ import { newId } from '../ids.ts';
 import { SCOPES } from '../../shared/schemas/api-keys.ts';
 import { createApiKey, type CreatedKey } from '../auth/service.ts';
 import { rowToOrganization, type Organization, type Plan } from './organization.ts';
-import { codePrefixTaken, findOrganization, insertOrganization, updateOrganization } from './store.ts';
+import { codePrefixTaken, findOrganization, insertOrganization, setTwoStepRoles, updateOrganization } from './store.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 
 /** Reads the sweeps, the demo seed and the operator tool take as they are. */
 export { countOrganizations, findOrganization, organizationsWithVisitorPolicies } from './store.ts';
@@ -44,6 +45,7 @@ export async function createOrganization(db: Executor, clock: Clock, input: NewO
       rate_limit_per_minute: null,
       auto_checkout_hours: null,
       retention_days: null,
+      two_step_roles: null,
       created_at: now,
       updated_at: now,
     });
@@ -110,4 +112,15 @@ export async function changeOrganization(
 export async function currentOrganization(db: Executor, organizationId: string): Promise<Organization | undefined> {
   const row = await findOrganization(db, organizationId);
   return row && rowToOrganization(row);
+}
+
+/** The roles besides owner and admin whose people must sign in with a second step (null: the default, operators). */
+export async function twoStepRolesOf(db: Executor, organizationId: string): Promise<Role[] | null> {
+  const row = await findOrganization(db, organizationId);
+  return row?.two_step_roles ? (JSON.parse(row.two_step_roles) as Role[]) : null;
+}
+
+/** Sets them; people not enrolled enrol at their next sign-in and keep the sessions they have. */
+export async function changeTwoStepRoles(db: Executor, clock: Clock, organizationId: string, roles: readonly Role[]): Promise<void> {
+  await setTwoStepRoles(db, organizationId, JSON.stringify([...new Set(roles)].sort()), clock.now().toISOString());
 }

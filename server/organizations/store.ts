@@ -36,3 +36,7 @@ export async function organizationsWithVisitorPolicies(db: Executor): Promise<Or
     .where((eb) => eb.or([eb('auto_checkout_hours', 'is not', null), eb('retention_days', 'is not', null)]))
     .execute();
 }
+
+export async function setTwoStepRoles(db: Executor, organizationId: string, roles: string, at: string): Promise<void> {
+  await db.updateTable('organizations').set({ two_step_roles: roles, updated_at: at }).where('organization_id', '=', organizationId).execute();
+}

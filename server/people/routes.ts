@@ -18,6 +18,8 @@ import {
   SecondFactorRequest,
   SessionEnvelope,
   SignInRequest,
+  TwoStepPolicy,
+  ChangeTwoStepPolicyRequest,
   StartTotpEnrolmentRequest,
   TotpEnrolment,
   type Role,
@@ -311,6 +313,35 @@ export const peopleRouteList = [
       }
       await ticket.release();
       res.json({});
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/console/two-step',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    operationId: 'getTwoStepPolicy',
+    tags,
+    summary: 'Which roles must sign in with a second step',
+    description: 'Owner and admin always; of developer, operator and viewer, those the organization chose (operator by default).',
+    responses: { ...ok(200, 'The policy', TwoStepPolicy), ...errors() },
+    async handler(_input, req, res, deps) {
+      res.json(await people.twoStepPolicy(deps.db, authOf(req).organization.organization_id));
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/console/two-step',
+    access: 'person',
+    guardOptions: { roles: MANAGERS },
+    body: ChangeTwoStepPolicyRequest,
+    operationId: 'changeTwoStepPolicy',
+    tags,
+    summary: 'Choose which roles must sign in with a second step',
+    description: 'People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.',
+    responses: { ...ok(200, 'The policy now', TwoStepPolicy), ...errors(400) },
+    async handler({ body }, req, res, deps) {
+      res.json(await people.changeTwoStepPolicy(peopleDeps(deps), authOf(req).organization.organization_id, body.roles));
     },
   }),
   route({

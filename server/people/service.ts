@@ -1,5 +1,6 @@
 import type { Invitation, Person, Role } from '../../shared/schemas/console.ts';
-import { TOTP_REQUIRED } from '../../shared/schemas/console.ts';
+import { ROLES, twoStepRequired } from '../../shared/schemas/console.ts';
+import { changeTwoStepRoles, twoStepRolesOf } from '../organizations/service.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import type { ConsoleSessionRow, Db, Executor, InvitationRow, PersonRow } from '../db/schema.ts';
@@ -151,8 +152,11 @@ async function startSession(db: Db, clock: Clock, person: PersonRow, stage: stri
   return { token, row };
 }
 
-const stageAfterPassword = (person: PersonRow): string =>
-  person.totp_enabled === 1 ? 'totp' : TOTP_REQUIRED.includes(person.role as Role) ? 'enrol_totp' : 'active';
+/** After the password: the code, enrolling one (the role needs it, by the organization's policy), or done. */
+async function stageAfterPassword(db: Executor, person: PersonRow): Promise<string> {
+  if (person.totp_enabled === 1) return 'totp';
+  return twoStepRequired(person.role as Role, await twoStepRolesOf(db, person.organization_id)) ? 'enrol_totp' : 'active';
+}
 
 /** Joining (a new person) or a reset (new password, no phone yet, every session ended): a session starts. */
 export async function acceptInvitation(deps: PeopleDeps, token: string, input: { password: string; name?: string }, meta: SessionMeta) {
@@ -191,7 +195,7 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
       };
       await store.insertPerson(trx, person);
     }
-    return startSession(trx as unknown as Db, deps.clock, person, stageAfterPassword(person), meta);
+    return startSession(trx as unknown as Db, deps.clock, person, await stageAfterPassword(trx, person), meta);
   });
 }
 
@@ -206,7 +210,7 @@ export async function signIn(deps: PeopleDeps, email: string, password: string, 
   const person = await store.findPersonByEmail(deps.db, email);
   const ok = await passwordMatches(person?.password_hash ?? (await decoyHash()), password);
   if (!person || !person.password_hash || !ok) throw new WrongCredentials();
-  return startSession(deps.db, deps.clock, person, stageAfterPassword(person), meta);
+  return startSession(deps.db, deps.clock, person, await stageAfterPassword(deps.db, person), meta);
 }
 
 /** A new token for the same session when it goes active: what was issued before the second factor stops working. */
@@ -332,7 +336,7 @@ export async function changeRole(deps: PeopleDeps, organizationId: string, perso
     await store.updatePerson(trx, personId, { role, updated_at: at });
     // Promoted to a role that needs a second step they have not set up: the sessions that never
     // passed one end, and the next sign-in enrols it.
-    if (TOTP_REQUIRED.includes(role) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
+    if (twoStepRequired(role, await twoStepRolesOf(trx, organizationId)) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
     return rowToPerson({ ...person, role });
   });
 }
@@ -382,4 +386,16 @@ export async function endOwnSession(deps: PeopleDeps, live: LiveSession, session
 
 export async function endSession(deps: PeopleDeps, live: LiveSession): Promise<void> {
   await store.endSessions(deps.db, { personId: live.person.person_id, sessionId: live.session.session_id }, deps.clock.now().toISOString());
+}
+
+/** Every role whose people must sign in with a second step in this organization. */
+export async function twoStepPolicy(db: Executor, organizationId: string): Promise<{ required_for: Role[] }> {
+  const optional = await twoStepRolesOf(db, organizationId);
+  return { required_for: ROLES.filter((role) => twoStepRequired(role, optional)) };
+}
+
+/** Owners and admins set which of developer, operator and viewer must use a second step too. */
+export async function changeTwoStepPolicy(deps: PeopleDeps, organizationId: string, roles: readonly Role[]): Promise<{ required_for: Role[] }> {
+  await changeTwoStepRoles(deps.db, deps.clock, organizationId, roles);
+  return twoStepPolicy(deps.db, organizationId);
 }

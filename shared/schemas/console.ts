@@ -16,7 +16,27 @@ export const ROLE_SENTENCES: Record<Role, string> = {
 };
 
 /** Roles that must sign in with a second factor. */
+/** Roles that always sign in with a second step. */
 export const TOTP_REQUIRED: readonly Role[] = ['owner', 'admin'];
+/** Roles an organization may require a second step of; operators by default (they cancel SOS incidents and see subjects' phones). */
+export const TWO_STEP_OPTIONAL = ['developer', 'operator', 'viewer'] as const satisfies readonly Role[];
+export const TWO_STEP_DEFAULT: readonly Role[] = ['operator'];
+
+/** Whether a person of `role` must sign in with a second step, under the organization's setting (`null`: the default). */
+export function twoStepRequired(role: Role, optionalRoles: readonly Role[] | null): boolean {
+  return TOTP_REQUIRED.includes(role) || (optionalRoles ?? TWO_STEP_DEFAULT).includes(role);
+}
+
+export const TwoStepPolicy = z
+  .object({
+    required_for: z.array(Role).meta({ description: 'Every role that must use a second step: owner and admin always, then the organization\'s choice' }),
+  })
+  .meta({ id: 'TwoStepPolicy' });
+export const ChangeTwoStepPolicyRequest = z
+  .strictObject({
+    roles: z.array(z.enum(TWO_STEP_OPTIONAL)).max(3).meta({ description: 'Of developer, operator and viewer, those that must use a second step (owner and admin always do). People not enrolled enrol at their next sign-in and keep the sessions they have.' }),
+  })
+  .meta({ id: 'ChangeTwoStepPolicyRequest' });
 
 export const Email = z.email().max(254).transform((value) => value.toLowerCase());
 export const MIN_PASSWORD_LENGTH = 12;

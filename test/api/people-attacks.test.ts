@@ -223,3 +223,53 @@ describe('the audit log records people', () => {
     expect(log.some((entry) => entry.action === 'invitePerson' && entry.actor.id === owner.personId)).toBe(true);
   });
 });
+
+describe('two-step sign-in by policy', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  const signIn = async (email: string) => {
+    const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+    return { browser, answer: await browser.post('/console/sign-in', { email, password: PASSWORD }) };
+  };
+
+  it('operators enrol a second step by default; owners and admins choose which of developer, operator and viewer must', async () => {
+    const owner = await joinConsole(server, org.organizationId, 'owner');
+    expect((await owner.browser.get('/console/two-step')).body).toEqual({ required_for: ['owner', 'admin', 'operator'] });
+    // An operator joins and is asked to enrol before anything else.
+    const operator = await joinConsole(server, org.organizationId, 'operator');
+    expect(operator.totpSecret).toBeDefined();
+    const viewer = await joinConsole(server, org.organizationId, 'viewer');
+    expect(viewer.totpSecret).toBeUndefined();
+
+    const changed = await owner.browser.request('PUT', '/console/two-step', { roles: ['viewer', 'developer'] });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ required_for: ['owner', 'admin', 'developer', 'viewer'] });
+    // The viewer keeps the session they have, and enrols at the next sign-in.
+    expect((await viewer.browser.get('/console/session')).status).toBe(200);
+    expect((await signIn(viewer.email)).answer.body.session.stage).toBe('enrol_totp');
+    // A person enrolled already keeps using it whatever the policy says.
+    expect((await signIn(operator.email)).answer.body.session.stage).toBe('totp');
+    // The change is in the audit log.
+    const log = (await owner.browser.get('/audit-log?limit=20')).body.results as { action: string }[];
+    expect(log.some((entry) => entry.action === 'changeTwoStepPolicy')).toBe(true);
+  });
+
+  it('only owners and admins set it, and owner or admin cannot be made optional', async () => {
+    const admin = await joinConsole(server, org.organizationId, 'admin');
+    const developer = await joinConsole(server, org.organizationId, 'developer');
+    expect((await developer.browser.request('PUT', '/console/two-step', { roles: [] })).status).toBe(403);
+    expect((await developer.browser.get('/console/two-step')).status).toBe(403);
+    const refused = await admin.browser.request('PUT', '/console/two-step', { roles: ['owner'] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^roles\[0\]: /);
+    expect((await admin.browser.request('PUT', '/console/two-step', { roles: [] })).body).toEqual({ required_for: ['owner', 'admin'] });
+    const operator = await joinConsole(server, org.organizationId, 'operator');
+    expect(operator.totpSecret).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
 import { joinConsole } from '../support/console.ts';
 import type { TestOrganization } from '../support/server.ts';
@@ -90,5 +90,19 @@ describe('each console list filter finds an item on the second page (Chromium, r
     await page.selectOption('#endpoint-status', 'disabled');
     const disabled = await rowsOnceLoaded('[data-testid=endpoint-row]', (n) => n === 1);
     expect(disabled[0]).toContain('retired-hook');
+  });
+});
+
+describe('the two-step policy on the People screen (issue #32)', () => {
+  it('an owner requires two-step of viewers with one tick; operators are ticked by default', async () => {
+    await openScreen('People', 'screen-people');
+    const policy = page.getByTestId('two-step-policy');
+    await policy.getByLabel('Viewers').waitFor();
+    expect(await policy.getByLabel(/^Operators/).isChecked()).toBe(true);
+    expect(await policy.getByLabel('Viewers').isChecked()).toBe(false);
+    await policy.getByLabel('Viewers').click();
+    await vi.waitFor(async () => expect(await policy.getByLabel('Viewers').isChecked()).toBe(true), { timeout: 5_000 });
+    const viewer = await joinConsole(stack.server, org.organizationId, 'viewer', 'new-viewer@banana.ng');
+    expect(viewer.totpSecret).toBeDefined();
   });
 });

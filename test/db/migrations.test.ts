@@ -98,6 +98,7 @@ describe('migrations', () => {
     ['0015-webhook-revision', ['webhook_revision']],
     ['0021-kiosks', ['kiosks']],
     ['0022-roll-calls', ['roll_calls', 'roll_call_entries']],
+    ['0023-two-step-policy', []],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);

@@ -1118,6 +1118,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/two-step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which roles must sign in with a second step
+         * @description Console session (cookie); roles owner, admin. Owner and admin always; of developer, operator and viewer, those the organization chose (operator by default).
+         */
+        get: operations["getTwoStepPolicy"];
+        /**
+         * Choose which roles must sign in with a second step
+         * @description Console session (cookie); roles owner, admin. People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.
+         */
+        put: operations["changeTwoStepPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/people": {
         parameters: {
             query?: never;
@@ -1663,6 +1687,10 @@ export interface components {
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
+        };
+        ChangeTwoStepPolicyRequest: {
+            /** @description Of developer, operator and viewer, those that must use a second step (owner and admin always do). People not enrolled enrol at their next sign-in and keep the sessions they have. */
+            roles: ("developer" | "operator" | "viewer")[];
         };
         /** @enum {string} */
         Role: "owner" | "admin" | "developer" | "operator" | "viewer";
@@ -2666,6 +2694,10 @@ export interface components {
              */
             last_active_at: string;
             current: boolean;
+        };
+        TwoStepPolicy: {
+            /** @description Every role that must use a second step: owner and admin always, then the organization's choice */
+            required_for: components["schemas"]["Role"][];
         };
         /** @description One page of results, newest first */
         PersonPage: {
@@ -8897,6 +8929,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmptyOutput"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTwoStepPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoStepPolicy"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeTwoStepPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeTwoStepPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description The policy now */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoStepPolicy"];
                 };
             };
             /** @description Invalid request; the message names the failed field */

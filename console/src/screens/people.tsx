@@ -6,6 +6,49 @@ import { ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
 import type { Invitation, Page, Person, Role } from '../types.ts';
 import { ScreenHeader } from './layout.tsx';
 
+const OPTIONAL_TWO_STEP: { role: Role; label: string }[] = [
+  { role: 'developer', label: 'Developers' },
+  { role: 'operator', label: 'Operators (they cancel SOS incidents and see subjects\u2019 phones)' },
+  { role: 'viewer', label: 'Viewers' },
+];
+
+/** Which roles must sign in with a second step: owners and admins always, the rest as chosen here. */
+function TwoStepPolicy() {
+  const { client } = useConsole();
+  const policy = useLoad((c) => c.get<{ required_for: Role[] }>('/console/two-step'), []);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const required = new Set(policy.data?.required_for ?? []);
+  const toggle = async (role: Role, on: boolean) => {
+    const roles = OPTIONAL_TWO_STEP.map((option) => option.role).filter((each) => (each === role ? on : required.has(each)));
+    setSaving(true);
+    setError(null);
+    try {
+      await client.put('/console/two-step', { roles });
+      policy.reload();
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <section className="panel stack" data-testid="two-step-policy" aria-labelledby="two-step-title">
+      <h2 id="two-step-title">Two-step sign-in</h2>
+      <p className="muted small">Owners and admins always sign in with a code from an authenticator app. Also require it of:</p>
+      <ErrorNote error={policy.error ?? error} />
+      {policy.data &&
+        OPTIONAL_TWO_STEP.map(({ role, label }) => (
+          <label key={role} className="check" htmlFor={`two-step-${role}`}>
+            <input id={`two-step-${role}`} type="checkbox" checked={required.has(role)} disabled={saving} onChange={(e) => void toggle(role, e.target.checked)} />
+            {label}
+          </label>
+        ))}
+      <p className="muted small">Someone newly required enrols at their next sign-in; the sessions they have stay.</p>
+    </section>
+  );
+}
+
 /** A link made here: shown with a copy button, since no mail server is assumed. */
 function InviteLink({ url, email, onDone }: { url: string; email: string; onDone: () => void }) {
   return (
@@ -244,6 +287,7 @@ export function PeopleScreen() {
         </div>
       )}
       <Pager page={invitations.data} onPage={setInvitePage} />
+      <TwoStepPolicy />
     </section>
   );
 }

@@ -18,6 +18,7 @@ import * as deliveryResponseExcerpt from './0019-delivery-response-excerpt.ts';
 import * as eventFeed from './0020-event-feed.ts';
 import * as kiosks from './0021-kiosks.ts';
 import * as rollCalls from './0022-roll-calls.ts';
+import * as twoStepPolicy from './0023-two-step-policy.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -53,4 +54,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0020-event-feed': eventFeed,
   '0021-kiosks': kiosks,
   '0022-roll-calls': rollCalls,
+  '0023-two-step-policy': twoStepPolicy,
 });

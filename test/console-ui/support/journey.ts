@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { Role } from '../../../shared/schemas/console.ts';
+import { twoStepRequired, type Role } from '../../../shared/schemas/console.ts';
 import { inviteOrReset } from '../../../server/people/service.ts';
 import { PASSWORD, totpCode } from '../../support/console.ts';
 import type { TestServer } from '../../support/server.ts';
@@ -33,7 +33,7 @@ export async function nextCode(server: TestServer, secret: string): Promise<stri
 }
 
 /**
- * Opens an invite link and joins as a person does: name, password twice, then (owner, admin)
+ * Opens an invite link and joins as a person does: name, password twice, then (owner, admin, operator)
  * the authenticator from the secret shown on the page and the ten recovery codes. Ends on the keys
  * screen (an operator, who reads no keys, on the live board).
  */
@@ -55,7 +55,8 @@ export async function joinInBrowser(
   await page.getByRole('button', { name: 'Join', exact: true }).click();
   let totpSecret: string | undefined;
   let recoveryCodes: string[] = [];
-  if (person.role === 'owner' || person.role === 'admin') {
+  // Owners and admins always, operators by the default policy: the second step is enrolled on joining.
+  if (twoStepRequired(person.role, null)) {
     await page.getByTestId('totp-enrolment').getByTestId('qr').waitFor();
     totpSecret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
     expect(await page.getByTestId('otpauth-uri').textContent()).toContain(`secret=${totpSecret}`);
