@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleBrowser, joinConsole, PASSWORD, type JoinedPerson } from '../support/console.ts';
+import { ConsoleBrowser, joinConsole, onHost, PASSWORD, type JoinedPerson } from '../support/console.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
@@ -27,13 +27,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The same browser, reaching the other host (the balancer sent it there). */
-function onHost(server: TestServer, person: JoinedPerson): ConsoleBrowser {
-  const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
-  browser.cookie = person.browser.cookie;
-  browser.csrf = person.browser.csrf;
-  return browser;
-}
 
 describe('the console on two hosts', () => {
   it('a session made on one host works on the other', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleBrowser, joinConsole, type JoinedPerson } from '../support/console.ts';
+import { type ConsoleBrowser, joinConsole, onHost } from '../support/console.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -18,13 +18,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The same person's browser, sent to the other host by the balancer. */
-function onHost(server: TestServer, person: JoinedPerson): ConsoleBrowser {
-  const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
-  browser.cookie = person.browser.cookie;
-  browser.csrf = person.browser.csrf;
-  return browser;
-}
 
 describe('at least one owner, across two hosts', () => {
   it('two owners, each on their own host, removing or demoting each other at once: one owner always remains (ten rounds each)', async () => {

@@ -92,3 +92,11 @@ export async function joinConsole(server: TestServer, organizationId: string, ro
   }
   return { browser, email, totpSecret, recoveryCodes, personId: accepted.body.session.person.person_id };
 }
+
+/** The same person's browser, sent to another host by the balancer: their session cookie and CSRF token there. */
+export function onHost(server: TestServer, person: JoinedPerson): ConsoleBrowser {
+  const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
+  browser.cookie = person.browser.cookie;
+  browser.csrf = person.browser.csrf;
+  return browser;
+}

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { PostgresKeyCache } from '../../server/auth/key-cache.ts';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import { createApiKey } from '../../server/auth/service.ts';
@@ -204,4 +204,28 @@ export function expectErrorBody(body: any, status: number, message: unknown, lab
     expect(problem, label).toEqual({ field: expect.any(String), message: expect.any(String) });
     expect(problem.message, label).toContain(problem.field);
   }
+}
+
+/**
+ * A server and one organization for the describe block that calls it: started before its tests,
+ * stopped after. Read them through the answer's getters inside tests and hooks.
+ */
+export function serverForSuite(options: TestServerOptions = {}): { readonly server: TestServer; readonly org: TestOrganization } {
+  let server: TestServer | undefined;
+  let org: TestOrganization | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(options);
+    org = await server.createOrganization();
+  });
+  afterAll(() => server?.stop());
+  return {
+    get server() {
+      if (!server) throw new Error('serverForSuite: read inside a test or hook');
+      return server;
+    },
+    get org() {
+      if (!org) throw new Error('serverForSuite: read inside a test or hook');
+      return org;
+    },
+  };
 }
