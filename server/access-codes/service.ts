@@ -372,15 +372,10 @@ export async function validateAccessCodeGuarded(
     // Valid codes give their slots back within milliseconds: a rush of them waits for a slot, not a 429.
     { waitMs: TYPED_CODE_SLOT_WAIT_MS },
   );
-  let result: ValidationResult;
-  try {
-    result = await validateAccessCode(db, guard, tenant, input, numbering);
-  } catch (err) {
-    await ticket.release();
-    throw err;
-  }
-  if (result.valid || result.reason !== 'Code not found') await ticket.release();
-  return result;
+  return ticket.settle(
+    () => validateAccessCode(db, guard, tenant, input, numbering),
+    (outcome) => 'value' in outcome && !outcome.value.valid && outcome.value.reason === 'Code not found',
+  );
 }
 
 /**

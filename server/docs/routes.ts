@@ -39,15 +39,17 @@ Read it again to follow it (or receive each change as a signed webhook, see <a h
 
 /**
  * `/openapi.json` and the human-readable `/docs`, both without a key. The page is rendered once,
- * at start, from the same document; per request only the API's address is filled in.
+ * from the same document, when first asked for; per request only the API's address is filled in.
  */
 export function docsRoutes(): Router {
   const router = Router();
   const openApi = buildOpenApiDocument();
   const document = JSON.stringify(openApi);
+  // Rendered at the first request for it (about 20 ms), not at every start of every host.
   // Relative to /v1/external/docs (and /v1/external/api/v1/docs): the page's links work under both mounts.
-  const page = renderReferencePage(openApi as unknown as OpenApiDocument, { firstRequest: FIRST_REQUEST, stylesheet: 'docs/assets/reference.css', documentUrl: 'openapi.json' });
-  const [before, after] = page.split('%BASE%') as [string, string];
+  let page: [before: string, after: string] | undefined;
+  const rendered = () =>
+    (page ??= renderReferencePage(openApi as unknown as OpenApiDocument, { firstRequest: FIRST_REQUEST, stylesheet: 'docs/assets/reference.css', documentUrl: 'openapi.json' }).split('%BASE%') as [string, string]);
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(document);
   });
@@ -56,6 +58,7 @@ export function docsRoutes(): Router {
     // page is mounted under /api/v1 too: `/docs/` goes to the page relative to where it is.
     if (req.path.endsWith('/')) return res.redirect(301, '../docs');
     const base = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+    const [before, after] = rendered();
     res.set(REFERENCE_PAGE_HEADERS).type('html').send(before + escapeHtml(base) + after);
   });
   router.get('/docs/assets/reference.css', (_req, res) => {

@@ -80,23 +80,19 @@ async function signInLimited(deps: RouteDeps, req: Request, email: string, attem
     (retryAfter) =>
       new ApiError(429, `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} min, or ask an owner for a reset link`, { 'Retry-After': String(retryAfter) }),
   );
-  try {
-    await attempt();
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) {
-      await ticket.release();
-      throw err;
-    }
-    // A wrong guess keeps its slots, and waits longer the more there were. The audit log counts
-    // them without a row each: the first of a window, and the one that fills it.
-    if (ticket.count === 1 || ticket.count === FAILURES_PER_ACCOUNT) {
-      const person = await people.personByEmail(deps.db, email);
-      if (person) await auditPersonEvent(deps, req, person, ticket.count === 1 ? 'signInFailed' : `signInFailed${FAILURES_PER_ACCOUNT}Times`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2000, ticket.count * SLOWDOWN_MS)));
-    throw err;
-  }
-  await ticket.release();
+  await ticket.settle(
+    attempt,
+    (outcome) => 'error' in outcome && outcome.error instanceof ApiError && outcome.error.status === 401,
+    async () => {
+      // A wrong guess keeps its slots, and waits longer the more there were. The audit log counts
+      // them without a row each: the first of a window, and the one that fills it.
+      if (ticket.count === 1 || ticket.count === FAILURES_PER_ACCOUNT) {
+        const person = await people.personByEmail(deps.db, email);
+        if (person) await auditPersonEvent(deps, req, person, ticket.count === 1 ? 'signInFailed' : `signInFailed${FAILURES_PER_ACCOUNT}Times`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, ticket.count * SLOWDOWN_MS)));
+    },
+  );
 }
 
 /** Sign-in and joining set a cookie for this origin: a request from another origin (login CSRF) is refused. */
@@ -305,13 +301,10 @@ export const peopleRouteList = [
         SIGN_IN_WINDOW_MS,
         (retryAfter) => new ApiError(429, `Too many wrong current passwords: try again in ${Math.ceil(retryAfter / 60)} min`, { 'Retry-After': String(retryAfter) }),
       );
-      try {
-        await people.changePassword(peopleDeps(deps), live, body);
-      } catch (err) {
-        if (!(err instanceof ApiError && err.message === WRONG_CURRENT_PASSWORD)) await ticket.release();
-        throw err;
-      }
-      await ticket.release();
+      await ticket.settle(
+        () => people.changePassword(peopleDeps(deps), live, body),
+        (outcome) => 'error' in outcome && outcome.error instanceof ApiError && outcome.error.message === WRONG_CURRENT_PASSWORD,
+      );
       res.json({});
     },
   }),

@@ -8,12 +8,21 @@ export interface GuessLimit {
   limit: number;
 }
 
+/** How a check ended: its answer, or what it threw. */
+export type GuessOutcome<T> = { value: T } | { error: unknown };
+
 /** A guess that took its slot in every bucket: give them back if it was right. */
 export interface GuessTicket {
   /** Guesses counted in the fullest bucket, this one included. */
   count: number;
   /** The guess was right (or was no guess at all): its slots are given back. */
   release(): Promise<void>;
+  /**
+   * Runs the check and settles the slots: kept when `wrong` says the guess was wrong (then
+   * `onWrong` runs before the answer goes), given back on any other outcome, errors included.
+   * Answers what the check answered, or throws what it threw.
+   */
+  settle<T>(check: () => Promise<T>, wrong: (outcome: GuessOutcome<T>) => boolean, onWrong?: () => Promise<void>): Promise<T>;
 }
 
 /**
@@ -52,5 +61,20 @@ export async function takeGuess(
     taken.push({ bucket, slot: state.slot });
     count = Math.max(count, state.count);
   }
-  return { count, release };
+  return {
+    count,
+    release,
+    async settle(check, wrong, onWrong) {
+      let outcome: GuessOutcome<Awaited<ReturnType<typeof check>>>;
+      try {
+        outcome = { value: await check() };
+      } catch (error) {
+        outcome = { error };
+      }
+      if (wrong(outcome)) await onWrong?.();
+      else await release();
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createApiKey, revokeApiKey } from '../../server/auth/service.ts';
 import { joinConsole } from '../support/console.ts';
 import { openStream, type OpenStream } from '../support/event-stream.ts';
-import { expectErrorBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+import { expectErrorBody, serverForSuite, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
  * Issue #32, finding 6: event streams have ceilings (STREAM_MAX_PER_KEY per key or person,
@@ -77,17 +77,11 @@ describe('event stream ceilings and prompt closes', () => {
 });
 
 describe('Last-Event-ID is never echoed beyond an event id', () => {
-  let server: TestServer;
-  let org: TestOrganization;
-  beforeAll(async () => {
-    server = await startTestServer();
-    org = await server.createOrganization();
-  });
-  afterAll(() => server.stop());
+  const suite = serverForSuite();
 
   it('a long or marked-up header is a 400 that does not repeat it', async () => {
     for (const value of ['x'.repeat(5000), 'evt_<script>alert(1)</script>', 'evt_nonesuch']) {
-      const s = await openStream(`${server.baseUrl}/events/stream`, { authorization: `Bearer ${org.keys.live}`, 'last-event-id': value });
+      const s = await openStream(`${suite.server.baseUrl}/events/stream`, { authorization: `Bearer ${suite.org.keys.live}`, 'last-event-id': value });
       expect(s.status).toBe(400);
       expectErrorBody(s.body, 400, expect.stringContaining('Last-Event-ID'));
       expect(JSON.stringify(s.body)).not.toContain(value);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { incidentBody, serverForSuite } from '../support/server.ts';
 
 /**
  * A bad request names every problem at once: a partner fixes their body in one round trip, not
@@ -7,16 +7,10 @@ import { incidentBody, startTestServer, type TestOrganization, type TestServer }
  * phrases in it); `errors` lists them all, one per field.
  */
 describe('invalid input names every problem', () => {
-  let server: TestServer;
-  let org: TestOrganization;
-  beforeAll(async () => {
-    server = await startTestServer();
-    org = await server.createOrganization();
-  });
-  afterAll(() => server.stop());
+  const suite = serverForSuite();
 
   it('an incident with only a category: the message names the first missing field, errors name all three', async () => {
-    const res = await org.live.post('/incidents', { category: 'sos' });
+    const res = await suite.org.live.post('/incidents', { category: 'sos' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toBe('severity is required');
@@ -28,7 +22,7 @@ describe('invalid input names every problem', () => {
   });
 
   it('nested and unknown fields each get their own entry, by path', async () => {
-    const res = await org.live.post('/incidents', {
+    const res = await suite.org.live.post('/incidents', {
       ...incidentBody(),
       severity: 'apocalyptic',
       subject: { phone: '+2348012345678' },
@@ -44,16 +38,16 @@ describe('invalid input names every problem', () => {
   });
 
   it('a query with two bad values names both', async () => {
-    const res = await org.live.get('/incidents?page=0&limit=1000');
+    const res = await suite.org.live.get('/incidents?page=0&limit=1000');
     expect(res.status).toBe(400);
     expect(res.body.errors.map((problem: { field: string }) => problem.field)).toEqual(['page', 'limit']);
   });
 
   it('errors other than invalid input carry no list', async () => {
-    const missing = await org.live.get('/incidents/inc_00000000000000000000000000');
+    const missing = await suite.org.live.get('/incidents/inc_00000000000000000000000000');
     expect(missing.status).toBe(404);
     expect(missing.body).not.toHaveProperty('errors');
-    const malformed = await org.live.post('/incidents', undefined, { rawBody: '{"category":' });
+    const malformed = await suite.org.live.post('/incidents', undefined, { rawBody: '{"category":' });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ code: 400, message: 'Malformed JSON in request body' });
   });
