@@ -38,6 +38,7 @@ export function demoBanner(created: DemoOrganization, baseUrl: string): string {
     `    curl -s -X POST ${baseUrl}/incidents \\`,
     `      -H "Authorization: Bearer ${sandbox}" -H "Content-Type: application/json" \\`,
     `      -d '{"category":"sos","severity":"critical","subject":{"name":"Ada Obi"},"location":{"coordinates":[3.3792,6.5244]}}'`,
+    '',
   ].join('\n');
 }
 

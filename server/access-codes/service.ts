@@ -284,6 +284,19 @@ export async function validateAccessCode(
 ): Promise<ValidationResult> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
   const found = await codeNamedBy(db, { clock, verifyPass }, tenant, input.code);
+  return admitCode(db, { clock, webhookQueue }, tenant, input, found, at, numbering);
+}
+
+/** The validation once the code is looked up: refused, or a use consumed and the check-in recorded in one transaction. */
+async function admitCode(
+  db: Executor,
+  { clock, webhookQueue }: Pick<PassReading, 'clock'> & EventDeps,
+  tenant: Tenant,
+  input: Validation,
+  found: AccessCodeRow | undefined,
+  at: Date,
+  numbering: FeedNumbering,
+): Promise<ValidationResult> {
   if (!found) return { valid: false, reason: 'Code not found' };
   const early = refusalReason(found, at);
   if (early) return { valid: false, reason: early };
@@ -361,8 +374,9 @@ export async function validateAccessCodeGuarded(
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
   if (await isGenuinePass(db, guard, tenant, input.code)) return validateAccessCode(db, guard, tenant, input, numbering);
-  // A typed code is a guess: it takes its slot before it is checked, and gives it back unless
-  // it was unknown, so a burst of guesses is checked at most UNKNOWN_CODES_PER_MINUTE times.
+  const at = happenedAt(guard.clock, input.scanned_at, 'scanned_at');
+  // A typed code is a guess: it takes its slot before it is looked up, and gives it back unless
+  // it was unknown, so a burst of guesses is looked up at most UNKNOWN_CODES_PER_MINUTE times.
   const ticket = await takeGuess(
     guard.rateLimitStore,
     [{ bucket: `unknown-code:${guard.keyId}`, limit: UNKNOWN_CODES_PER_MINUTE }],
@@ -372,10 +386,13 @@ export async function validateAccessCodeGuarded(
     // Valid codes give their slots back within milliseconds: a rush of them waits for a slot, not a 429.
     { waitMs: TYPED_CODE_SLOT_WAIT_MS },
   );
-  return ticket.settle(
-    () => validateAccessCode(db, guard, tenant, input, numbering),
-    (outcome) => 'value' in outcome && !outcome.value.valid && outcome.value.reason === 'Code not found',
+  // The guess is the lookup: its slot is held while the code is looked up, kept when none is
+  // found, and given back as soon as one is, before the use is consumed and the check-in written.
+  const found = await ticket.settle(
+    () => codeNamedBy(db, guard, tenant, input.code),
+    (outcome) => 'value' in outcome && outcome.value === undefined,
   );
+  return admitCode(db, guard, tenant, input, found, at, numbering);
 }
 
 /**

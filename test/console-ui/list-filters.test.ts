@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
 import { joinConsole } from '../support/console.ts';
 import type { TestOrganization } from '../support/server.ts';
-import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
-import { inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { join } from 'node:path';
+import { ARTIFACTS, SCREENS, startConsoleStack, type ConsoleStack } from './support/stack.ts';
+import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
 
 
 /**
@@ -104,5 +105,10 @@ describe('the two-step policy on the People screen (issue #32)', () => {
     await vi.waitFor(async () => expect(await policy.getByLabel('Viewers').isChecked()).toBe(true), { timeout: 5_000 });
     const viewer = await joinConsole(stack.server, org.organizationId, 'viewer', 'new-viewer@banana.ng');
     expect(viewer.totpSecret).toBeDefined();
+    expect(await axeViolations(page)).toEqual([]);
+    for (const [size, viewport] of Object.entries(SCREENS)) {
+      await page.setViewportSize(viewport);
+      await policy.screenshot({ path: join(ARTIFACTS, 'list-filters', `two-step-policy-${size}.png`) });
+    }
   });
 });
