@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, REDIS_URL, probeServicesOnce } from './test/support/services.ts';
 import { TEST_SECRETS_KEY } from './test/support/secrets.ts';
@@ -26,6 +27,8 @@ export default defineConfig(async () => {
   const env = {
     // Processes the tests spawn (npm start, the CLI) hold the same sealing key as the test servers.
     SECRETS_KEY: TEST_SECRETS_KEY,
+    // The machine's temporary folder, read here once: browser stacks point TMPDIR elsewhere (test/support/temp.ts).
+    TSARO_SYSTEM_TMPDIR: tmpdir(),
     TSARO_TEST_REDIS_URL: has('Redis') ? REDIS_URL : '',
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
   };

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { SYSTEM_TMP } from './temp.ts';
 
 export interface TestDatabase {
   url: string;
@@ -18,7 +18,7 @@ export function testEngine(): 'sqlite' | 'postgres' {
 /** A database of the test's own: a temporary SQLite file, or `CREATE DATABASE t_<random>` dropped after. */
 export async function createTestDatabase(engine = testEngine()): Promise<TestDatabase> {
   if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'tsaro-test-'));
+    const dir = mkdtempSync(join(SYSTEM_TMP, 'tsaro-test-'));
     return { url: join(dir, 'tsaro.db'), engine, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const adminUrl = process.env.TSARO_TEST_POSTGRES_ADMIN_URL;

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../../../console/build.ts';
 import { createTestDatabase } from '../../support/database.ts';
 import { ManualClock } from '../../support/clock.ts';
+import { browserTmp } from '../../support/temp.ts';
 import { freePort } from '../../support/ports.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../../support/server.ts';
 import { launchChromium } from '../../ui/support/browser.ts';
@@ -44,7 +45,7 @@ export interface WatchedPage {
 export async function startConsoleStack(name: string, options: TestServerOptions & { engine?: 'sqlite' | 'postgres' } = {}): Promise<ConsoleStack> {
   mkdirSync(join(ARTIFACTS, name), { recursive: true });
   // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
-  process.env.TMPDIR = mkdtempSync(join(ROOT, 'test-artifacts', 'cui-'));
+  const temp = browserTmp('tsaro-cui-');
   await ensureConsoleAppBuilt();
   const ownDatabase = options.database ? undefined : await createTestDatabase(options.engine ?? 'sqlite');
   const database = options.database ?? ownDatabase!;
@@ -80,6 +81,7 @@ export async function startConsoleStack(name: string, options: TestServerOptions
       // The server the stack has now: a test may have restarted it (stopped, and a new one on the same port).
       await stack.server.stop();
       await ownDatabase?.drop();
+      temp.restore();
     },
   };
   return stack;

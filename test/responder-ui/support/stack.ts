@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -7,6 +7,7 @@ import { addResponder } from '../../../server/responders/service.ts';
 import { signInUrl } from '../../../server/responders/sign-in.ts';
 import { ManualClock } from '../../support/clock.ts';
 import { createTestDatabase } from '../../support/database.ts';
+import { browserTmp } from '../../support/temp.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
 import { launchChromium } from '../../ui/support/browser.ts';
 import { startCuttableLink, type CuttableLink } from '../../ui/support/link.ts';
@@ -58,7 +59,7 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
   const dir = join(ARTIFACTS, name);
   mkdirSync(dir, { recursive: true });
   // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
-  process.env.TMPDIR = mkdtempSync(join(ROOT, 'test-artifacts', 'rui-'));
+  const temp = browserTmp('tsaro-rui-');
   await ensureResponderAppBuilt();
   const database = await createTestDatabase('sqlite');
   const server = await startTestServer({ database, clock: new WallClock(), runDispatch: true });
@@ -104,6 +105,7 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
       for (const link of links) await link.close();
       await server.stop();
       await database.drop();
+      temp.restore();
       expect(policyViolations, 'what the Content-Security-Policy refused').toEqual([]);
     },
   };

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, createWriteStream, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, createWriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { addResponder } from '../../../server/responders/service.ts';
 import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { ManualClock } from '../../support/clock.ts';
+import { browserTmp } from '../../support/temp.ts';
 import { freePort } from '../../support/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
@@ -12,8 +12,6 @@ import { startCuttableLink, type CuttableLink } from './link.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
-/** The system's temporary folder as the test process found it, before a stack points TMPDIR at its own. */
-const SYSTEM_TMP = tmpdir();
 
 /** The scopes a gate needs, and no more: never `admin`. */
 export const GATE_SCOPES: Scope[] = ['access_codes:read', 'access_codes:write', 'access_codes:validate', 'logs:read', 'incidents:read', 'incidents:write'];
@@ -96,8 +94,8 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   // Chromium's TMPDIR and the kiosk's data in the system's temporary folder, not under the
   // checkout: Chromium's SingletonSocket path must fit a Unix socket's 107 bytes, which a
   // checkout in a deep folder (CI's) and a long test name overflow.
-  const tmp = mkdtempSync(join(SYSTEM_TMP, 'tsaro-ui-'));
-  process.env.TMPDIR = tmp;
+  const browserTemp = browserTmp('tsaro-ui-');
+  const tmp = browserTemp.dir;
   const database: TestDatabase = await createTestDatabase('sqlite');
   const serverPort = await freePort();
   const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60), ...options.serverConfig };
@@ -194,7 +192,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
       await link?.close();
       if (running) await server.running.stop();
       await database.drop();
-      rmSync(tmp, { recursive: true, force: true });
+      browserTemp.restore();
     },
   };
   return stack;
