@@ -89,7 +89,9 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
           decisions.clear();
         }
       } catch (err) {
-        close(err instanceof ApiError ? err.message : 'authentication failed');
+        // Refused (revoked, removed, signed out, suspended): closed. Anything else (a busy or
+        // restarting database) is not a refusal: the stream stays, and the next second asks again.
+        if (err instanceof ApiError && err.status >= 400 && err.status < 500) close(err.message);
       }
     },
   });
