@@ -2,18 +2,25 @@ import {
   ApiKeyEnvelope,
   ApiKeyIdParams,
   ApiKeyPage,
+  ApiKeysToReview,
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
   RollApiKeyRequest,
 } from '../../shared/schemas/api-keys.ts';
+import { Empty } from '../../shared/schemas/common.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { assertCanGrant, authOf, tenantOf } from './context.ts';
-import { createApiKey, listTenantApiKeys, revokeApiKey, rollApiKey, scopesOfKey } from './service.ts';
+import { assertCanGrant, authOf, tenantOf, type AuthContext } from './context.ts';
+import type { Maker } from './api-key.ts';
+import { createApiKey, keepReviewedKey, keysToReview, listTenantApiKeys, revokeApiKey, rollApiKey, scopesOfKey } from './service.ts';
 
 const route = routeFor<RouteDeps>();
+
+/** The caller a key is made by: kept on the key (who made it, with which role). */
+const makerOf = (auth: AuthContext): Maker =>
+  auth.person ? { type: 'person', id: auth.person.personId, label: auth.actor.label, role: auth.person.role } : { type: 'key', id: auth.keyId, label: auth.actor.label };
 const tags = ['API keys'];
 
 /** The `admin` scope's key management: keys of the caller's own organization and environment. */
@@ -42,6 +49,7 @@ export const apiKeyRouteList = [
         environment: auth.environment,
         name: body.name,
         scopes: body.scopes,
+        maker: makerOf(auth),
       });
       res.status(201).json(created);
     },
@@ -79,7 +87,7 @@ export const apiKeyRouteList = [
     responses: { ...ok(201, 'Rolled; keep the new secret now', CreatedApiKey), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
       res.on('close', deps.keyCache.hold());
-      res.status(201).json(await rollApiKey(db, deps.clock, tenantOf(req), params.keyId, body.expires_in_hours));
+      res.status(201).json(await rollApiKey(db, deps.clock, tenantOf(req), params.keyId, body.expires_in_hours, makerOf(authOf(req))));
     },
   }),
   route({
@@ -98,6 +106,39 @@ export const apiKeyRouteList = [
       // does not wait for the change notice other hosts get (key-cache.ts).
       res.on('close', deps.keyCache.hold());
       res.json({ api_key: await revokeApiKey(db, deps.clock, tenantOf(req), params.keyId) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api-keys/review',
+    access: 'person',
+    guardOptions: { roles: ['owner'] },
+    operationId: 'listApiKeysToReview',
+    // A person's browser, not a program: the console's routes (a session, never a key).
+    tags: ['Console'],
+    summary: 'Keys made beyond their maker\'s grant, for owners to review',
+    description:
+      "Owners only, both environments: keys that still answer and hold scopes their maker's role may not grant (a developer's `admin` key made before the grant rule). Each is kept (`POST /api-keys/{keyId}/keep`) or revoked.",
+    responses: { ...ok(200, 'The keys to review, newest first', ApiKeysToReview), ...errors(403) },
+    async handler(_input, req, res, deps) {
+      res.json({ results: await keysToReview(deps.db, deps.clock, authOf(req).organization.organization_id) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api-keys/:keyId/keep',
+    access: 'person',
+    guardOptions: { roles: ['owner'] },
+    params: ApiKeyIdParams,
+    body: Empty,
+    operationId: 'keepReviewedApiKey',
+    tags: ['Console'],
+    summary: 'Keep a key made beyond its maker\'s grant',
+    description: 'Owners only: the key keeps its scopes and leaves the review list; the audit log records who kept it. A key that needs no review: 409.',
+    responses: { ...ok(200, 'Kept', ApiKeyEnvelope), ...errors(403, 404, 409) },
+    async handler({ params }, req, res, deps) {
+      const auth = authOf(req);
+      res.json({ api_key: await keepReviewedKey(deps.db, deps.clock, auth.organization.organization_id, params.keyId, auth.person!.personId) });
     },
   }),
 ];

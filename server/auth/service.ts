@@ -5,9 +5,9 @@ import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { rowToApiKey } from './api-key.ts';
+import { makerColumns, rowToApiKey, type Maker } from './api-key.ts';
 import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
-import { findApiKey, findApiKeyById, insertApiKey, listApiKeys, markKeyRevoked, setKeyExpiry } from './store.ts';
+import { findApiKey, findApiKeyById, findOrganizationKey, insertApiKey, listApiKeys, listUnreviewedPersonKeys, markKeyReviewed, markKeyRevoked, setKeyExpiry } from './store.ts';
 
 export interface CreatedKey {
   api_key: ApiKey;
@@ -19,6 +19,8 @@ export interface NewApiKey {
   environment: Environment;
   name: string;
   scopes: Scope[];
+  /** Who makes it: kept on the key, which outlives them (migration 0025). */
+  maker: Maker;
 }
 
 export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey): Promise<CreatedKey> {
@@ -35,6 +37,9 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
     last_used_at: null,
     revoked_at: null,
     expires_at: null,
+    ...makerColumns(input.maker),
+    reviewed_at: null,
+    reviewed_by: null,
   };
   await insertApiKey(db, row);
   return { api_key: rowToApiKey(row), secret };
@@ -61,7 +66,7 @@ export async function revokeApiKey(db: Executor, clock: Clock, scope: Tenant, ke
  * A new key with the old one's name and scopes; the old one answers until `expiresInHours` from
  * now (sooner if it was already to expire sooner), so every client can switch without a gap.
  */
-export async function rollApiKey(db: Executor, clock: Clock, tenant: Tenant, keyId: string, expiresInHours: number): Promise<CreatedKey> {
+export async function rollApiKey(db: Executor, clock: Clock, tenant: Tenant, keyId: string, expiresInHours: number, maker: Maker): Promise<CreatedKey> {
   return inTransaction(db, async (trx) => {
     const row = await findApiKey(trx, tenant, keyId);
     if (!row) throw notFound('API key');
@@ -75,6 +80,7 @@ export async function rollApiKey(db: Executor, clock: Clock, tenant: Tenant, key
       environment: row.environment as Environment,
       name: row.name,
       scopes: JSON.parse(row.scopes) as Scope[],
+      maker,
     });
   });
 }
@@ -90,4 +96,24 @@ export async function revokeApiKeyById(db: Executor, clock: Clock, keyId: string
   if (!(await findApiKeyById(db, keyId))) return undefined;
   await markKeyRevoked(db, keyId, clock.now().toISOString());
   return rowToApiKey((await findApiKeyById(db, keyId))!);
+}
+
+/**
+ * The organization's keys, in both environments, that still answer and hold scopes their maker
+ * could not grant (shared/console/grants.ts): what its owners review.
+ */
+export async function keysToReview(db: Executor, clock: Clock, organizationId: string): Promise<ApiKey[]> {
+  const rows = await listUnreviewedPersonKeys(db, organizationId, clock.now().toISOString());
+  return rows.map(rowToApiKey).filter((key) => key.needs_review);
+}
+
+/** An owner keeps a key made beyond its maker's grant: it leaves the review list. A key that needs no review: 409. */
+export async function keepReviewedKey(db: Executor, clock: Clock, organizationId: string, keyId: string, ownerId: string): Promise<ApiKey> {
+  return inTransaction(db, async (trx) => {
+    const row = await findOrganizationKey(trx, organizationId, keyId);
+    if (!row) throw notFound('API key');
+    if (!rowToApiKey(row).needs_review) throw conflict('This API key needs no review');
+    await markKeyReviewed(trx, keyId, clock.now().toISOString(), ownerId);
+    return rowToApiKey((await findOrganizationKey(trx, organizationId, keyId))!);
+  });
 }

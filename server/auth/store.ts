@@ -70,6 +70,30 @@ export async function findApiKey(db: Executor, scope: Tenant, keyId: string): Pr
     .executeTakeFirst();
 }
 
+/** A key of the organization in either environment (an owner's review spans both). */
+export async function findOrganizationKey(db: Executor, organizationId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).where('organization_id', '=', organizationId).executeTakeFirst();
+}
+
+/** Keys people made that still answer at `now` and no owner has kept: the candidates for review. */
+export async function listUnreviewedPersonKeys(db: Executor, organizationId: string, now: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('created_by', 'like', 'per_%') // ids are `per_` + ULID: the wildcard `_` is harmless
+    .where('reviewed_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('created_at', 'desc')
+    .limit(1000)
+    .execute();
+}
+
+export async function markKeyReviewed(db: Executor, keyId: string, at: string, by: string): Promise<void> {
+  await db.updateTable('api_keys').set({ reviewed_at: at, reviewed_by: by }).where('key_id', '=', keyId).execute();
+}
+
 /** Finds a key by id alone: the operator's CLI, which stands above organizations. */
 export async function findApiKeyById(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();

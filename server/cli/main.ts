@@ -107,6 +107,7 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
           environment: opts.env,
           name: opts.name,
           scopes: parseScopes(opts.scopes),
+          maker: { type: 'operator' },
         });
         out.result(created, `Created ${created.api_key.key_id} (${created.api_key.environment}, ${created.api_key.scopes.join(' ')}).\nSecret, shown once: ${created.secret}`);
       }, Boolean(opts.json)),

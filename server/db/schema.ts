@@ -28,7 +28,8 @@ export interface Database {
   auth_revision: { id: number; revision: number };
   webhook_revision: { id: number; revision: number };
   event_feed: { id: number; seq: number };
-  people: PersonRow;
+  people: PersonTableRow;
+  memberships: MembershipRow;
   invitations: InvitationRow;
   recovery_codes: RecoveryCodeRow;
   console_sessions: ConsoleSessionRow;
@@ -91,13 +92,12 @@ export interface RollCallEntryRow {
   accounted_at: string | null;
 }
 
-export interface PersonRow {
+/** Who a person is (migration 0024 moved their organization and role to `memberships`). */
+export interface PersonTableRow {
   person_id: string;
-  organization_id: string;
   /** Lower-cased. */
   email: string;
   name: string | null;
-  role: string;
   /** argon2id; null until the invitation is accepted. */
   password_hash: string | null;
   /** Sealed with the sealing key (server/secrets/). */
@@ -111,6 +111,18 @@ export interface PersonRow {
   updated_at: string;
   last_active_at: string | null;
 }
+
+/** A person's place in an organization: one row per person for now (migration 0024). */
+export interface MembershipRow {
+  organization_id: string;
+  person_id: string;
+  role: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A person as a member of one organization: what the people store reads and writes. */
+export type PersonRow = PersonTableRow & Pick<MembershipRow, 'organization_id' | 'role'>;
 
 export interface InvitationRow {
   invitation_id: string;
@@ -202,6 +214,15 @@ export interface ApiKeyRow {
   revoked_at: string | null;
   /** A rolled key answers until then (migration 0016); null: no end. */
   expires_at: string | null;
+  /** Its maker (migration 0025): `per_…`, `key_…` or `operator` (the CLI); null: unknown, made before it was recorded. */
+  created_by: string | null;
+  /** The maker's name or key name at the time: shown after the maker is gone. */
+  created_by_label: string | null;
+  /** A person maker's role at the time. */
+  created_by_role: string | null;
+  /** An owner kept a key made beyond its maker's grant (shared/console/grants.ts). */
+  reviewed_at: string | null;
+  reviewed_by: string | null;
 }
 
 export interface IncidentRow {

@@ -49,7 +49,7 @@ export async function createOrganization(db: Executor, clock: Clock, input: NewO
       created_at: now,
       updated_at: now,
     });
-    const owner = { organizationId, scopes: [...SCOPES] };
+    const owner = { organizationId, scopes: [...SCOPES], maker: { type: 'operator' } as const };
     const live = await createApiKey(trx, clock, { ...owner, environment: 'live', name: 'Owner key (live)' });
     const sandbox = await createApiKey(trx, clock, { ...owner, environment: 'sandbox', name: 'Owner key (sandbox)' });
     const row = await findOrganization(trx, organizationId);

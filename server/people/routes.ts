@@ -24,6 +24,7 @@ import {
   TotpEnrolment,
   type Role,
 } from '../../shared/schemas/console.ts';
+import { Empty } from '../../shared/schemas/common.ts';
 import { authOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
@@ -44,7 +45,6 @@ const TokenParams = z.object({ token: z.string().regex(/^[\w-]{43}$/, 'not an in
 const PersonParams = z.object({ personId: z.string() });
 const SessionParams = z.object({ sessionId: z.string() });
 const InvitationParams = z.object({ invitationId: z.string() });
-const Empty = z.object({}).meta({ id: 'Empty' });
 
 export const settingsOf = (deps: RouteDeps): SessionSettings => ({ idleTimeoutMin: deps.config.CONSOLE_IDLE_TIMEOUT_MIN, publicUrl: deps.config.PUBLIC_URL });
 const peopleDeps = (deps: RouteDeps): people.PeopleDeps => ({ db: deps.db, clock: deps.clock, secretBox: deps.secretBox, publicUrl: deps.config.PUBLIC_URL });

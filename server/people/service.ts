@@ -172,8 +172,9 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
       const found = await store.findPerson(trx, invitation.organization_id, invitation.person_id);
       // Bound to the role at the time it was made: a person whose role changed since gets a new link.
       if (!found || found.role !== invitation.role) throw invalidLink();
-      person = { ...found, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
-      await store.updatePerson(trx, person.person_id, person);
+      const changes = { password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
+      person = { ...found, ...changes };
+      await store.updatePerson(trx, person.person_id, changes);
       await store.replaceRecoveryCodes(trx, person.person_id, []);
       await store.endSessions(trx, { personId: person.person_id }, at);
     } else {
@@ -333,7 +334,7 @@ export async function changeRole(deps: PeopleDeps, organizationId: string, perso
     if (role !== 'owner') await assertAnotherOwnerRemains(trx, person);
     const at = deps.clock.now().toISOString();
     if (role !== person.role) await store.revokeOpenInvitationsFor(trx, organizationId, person.email, at);
-    await store.updatePerson(trx, personId, { role, updated_at: at });
+    await store.changeRole(trx, organizationId, personId, role, at);
     // Promoted to a role that needs a second step they have not set up: the sessions that never
     // passed one end, and the next sign-in enrols it.
     if (twoStepRequired(role, await twoStepRolesOf(trx, organizationId)) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
@@ -347,7 +348,7 @@ export async function removePerson(deps: PeopleDeps, organizationId: string, per
     assertMayManage(inviter, person.role as Role, 'remove');
     await assertAnotherOwnerRemains(trx, person);
     await store.revokeOpenInvitationsFor(trx, organizationId, person.email, deps.clock.now().toISOString());
-    await store.deletePerson(trx, personId);
+    await store.removeMember(trx, organizationId, personId);
   });
 }
 

@@ -1,21 +1,40 @@
-import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type OrganizationRow, type PersonRow } from '../db/schema.ts';
+import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type OrganizationRow, type PersonRow, type PersonTableRow } from '../db/schema.ts';
 
-/** The console's people, their invitations, recovery codes and sessions: this store owns those tables. */
+/**
+ * The console's people, their memberships, invitations, recovery codes and sessions: this store
+ * owns those tables. A person is read with their membership (organization and role); a person has
+ * one membership for now (migration 0024).
+ */
 
+const members = (db: Executor) =>
+  db
+    .selectFrom('people')
+    .innerJoin('memberships', 'memberships.person_id', 'people.person_id')
+    .selectAll('people')
+    .select(['memberships.organization_id', 'memberships.role']);
+
+/** A new person and their membership. */
 export async function insertPerson(db: Executor, row: PersonRow): Promise<void> {
-  await db.insertInto('people').values(row).execute();
+  const { organization_id, role, ...person } = row;
+  await db.insertInto('people').values(person).execute();
+  await db.insertInto('memberships').values({ organization_id, person_id: row.person_id, role, created_at: row.created_at, updated_at: row.updated_at }).execute();
 }
 
 export async function findPersonByEmail(db: Executor, email: string): Promise<PersonRow | undefined> {
-  return db.selectFrom('people').selectAll().where('email', '=', email).executeTakeFirst();
+  return members(db).where('people.email', '=', email).executeTakeFirst();
 }
 
 export async function findPerson(db: Executor, organizationId: string, personId: string): Promise<PersonRow | undefined> {
-  return db.selectFrom('people').selectAll().where('organization_id', '=', organizationId).where('person_id', '=', personId).executeTakeFirst();
+  return members(db).where('memberships.organization_id', '=', organizationId).where('people.person_id', '=', personId).executeTakeFirst();
 }
 
-export async function updatePerson(db: Executor, personId: string, changes: Partial<PersonRow>): Promise<void> {
+/** Changes to who the person is; their role is `changeRole`. */
+export async function updatePerson(db: Executor, personId: string, changes: Partial<Omit<PersonTableRow, 'person_id'>>): Promise<void> {
   await db.updateTable('people').set(changes).where('person_id', '=', personId).execute();
+}
+
+export async function changeRole(db: Executor, organizationId: string, personId: string, role: string, at: string): Promise<void> {
+  await db.updateTable('memberships').set({ role, updated_at: at }).where('organization_id', '=', organizationId).where('person_id', '=', personId).execute();
 }
 
 /** A TOTP step is taken once: false when this step (or a later one) was already used. */
@@ -29,17 +48,28 @@ export async function takeTotpStep(db: Executor, personId: string, step: number)
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function deletePerson(db: Executor, personId: string): Promise<void> {
+/** Ends a membership; a person left with none is deleted, with their sessions and recovery codes. */
+export async function removeMember(db: Executor, organizationId: string, personId: string): Promise<void> {
+  await db.deleteFrom('memberships').where('organization_id', '=', organizationId).where('person_id', '=', personId).execute();
+  const elsewhere = await db.selectFrom('memberships').select('organization_id').where('person_id', '=', personId).executeTakeFirst();
+  if (elsewhere) return;
   await db.deleteFrom('recovery_codes').where('person_id', '=', personId).execute();
   await db.deleteFrom('console_sessions').where('person_id', '=', personId).execute();
   await db.deleteFrom('people').where('person_id', '=', personId).execute();
 }
 
 export async function listPeople(db: Executor, organizationId: string, filter: { role?: string }, page: { offset: number; limit: number }): Promise<{ rows: PersonRow[]; total: number }> {
-  let base = db.selectFrom('people').where('organization_id', '=', organizationId);
-  if (filter.role) base = base.where('role', '=', filter.role);
+  let base = db.selectFrom('people').innerJoin('memberships', 'memberships.person_id', 'people.person_id').where('memberships.organization_id', '=', organizationId);
+  if (filter.role) base = base.where('memberships.role', '=', filter.role);
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('person_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base
+      .selectAll('people')
+      .select(['memberships.organization_id', 'memberships.role'])
+      .orderBy('people.created_at', 'desc')
+      .orderBy('people.person_id', 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
@@ -57,11 +87,12 @@ export async function lockOrganizationPeople(trx: Executor, organizationId: stri
 
 export async function countOwners(db: Executor, organizationId: string): Promise<number> {
   const row = await db
-    .selectFrom('people')
+    .selectFrom('memberships')
+    .innerJoin('people', 'people.person_id', 'memberships.person_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('organization_id', '=', organizationId)
-    .where('role', '=', 'owner')
-    .where('password_hash', 'is not', null)
+    .where('memberships.organization_id', '=', organizationId)
+    .where('memberships.role', '=', 'owner')
+    .where('people.password_hash', 'is not', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -171,7 +202,7 @@ export interface SessionWithPerson {
 export async function findLiveSession(db: Executor, hash: string): Promise<SessionWithPerson | undefined> {
   const session = await db.selectFrom('console_sessions').selectAll().where('token_hash', '=', hash).where('ended_at', 'is', null).executeTakeFirst();
   if (!session) return undefined;
-  const person = await db.selectFrom('people').selectAll().where('person_id', '=', session.person_id).executeTakeFirst();
+  const person = await members(db).where('people.person_id', '=', session.person_id).executeTakeFirst();
   if (!person) return undefined;
   const organization = await db.selectFrom('organizations').selectAll().where('organization_id', '=', person.organization_id).executeTakeFirstOrThrow();
   return { session, person, organization };

@@ -16,3 +16,14 @@ export const GRANTS: Record<Role, readonly Scope[]> = {
   operator: [],
   viewer: [],
 };
+
+/**
+ * A key made beyond its maker's grant: a person made it with scopes their role (then, or now
+ * when the role then is unknown) may not grant, and no owner has kept it. Keys made before the
+ * grant rule (a developer's `admin` key) stay and are listed for owners to review.
+ */
+export function madeBeyondGrant(key: { created_by: string | null; created_by_role: string | null; scopes: readonly string[]; reviewed_at: string | null }): boolean {
+  if (key.reviewed_at || !key.created_by?.startsWith('per_')) return false;
+  const grantable: readonly string[] = GRANTS[key.created_by_role as Role] ?? [];
+  return key.scopes.some((scope) => !grantable.includes(scope));
+}

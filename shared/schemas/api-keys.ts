@@ -15,6 +15,16 @@ export const SCOPES = [
 export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;
 
+export const KeyMaker = z
+  .object({
+    type: z.enum(['person', 'key', 'operator']).meta({ description: '`operator`: the server\'s CLI on its host' }),
+    id: z.string().nullable().meta({ description: 'The person (`per_…`) or key (`key_…`); null for the operator' }),
+    name: z.string().nullable().meta({ description: 'Their name (or the key\'s) when the key was made: kept after they are gone' }),
+    role: z.string().nullable().meta({ description: 'A person\'s role when they made the key; null when not known' }),
+  })
+  .meta({ id: 'KeyMaker' });
+export type KeyMaker = z.infer<typeof KeyMaker>;
+
 export const ApiKey = z
   .object({
     key_id: z.string().meta({ example: 'key_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
@@ -28,6 +38,11 @@ export const ApiKey = z
     last_used_at: Timestamp.nullable().meta({ description: 'Updated at most once a minute' }),
     revoked_at: Timestamp.nullable(),
     expires_at: Timestamp.nullable().meta({ description: 'A rolled key answers until then, then 401; null: no end' }),
+    created_by: KeyMaker.nullable().meta({ description: 'Who made (or rolled) the key; null: made before makers were recorded. Keys outlive their maker' }),
+    needs_review: z
+      .boolean()
+      .meta({ description: 'The key holds scopes its maker\'s role may not grant (a developer\'s `admin` key from before the grant rule) and no owner has kept it yet: an owner keeps or revokes it' }),
+    reviewed_at: Timestamp.nullable().meta({ description: 'When an owner kept a key made beyond its maker\'s grant' }),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -65,6 +80,7 @@ export const RollApiKeyRequest = nullMeansAbsent(
 
 export const ApiKeyEnvelope = z.object({ api_key: ApiKey }).meta({ id: 'ApiKeyResponse' });
 export const ApiKeyPage = paginated(ApiKey, 'ApiKeyPage');
+export const ApiKeysToReview = z.object({ results: z.array(ApiKey) }).meta({ id: 'ApiKeysToReview' });
 export const API_KEY_STATUSES = ['active', 'expired', 'revoked'] as const;
 export const ListApiKeysQuery = PageQuery.extend({
   status: z

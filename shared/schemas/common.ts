@@ -186,3 +186,6 @@ export const Environment = z.enum(['live', 'sandbox']).meta({
   description: 'Chosen by the key prefix: `svc_live_` is live, `svc_test_` is sandbox. Data never crosses environments.',
 });
 export type Environment = z.infer<typeof Environment>;
+
+/** A body with nothing to say (an action's POST, an answer with no content). */
+export const Empty = z.object({}).meta({ id: 'Empty' });

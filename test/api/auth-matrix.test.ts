@@ -146,6 +146,7 @@ async function makeKey(org: TestOrganization, scopes: Scope[], environment: 'liv
     environment,
     name: `matrix ${scopes.join(' ')}`,
     scopes,
+    maker: { type: 'operator' },
   });
   return { keyId: created.api_key.key_id, client: server.client(created.secret) };
 }

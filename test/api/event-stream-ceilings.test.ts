@@ -28,7 +28,7 @@ describe('event stream ceilings and prompt closes', () => {
     streams.push(s);
     return s;
   };
-  const keyWithReads = async () => (await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'reader', scopes: ['incidents:read'] })).secret;
+  const keyWithReads = async () => (await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'reader', scopes: ['incidents:read'], maker: { type: 'operator' } })).secret;
 
   it('one stream more than STREAM_MAX_PER_KEY for a key is a 429 with Retry-After; closing one lets the next in', async () => {
     const key = await keyWithReads();
@@ -54,7 +54,7 @@ describe('event stream ceilings and prompt closes', () => {
   });
 
   it("a revoked key's stream closes within 2 s, long before the 15 s heartbeat", async () => {
-    const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'soon revoked', scopes: ['incidents:read'] });
+    const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'soon revoked', scopes: ['incidents:read'], maker: { type: 'operator' } });
     const s = await open({ authorization: `Bearer ${created.secret}` });
     expect(s.status).toBe(200);
     await server.changedElsewhere(() => revokeApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live' }, created.api_key.key_id));

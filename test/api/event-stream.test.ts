@@ -34,7 +34,7 @@ async function stream(key: string, query = '', headers: Record<string, string> =
 }
 
 async function keyWith(scopes: Parameters<TestOrganization['keyWith']>[0], environment: 'live' | 'sandbox' = 'live'): Promise<string> {
-  const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment, name: 'stream', scopes });
+  const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment, name: 'stream', scopes, maker: { type: 'operator' } });
   return created.secret;
 }
 
@@ -226,7 +226,7 @@ describe('GET /events/stream', () => {
   });
 
   it("closes the stream at the next heartbeat once its key is revoked", async () => {
-    const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'soon revoked', scopes: ['incidents:read'] });
+    const created = await createApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live', name: 'soon revoked', scopes: ['incidents:read'], maker: { type: 'operator' } });
     const s = await stream(created.secret);
     expect(s.status).toBe(200);
     await server.changedElsewhere(() => revokeApiKey(server.running.database.db, server.clock, { organizationId: org.organizationId, environment: 'live' }, created.api_key.key_id));

@@ -71,7 +71,7 @@ describe('people under attack: links bound to roles, at least one owner', () => 
       const answers = await Promise.all([a.browser.delete(`/console/people/${b.personId}`), b.browser.delete(`/console/people/${a.personId}`)]);
       expect(answers.filter((answer) => answer.status === 200), JSON.stringify(answers.map((answer) => answer.body))).toHaveLength(1);
       const owners = await suite.server.running.database.db
-        .selectFrom('people')
+        .selectFrom('memberships')
         .select('person_id')
         .where('organization_id', '=', fresh.organizationId)
         .where('role', '=', 'owner')

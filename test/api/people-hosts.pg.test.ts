@@ -30,7 +30,7 @@ describe('at least one owner, across two hosts', () => {
           change === 'remove' ? browser.delete(`/console/people/${target}`) : browser.patch(`/console/people/${target}`, { role: 'viewer' });
         const answers = await Promise.all([act(first.browser, second.personId), act(onHost(b, second), first.personId)]);
         expect(answers.filter((answer) => answer.status === 200), JSON.stringify(answers.map((answer) => answer.body))).toHaveLength(1);
-        const owners = await a.running.database.db.selectFrom('people').select('person_id').where('organization_id', '=', org.organizationId).where('role', '=', 'owner').execute();
+        const owners = await a.running.database.db.selectFrom('memberships').select('person_id').where('organization_id', '=', org.organizationId).where('role', '=', 'owner').execute();
         expect(owners).toHaveLength(1);
       }
     }

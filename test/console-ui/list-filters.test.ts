@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
+import { createApiKey } from '../../server/auth/service.ts';
 import { joinConsole } from '../support/console.ts';
 import type { TestOrganization } from '../support/server.ts';
 import { join } from 'node:path';
@@ -110,5 +111,27 @@ describe('the two-step policy on the People screen (issue #32)', () => {
       await page.setViewportSize(viewport);
       await policy.screenshot({ path: join(ARTIFACTS, 'list-filters', `two-step-policy-${size}.png`) });
     }
+  });
+});
+
+describe("the owners' review of keys made beyond their maker's grant (issue #32)", () => {
+  it("an owner sees a developer's admin key from before the grant rule, with its maker, and keeps it", async () => {
+    const developer = await joinConsole(stack.server, org.organizationId, 'developer', 'dev-chidi@banana.ng');
+    await createApiKey(stack.server.running.database.db, stack.server.clock, {
+      organizationId: org.organizationId,
+      environment: 'live',
+      name: 'Chidi’s admin script',
+      scopes: ['admin', 'incidents:read'],
+      maker: { type: 'person', id: developer.personId, label: 'Chidi Okafor', role: 'developer' },
+    });
+    await page.getByTestId('env-live').click();
+    await openScreen('API keys', 'screen-keys');
+    const review = page.getByTestId('keys-to-review');
+    await review.getByTestId('review-row').first().waitFor();
+    expect(await review.getByTestId('review-row').allTextContents()).toEqual([expect.stringContaining('by Chidi Okafor (developer)')]);
+    expect(await axeViolations(page)).toEqual([]);
+    await review.getByRole('button', { name: 'Keep' }).click();
+    await review.waitFor({ state: 'detached', timeout: 5_000 });
+    expect(await page.getByTestId('key-row').filter({ hasText: 'Chidi’s admin script' }).getByTestId('key-maker').textContent()).toBe('by Chidi Okafor (developer)');
   });
 });

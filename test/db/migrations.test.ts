@@ -99,6 +99,8 @@ describe('migrations', () => {
     ['0021-kiosks', ['kiosks']],
     ['0022-roll-calls', ['roll_calls', 'roll_call_entries']],
     ['0023-two-step-policy', []],
+    ['0024-memberships', ['memberships']],
+    ['0025-key-makers', []],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);
@@ -200,5 +202,82 @@ describe('migrations', () => {
     await db.insertInto('events').values(event('evt_0', '2026-11-22T10:00:04.000Z')).execute();
     await sequenceEvents(db, opened!.engine);
     expect(await numbered()).toEqual([['evt_0', 4], ['evt_a', 1], ['evt_b', 2], ['evt_c', 3]]);
+  });
+
+  it('0024-memberships moves each person\'s organization and role to a membership and keeps their sessions and recovery codes', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0024-memberships')).map((n) => [n, migrations[n]!])));
+    const now = '2026-11-22T10:00:00.000Z';
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: 'org_a', name: 'A', plan: 'starter', subscription_status: 'active', code_prefix: 'AB', rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+      .execute();
+    const person = (person_id: string, email: string, role: string) =>
+      ({ person_id, organization_id: 'org_a', email, name: email, role, password_hash: 'h', totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, created_at: now, updated_at: now, last_active_at: null }) as never; // 0023's columns
+    await db.insertInto('people').values([person('per_owner', 'owner@a.test', 'owner'), person('per_viewer', 'viewer@a.test', 'viewer')]).execute();
+    await db.insertInto('recovery_codes').values({ person_id: 'per_owner', code_hash: 'c1', used_at: null }).execute();
+    await db
+      .insertInto('console_sessions')
+      .values({ session_id: 'ses_1', token_hash: 't1', person_id: 'per_owner', stage: 'active', ip: null, user_agent: null, created_at: now, last_active_at: now, expires_at: now, ended_at: null })
+      .execute();
+
+    expect(await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0024-memberships') + 1).map((n) => [n, migrations[n]!])))).toEqual(['0024-memberships']);
+
+    const memberships = await db.selectFrom('memberships').select(['organization_id', 'person_id', 'role']).orderBy('person_id').execute();
+    expect(memberships).toEqual([
+      { organization_id: 'org_a', person_id: 'per_owner', role: 'owner' },
+      { organization_id: 'org_a', person_id: 'per_viewer', role: 'viewer' },
+    ]);
+    const columns = (await db.introspection.getTables()).find((t) => t.name === 'people')!.columns.map((c) => c.name);
+    expect(columns).not.toContain('organization_id');
+    expect(columns).not.toContain('role');
+    expect(await db.selectFrom('console_sessions').select('session_id').execute()).toEqual([{ session_id: 'ses_1' }]);
+    expect(await db.selectFrom('recovery_codes').select('code_hash').execute()).toEqual([{ code_hash: 'c1' }]);
+    // The foreign keys hold on the rebuilt tables, and a person has one membership for now.
+    await expect(
+      db.insertInto('console_sessions').values({ session_id: 'ses_2', token_hash: 't2', person_id: 'per_nobody', stage: 'active', ip: null, user_agent: null, created_at: now, last_active_at: now, expires_at: now, ended_at: null }).execute(),
+    ).rejects.toThrow();
+    await expect(db.insertInto('memberships').values({ organization_id: 'org_a', person_id: 'per_nobody', role: 'viewer', created_at: now, updated_at: now }).execute()).rejects.toThrow();
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: 'org_b', name: 'B', plan: 'starter', subscription_status: 'active', code_prefix: 'CD', rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+      .execute();
+    await expect(db.insertInto('memberships').values({ organization_id: 'org_b', person_id: 'per_viewer', role: 'viewer', created_at: now, updated_at: now }).execute()).rejects.toThrow();
+  });
+
+  it('0025-key-makers takes each key\'s maker from the audit log, with the person\'s role, and leaves older keys unknown', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0025-key-makers')).map((n) => [n, migrations[n]!])));
+    const now = '2026-11-22T10:00:00.000Z';
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: 'org_a', name: 'A', plan: 'starter', subscription_status: 'active', code_prefix: 'AB', rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+      .execute();
+    await db
+      .insertInto('people')
+      .values({ person_id: 'per_dev', email: 'dev@a.test', name: 'Dev', password_hash: 'h', totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, created_at: now, updated_at: now, last_active_at: null })
+      .execute();
+    await db.insertInto('memberships').values({ organization_id: 'org_a', person_id: 'per_dev', role: 'developer', created_at: now, updated_at: now }).execute();
+    const key = (key_id: string) =>
+      ({ key_id, organization_id: 'org_a', environment: 'live', name: key_id, scopes: '["admin"]', secret_hash: key_id, secret_hint: 'h', created_at: now, last_used_at: null, revoked_at: null, expires_at: null }) as never; // 0024's columns
+    await db.insertInto('api_keys').values([key('key_by_dev'), key('key_by_key'), key('key_by_gone'), key('key_older')]).execute();
+    const audit = (audit_id: string, actor_type: string, actor_id: string, actor_label: string, resource_id: string) => ({
+      audit_id, organization_id: 'org_a', environment: 'live', actor_type, actor_id, actor_label, action: 'createApiKey', resource_type: 'api-keys', resource_id, ip: null, created_at: now,
+    });
+    await db
+      .insertInto('audit_log')
+      .values([audit('aud_1', 'person', 'per_dev', 'Dev', 'key_by_dev'), audit('aud_2', 'key', 'key_by_dev', 'key_by_dev', 'key_by_key'), audit('aud_3', 'person', 'per_gone', 'Gone', 'key_by_gone')])
+      .execute();
+
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0025-key-makers') + 1).map((n) => [n, migrations[n]!])));
+    const keys = await db.selectFrom('api_keys').select(['key_id', 'created_by', 'created_by_label', 'created_by_role', 'reviewed_at']).orderBy('key_id').execute();
+    expect(keys).toEqual([
+      { key_id: 'key_by_dev', created_by: 'per_dev', created_by_label: 'Dev', created_by_role: 'developer', reviewed_at: null },
+      { key_id: 'key_by_gone', created_by: 'per_gone', created_by_label: 'Gone', created_by_role: null, reviewed_at: null },
+      { key_id: 'key_by_key', created_by: 'key_by_dev', created_by_label: 'key_by_dev', created_by_role: null, reviewed_at: null },
+      { key_id: 'key_older', created_by: null, created_by_label: null, created_by_role: null, reviewed_at: null },
+    ]);
   });
 });

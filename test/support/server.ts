@@ -157,7 +157,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         live: client(created.keys.live.secret),
         sandbox: client(created.keys.sandbox.secret),
         async keyWith(scopes, environment = 'live') {
-          const key = await createApiKey(running.database.db, clock, { organizationId, environment, name: 'test', scopes });
+          const key = await createApiKey(running.database.db, clock, { organizationId, environment, name: 'test', scopes, maker: { type: 'operator' } });
           return client(key.secret);
         },
       };

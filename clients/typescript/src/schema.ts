@@ -884,6 +884,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Keys made beyond their maker's grant, for owners to review
+         * @description Console session (cookie); roles owner. Owners only, both environments: keys that still answer and hold scopes their maker's role may not grant (a developer's `admin` key made before the grant rule). Each is kept (`POST /api-keys/{keyId}/keep`) or revoked.
+         */
+        get: operations["listApiKeysToReview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a key made beyond its maker's grant
+         * @description Console session (cookie); roles owner. Owners only: the key keeps its scopes and leaves the review list; the audit log records who kept it. A key that needs no review: 409.
+         */
+        post: operations["keepReviewedApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-log": {
         parameters: {
             query?: never;
@@ -1663,6 +1703,7 @@ export interface components {
             /** @description How long the old key keeps answering, so every client can switch (0: it stops now); at most 7 days */
             expires_in_hours?: number | null;
         };
+        Empty: Record<string, never>;
         AcceptInvitationRequest: {
             password: string;
             name?: string | null;
@@ -1683,7 +1724,6 @@ export interface components {
         ConfirmTotpRequest: {
             code: string;
         };
-        Empty: Record<string, never>;
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -2550,6 +2590,25 @@ export interface components {
             revoked_at: string | null;
             /** @description A rolled key answers until then, then 401; null: no end */
             expires_at: string | null;
+            /** @description Who made (or rolled) the key; null: made before makers were recorded. Keys outlive their maker */
+            created_by: components["schemas"]["KeyMaker"] | null;
+            /** @description The key holds scopes its maker's role may not grant (a developer's `admin` key from before the grant rule) and no owner has kept it yet: an owner keeps or revokes it */
+            needs_review: boolean;
+            /** @description When an owner kept a key made beyond its maker's grant */
+            reviewed_at: string | null;
+        };
+        KeyMaker: {
+            /**
+             * @description `operator`: the server's CLI on its host
+             * @enum {string}
+             */
+            type: "person" | "key" | "operator";
+            /** @description The person (`per_…`) or key (`key_…`); null for the operator */
+            id: string | null;
+            /** @description Their name (or the key's) when the key was made: kept after they are gone */
+            name: string | null;
+            /** @description A person's role when they made the key; null when not known */
+            role: string | null;
         };
         /** @description One page of results, newest first */
         ApiKeyPage: {
@@ -2561,6 +2620,9 @@ export interface components {
         };
         ApiKeyResponse: {
             api_key: components["schemas"]["ApiKey"];
+        };
+        ApiKeysToReview: {
+            results: components["schemas"]["ApiKey"][];
         };
         /** @description One page of results, newest first */
         AuditPage: {
@@ -7774,6 +7836,198 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeysToReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys to review, newest first */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeysToReview"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    keepReviewedApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"];
+            };
+        };
+        responses: {
+            /** @description Kept */
             200: {
                 headers: {
                     /** @description Requests allowed per sliding minute for this key */

@@ -154,8 +154,56 @@ function RollKey({ apiKey, onRolled, onCancel }: { apiKey: ApiKey; onRolled: () 
   );
 }
 
+/** Who made a key, as the table says it: their name and role then; keys outlive their maker. */
+export function makerText(key: ApiKey): string | null {
+  const maker = key.created_by;
+  if (!maker) return null;
+  if (maker.type === 'operator') return 'by the operator (CLI)';
+  if (maker.type === 'key') return `by the key “${maker.name ?? maker.id}”`;
+  return `by ${maker.name ?? maker.id}${maker.role ? ` (${maker.role})` : ''}`;
+}
+
+/**
+ * Owners review keys made beyond their maker's grant (a developer's `admin` key from before the
+ * grant rule, shared/console/grants.ts): keep each on purpose, or revoke it.
+ */
+function KeysToReview() {
+  const { client } = useConsole();
+  const review = useLoad((c) => c.get<{ results: ApiKey[] }>('/api-keys/review'), []);
+  const [error, setError] = useState<string | null>(null);
+  const keys = review.data?.results ?? [];
+  if (keys.length === 0 && !review.error) return null;
+  const act = (done: Promise<unknown>) => done.then(review.reload, (e: unknown) => setError(describeError(e)));
+  return (
+    <section className="panel warning stack" aria-label="Keys to review" data-testid="keys-to-review">
+      <h2>Keys to review</h2>
+      <p>
+        {keys.length === 1 ? 'This key holds' : 'These keys hold'} scopes {keys.length === 1 ? 'its' : 'their'} maker’s role may not grant today (a developer’s key with <code>admin</code>, made
+        before the rule). Keep a key you know about; revoke the rest.
+      </p>
+      <ErrorNote error={review.error ?? error} />
+      <ul className="stack-tight">
+        {keys.map((key) => (
+          <li key={key.key_id} className="row" data-testid="review-row">
+            <span>
+              <strong>{key.name}</strong> <EnvironmentTag environment={key.environment} /> <code>{key.scopes.join(' ')}</code>{' '}
+              <span className="muted">
+                {makerText(key)}, <Time iso={key.created_at} />
+              </span>
+            </span>
+            <button type="button" onClick={() => act(client.post(`/api-keys/${key.key_id}/keep`, {}))}>
+              Keep
+            </button>
+            <ConfirmButton label="Revoke" question={`Revoke “${key.name}”? Programs using it get 401 at once.`} onConfirm={() => act(client.del(`/api-keys/${key.key_id}`))} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function ApiKeysScreen() {
-  const { client, can } = useConsole();
+  const { client, can, session } = useConsole();
   const [page, setPage] = useState(1);
   const [shown, setShown] = useState<Shown>('active');
   const [creating, setCreating] = useState(false);
@@ -182,6 +230,7 @@ export function ApiKeysScreen() {
         Keys let your programs call the Tsaro API. Each is shown once when created; here you see its hint, what it may do and when it was last used.
       </ScreenHeader>
       {creating && <CreateKey onCreated={keys.reload} onCancel={() => setCreating(false)} />}
+      {session.person.role === 'owner' && <KeysToReview />}
       {forgotten.length > 0 && (
         <p className="warning" data-testid="unused-nudge">
           {forgotten.length === 1 ? 'One key has' : `${forgotten.length} keys have`} not been used for {UNUSED_DAYS} days or more:{' '}
@@ -237,6 +286,8 @@ export function ApiKeysScreen() {
                   </td>
                   <td>
                     <Time iso={key.created_at} />
+                    {makerText(key) && <div className="muted small" data-testid="key-maker">{makerText(key)}</div>}
+                    {key.needs_review && <span className="tag warn">to review</span>}
                   </td>
                   <td>
                     <Time iso={key.last_used_at} relative />

@@ -19,6 +19,8 @@ import * as eventFeed from './0020-event-feed.ts';
 import * as kiosks from './0021-kiosks.ts';
 import * as rollCalls from './0022-roll-calls.ts';
 import * as twoStepPolicy from './0023-two-step-policy.ts';
+import * as memberships from './0024-memberships.ts';
+import * as keyMakers from './0025-key-makers.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -55,4 +57,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0021-kiosks': kiosks,
   '0022-roll-calls': rollCalls,
   '0023-two-step-policy': twoStepPolicy,
+  '0024-memberships': memberships,
+  '0025-key-makers': keyMakers,
 });

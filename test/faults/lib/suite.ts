@@ -147,7 +147,7 @@ export async function setUp(log: (line: string) => void): Promise<Rig> {
   const created = await createOrganization(database.db, systemClock, { name: 'Fault Suite Estate', plan: 'enterprise' });
   const organizationId = created.organization.organization_id;
   const newKey = async (name: string) =>
-    (await createApiKey(database.db, systemClock, { organizationId, environment: 'sandbox', name, scopes: [...SCOPES] })).secret;
+    (await createApiKey(database.db, systemClock, { organizationId, environment: 'sandbox', name, scopes: [...SCOPES], maker: { type: 'operator' } })).secret;
   const loadKey = await newKey('fault load');
   const probeKey = await newKey('fault probe');
   await database.close();
