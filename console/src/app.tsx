@@ -1,15 +1,14 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
-import { ApiError, createClient } from './api.ts';
-import { Console, canFor, type ConsoleContext } from './context.tsx';
+import { ApiError, createClient, type Environment } from './api.ts';
+import { Console, canFor, type ConsoleContext, type Session } from './context.tsx';
 import { LiveStream } from './live/stream.ts';
 import { navigate, usePath } from './router.tsx';
-import { BoardScreen } from './screens/board.tsx';
-import { IncidentScreen } from './screens/incident.tsx';
-import { JoinScreen } from './screens/join.tsx';
-import { Layout } from './screens/layout.tsx';
-import { AuthFrame, SignInScreen, TotpScreen } from './screens/sign-in.tsx';
-import { RecoveryCodes, TotpEnrolment } from './screens/totp-enrol.tsx';
-import type { Environment, Session } from './types.ts';
+import { BoardScreen } from './live/board.tsx';
+import { IncidentScreen } from './live/incident.tsx';
+import { JoinScreen } from './session/join.tsx';
+import { Layout } from './components/layout.tsx';
+import { AuthFrame, SignInScreen, TotpScreen } from './session/sign-in.tsx';
+import { RecoveryCodes, TotpEnrolment } from './session/totp-enrol.tsx';
 
 type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
 
@@ -27,21 +26,23 @@ function screen<M>(load: () => Promise<M>, pick: (module: M) => ComponentType<an
     return { default: pick(await load()) };
   });
 }
-const AccountScreen = screen(() => import('./screens/account.tsx'), (m) => m.AccountScreen);
-const ApiKeysScreen = screen(() => import('./screens/api-keys.tsx'), (m) => m.ApiKeysScreen);
-const AuditLogScreen = screen(() => import('./screens/audit-log.tsx'), (m) => m.AuditLogScreen);
-const EndpointScreen = screen(() => import('./screens/endpoint.tsx'), (m) => m.EndpointScreen);
-const EventsScreen = screen(() => import('./screens/events.tsx'), (m) => m.EventsScreen);
-const GatesScreen = screen(() => import('./screens/gates.tsx'), (m) => m.GatesScreen);
-const KiosksScreen = screen(() => import('./screens/kiosks.tsx'), (m) => m.KiosksScreen);
-const PeopleScreen = screen(() => import('./screens/people.tsx'), (m) => m.PeopleScreen);
-const ReportsScreen = screen(() => import('./screens/reports.tsx'), (m) => m.ReportsScreen);
-const WebhooksScreen = screen(() => import('./screens/webhooks.tsx'), (m) => m.WebhooksScreen);
-const SitesScreen = screen(() => import('./screens/sites.tsx'), (m) => m.SitesScreen);
+const AccountScreen = screen(() => import('./session/account.tsx'), (m) => m.AccountScreen);
+const ApiKeysScreen = screen(() => import('./integrations/api-keys.tsx'), (m) => m.ApiKeysScreen);
+const AuditLogScreen = screen(() => import('./people/audit-log.tsx'), (m) => m.AuditLogScreen);
+const EndpointScreen = screen(() => import('./integrations/endpoint.tsx'), (m) => m.EndpointScreen);
+const EventsScreen = screen(() => import('./integrations/events.tsx'), (m) => m.EventsScreen);
+const GatesScreen = screen(() => import('./kiosks/gates.tsx'), (m) => m.GatesScreen);
+const KiosksScreen = screen(() => import('./kiosks/kiosks.tsx'), (m) => m.KiosksScreen);
+const PeopleScreen = screen(() => import('./people/people.tsx'), (m) => m.PeopleScreen);
+const ReportsScreen = screen(() => import('./live/reports.tsx'), (m) => m.ReportsScreen);
+const WebhooksScreen = screen(() => import('./integrations/webhooks.tsx'), (m) => m.WebhooksScreen);
+const VisitorsScreen = screen(() => import('./visitors/visitors.tsx'), (m) => m.VisitorsScreen);
 /** The map's code and borders load with the map, not with the board. */
-const ThreatMapScreen = screen(() => import('./screens/threat-map.tsx'), (m) => m.default);
-const SITES_TABS = ['on-site', 'codes', 'logs', 'roll-call'] as const;
-const isSitesTab = (value: string): value is (typeof SITES_TABS)[number] => (SITES_TABS as readonly string[]).includes(value);
+const ThreatMapScreen = screen(() => import('./threat/threat-map.tsx'), (m) => m.default);
+const VISITORS_TABS = ['on-site', 'codes', 'logs', 'roll-call'] as const;
+const isVisitorsTab = (value: string): value is (typeof VISITORS_TABS)[number] => (VISITORS_TABS as readonly string[]).includes(value);
+/** The visitor screens lived under /sites until "site" came to mean an estate: old links and bookmarks still land. */
+const movedFrom = (path: string): string | null => (/^\/sites(\/|$)/.test(path) ? path.replace(/^\/sites/, '/visitors') : null);
 
 /** Where a person lands: a developer at the keys, everyone else in the control room. */
 const homeFor = (session: Session): string => (session.person.role === 'developer' ? '/keys' : '/board');
@@ -52,10 +53,10 @@ function screenFor(path: string) {
   if (endpoint) return <EndpointScreen endpointId={decodeURIComponent(endpoint[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentScreen incidentId={decodeURIComponent(incident[1]!)} />;
-  const rollCall = /^\/sites\/roll-call\/([^/]+)$/.exec(path);
-  if (rollCall) return <SitesScreen tab="roll-call" rollCallId={decodeURIComponent(rollCall[1]!)} />;
-  const sites = /^\/sites(?:\/([^/]+))?$/.exec(path);
-  if (sites && (!sites[1] || isSitesTab(sites[1]))) return <SitesScreen tab={sites[1] && isSitesTab(sites[1]) ? sites[1] : 'on-site'} />;
+  const rollCall = /^\/visitors\/roll-call\/([^/]+)$/.exec(path);
+  if (rollCall) return <VisitorsScreen tab="roll-call" rollCallId={decodeURIComponent(rollCall[1]!)} />;
+  const visitors = /^\/visitors(?:\/([^/]+))?$/.exec(path);
+  if (visitors && (!visitors[1] || isVisitorsTab(visitors[1]))) return <VisitorsScreen tab={visitors[1] && isVisitorsTab(visitors[1]) ? visitors[1] : 'on-site'} />;
   switch (path) {
     case '/board':
       return <BoardScreen />;
@@ -114,7 +115,7 @@ export function App() {
   );
 
   useEffect(() => {
-    client.get<{ session: Session }>('/console/session').then(
+    client.get('/console/session').then(
       ({ session }) => setAuth({ status: 'in', session }),
       (error: unknown) => setAuth({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null }),
     );
@@ -127,12 +128,12 @@ export function App() {
   }, []);
   const onSession = useCallback((next: Session) => setAuth({ status: 'in', session: next }), []);
   const signOut = useCallback(async () => {
-    await client.post('/console/sign-out').catch(() => undefined);
+    await client.post('/console/sign-out', { body: {} }).catch(() => undefined);
     setAuth({ status: 'out', notice: 'You are signed out.' });
     navigate('/sign-in', { replace: true });
   }, [client]);
   const refreshSession = useCallback(async () => {
-    const { session: next } = await client.get<{ session: Session }>('/console/session');
+    const { session: next } = await client.get('/console/session');
     setAuth({ status: 'in', session: next });
   }, [client]);
 
@@ -210,6 +211,11 @@ export function App() {
   if (path === '/' || path === '/sign-in') {
     const home = homeFor(auth.session);
     queueMicrotask(() => navigate(home, { replace: true }));
+    return null;
+  }
+  const moved = movedFrom(path);
+  if (moved) {
+    queueMicrotask(() => navigate(moved, { replace: true }));
     return null;
   }
   if (!context) return null;

@@ -1,8 +1,10 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
-import { describeError, type Client } from './api.ts';
+import { describeError, type Client, type Environment, type Schemas } from './api.ts';
 import { can, type Permission } from './permissions.ts';
 import type { LiveStream } from './live/stream.ts';
-import type { Environment, Session } from './types.ts';
+
+/** A signed-in person's session, as `GET /console/session` answers it. */
+export type Session = Schemas['ConsoleSession'];
 
 export interface ConsoleContext {
   session: Session;

@@ -1,4 +1,4 @@
-import type { Role } from './types.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 
 /**
  * What the screens offer a role: the server's permission map decides (CONTRACT.md, "The console"),

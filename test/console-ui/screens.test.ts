@@ -23,10 +23,10 @@ const DAY = 86_400_000;
 const SIGNED_IN = [
   ['board', '/console/board', 'incident-card', 'live'],
   ['incident', 'incident', 'timeline', 'live'],
-  ['sites', '/console/sites/on-site', 'visitor-row', 'live'],
-  ['sites-codes', '/console/sites/codes', 'code-row', 'live'],
-  ['sites-logs', '/console/sites/logs', 'log-row', 'live'],
-  ['sites-roll-call', 'roll-call', 'roll-entry', 'live'],
+  ['visitors', '/console/visitors/on-site', 'visitor-row', 'live'],
+  ['visitors-codes', '/console/visitors/codes', 'code-row', 'live'],
+  ['visitors-logs', '/console/visitors/logs', 'log-row', 'live'],
+  ['visitors-roll-call', 'roll-call', 'roll-entry', 'live'],
   ['kiosks', '/console/kiosks', 'kiosk-row', 'live'],
   ['reports', '/console/reports', 'by-category', 'live'],
   ['keys', '/console/keys', 'key-row', 'live'],
@@ -44,10 +44,10 @@ export const KEPT = new Set([
   'board-desktop',
   'board-tablet-portrait',
   'incident-desktop',
-  'sites-desktop',
-  'sites-codes-desktop',
+  'visitors-desktop',
+  'visitors-codes-desktop',
   'reports-desktop',
-  'sites-roll-call-desktop',
+  'visitors-roll-call-desktop',
   'kiosks-desktop',
   'sign-in-desktop',
   'join-tablet-portrait',
@@ -267,7 +267,7 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
       const watched = await stack.open(viewport, signedIn);
       const { page } = watched;
       for (const [name, path, ready, environment] of SIGNED_IN) {
-        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path === 'incident' ? `/console/incidents/${firstIncidentId}` : path === 'roll-call' ? `/console/sites/roll-call/${rollCallId}` : path);
+        await page.goto(path === 'endpoint' ? `/console/webhooks/${boardEndpointId}` : path === 'incident' ? `/console/incidents/${firstIncidentId}` : path === 'roll-call' ? `/console/visitors/roll-call/${rollCallId}` : path);
         await page.getByTestId(`env-${environment}`).click();
         await page.getByTestId(ready).first().waitFor();
         if (name === 'events') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batches, readVisitorCsv } from '../../console/src/sites/visitor-csv.ts';
+import { batches, readVisitorCsv } from '../../console/src/visitors/visitor-csv.ts';
 
 describe("the console's guest-list CSV", () => {
   it('reads a header row with the API names or a spreadsheet’s plain ones', () => {

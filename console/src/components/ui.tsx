@@ -1,7 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import QRCode from 'qrcode';
 import { formatTime, relativeTime } from '../format.ts';
-import type { Page } from '../types.ts';
 
 /** A time people read, with the exact instant on hover and for screen readers. */
 export function Time({ iso, relative = false }: { iso: string | null | undefined; relative?: boolean }) {
@@ -40,7 +39,14 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
-export function Pager({ page, onPage }: { page: Page<unknown> | undefined; onPage: (page: number) => void }) {
+/** A list's page as every paged answer has it (`IncidentPage`, `ApiKeyPage`, …). */
+export interface PageCounts {
+  page: number;
+  totalPages: number;
+  totalResults: number;
+}
+
+export function Pager({ page, onPage }: { page: PageCounts | undefined; onPage: (page: number) => void }) {
   if (!page || page.totalResults === 0) return null;
   return (
     <nav className="pager" aria-label="Pages">

@@ -1,11 +1,9 @@
 import { useEffect, useState } from 'react';
-import type { Kiosk } from '../../../shared/schemas/kiosks.ts';
-import { describeError } from '../api.ts';
+import { describeError, type Schemas } from '../api.ts';
 import { useConsole } from '../context.tsx';
 import { useLiveEvents } from '../live/hooks.ts';
-import type { Page } from '../types.ts';
 
-export type { Kiosk };
+export type Kiosk = Schemas['Kiosk'];
 
 /** Heartbeats raise no event (one every 30 s per gate); "last seen" is read again this often. */
 const REFRESH_MS = 15_000;
@@ -18,7 +16,7 @@ export function useKiosks(): { kiosks: Kiosk[] | null; error: string | null; rel
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
-    client.get<Page<Kiosk>>('/kiosks', { limit: 100 }).then(
+    client.get('/kiosks', { params: { query: { limit: 100 } } }).then(
       (page) => current && (setKiosks(page.results), setError(null)),
       (failure: unknown) => current && setError(describeError(failure)),
     );

@@ -1,7 +1,4 @@
+import type { Schemas } from '../api.ts';
+
 /** One event as `GET /events` lists it and the stream sends it (`data:`). */
-export interface LiveEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+export type LiveEvent = Schemas['Event'];

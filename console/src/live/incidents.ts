@@ -1,7 +1,8 @@
-import type { Incident, IncidentStatus } from '../../../shared/schemas/incidents.ts';
+import type { Schemas } from '../api.ts';
 import type { LiveEvent } from './event.ts';
 
-export type { Incident, IncidentStatus };
+export type Incident = Schemas['Incident'];
+export type IncidentStatus = Schemas['IncidentStatus'];
 
 /** The board's lanes, in the order an operator reads them: what needs a person first. */
 export const LANES = [
@@ -18,14 +19,31 @@ export const laneOf = (status: IncidentStatus): LaneId => LANES.find((lane) => (
 /** How long a closed incident stays on the board. */
 export const CLOSED_SHOWN_MS = 3_600_000;
 
+/** Whether an event's data is an incident: it names one, with its version and status. */
+const isIncident = (value: unknown): value is Incident =>
+  typeof value === 'object' &&
+  value !== null &&
+  'incident_id' in value &&
+  typeof value.incident_id === 'string' &&
+  'version' in value &&
+  typeof value.version === 'number' &&
+  'status' in value &&
+  typeof value.status === 'string';
+
 /** The incident an event carries, when it carries one (every `incident.*` event does). */
 export function incidentOf(event: LiveEvent): Incident | null {
   if (!event.type.startsWith('incident.')) return null;
-  const data = event.data as Partial<Incident> & { incident?: Incident };
-  const incident = data.incident ?? data;
-  return typeof incident.incident_id === 'string' && typeof incident.version === 'number' && typeof incident.status === 'string'
-    ? (incident as Incident)
-    : null;
+  const incident = event.data.incident ?? event.data;
+  return isIncident(incident) ? incident : null;
+}
+
+/**
+ * Where an incident is. The document types GeoJSON's `[longitude, latitude]` as a list of
+ * numbers; null when it does not hold the pair.
+ */
+export function positionOf(incident: Incident): { latitude: number; longitude: number } | null {
+  const [longitude, latitude] = incident.location.coordinates;
+  return longitude === undefined || latitude === undefined ? null : { latitude, longitude };
 }
 
 /** The newer of two copies of one incident: events may arrive twice or after a list read. */

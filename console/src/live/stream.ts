@@ -1,7 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { API_BASE } from '../api.ts';
-import type { Environment } from '../types.ts';
-
+import { API_BASE, type Environment } from '../api.ts';
 import type { LiveEvent } from './event.ts';
 
 export type { LiveEvent };

@@ -5,6 +5,7 @@ import { GeoJSON, MapContainer, TileLayer } from 'react-leaflet';
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import countries50m from 'world-atlas/countries-50m.json';
+import type { Schemas } from '../api.ts';
 
 /**
  * Country borders from Natural Earth (public domain, via the world-atlas package), shipped in
@@ -71,4 +72,4 @@ export function BaseMap({ center, zoom, label, children, testId }: { center: [nu
 }
 
 /** A threat level's colour, as the API's `color` names it. */
-export const LEVEL_COLOUR: Record<string, string> = { safe: '#15803d', moderate: '#ca8a04', high_risk: '#ea580c', critical: '#b91c1c' };
+export const LEVEL_COLOUR: Record<Schemas['ThreatLevel'], string> = { safe: '#15803d', moderate: '#ca8a04', high_risk: '#ea580c', critical: '#b91c1c' };

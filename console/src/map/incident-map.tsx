@@ -1,7 +1,6 @@
 import { Circle, CircleMarker, Tooltip } from 'react-leaflet';
-import type { DangerZone } from '../threat-types.ts';
 import { useLoad } from '../context.tsx';
-import type { Incident } from '../live/incidents.ts';
+import { positionOf, type Incident } from '../live/incidents.ts';
 import { BaseMap, LEVEL_COLOUR } from './base-map.tsx';
 
 /** How far around an incident its map shows danger zones. */
@@ -9,12 +8,18 @@ const AROUND_KM = 10;
 
 /** An incident on the map: where it is, where its responder last said they were, and the danger zones around. */
 export default function IncidentMap({ incident }: { incident: Incident }) {
-  const [longitude, latitude] = incident.location.coordinates;
+  const position = positionOf(incident);
+  if (!position) return <p className="muted">The incident has no position to show.</p>;
+  return <PlacedIncidentMap incident={incident} latitude={position.latitude} longitude={position.longitude} />;
+}
+
+function PlacedIncidentMap({ incident, latitude, longitude }: { incident: Incident; latitude: number; longitude: number }) {
   const zones = useLoad(
-    (c) => c.get<{ results: DangerZone[] }>('/danger-zones', { latitude, longitude, radius_km: AROUND_KM, limit: 20 }),
+    (c) => c.get('/danger-zones', { params: { query: { latitude, longitude, radius_km: AROUND_KM, limit: 20 } } }),
     [latitude, longitude],
   );
-  const responder = incident.responder?.location ?? null;
+  const { responder } = incident;
+  const responderAt = responder?.location ?? null;
   return (
     <div className="stack-tight">
       <BaseMap center={[latitude, longitude]} zoom={12} label="Map of the incident, its responder and danger zones nearby" testId="incident-map">
@@ -30,16 +35,16 @@ export default function IncidentMap({ incident }: { incident: Incident }) {
             Incident
           </Tooltip>
         </CircleMarker>
-        {responder && (
-          <CircleMarker center={[responder.latitude, responder.longitude]} radius={8} pathOptions={{ color: '#1e3a8a', weight: 2, fillColor: '#2563eb', fillOpacity: 1 }}>
+        {responder && responderAt && (
+          <CircleMarker center={[responderAt.latitude, responderAt.longitude]} radius={8} pathOptions={{ color: '#1e3a8a', weight: 2, fillColor: '#2563eb', fillOpacity: 1 }}>
             <Tooltip permanent direction="top">
-              {incident.responder!.name}
+              {responder.name}
             </Tooltip>
           </CircleMarker>
         )}
       </BaseMap>
       <p className="muted" data-testid="incident-map-legend">
-        Red: the incident. {responder ? 'Blue: the responder’s last reported position. ' : 'No responder position yet. '}
+        Red: the incident. {responderAt ? 'Blue: the responder’s last reported position. ' : 'No responder position yet. '}
         {zones.data ? `${zones.data.results.length} danger zones within ${AROUND_KM} km.` : ''}
       </p>
     </div>

@@ -1,0 +1,376 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { describeError, type Client } from '../api.ts';
+import { ErrorNote } from '../components/ui.tsx';
+import { useConsole } from '../context.tsx';
+import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
+import { theAlarm } from './alarm.ts';
+import { useLiveEvents, useNow } from './hooks.ts';
+import {
+  arriveView,
+  assignView,
+  boardOrder,
+  clock,
+  entryPointOf,
+  incidentOf,
+  LANES,
+  laneOf,
+  needsAcknowledgement,
+  newer,
+  onBoard,
+  type Incident,
+} from './incidents.ts';
+import { Link } from '../router.tsx';
+import { ScreenHeader } from '../components/layout.tsx';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { readAllPages } from '../lists/read-all-pages.ts';
+
+const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
+const STATUS: Record<Incident['status'], string> = {
+  created: 'Created',
+  dispatching: 'Offering to responders',
+  assigned: 'Assigned',
+  responding: 'Responding',
+  on_scene: 'On scene',
+  escalated: 'Escalated: nobody accepted',
+  unresponsive: 'Unresponsive: still nobody',
+  resolved: 'Resolved',
+  cancelled: 'Cancelled',
+};
+/** The alarm repeats this often while an escalated or unresponsive incident is unacknowledged. */
+const ALARM_EVERY_MS = 10_000;
+
+/** The most incidents the board reads of each list; past it, it says how many it left out. */
+const MOST_ON_BOARD = 2_000;
+
+/**
+ * Every active incident, and those closed in the last hour (all the board shows of them). The
+ * closed ones are those created in the last day, the only date the API filters on, kept when
+ * they were updated within the hour.
+ */
+async function loadBoard(client: Client): Promise<{ incidents: Incident[]; leftOut: number }> {
+  const since = new Date(Date.now() - DAY_MS).toISOString();
+  const closedSince = Date.now() - HOUR_MS;
+  const [active, resolved, cancelled] = await Promise.all([
+    readAllPages(client, '/incidents', { status: 'active' }, MOST_ON_BOARD),
+    readAllPages(client, '/incidents', { status: 'resolved', from_date: since }, MOST_ON_BOARD),
+    readAllPages(client, '/incidents', { status: 'cancelled', from_date: since }, MOST_ON_BOARD),
+  ]);
+  const recent = (incident: Incident) => Date.parse(incident.updated_at) >= closedSince;
+  return {
+    incidents: [...active.items, ...resolved.items.filter(recent), ...cancelled.items.filter(recent)],
+    leftOut: active.total - active.items.length,
+  };
+}
+
+export function BoardScreen() {
+  const { client, environment, can } = useConsole();
+  const [incidents, setIncidents] = useState<ReadonlyMap<string, Incident>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  /** Active incidents past what the board reads (MOST_ON_BOARD): said on the board, never hidden. */
+  const [leftOut, setLeftOut] = useState(0);
+  const [round, setRound] = useState(0);
+  /** New SOS incidents heard live that nobody at this screen has looked at yet. */
+  const [unseen, setUnseen] = useState<ReadonlySet<string>>(new Set());
+  const [filters, setFilters] = useState({ category: '', severity: '', entryPoint: '' });
+  /** Incidents the stream brought while the list was still loading: applied on top of it. */
+  const early = useRef<Incident[] | null>([]);
+  const now = useNow();
+  const alarm = theAlarm();
+
+  const apply = useCallback((incident: Incident) => {
+    setIncidents((current) => {
+      const next = new Map(current);
+      next.set(incident.incident_id, newer(current.get(incident.incident_id), incident));
+      return next;
+    });
+  }, []);
+
+  useEffect(() => {
+    let current = true;
+    early.current = [];
+    setLoading(true);
+    loadBoard(client).then(
+      ({ incidents: list, leftOut: left }) => {
+        if (!current) return;
+        const map = new Map<string, Incident>();
+        for (const incident of [...list, ...(early.current ?? [])]) map.set(incident.incident_id, newer(map.get(incident.incident_id), incident));
+        early.current = null;
+        setIncidents(map);
+        setLeftOut(left);
+        setError(null);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (!current) return;
+        early.current = null;
+        setError(describeError(failure));
+        setLoading(false);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, environment, round]);
+
+  useLiveEvents(
+    (event) => {
+      const incident = incidentOf(event);
+      if (!incident) return;
+      if (early.current) early.current.push(incident);
+      else apply(incident);
+      if (event.type === 'incident.created' && incident.category === 'sos') {
+        setUnseen((current) => new Set(current).add(incident.incident_id));
+        alarm.chime();
+      }
+    },
+    () => setRound((n) => n + 1),
+  );
+
+  const shown = useMemo(() => [...incidents.values()].filter((incident) => onBoard(incident, now)), [incidents, now]);
+  // A wall screen runs all night: what has left the board leaves memory too, once a minute.
+  const minute = Math.floor(now / 60_000);
+  useEffect(() => {
+    setIncidents((current) => {
+      const at = minute * 60_000;
+      if ([...current.values()].every((incident) => onBoard(incident, at))) return current;
+      return new Map([...current].filter(([, incident]) => onBoard(incident, at)));
+    });
+    setUnseen((current) => (current.size === 0 ? current : new Set([...current].filter((id) => incidents.has(id)))));
+  }, [minute]);
+  const attention = shown.filter(needsAcknowledgement);
+  const waitingSos = shown.filter((incident) => unseen.has(incident.incident_id) && laneOf(incident.status) === 'new');
+
+  // Sound and title while something waits for a person; silent once acknowledged or assigned.
+  const alarming = attention.length > 0;
+  useEffect(() => {
+    if (!alarming) return;
+    alarm.alarm();
+    const timer = setInterval(() => alarm.alarm(), ALARM_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [alarming, alarm]);
+  const flashText = alarming ? `⚠ NOBODY ACCEPTED (${attention.length})` : waitingSos.length > 0 ? `● NEW SOS (${waitingSos.length})` : null;
+  useEffect(() => {
+    alarm.flash(flashText);
+    return () => alarm.flash(null);
+  }, [flashText, alarm]);
+
+  const entryPoints = useMemo(() => [...new Set(shown.map(entryPointOf).filter((point): point is string => point !== null))].sort(), [shown]);
+  const filtered = shown.filter(
+    (incident) =>
+      (!filters.category || incident.category === filters.category) &&
+      (!filters.severity || incident.severity === filters.severity) &&
+      (!filters.entryPoint || (filters.entryPoint === '-' ? entryPointOf(incident) === null : entryPointOf(incident) === filters.entryPoint)),
+  );
+  const seen = (incidentId: string) =>
+    setUnseen((current) => {
+      const next = new Set(current);
+      next.delete(incidentId);
+      return next;
+    });
+  const acknowledge = async (incident: Incident) => {
+    const answer = await client.post('/incidents/{incidentId}/acknowledge', { params: { path: { incidentId: incident.incident_id } } });
+    apply(answer.incident);
+  };
+
+  return (
+    <div className="stack" data-testid="screen-board">
+      <ScreenHeader title="Live board">Every active incident, as it changes. Cards stand out until a person has seen them.</ScreenHeader>
+      <SoundControl />
+      <OfflineKiosks />
+      <div className="filters" role="group" aria-label="Filter the board">
+        <label>
+          Category{' '}
+          <select value={filters.category} onChange={(e) => setFilters({ ...filters, category: e.target.value })} data-testid="filter-category">
+            <option value="">Any</option>
+            {Object.entries(CATEGORY).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Severity{' '}
+          <select value={filters.severity} onChange={(e) => setFilters({ ...filters, severity: e.target.value })} data-testid="filter-severity">
+            <option value="">Any</option>
+            {['critical', 'high', 'medium', 'low'].map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Entry point{' '}
+          <select value={filters.entryPoint} onChange={(e) => setFilters({ ...filters, entryPoint: e.target.value })} data-testid="filter-entry-point">
+            <option value="">Any</option>
+            <option value="-">Not from a gate</option>
+            {entryPoints.map((point) => (
+              <option key={point} value={point}>
+                {point}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="muted">{loading ? 'Reading incidents…' : `${filtered.length} shown of ${shown.length}`}</span>
+      </div>
+      <ErrorNote error={error} />
+      {leftOut > 0 && (
+        <p className="warning" role="status" data-testid="board-left-out">
+          {leftOut} older active incidents are not on the board, which reads the {MOST_ON_BOARD} newest: find them under Reports or through the API.
+        </p>
+      )}
+      <div className="board" data-testid="board">
+        {LANES.map((lane) => {
+          const cards = filtered.filter((incident) => laneOf(incident.status) === lane.id).sort(boardOrder);
+          return (
+            <section key={lane.id} className={`lane lane-${lane.id}`} aria-labelledby={`lane-${lane.id}`} data-testid={`lane-${lane.id}`}>
+              <h2 id={`lane-${lane.id}`}>
+                {lane.title} <span className="count">{cards.length}</span>
+              </h2>
+              {cards.length === 0 ? (
+                <p className="muted lane-empty">None.</p>
+              ) : (
+                <ul>
+                  {cards.map((incident) => (
+                    <IncidentCard
+                      key={incident.incident_id}
+                      incident={incident}
+                      now={now}
+                      unseen={unseen.has(incident.incident_id)}
+                      onSeen={() => seen(incident.incident_id)}
+                      onAcknowledge={can('operateIncidents') ? () => acknowledge(incident) : null}
+                    />
+                  ))}
+                </ul>
+              )}
+            </section>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function IncidentCard({
+  incident,
+  now,
+  unseen,
+  onSeen,
+  onAcknowledge,
+}: {
+  incident: Incident;
+  now: number;
+  unseen: boolean;
+  onSeen: () => void;
+  onAcknowledge: (() => Promise<void>) | null;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const attention = needsAcknowledgement(incident);
+  const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
+  const assign = assignView(incident, now);
+  const arrive = arriveView(incident, now);
+  const entryPoint = entryPointOf(incident);
+  const fresh = unseen && laneOf(incident.status) === 'new';
+  return (
+    <li
+      className={`card${attention ? ' alert' : ''}${fresh ? ' fresh' : ''}`}
+      data-testid="incident-card"
+      data-incident-id={incident.incident_id}
+      data-status={incident.status}
+      data-attention={attention ? 'yes' : 'no'}
+    >
+      <div className="card-head">
+        <Link to={`/incidents/${encodeURIComponent(incident.incident_id)}`} className="card-title" onClick={onSeen}>
+          {incident.title}
+        </Link>
+        {fresh && <span className="tag bad">New</span>}
+      </div>
+      <p className="card-tags">
+        <span className={`tag ${incident.category === 'sos' ? 'bad' : ''}`}>{CATEGORY[incident.category]}</span>
+        <span className={`tag ${incident.severity === 'critical' || incident.severity === 'high' ? 'warn' : ''}`}>{incident.severity}</span>
+        {incident.is_drill && <span className="tag">Drill</span>}
+      </p>
+      <p className="card-status" data-testid="card-status">
+        {STATUS[incident.status]}
+      </p>
+      <p className="card-who">
+        {incident.subject.name}
+        {entryPoint ? ` · ${entryPoint}` : incident.location.address ? ` · ${incident.location.address}` : ''}
+      </p>
+      <dl className="card-times">
+        <dt>Age</dt>
+        <dd>{clock(now - Date.parse(incident.created_at))}</dd>
+        <dt>Assign</dt>
+        <dd className={`tone-${assign.tone}`}>{assign.text}</dd>
+        <dt>Arrive</dt>
+        <dd className={`tone-${arrive.tone}`}>{arrive.text}</dd>
+        {incident.responder && (
+          <>
+            <dt>Responder</dt>
+            <dd>{incident.responder.name}</dd>
+          </>
+        )}
+      </dl>
+      {attention && (
+        <div className="card-actions">
+          <strong className="alert-text">Nobody has accepted. Call the estate's numbers and the police now.</strong>
+          {onAcknowledge && (
+            <button
+              type="button"
+              className="primary"
+              disabled={busy}
+              data-testid="acknowledge"
+              onClick={() => {
+                setBusy(true);
+                setError(null);
+                onAcknowledge().then(
+                  () => setBusy(false),
+                  (failure: unknown) => {
+                    setBusy(false);
+                    setError(describeError(failure));
+                  },
+                );
+              }}
+            >
+              Acknowledge
+            </button>
+          )}
+        </div>
+      )}
+      {acknowledged && <p className="muted">{incident.timeline.findLast((entry) => entry.event === 'acknowledged')?.message}</p>}
+      {fresh && (
+        <button type="button" className="link" onClick={onSeen}>
+          Seen
+        </button>
+      )}
+      <ErrorNote error={error} />
+    </li>
+  );
+}
+
+/** Browsers refuse sound before a click: ask once, and say plainly while it is off. */
+function SoundControl() {
+  const alarm = theAlarm();
+  const [on, setOn] = useState(alarm.on());
+  useEffect(() => alarm.subscribe(setOn), [alarm]);
+  if (on)
+    return (
+      <p className="sound on" data-testid="sound" data-sound="on">
+        Sound is on: a chime for a new SOS, an alarm while nobody has accepted one.{' '}
+        <button type="button" className="link" onClick={() => alarm.turnOff()}>
+          Turn sound off
+        </button>
+      </p>
+    );
+  return (
+    <p className="sound off" role="status" data-testid="sound" data-sound="off">
+      <strong>Sound is off.</strong> New SOS alerts show on screen only.{' '}
+      <button type="button" className="primary" onClick={() => void alarm.turnOn().then(setOn)} data-testid="sound-on">
+        Turn sound on
+      </button>
+    </p>
+  );
+}

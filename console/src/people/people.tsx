@@ -1,0 +1,280 @@
+import { useState, type FormEvent } from 'react';
+import { ROLES } from '../../../shared/schemas/console.ts';
+import { describeError, type Schemas } from '../api.ts';
+import { ConfirmButton, CopyButton, ErrorNote, Field, Time } from '../components/ui.tsx';
+import { useConsole, useLoad } from '../context.tsx';
+import { ListTable } from '../lists/list-table.tsx';
+import { useList } from '../lists/use-list.ts';
+import { ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
+import { ScreenHeader } from '../components/layout.tsx';
+
+type Role = Schemas['Role'];
+type Person = Schemas['Person'];
+/** The roles an organization may choose to hold to two-step sign-in (owners and admins always are). */
+type OptionalTwoStepRole = Schemas['ChangeTwoStepPolicyRequest']['roles'][number];
+
+/** A role from a select's value: one of the options, which are roles. */
+const roleOf = (value: string): Role | undefined => ROLES.find((role) => role === value);
+
+const OPTIONAL_TWO_STEP: { role: OptionalTwoStepRole; label: string }[] = [
+  { role: 'developer', label: 'Developers' },
+  { role: 'operator', label: 'Operators (they cancel SOS incidents and see subjects\u2019 phones)' },
+  { role: 'viewer', label: 'Viewers' },
+];
+
+/** Which roles must sign in with a second step: owners and admins always, the rest as chosen here. */
+function TwoStepPolicy() {
+  const { client } = useConsole();
+  const policy = useLoad((c) => c.get('/console/two-step'), []);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const required = new Set<Role>(policy.data?.required_for ?? []);
+  const toggle = async (role: OptionalTwoStepRole, on: boolean) => {
+    const roles = OPTIONAL_TWO_STEP.map((option) => option.role).filter((each) => (each === role ? on : required.has(each)));
+    setSaving(true);
+    setError(null);
+    try {
+      await client.put('/console/two-step', { body: { roles } });
+      policy.reload();
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <section className="panel stack" data-testid="two-step-policy" aria-labelledby="two-step-title">
+      <h2 id="two-step-title">Two-step sign-in</h2>
+      <p className="muted small">Owners and admins always sign in with a code from an authenticator app. Also require it of:</p>
+      <ErrorNote error={policy.error ?? error} />
+      {policy.data &&
+        OPTIONAL_TWO_STEP.map(({ role, label }) => (
+          <label key={role} className="check" htmlFor={`two-step-${role}`}>
+            <input id={`two-step-${role}`} type="checkbox" checked={required.has(role)} disabled={saving} onChange={(e) => void toggle(role, e.target.checked)} />
+            {label}
+          </label>
+        ))}
+      <p className="muted small">Someone newly required enrols at their next sign-in; the sessions they have stay.</p>
+    </section>
+  );
+}
+
+/** A link made here: shown with a copy button, since no mail server is assumed. */
+function InviteLink({ url, email, onDone }: { url: string; email: string; onDone: () => void }) {
+  return (
+    <section className="panel stack" data-testid="invite-link">
+      <p>
+        Send this link to <strong>{email}</strong> yourself (chat, text message). It works once and for 7 days.
+      </p>
+      <p className="secret-row">
+        <code className="secret" data-testid="invite-url">
+          {url}
+        </code>
+        <CopyButton text={url} />
+      </p>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
+
+function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: string) => void; onCancel: () => void }) {
+  const { client, session } = useConsole();
+  const roles = rolesGrantableBy(session.person.role);
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [error, setError] = useState<string | null>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    try {
+      const answer = await client.post('/console/invitations', { body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) } });
+      onInvited(answer.invite_url, email.trim());
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }
+  return (
+    <form className="panel stack" onSubmit={submit} data-testid="invite-form">
+      <h2>Invite someone</h2>
+      <Field label="Email" id="invite-email">
+        <input id="invite-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+      </Field>
+      <Field label="Name (optional)" id="invite-name">
+        <input id="invite-name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <fieldset className="checklist">
+        <legend>Role</legend>
+        {roles.map((r) => (
+          <label key={r} className="check">
+            <input type="radio" name="invite-role" value={r} checked={role === r} onChange={() => setRole(r)} />
+            <span>
+              <strong>{r}</strong> <span className="muted">{ROLE_SENTENCES[r]}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <ErrorNote error={error} />
+      <p className="row">
+        <button type="submit" className="primary">
+          Make invitation link
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </p>
+    </form>
+  );
+}
+
+export function PeopleScreen() {
+  const { client, session, can } = useConsole();
+  const [roleFilter, setRoleFilter] = useState<'' | Role>('');
+  const [inviting, setInviting] = useState(false);
+  const [link, setLink] = useState<{ url: string; email: string } | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const people = useList('/console/people', { role: roleFilter || undefined });
+  const invitations = useList('/console/invitations', {});
+  const me = session.person;
+  const grantable = rolesGrantableBy(me.role);
+  const mayManage = (person: Person) => can('managePeople') && person.person_id !== me.person_id && (me.role === 'owner' || person.role !== 'owner');
+  const act = (work: Promise<unknown>, reload: () => void) => {
+    setActionError(null);
+    return work.then(reload, (e: unknown) => setActionError(describeError(e)));
+  };
+  return (
+    <section className="stack" data-testid="screen-people">
+      <ScreenHeader
+        title="People"
+        action={
+          !inviting && (
+            <button type="button" className="primary" onClick={() => (setInviting(true), setLink(null))}>
+              Invite someone
+            </button>
+          )
+        }
+      >
+        Who can sign in to this console for {session.organization.name}, with which role. People see both Live and Sandbox.
+      </ScreenHeader>
+      {inviting && (
+        <Invite
+          onCancel={() => setInviting(false)}
+          onInvited={(url, email) => {
+            setInviting(false);
+            setLink({ url, email });
+            invitations.reload();
+          }}
+        />
+      )}
+      {link && <InviteLink url={link.url} email={link.email} onDone={() => setLink(null)} />}
+      <div className="filters" role="group" aria-label="Filter people">
+        <label htmlFor="people-role">Role</label>
+        <select id="people-role" value={roleFilter} onChange={(e) => setRoleFilter(roleOf(e.target.value) ?? '')}>
+          <option value="">Every role</option>
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </div>
+      <ErrorNote error={actionError} />
+      <ListTable
+        list={people}
+        rowKey={(person) => person.person_id}
+        rowProps={() => ({ 'data-testid': 'person-row' })}
+        empty={{ title: 'Nobody with this role.', body: 'Invite someone, or choose another role.' }}
+        columns={[
+          {
+            header: 'Person',
+            cell: (person) => (
+              <>
+                <strong>{person.name || person.email}</strong>
+                {person.person_id === me.person_id && <span className="tag">you</span>}
+                <p className="muted small">{person.email}</p>
+              </>
+            ),
+          },
+          {
+            header: 'Role',
+            cell: (person) =>
+              mayManage(person) ? (
+                <select
+                  aria-label={`Role of ${person.email}`}
+                  value={person.role}
+                  onChange={(e) => {
+                    const role = roleOf(e.target.value);
+                    if (role) void act(client.patch('/console/people/{personId}', { params: { path: { personId: person.person_id } }, body: { role } }), people.reload);
+                  }}
+                >
+                  {[...new Set([person.role, ...grantable])].map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              ) : (
+                person.role
+              ),
+          },
+          { header: 'Two-step', cell: (person) => (person.totp_enabled ? <span className="tag good">On</span> : <span className="tag">Off</span>) },
+          { header: 'Last active', cell: (person) => <Time iso={person.last_active_at} relative /> },
+          {
+            header: 'Actions',
+            className: 'actions-cell',
+            cell: (person) =>
+              mayManage(person) && (
+                <>
+                  <ConfirmButton
+                    label="New sign-in link"
+                    danger={false}
+                    question={`Make a link for ${person.email} to set a new password and authenticator? Their current ones stop working when they use it.`}
+                    confirmLabel="Make link"
+                    onConfirm={() =>
+                      act(
+                        client
+                          .post('/console/people/{personId}/reset', { params: { path: { personId: person.person_id } } })
+                          .then((a) => setLink({ url: a.invite_url, email: person.email })),
+                        invitations.reload,
+                      )
+                    }
+                  />
+                  <ConfirmButton
+                    label="Remove"
+                    question={`Remove ${person.email}? Their sessions end at once.`}
+                    onConfirm={() => act(client.del('/console/people/{personId}', { params: { path: { personId: person.person_id } } }), people.reload)}
+                  />
+                </>
+              ),
+          },
+        ]}
+      />
+
+      <h2>Pending invitations</h2>
+      <ListTable
+        list={invitations}
+        rowKey={(invitation) => invitation.invitation_id}
+        rowProps={() => ({ 'data-testid': 'invitation-row' })}
+        empty={{ title: 'No invitations waiting.', body: 'Links you make appear here until they are used or expire.' }}
+        columns={[
+          { header: 'Email', cell: (invitation) => invitation.email },
+          { header: 'Role', cell: (invitation) => invitation.role },
+          { header: 'Made', cell: (invitation) => <Time iso={invitation.created_at} /> },
+          { header: 'Expires', cell: (invitation) => <Time iso={invitation.expires_at} relative /> },
+          {
+            header: 'Actions',
+            cell: (invitation) =>
+              (me.role === 'owner' || invitation.role !== 'owner') && (
+                <ConfirmButton
+                  label="Withdraw"
+                  question="Withdraw this link? It stops working."
+                  onConfirm={() =>
+                    act(client.post('/console/invitations/{invitationId}/withdraw', { params: { path: { invitationId: invitation.invitation_id } }, body: {} }), invitations.reload)
+                  }
+                />
+              ),
+          },
+        ]}
+      />
+      <TwoStepPolicy />
+    </section>
+  );
+}
