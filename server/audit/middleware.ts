@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock.ts';
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/schema.ts';
@@ -16,6 +16,28 @@ function createdId(body: unknown): string | null {
   return null;
 }
 
+/** A request's audit entry, written inside the change's own transaction by the service that makes it. */
+export interface AuditRecorder {
+  /** Writes the entry in `trx` (a deferred write: on PostgreSQL it rides with the COMMIT); the answer then writes none. */
+  record(trx: Executor, resourceId: string): Promise<void>;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by `auditChanges` on every audited route. */
+      audit?: AuditRecorder;
+    }
+  }
+}
+
+/** The hook a service's transaction calls to write the request's audit entry with the change (none when the route is not audited). */
+export const auditHookOf =
+  (req: Request) =>
+  (trx: Executor, resourceId: string): Promise<void> =>
+    req.audit?.record(trx, resourceId) ?? Promise.resolve();
+
 /**
  * Every successful change made with a key or by a person leaves an audit entry. The action is
  * the route's operationId; the resource is the path's id, or the id of what the answer made.
@@ -23,26 +45,40 @@ function createdId(body: unknown): string | null {
  * before the answer, and commits with the change. A person's change without one is written and
  * made durable before the answer. A key's change without one (an SOS, a scan: the hot path) is
  * recorded just after its answer, so it costs the request no commit of its own; a host dying in
- * that instant can lose the entry, never the change (send an Idempotency-Key to tie them).
+ * that instant can lose the entry, never the change (send an Idempotency-Key to tie them). A
+ * service that takes the request's `audit` hook (an SOS: `auditHookOf`) writes the entry inside
+ * its own transaction instead, as a deferred write that rides with its COMMIT: no commit, round
+ * trip or loss of its own.
  */
 export function auditChanges(deps: { db: Db; clock: Clock; logger: Logger }) {
   return (route: RouteDefinition<never>): RequestHandler =>
     (req, res, next) => {
       const send = res.json.bind(res);
+      const params = () => Object.values(req.params ?? {}).filter((v): v is string => typeof v === 'string');
+      const entry = (db: Executor, resourceId: string | null) => {
+        const auth = req.auth!;
+        return recordAudit(db, deps.clock, {
+          organizationId: auth.organization.organization_id,
+          environment: route.access === 'person' ? null : auth.environment,
+          actor: auth.actor,
+          action: route.operationId,
+          resourceType: route.path.split('/')[1] ?? null,
+          resourceId,
+          ip: req.ip ?? null,
+        });
+      };
+      let recorded = false;
+      req.audit = {
+        async record(trx, resourceId) {
+          if (!req.auth) return;
+          await entry(trx, params()[0] ?? resourceId);
+          recorded = true;
+        },
+      };
       res.json = (body: unknown) => {
         const auth = req.auth;
-        if (res.statusCode >= 400 || !auth) return send(body);
-        const params = Object.values(req.params ?? {}).filter((v): v is string => typeof v === 'string');
-        const record = (db: Executor) =>
-          recordAudit(db, deps.clock, {
-            organizationId: auth.organization.organization_id,
-            environment: route.access === 'person' ? null : auth.environment,
-            actor: auth.actor,
-            action: route.operationId,
-            resourceType: route.path.split('/')[1] ?? null,
-            resourceId: params[0] ?? createdId(body),
-            ip: req.ip ?? null,
-          });
+        if (res.statusCode >= 400 || !auth || recorded) return send(body);
+        const record = (db: Executor) => entry(db, params()[0] ?? createdId(body));
         if (!req.tx && auth.actor.type === 'key') {
           send(body);
           record(deps.db).catch((err: unknown) => deps.logger.error({ err, action: route.operationId }, 'audit entry could not be written'));

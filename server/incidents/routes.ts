@@ -16,6 +16,7 @@ import type { Executor } from '../db/schema.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { auditHookOf } from '../audit/middleware.ts';
 import { whenCommitted } from '../idempotency/middleware.ts';
 import {
   acknowledgeIncident,
@@ -65,7 +66,8 @@ export const incidentRouteList = [
       },
     },
     async handler({ body, db }, req, res, deps) {
-      const { incident, created } = await createIncident(db, serviceDepsOf(deps), tenantOf(req), body);
+      // The audit entry commits with the SOS: no commit of its own after the answer.
+      const { incident, created } = await createIncident(db, { ...serviceDepsOf(deps), audit: auditHookOf(req) }, tenantOf(req), body);
       if (!created) {
         res.status(200).json({ incident, idempotent: true });
         return;

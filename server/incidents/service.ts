@@ -46,6 +46,8 @@ export interface IncidentDeps extends EventDeps {
   opening?: (row: IncidentRow) => DispatchOpening;
   /** Dispatch's part of a cancel, in the same transaction (server/dispatch/engine.ts). */
   onCancelled?: (trx: Executor, incidentId: string) => Promise<void>;
+  /** The request's audit entry, written in the creating transaction (server/audit/middleware.ts, `auditHookOf`). */
+  audit?: (trx: Executor, incidentId: string) => Promise<void>;
 }
 
 export async function loadIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<Incident | undefined> {
@@ -131,6 +133,8 @@ export async function createIncident(
     const incident = rowToIncident(row, opening.timeline);
     await appendEvent(trx, deps, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
     await dispatch?.offer?.(trx);
+    // The request's audit entry commits with the SOS (a deferred write: it rides with the COMMIT).
+    await deps.audit?.(trx, incidentId);
     return incident;
   });
   if (incident) return { incident, created: true };
