@@ -37,6 +37,8 @@ beforeAll(async () => {
   const link = await inviteFromHost(stack.server, org.organizationId, 'operator', OPERATOR);
   await joinInBrowser(page, stack.server, link, { email: OPERATOR, name: OPERATOR_NAME, role: 'operator' });
   await openBoard();
+  // The stream's pill says whether changes arrive, in words that cannot be read as the environment.
+  expect(await page.getByTestId('stream-status').textContent()).toBe('Up to date');
 });
 afterAll(() => stack?.stop());
 
@@ -68,6 +70,10 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     // Nothing the partner wrote became markup. The map draws its own svg once its chunk has
     // loaded (when is up to the machine): wait for it, so the count is the same on every run.
     await page.locator('.leaflet-container svg').first().waitFor({ timeout: 10_000 });
+    // The map is drawn across the panel, not in a box 0 px wide (issue #34).
+    const map = await page.getByTestId('incident-map').boundingBox();
+    expect(map?.width).toBeGreaterThan(300);
+    expect(map?.height).toBeGreaterThan(200);
     expect(await page.locator('main :is(script, img, svg, b):not(.leaflet-container *)').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     await openBoard();

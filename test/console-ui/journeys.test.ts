@@ -142,6 +142,8 @@ describe('a person in the console, against the real server', () => {
     const t = Number(/t=(\d+)/.exec(header)![1]);
     const verified = new Stripe('sk_test_unused').webhooks.constructEvent(delivered.raw, header, signingSecret, 300, undefined, t) as unknown as { type: string; test: boolean };
     expect(verified).toMatchObject({ type: 'incident.created', test: true });
+    // Its attempt shows in the delivery log without a reload (issue #34).
+    await page.getByTestId('delivery-row').filter({ hasText: sent.event.id }).waitFor({ timeout: 10_000 });
 
     // The receiver is down for one event: its delivery fails, then is resent from the console once it is back.
     answer = 503;

@@ -114,7 +114,8 @@ export function ScreenHeader({ title, children, action }: { title: string; child
   );
 }
 
-const STREAM_WORDS = { connecting: 'Connecting…', open: 'Live', reconnecting: 'Reconnecting', ended: 'Signed out' } as const;
+// "Up to date", not "Live": beside the Live/Sandbox switch that word read as the environment (issue #34).
+const STREAM_WORDS = { connecting: 'Connecting…', open: 'Up to date', reconnecting: 'Reconnecting', ended: 'Signed out' } as const;
 
 /** Whether changes are arriving: a control room must know when its screen has gone stale. */
 function StreamPill() {

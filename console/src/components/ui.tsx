@@ -81,8 +81,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-/** A secret the server shows once: the value as text, a copy button and the warning. */
-export function SecretOnce({ label, secret, children }: { label: string; secret: string; children?: ReactNode }) {
+/**
+ * A secret the server shows once: the value as text, a copy button and the warning, which says
+ * how Tsaro keeps it: a key's secret only as a hash (it checks what it is sent); a webhook's
+ * signing secret sealed with the sealing key (it must sign with it), never readable back.
+ */
+export function SecretOnce({ label, secret, kept, children }: { label: string; secret: string; kept: 'hash' | 'sealed'; children?: ReactNode }) {
   return (
     <div className="secret-once" data-testid="secret-once">
       <p className="eyebrow">{label}</p>
@@ -93,8 +97,10 @@ export function SecretOnce({ label, secret, children }: { label: string; secret:
         <CopyButton text={secret} />
       </p>
       <p className="warning">
-        <strong>Shown once.</strong> Copy it now and keep it where your application reads its secrets; Tsaro stores only a hash and cannot show it
-        again.
+        <strong>Shown once.</strong> Copy it now and keep it where your application reads its secrets;{' '}
+        {kept === 'hash'
+          ? 'Tsaro stores only a hash of it and cannot show it again.'
+          : 'Tsaro keeps it sealed, to sign deliveries with, and cannot show it again.'}
       </p>
       {children}
     </div>

@@ -83,7 +83,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: () => void; onCancel: (
   if (created)
     return (
       <section className="panel" aria-label="New key">
-        <SecretOnce label={`Secret of “${created.api_key.name}”`} secret={created.secret} />
+        <SecretOnce label={`Secret of “${created.api_key.name}”`} secret={created.secret} kept="hash" />
         <button type="button" onClick={onCancel}>
           Done
         </button>
@@ -118,7 +118,7 @@ function RollKey({ apiKey, onRolled, onCancel }: { apiKey: ApiKey; onRolled: () 
   if (rolled)
     return (
       <div className="inline-panel">
-        <SecretOnce label={`New secret of “${rolled.api_key.name}”`} secret={rolled.secret}>
+        <SecretOnce label={`New secret of “${rolled.api_key.name}”`} secret={rolled.secret} kept="hash">
           <p className="muted small">{hours === 0 ? 'The old secret has stopped working.' : `The old secret keeps working for ${hours} h, then answers 401.`}</p>
         </SecretOnce>
         <button type="button" onClick={onCancel}>

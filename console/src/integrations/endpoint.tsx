@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/schemas/webhooks.ts';
 import { describeError, type Schemas } from '../api.ts';
 import { deliveryColumns, deliveryRowProps } from './deliveries.tsx';
@@ -19,7 +19,8 @@ const isoToLocal = (date: Date): string => new Date(date.getTime() - date.getTim
 type Delivery = Schemas['WebhookDelivery'];
 const DELIVERY_RESULTS = ['', 'succeeded', 'failed'] as const;
 
-function SendTest({ endpointId }: { endpointId: string }) {
+/** Sends a test event; `onSent` gets its id, so the delivery log can watch for its attempt. */
+function SendTest({ endpointId, onSent }: { endpointId: string; onSent: (eventId: string) => void }) {
   const { client } = useConsole();
   const [type, setType] = useState<Schemas['EventType']>(WEBHOOK_EVENT_TYPES[0]);
   const [result, setResult] = useState<unknown>(null);
@@ -32,7 +33,9 @@ function SendTest({ endpointId }: { endpointId: string }) {
         setError(null);
         setResult(null);
         try {
-          setResult(await client.post('/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId } }, body: { type } }));
+          const sent = await client.post('/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId } }, body: { type } });
+          setResult(sent);
+          onSent(sent.event.id);
         } catch (failure) {
           setError(describeError(failure));
         }
@@ -104,7 +107,7 @@ function RotateSecret({ endpointId, onDone }: { endpointId: string; onDone: () =
   if (rotated)
     return (
       <section className="panel">
-        <SecretOnce label="New signing secret" secret={rotated.secret}>
+        <SecretOnce label="New signing secret" secret={rotated.secret} kept="sealed">
           <p className="muted small">{hours === 0 ? 'The old secret no longer signs.' : `Deliveries carry a signature with the old secret too for ${hours} h.`}</p>
         </SecretOnce>
         <button type="button" onClick={onDone}>
@@ -151,6 +154,21 @@ export function EndpointScreen({ endpointId }: { endpointId: string }) {
   const [actionError, setActionError] = useState<string | null>(null);
   const endpoint = useLoad((c) => c.get('/webhook-endpoints/{endpointId}', { params: { path: { endpointId } } }), [endpointId]);
   const deliveryList = useList('/webhook-endpoints/{endpointId}/deliveries', { status: status || undefined, event_id: eventId.trim() }, { path: { endpointId } });
+  // A test event is queued (202) and attempted moments later: the log reads again every 1.5 s
+  // until its attempt is there (at most 30 s), so it shows without a reload.
+  const [awaiting, setAwaiting] = useState<string | null>(null);
+  const arrived = awaiting !== null && deliveryList.items.some((delivery) => delivery.event_id === awaiting);
+  const { reload } = deliveryList;
+  useEffect(() => {
+    if (awaiting === null || arrived) return;
+    let reads = 0;
+    const timer = setInterval(() => {
+      reads += 1;
+      reload();
+      if (reads >= 20) setAwaiting(null);
+    }, 1_500);
+    return () => clearInterval(timer);
+  }, [awaiting, arrived, reload]);
   const mayWrite = can('manageIntegrations');
   const found = endpoint.data?.webhook_endpoint;
   if (endpoint.error)
@@ -248,7 +266,7 @@ export function EndpointScreen({ endpointId }: { endpointId: string }) {
       {panel === 'rotate' && <RotateSecret endpointId={endpointId} onDone={() => (setPanel(null), endpoint.reload())} />}
       {mayWrite && (
         <div className="two-col">
-          <SendTest endpointId={endpointId} />
+          <SendTest endpointId={endpointId} onSent={setAwaiting} />
           <ResendFailed endpointId={endpointId} onQueued={deliveryList.reload} />
         </div>
       )}

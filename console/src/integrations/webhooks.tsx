@@ -150,7 +150,7 @@ export function WebhooksScreen() {
       )}
       {created && (
         <section className="panel">
-          <SecretOnce label={`Signing secret of ${created.webhook_endpoint.url}`} secret={created.secret}>
+          <SecretOnce label={`Signing secret of ${created.webhook_endpoint.url}`} secret={created.secret} kept="sealed">
             <p className="muted small">Verify each delivery's Svc-Signature header with it (see the webhooks guide).</p>
           </SecretOnce>
           <button type="button" onClick={() => setCreated(null)}>

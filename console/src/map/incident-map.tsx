@@ -21,7 +21,7 @@ function PlacedIncidentMap({ incident, latitude, longitude }: { incident: Incide
   const { responder } = incident;
   const responderAt = responder?.location ?? null;
   return (
-    <div className="stack-tight">
+    <div className="stack-tight map-block">
       <BaseMap center={[latitude, longitude]} zoom={12} label="Map of the incident, its responder and danger zones nearby" testId="incident-map">
         {zones.data?.results.map((zone) => (
           <Circle key={zone.zone_id} center={[zone.center.latitude, zone.center.longitude]} radius={zone.radius_km * 1000} pathOptions={{ color: LEVEL_COLOUR[zone.level], weight: 2, fillOpacity: 0.08 }}>
