@@ -48,6 +48,19 @@ describe("a gate's kiosk in the console (real kiosk host, real server, Chromium)
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it('on a tablet held upright (768 px) the row keeps Rename and Retire in view', async () => {
+    await page.setViewportSize({ width: 768, height: 1024 });
+    try {
+      const row = page.locator('[data-testid=kiosk-row]').first();
+      for (const name of ['Rename', 'Retire']) {
+        const box = (await row.getByRole('button', { name }).boundingBox())!;
+        expect({ name, inView: box.x >= 0 && box.x + box.width <= 768 }).toEqual({ name, inView: true });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 768 });
+    }
+  });
+
   it('goes offline when the kiosk stops, heard as kiosk.offline on the stream: on the kiosks screen and the board, without a reload', async () => {
     await page.evaluate('window.__sameDocument = true');
     await stack.stopHost();

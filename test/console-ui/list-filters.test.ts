@@ -135,3 +135,24 @@ describe("the owners' review of keys made beyond their maker's grant (issue #32)
     expect(await page.getByTestId('key-row').filter({ hasText: 'Chidi’s admin script' }).getByTestId('key-maker').textContent()).toBe('by Chidi Okafor (developer)');
   });
 });
+
+describe('the frame on a tablet (issue #34)', () => {
+  it('on a tablet held upright (768 px), every screen of the navigation is in view and Sign out stays beside the name', async () => {
+    const before = page.viewportSize()!;
+    await page.setViewportSize({ width: 768, height: 1024 });
+    try {
+      const links = page.getByRole('navigation', { name: 'Console' }).getByRole('link');
+      // An owner's twelve screens.
+      expect(await links.count()).toBe(12);
+      for (const link of await links.all()) {
+        const box = (await link.boundingBox())!;
+        expect({ name: await link.textContent(), right: box.x + box.width <= 768 }).toEqual({ name: await link.textContent(), right: true });
+      }
+      const name = (await page.locator('.topbar .who > span').first().boundingBox())!;
+      const signOut = (await page.getByRole('button', { name: 'Sign out' }).boundingBox())!;
+      expect(Math.abs(signOut.y + signOut.height / 2 - (name.y + name.height / 2))).toBeLessThan(8);
+    } finally {
+      await page.setViewportSize(before);
+    }
+  });
+});

@@ -69,12 +69,15 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           </button>
         </div>
         <StreamPill />
+        {/* Who and Sign out stay together when the bar wraps (a tablet held upright). */}
         <span className="who">
-          {person.name || person.email} <span className="tag">{person.role}</span>
+          <span>
+            {person.name || person.email} <span className="tag">{person.role}</span>
+          </span>
+          <button type="button" className="link" onClick={() => void signOut()}>
+            Sign out
+          </button>
         </span>
-        <button type="button" className="link" onClick={() => void signOut()}>
-          Sign out
-        </button>
       </header>
       <div className="body">
         <nav className="sidenav" aria-label="Console">

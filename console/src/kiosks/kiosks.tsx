@@ -32,7 +32,7 @@ export function KiosksScreen() {
         <Empty title="No kiosk has reported yet">A kiosk appears here after its first heartbeat, once it is set up with a gate key (see Gates).</Empty>
       ) : (
         <div className="table-wrap">
-          <table>
+          <table className="kiosks-table">
             <thead>
               <tr>
                 <th scope="col">Kiosk</th>
