@@ -59,6 +59,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     expect(await card(id).textContent()).toContain(XSS.name);
     expect(await card(id).textContent()).toContain(XSS.gate);
     expect(await card(id).locator('script, img, svg, b').count()).toBe(0);
+    // No responder is near the estate: the card says so instead of counting down "Assign within" (issue #34).
+    await card(id).getByText('No responder near: call for help now').waitFor({ timeout: 10_000 });
     // The gate filter lists the entry point as text too.
     expect(await page.getByTestId('filter-entry-point').locator('option', { hasText: XSS.gate }).count()).toBe(1);
 

@@ -73,6 +73,9 @@ describe("the live board's rules", () => {
   it('counts down to the dispatch deadline, then counts the time unassigned; an arrival reads as done', () => {
     expect(assignView(incident(), T0 + 15_000)).toEqual({ text: 'Assign within 0:45', tone: 'warn' });
     expect(assignView(incident(), T0 + 75_000)).toEqual({ text: 'Unassigned 1:15', tone: 'bad' });
+    // No responder near its place: no countdown as if help were being found (issue #34).
+    expect(assignView(incident(), T0 + 15_000, false)).toEqual({ text: 'No responder near: call for help now', tone: 'bad' });
+    expect(assignView(incident(), T0 + 15_000, true)).toEqual({ text: 'Assign within 0:45', tone: 'warn' });
     const assigned = incident({ status: 'on_scene', sla: { ...incident().sla, seconds_to_assign: 38, seconds_to_arrive: 372 } });
     expect(assignView(assigned, T0)).toEqual({ text: 'Assigned in 0:38', tone: 'good' });
     expect(arriveView(assigned, T0)).toEqual({ text: 'On scene in 6:12', tone: 'good' });

@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
 import { theAlarm } from './alarm.ts';
+import { useCoverage } from './coverage.ts';
 import { useLiveEvents, useNow } from './hooks.ts';
 import {
   arriveView,
@@ -155,6 +156,7 @@ export function BoardScreen() {
     return () => alarm.flash(null);
   }, [flashText, alarm]);
 
+  const covered = useCoverage(shown);
   const entryPoints = useMemo(() => [...new Set(shown.map(entryPointOf).filter((point): point is string => point !== null))].sort(), [shown]);
   const filtered = shown.filter(
     (incident) =>
@@ -238,6 +240,7 @@ export function BoardScreen() {
                       key={incident.incident_id}
                       incident={incident}
                       now={now}
+                      covered={covered(incident)}
                       unseen={unseen.has(incident.incident_id)}
                       onSeen={() => seen(incident.incident_id)}
                       onAcknowledge={can('operateIncidents') ? () => acknowledge(incident) : null}
@@ -256,12 +259,15 @@ export function BoardScreen() {
 function IncidentCard({
   incident,
   now,
+  covered,
   unseen,
   onSeen,
   onAcknowledge,
 }: {
   incident: Incident;
   now: number;
+  /** Whether a responder is near, while it waits for one (live/coverage.ts). */
+  covered: boolean | undefined;
   unseen: boolean;
   onSeen: () => void;
   onAcknowledge: (() => Promise<void>) | null;
@@ -270,7 +276,7 @@ function IncidentCard({
   const [busy, setBusy] = useState(false);
   const attention = needsAcknowledgement(incident);
   const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
-  const assign = assignView(incident, now);
+  const assign = assignView(incident, now, covered);
   const arrive = arriveView(incident, now);
   const entryPoint = entryPointOf(incident);
   const fresh = unseen && laneOf(incident.status) === 'new';

@@ -1,9 +1,10 @@
-import { Fragment, lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
+import { Fragment, lazy, Suspense, useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api.ts';
 import { EventDeliveries } from '../integrations/event-deliveries.tsx';
 import { ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { useLiveEvents, useNow } from './hooks.ts';
+import { useCoverage } from './coverage.ts';
 import { arriveView, assignView, clock, closedAt, entryPointOf, incidentOf, needsAcknowledgement, newer, positionOf, type Incident } from './incidents.ts';
 import { Link } from '../router.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
@@ -41,6 +42,8 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
     },
     () => setRound((n) => n + 1),
   );
+  const waiting = useMemo(() => (incident ? [incident] : []), [incident]);
+  const covered = useCoverage(waiting);
 
   if (missing)
     return (
@@ -61,7 +64,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
 
   const active = !closedAt(incident);
   const operate = can('operateIncidents');
-  const assign = assignView(incident, now);
+  const assign = assignView(incident, now, covered(incident));
   const arrive = arriveView(incident, now);
   const { subject, location, responder } = incident;
   const position = positionOf(incident);

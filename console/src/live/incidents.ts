@@ -93,13 +93,15 @@ export interface SlaView {
 }
 
 /** Time to assign against the dispatch deadline. */
-export function assignView(incident: Incident, now: number): SlaView {
+export function assignView(incident: Incident, now: number, covered?: boolean): SlaView {
   const { sla } = incident;
   if (sla.seconds_to_assign !== null) {
     const late = Date.parse(incident.created_at) + sla.seconds_to_assign * 1000 > Date.parse(sla.dispatch_deadline);
     return { text: `Assigned in ${clock(sla.seconds_to_assign * 1000)}`, tone: late ? 'warn' : 'good' };
   }
   if (closedAt(incident)) return { text: 'Never assigned', tone: 'plain' };
+  // Still looking, but no responder is near its place (`GET /dispatch/coverage`): no countdown, as if help were being found.
+  if (covered === false && incident.status === 'dispatching') return { text: 'No responder near: call for help now', tone: 'bad' };
   const left = Date.parse(sla.dispatch_deadline) - now;
   return left >= 0 ? { text: `Assign within ${clock(left)}`, tone: 'warn' } : { text: `Unassigned ${clock(now - Date.parse(incident.created_at))}`, tone: 'bad' };
 }
