@@ -14,6 +14,7 @@ import { kioskRouteList, kioskRoutes } from './kiosks/routes.ts';
 import { rollCallRouteList, rollCallRoutes } from './roll-calls/routes.ts';
 import { organizationRouteList, organizationRoutes } from './organizations/routes.ts';
 import { peopleRouteList, peopleRoutes } from './people/routes.ts';
+import { siteRouteList, siteRoutes } from './sites/routes.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { threatRouteList, threatRoutes } from './threat/routes.ts';
@@ -53,4 +54,5 @@ export const partnerFeatures: readonly PartnerFeature[] = [
   { routes: peopleRouteList, router: peopleRoutes },
   { routes: kioskRouteList, router: kioskRoutes },
   { routes: rollCallRouteList, router: rollCallRoutes },
+  { routes: siteRouteList, router: siteRoutes },
 ];

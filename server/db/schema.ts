@@ -30,6 +30,8 @@ export interface Database {
   event_feed: { id: number; seq: number };
   people: PersonTableRow;
   memberships: MembershipRow;
+  sites: SiteRow;
+  entry_points: EntryPointRow;
   invitations: InvitationRow;
   recovery_codes: RecoveryCodeRow;
   console_sessions: ConsoleSessionRow;
@@ -110,6 +112,32 @@ export interface PersonTableRow {
   created_at: string;
   updated_at: string;
   last_active_at: string | null;
+}
+
+/** An estate or premises of an organization (migration 0026). */
+export interface SiteRow {
+  site_id: string;
+  organization_id: string;
+  name: string;
+  address: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  time_zone: string;
+  /** JSON: `[{name, phone}]`, phones in E.164, in the order to call them. */
+  call_list: string;
+  is_default: number;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A gate of a site, named uniquely within it. */
+export interface EntryPointRow {
+  entry_point_id: string;
+  site_id: string;
+  organization_id: string;
+  name: string;
+  created_at: string;
 }
 
 /** A person's place in an organization: one row per person for now (migration 0024). */

@@ -6,6 +6,7 @@ import { createApiKey, type CreatedKey } from '../auth/service.ts';
 import { rowToOrganization, type Organization, type Plan } from './organization.ts';
 import { codePrefixTaken, findOrganization, insertOrganization, setTwoStepRoles, updateOrganization } from './store.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import { createDefaultSite } from '../sites/service.ts';
 
 /** Reads the sweeps, the demo seed and the operator tool take as they are. */
 export { countOrganizations, findOrganization, organizationsWithVisitorPolicies } from './store.ts';
@@ -49,6 +50,8 @@ export async function createOrganization(db: Executor, clock: Clock, input: NewO
       created_at: now,
       updated_at: now,
     });
+    // Its first site, where what names no site belongs (issue #34).
+    await createDefaultSite(trx, clock, { organizationId, name });
     const owner = { organizationId, scopes: [...SCOPES], maker: { type: 'operator' } as const };
     const live = await createApiKey(trx, clock, { ...owner, environment: 'live', name: 'Owner key (live)' });
     const sandbox = await createApiKey(trx, clock, { ...owner, environment: 'sandbox', name: 'Owner key (sandbox)' });

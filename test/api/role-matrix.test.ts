@@ -26,6 +26,8 @@ function allowedRoles(route: Route): readonly Role[] {
   // People, invitations, the two-step policy, the audit log and changing visitor policies: owners and admins.
   if (route.path.startsWith('/console/people') || route.path.startsWith('/console/invitations') || route.path === '/console/two-step') return OWNER_ADMIN;
   if (route.path === '/audit-log' || (route.path === '/visitor-policies' && !read)) return OWNER_ADMIN;
+  // Sites: everyone reads them (a kiosk its gate's call list); owners and admins change them.
+  if (segment === 'sites') return read ? ALL : OWNER_ADMIN;
   // One's own sessions and password: everyone.
   if (route.path.startsWith('/console/')) return ALL;
   // The event stream opens for any read scope.

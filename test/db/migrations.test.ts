@@ -101,6 +101,7 @@ describe('migrations', () => {
     ['0023-two-step-policy', []],
     ['0024-memberships', ['memberships']],
     ['0025-key-makers', []],
+    ['0026-sites', ['sites', 'entry_points']],
   ])('%s applies on top of the ones before it and adds its tables', async (name, tables) => {
     const db = await fresh();
     const names = Object.keys(migrations);
@@ -278,6 +279,46 @@ describe('migrations', () => {
       { key_id: 'key_by_gone', created_by: 'per_gone', created_by_label: 'Gone', created_by_role: null, reviewed_at: null },
       { key_id: 'key_by_key', created_by: 'key_by_dev', created_by_label: 'key_by_dev', created_by_role: null, reviewed_at: null },
       { key_id: 'key_older', created_by: null, created_by_label: null, created_by_role: null, reviewed_at: null },
+    ]);
+  });
+
+  it('0026-sites gives every organization a default site named after it, holding the gates its codes and kiosks name', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0026-sites')).map((n) => [n, migrations[n]!])));
+    const now = '2026-11-22T10:00:00.000Z';
+    for (const [id, name, prefix] of [['org_a', 'Admiralty Estate', 'AB'], ['org_b', 'Banana Island', 'CD']] as const) {
+      await db
+        .insertInto('organizations')
+        .values({ organization_id: id, name, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+        .execute();
+    }
+    const code = (code_id: string, environment: string, entry_point: string | null) =>
+      ({
+        code_id, organization_id: 'org_a', environment, code: code_id, visitor_name: 'v', visitor_phone: null, visitor_email: null, purpose: null, entry_point,
+        host_user_id: null, status: 'active', valid_from: now, valid_until: now, max_uses: 1, use_count: 0, qr_payload: 'q', change_seq: 1, created_at: now,
+        updated_at: now, revoked_at: null, revoke_reason: null, erased_at: null,
+      }) as never; // 0025's columns
+    await db.insertInto('access_codes').values([code('code_1', 'live', 'North gate'), code('code_2', 'sandbox', ' South gate '), code('code_3', 'live', null)]).execute();
+    await db
+      .insertInto('kiosks')
+      .values({
+        organization_id: 'org_a', environment: 'live', kiosk_id: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', name: null, entry_point: 'North gate', app_version: '0.1.0',
+        queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: now, clock_skew_ds: 0,
+        last_seen_at: now, offline_since: null, first_seen_at: now, retired_at: null, updated_at: now,
+      })
+      .execute();
+
+    expect(await migrateToLatest(db, Object.fromEntries(names.slice(0, names.indexOf('0026-sites') + 1).map((n) => [n, migrations[n]!])))).toEqual(['0026-sites']);
+    const sites = await db.selectFrom('sites').select(['site_id', 'organization_id', 'name', 'is_default', 'time_zone', 'call_list']).orderBy('organization_id').execute();
+    expect(sites.map(({ site_id: _id, ...site }) => site)).toEqual([
+      { organization_id: 'org_a', name: 'Admiralty Estate', is_default: 1, time_zone: 'Africa/Lagos', call_list: '[]' },
+      { organization_id: 'org_b', name: 'Banana Island', is_default: 1, time_zone: 'Africa/Lagos', call_list: '[]' },
+    ]);
+    const gates = await db.selectFrom('entry_points').select(['site_id', 'name']).orderBy('name').execute();
+    expect(gates).toEqual([
+      { site_id: sites[0]!.site_id, name: 'North gate' },
+      { site_id: sites[0]!.site_id, name: 'South gate' },
     ]);
   });
 });

@@ -21,6 +21,7 @@ import * as rollCalls from './0022-roll-calls.ts';
 import * as twoStepPolicy from './0023-two-step-policy.ts';
 import * as memberships from './0024-memberships.ts';
 import * as keyMakers from './0025-key-makers.ts';
+import * as sites from './0026-sites.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -59,4 +60,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0023-two-step-policy': twoStepPolicy,
   '0024-memberships': memberships,
   '0025-key-makers': keyMakers,
+  '0026-sites': sites,
 });

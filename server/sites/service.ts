@@ -1,0 +1,150 @@
+import type { Page } from '../../shared/schemas/common.ts';
+import type { CreateSiteRequest, EntryPoint, Site, UpdateSiteRequest } from '../../shared/schemas/sites.ts';
+import type { Clock } from '../clock.ts';
+import { inTransaction, type EntryPointRow, type Executor, type SiteRow } from '../db/schema.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import * as store from './store.ts';
+
+const rowToEntryPoint = (row: EntryPointRow): EntryPoint => ({ entry_point_id: row.entry_point_id, site_id: row.site_id, name: row.name, created_at: row.created_at });
+
+function rowToSite(row: SiteRow, entryPoints: EntryPointRow[]): Site {
+  return {
+    site_id: row.site_id,
+    name: row.name,
+    address: row.address,
+    location: row.latitude === null || row.longitude === null ? null : { latitude: Number(row.latitude), longitude: Number(row.longitude) },
+    time_zone: row.time_zone,
+    call_list: JSON.parse(row.call_list) as Site['call_list'],
+    is_default: row.is_default === 1,
+    entry_points: entryPoints.filter((entry) => entry.site_id === row.site_id).map(rowToEntryPoint),
+    archived_at: row.archived_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Names are unique in the organization: said before the database's own refusal, naming the field. */
+async function assertNameFree(db: Executor, organizationId: string, name: string, except?: string): Promise<void> {
+  const taken = await store.findSiteByName(db, organizationId, name);
+  if (taken && taken.site_id !== except) throw conflict(`name: the organization already has a site named ${name}`);
+}
+
+function uniqueNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw conflict(`entry_points: ${name} is named twice; a gate's name is unique within its site`);
+    seen.add(name);
+  }
+  return [...seen];
+}
+
+const entryPointRows = (organizationId: string, siteId: string, names: readonly string[], at: Date): EntryPointRow[] =>
+  names.map((name) => ({ entry_point_id: newId('ent', at), site_id: siteId, organization_id: organizationId, name, created_at: at.toISOString() }));
+
+/** The organization's first site, made with it (and, for organizations from before sites, by migration 0026). */
+export async function createDefaultSite(trx: Executor, clock: Clock, organization: { organizationId: string; name: string }): Promise<void> {
+  const now = clock.now();
+  await store.insertSite(trx, {
+    site_id: newId('site', now),
+    organization_id: organization.organizationId,
+    name: organization.name,
+    address: null,
+    latitude: null,
+    longitude: null,
+    time_zone: 'Africa/Lagos',
+    call_list: '[]',
+    is_default: 1,
+    archived_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  });
+}
+
+export async function createSite(db: Executor, clock: Clock, organizationId: string, input: CreateSiteRequest): Promise<Site> {
+  return inTransaction(db, async (trx) => {
+    await assertNameFree(trx, organizationId, input.name);
+    const now = clock.now();
+    const row: SiteRow = {
+      site_id: newId('site', now),
+      organization_id: organizationId,
+      name: input.name,
+      address: input.address ?? null,
+      latitude: input.location?.latitude ?? null,
+      longitude: input.location?.longitude ?? null,
+      time_zone: input.time_zone,
+      call_list: JSON.stringify(input.call_list),
+      is_default: 0,
+      archived_at: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    await store.insertSite(trx, row);
+    const entries = entryPointRows(organizationId, row.site_id, uniqueNames(input.entry_points), now);
+    await store.insertEntryPoints(trx, entries);
+    return rowToSite(row, entries);
+  });
+}
+
+export async function getSite(db: Executor, organizationId: string, siteId: string): Promise<Site> {
+  const row = await store.findSite(db, organizationId, siteId);
+  if (!row) throw notFound('Site');
+  return rowToSite(row, await store.entryPointsOf(db, [row.site_id]));
+}
+
+export async function listSites(db: Executor, organizationId: string, query: PageRequest & { status?: 'active' | 'archived' }): Promise<Page<Site>> {
+  const { rows, total } = await store.listSites(db, organizationId, { status: query.status }, pageWindow(query));
+  const entries = await store.entryPointsOf(db, rows.map((row) => row.site_id));
+  return toPage(rows.map((row) => rowToSite(row, entries)), total, query);
+}
+
+export async function updateSite(db: Executor, clock: Clock, organizationId: string, siteId: string, input: UpdateSiteRequest): Promise<Site> {
+  return inTransaction(db, async (trx) => {
+    const row = await store.findSite(trx, organizationId, siteId);
+    if (!row) throw notFound('Site');
+    if (input.name !== undefined) await assertNameFree(trx, organizationId, input.name, siteId);
+    const changes: Partial<SiteRow> = { updated_at: clock.now().toISOString() };
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.address !== undefined) changes.address = input.address;
+    if (input.location !== undefined) {
+      changes.latitude = input.location?.latitude ?? null;
+      changes.longitude = input.location?.longitude ?? null;
+    }
+    if (input.time_zone !== undefined) changes.time_zone = input.time_zone;
+    if (input.call_list !== undefined) changes.call_list = JSON.stringify(input.call_list);
+    await store.updateSite(trx, siteId, changes);
+    return rowToSite({ ...row, ...changes }, await store.entryPointsOf(trx, [siteId]));
+  });
+}
+
+/** Archived: listed as such, kept for its history. The default site is where what names no site belongs: it is not archived. */
+export async function archiveSite(db: Executor, clock: Clock, organizationId: string, siteId: string): Promise<Site> {
+  return inTransaction(db, async (trx) => {
+    const row = await store.findSite(trx, organizationId, siteId);
+    if (!row) throw notFound('Site');
+    if (row.is_default === 1) throw conflict("The organization's default site cannot be archived: codes and visits that name no site belong to it");
+    if (row.archived_at) throw conflict('Site is already archived');
+    const at = clock.now().toISOString();
+    await store.updateSite(trx, siteId, { archived_at: at, updated_at: at });
+    return rowToSite({ ...row, archived_at: at, updated_at: at }, await store.entryPointsOf(trx, [siteId]));
+  });
+}
+
+export async function listEntryPoints(db: Executor, organizationId: string, siteId: string): Promise<EntryPoint[]> {
+  const row = await store.findSite(db, organizationId, siteId);
+  if (!row) throw notFound('Site');
+  return (await store.entryPointsOf(db, [siteId])).map(rowToEntryPoint);
+}
+
+export async function addEntryPoint(db: Executor, clock: Clock, organizationId: string, siteId: string, name: string): Promise<EntryPoint> {
+  return inTransaction(db, async (trx) => {
+    const row = await store.findSite(trx, organizationId, siteId);
+    if (!row) throw notFound('Site');
+    if (row.archived_at) throw conflict('Site is archived');
+    if (await store.findEntryPointByName(trx, siteId, name)) throw conflict(`name: ${row.name} already has an entry point named ${name}`);
+    const [entry] = entryPointRows(organizationId, siteId, [name], clock.now());
+    await store.insertEntryPoints(trx, [entry!]);
+    return rowToEntryPoint(entry!);
+  });
+}

@@ -1,0 +1,49 @@
+import type { EntryPointRow, Executor, SiteRow } from '../db/schema.ts';
+
+/** An organization's sites and their entry points: this store owns those tables. */
+
+export async function insertSite(db: Executor, row: SiteRow): Promise<void> {
+  await db.insertInto('sites').values(row).execute();
+}
+
+export async function findSite(db: Executor, organizationId: string, siteId: string): Promise<SiteRow | undefined> {
+  return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('site_id', '=', siteId).executeTakeFirst();
+}
+
+export async function findSiteByName(db: Executor, organizationId: string, name: string): Promise<SiteRow | undefined> {
+  return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
+}
+
+export async function updateSite(db: Executor, siteId: string, changes: Partial<Omit<SiteRow, 'site_id' | 'organization_id'>>): Promise<void> {
+  await db.updateTable('sites').set(changes).where('site_id', '=', siteId).execute();
+}
+
+export async function listSites(
+  db: Executor,
+  organizationId: string,
+  filter: { status?: 'active' | 'archived' },
+  page: { offset: number; limit: number },
+): Promise<{ rows: SiteRow[]; total: number }> {
+  let base = db.selectFrom('sites').where('organization_id', '=', organizationId);
+  if (filter.status === 'active') base = base.where('archived_at', 'is', null);
+  if (filter.status === 'archived') base = base.where('archived_at', 'is not', null);
+  const [rows, count] = await Promise.all([
+    // The default site first, then by name: how a person looks for an estate.
+    base.selectAll().orderBy('is_default', 'desc').orderBy('name').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function insertEntryPoints(db: Executor, rows: EntryPointRow[]): Promise<void> {
+  if (rows.length) await db.insertInto('entry_points').values(rows).execute();
+}
+
+export async function entryPointsOf(db: Executor, siteIds: readonly string[]): Promise<EntryPointRow[]> {
+  if (!siteIds.length) return [];
+  return db.selectFrom('entry_points').selectAll().where('site_id', 'in', siteIds).orderBy('name').execute();
+}
+
+export async function findEntryPointByName(db: Executor, siteId: string, name: string): Promise<EntryPointRow | undefined> {
+  return db.selectFrom('entry_points').selectAll().where('site_id', '=', siteId).where('name', '=', name).executeTakeFirst();
+}
