@@ -37,12 +37,16 @@ const PeopleScreen = screen(() => import('./people/people.tsx'), (m) => m.People
 const ReportsScreen = screen(() => import('./live/reports.tsx'), (m) => m.ReportsScreen);
 const WebhooksScreen = screen(() => import('./integrations/webhooks.tsx'), (m) => m.WebhooksScreen);
 const VisitorsScreen = screen(() => import('./visitors/visitors.tsx'), (m) => m.VisitorsScreen);
+const SitesScreen = screen(() => import('./sites/sites.tsx'), (m) => m.SitesScreen);
 /** The map's code and borders load with the map, not with the board. */
 const ThreatMapScreen = screen(() => import('./threat/threat-map.tsx'), (m) => m.default);
 const VISITORS_TABS = ['on-site', 'codes', 'logs', 'roll-call'] as const;
 const isVisitorsTab = (value: string): value is (typeof VISITORS_TABS)[number] => (VISITORS_TABS as readonly string[]).includes(value);
-/** The visitor screens lived under /sites until "site" came to mean an estate: old links and bookmarks still land. */
-const movedFrom = (path: string): string | null => (/^\/sites(\/|$)/.test(path) ? path.replace(/^\/sites/, '/visitors') : null);
+/**
+ * The visitor screens lived under /sites/{tab} until "site" came to mean an estate: old links
+ * and bookmarks still land on the same tab. `/sites` itself is now the sites screen.
+ */
+const movedFrom = (path: string): string | null => (/^\/sites\/(on-site|codes|logs|roll-call)(\/|$)/.test(path) ? path.replace(/^\/sites/, '/visitors') : null);
 
 /** Where a person lands: a developer at the keys, everyone else in the control room. */
 const homeFor = (session: Session): string => (session.person.role === 'developer' ? '/keys' : '/board');
@@ -60,6 +64,8 @@ function screenFor(path: string) {
   switch (path) {
     case '/board':
       return <BoardScreen />;
+    case '/sites':
+      return <SitesScreen />;
     case '/reports':
       return <ReportsScreen />;
     case '/kiosks':

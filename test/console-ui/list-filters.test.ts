@@ -142,8 +142,8 @@ describe('the frame on a tablet (issue #34)', () => {
     await page.setViewportSize({ width: 768, height: 1024 });
     try {
       const links = page.getByRole('navigation', { name: 'Console' }).getByRole('link');
-      // An owner's twelve screens.
-      expect(await links.count()).toBe(12);
+      // An owner's thirteen screens.
+      expect(await links.count()).toBe(13);
       for (const link of await links.all()) {
         const box = (await link.boundingBox())!;
         expect({ name: await link.textContent(), right: box.x + box.width <= 768 }).toEqual({ name: await link.textContent(), right: true });
@@ -156,3 +156,37 @@ describe('the frame on a tablet (issue #34)', () => {
     }
   });
 });
+
+describe('sites in the console (issue #34)', () => {
+  it('an owner adds an estate with its gates and call list; the numbers show in E.164 and ring on a tap; a gate is added in place', async () => {
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await openScreen('Sites', 'screen-sites');
+    await page.getByTestId('site-row').first().waitFor();
+    expect(await page.getByTestId('site-row').first().textContent()).toContain('Banana Island Estate');
+    await page.getByTestId('new-site-button').click();
+    const form = page.getByTestId('new-site');
+    await form.getByLabel('Name', { exact: true }).fill('Admiralty Estate');
+    await form.getByLabel('Gates').fill('North gate, South gate');
+    await form.getByLabel('Name 1').fill('Estate control');
+    await form.getByLabel('Phone 1').fill('0803 123 4567');
+    await form.getByRole('button', { name: 'Add a number' }).click();
+    await form.getByLabel('Name 2').fill('Police');
+    await form.getByLabel('Phone 2').fill('+234 909 000 1122');
+    await form.getByRole('button', { name: 'Add site' }).click();
+    const row = page.getByTestId('site-row').filter({ hasText: 'Admiralty Estate' });
+    await row.waitFor();
+    expect(await row.getByTestId('call-list').locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['tel:+2348031234567', 'tel:+2349090001122']);
+    expect(await row.textContent()).toContain('North gate');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await row.getByLabel('New gate').fill('Service gate');
+    await row.getByRole('button', { name: 'Add gate' }).click();
+    await expect.poll(async () => row.textContent(), { timeout: 5_000 }).toContain('Service gate');
+    // A number that is not one is refused, naming it.
+    await row.getByLabel('Phone 2').fill('12');
+    await row.getByRole('button', { name: 'Save call list' }).click();
+    await row.getByText(/call_list\[1\]\.phone/).waitFor();
+  });
+});
+

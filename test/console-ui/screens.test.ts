@@ -23,6 +23,7 @@ const DAY = 86_400_000;
 const SIGNED_IN = [
   ['board', '/console/board', 'incident-card', 'live'],
   ['incident', 'incident', 'timeline', 'live'],
+  ['sites', '/console/sites', 'site-row', 'live'],
   ['visitors', '/console/visitors/on-site', 'visitor-row', 'live'],
   ['visitors-codes', '/console/visitors/codes', 'code-row', 'live'],
   ['visitors-logs', '/console/visitors/logs', 'log-row', 'live'],
@@ -44,6 +45,7 @@ export const KEPT = new Set([
   'board-desktop',
   'board-tablet-portrait',
   'incident-desktop',
+  'sites-desktop',
   'visitors-desktop',
   'visitors-codes-desktop',
   'reports-desktop',
@@ -153,6 +155,18 @@ async function seed(origin: string) {
  */
 async function seedControlRoom() {
   const { server } = stack;
+  // A second estate with its gates and call list, beside the default site.
+  const estate = await org.live.post('/sites', {
+    name: 'Admiralty Estate',
+    address: '12 Admiralty Way, Lekki',
+    entry_points: ['Gate A', 'Gate B'],
+    call_list: [
+      { name: 'Estate control', phone: '0803 123 4567' },
+      { name: 'Police (Lekki division)', phone: '0909 000 1122' },
+      { name: 'Chairman', phone: '0805 123 4567' },
+    ],
+  });
+  expect(estate.status).toBe(201);
   const api = org.live;
   await server.running.advanceDispatch();
   const responder = async (name: string, phone: string) => {

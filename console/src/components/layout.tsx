@@ -17,6 +17,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
   const sandbox = environment === 'sandbox';
   const nav: NavItem[] = [
     { to: '/board', label: 'Live board', show: true },
+    { to: '/sites', label: 'Sites', show: true },
     { to: '/visitors', label: 'Visitors', show: true },
     { to: '/kiosks', label: 'Kiosks', show: true },
     { to: '/map', label: 'Threat map', show: true },
