@@ -36,6 +36,10 @@ beforeAll(async () => {
   ({ page, problems } = await stack.open());
   const link = await inviteFromHost(stack.server, org.organizationId, 'operator', OPERATOR);
   await joinInBrowser(page, stack.server, link, { email: OPERATOR, name: OPERATOR_NAME, role: 'operator' });
+  // The estates' numbers, read by the board when it opens: the default site's, and another site's with its gate.
+  const home = (await org.live.get('/sites')).body.results[0];
+  await org.live.patch(`/sites/${home.site_id}`, { call_list: [{ name: 'Estate control', phone: '0803 123 4567' }] });
+  await org.live.post('/sites', { name: 'Admiralty Estate', entry_points: ['Gate 7'], call_list: [{ name: 'Admiralty control', phone: '0805 765 4321' }, { name: 'Police', phone: '0909 000 1122' }] });
   await openBoard();
   // The stream's pill says whether changes arrive, in words that cannot be read as the environment.
   expect(await page.getByTestId('stream-status').textContent()).toBe('Up to date');
@@ -84,6 +88,7 @@ describe('the live board and an incident page (real Chromium, real server)', () 
   it('an SOS nobody accepted stands out, flashes the title and sounds until someone acknowledges it; the acknowledgement is in the timeline and the audit log', async () => {
     const created = await org.live.post('/incidents', incidentBody({ subject: { name: 'Musa Bello' } }));
     const id = created.body.incident.incident_id as string;
+    const atGate = (await org.live.post('/incidents', incidentBody({ subject: { name: 'Ngozi Eze', metadata: { entry_point: 'Gate 7' } } }))).body.incident.incident_id as string;
     await card(id).waitFor({ timeout: 5_000 });
     // Heard live: marked new until someone looks, and the title says so.
     expect(await card(id).getByText('New', { exact: true }).count()).toBe(1);
@@ -93,6 +98,12 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     const attention = page.getByTestId('lane-attention').locator(`[data-incident-id="${id}"][data-attention=yes]`);
     await attention.waitFor({ timeout: 5_000 });
     expect(await attention.textContent()).toContain('Nobody has accepted');
+    // Each card names the numbers to call: its gate's site, else the organization's default site (issue #34).
+    const numbers = (incidentId: string) => card(incidentId).getByTestId('card-call-list').locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(await numbers(id)).toEqual(['tel:+2348031234567']);
+    await card(atGate).getByTestId('card-call-list').waitFor({ timeout: 5_000 });
+    expect(await numbers(atGate)).toEqual(['tel:+2348057654321', 'tel:+2349090001122']);
+    await card(atGate).getByTestId('acknowledge').click();
     await expect.poll(() => page.title(), { timeout: 5_000 }).toContain('NOBODY ACCEPTED');
 
     // Browsers refuse sound before a click: the board says it is off and asks once.

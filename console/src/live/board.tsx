@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { describeError, type Client } from '../api.ts';
+import { describeError, type Client, type Schemas } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
 import { theAlarm } from './alarm.ts';
 import { useCoverage } from './coverage.ts';
+import { useSites } from '../sites/use-sites.ts';
 import { useLiveEvents, useNow } from './hooks.ts';
 import {
   arriveView,
@@ -157,6 +158,7 @@ export function BoardScreen() {
   }, [flashText, alarm]);
 
   const covered = useCoverage(shown);
+  const { siteOf } = useSites();
   const entryPoints = useMemo(() => [...new Set(shown.map(entryPointOf).filter((point): point is string => point !== null))].sort(), [shown]);
   const filtered = shown.filter(
     (incident) =>
@@ -241,6 +243,7 @@ export function BoardScreen() {
                       incident={incident}
                       now={now}
                       covered={covered(incident)}
+                      site={siteOf(entryPointOf(incident))}
                       unseen={unseen.has(incident.incident_id)}
                       onSeen={() => seen(incident.incident_id)}
                       onAcknowledge={can('operateIncidents') ? () => acknowledge(incident) : null}
@@ -260,6 +263,7 @@ function IncidentCard({
   incident,
   now,
   covered,
+  site,
   unseen,
   onSeen,
   onAcknowledge,
@@ -268,6 +272,8 @@ function IncidentCard({
   now: number;
   /** Whether a responder is near, while it waits for one (live/coverage.ts). */
   covered: boolean | undefined;
+  /** The site whose numbers to call when nobody comes (sites/use-sites.ts). */
+  site: Schemas['Site'] | undefined;
   unseen: boolean;
   onSeen: () => void;
   onAcknowledge: (() => Promise<void>) | null;
@@ -323,6 +329,17 @@ function IncidentCard({
       {attention && (
         <div className="card-actions">
           <strong className="alert-text">Nobody has accepted. Call the estate's numbers and the police now.</strong>
+          {site && site.call_list.length > 0 ? (
+            <ol className="call-list" data-testid="card-call-list" aria-label={`Numbers of ${site.name}`}>
+              {site.call_list.map((entry, index) => (
+                <li key={index}>
+                  {entry.name}: <a href={`tel:${entry.phone}`}>{entry.phone}</a>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            site && <p className="muted small">{site.name} has no call list yet: add its numbers under Sites.</p>
+          )}
           {onAcknowledge && (
             <button
               type="button"
