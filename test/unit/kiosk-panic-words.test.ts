@@ -60,6 +60,16 @@ describe('the SOS as the guard reads it: the tick only while help is in hand', (
     expect(view.advice[1]!.params).toEqual({ phones: 'Estate control 0803 000 0000' });
   });
 
+  it('nobody accepted and nobody near: no "still calling more responders" beside the advice (issue #35)', () => {
+    for (const incidentStatus of ['escalated', 'unresponsive'] as const) {
+      const view = panicView({ ...sent, incidentStatus }, { ...around, coverage: nobodyNear });
+      expect(view.progress).toEqual([]);
+      expect(view.advice.at(-1)!.key).toBe('panic.callPhones');
+    }
+    // With responders near, the service is still calling them.
+    expect(panicView({ ...sent, incidentStatus: 'escalated' }, { ...around, coverage: covered }).progress.map((line) => line.key)).toEqual(['panic.escalated']);
+  });
+
   it('unresponsive: the same, more urgent', () => {
     const view = panicView({ ...sent, incidentStatus: 'unresponsive' }, around);
     expect(view).toMatchObject({ tone: 'alarm', headline: { key: 'panic.nobodyUrgent' } });

@@ -109,11 +109,14 @@ export function panicView(panic: PanicStatus, around: PanicSurroundings): PanicV
   if (!around.online || staleMs > STATUS_STALE_MS) {
     return { tone: 'unknown', headline: { key: 'panic.unknown' }, progress, advice: staleMs > STATUS_STALE_MS ? raiseAlarm(around.alarmPhones) : [] };
   }
+  // Nobody near the gate: "still calling more responders" would be untrue (issue #35), so the
+  // line goes; the status bar already says no responder is near.
+  const calling = uncovered && !panic.responder ? [] : progress;
   if (!panic.responder && panic.incidentStatus === 'unresponsive') {
-    return { tone: 'alarm', headline: { key: 'panic.nobodyUrgent' }, progress, advice: raiseAlarm(around.alarmPhones, 'panic.callNowUrgent') };
+    return { tone: 'alarm', headline: { key: 'panic.nobodyUrgent' }, progress: calling, advice: raiseAlarm(around.alarmPhones, 'panic.callNowUrgent') };
   }
   if (!panic.responder && panic.incidentStatus === 'escalated') {
-    return { tone: 'alarm', headline: { key: 'panic.nobody' }, progress, advice: raiseAlarm(around.alarmPhones) };
+    return { tone: 'alarm', headline: { key: 'panic.nobody' }, progress: calling, advice: raiseAlarm(around.alarmPhones) };
   }
   if (!panic.responder && uncovered) {
     return { tone: 'alarm', headline: { key: 'panic.sentNoCoverage' }, progress, advice: raiseAlarm(around.alarmPhones, 'panic.noCoverageNow') };
