@@ -194,3 +194,19 @@ export function Field({ label, hint, children, id }: { label: string; hint?: Rea
 export function EnvironmentTag({ environment }: { environment: string }) {
   return <span className={`tag env-${environment}`}>{environment === 'sandbox' ? 'Sandbox' : 'Live'}</span>;
 }
+
+/** A form's own buttons: its submit, and Cancel where the form can be closed. The same on every form. */
+export function FormButtons({ submit, onCancel, busy = false }: { submit: ReactNode; onCancel?: () => void; busy?: boolean }) {
+  return (
+    <p className="row">
+      <button type="submit" className="primary" disabled={busy}>
+        {submit}
+      </button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </p>
+  );
+}

@@ -3,7 +3,7 @@ import { GRANTS } from '../../../shared/console/grants.ts';
 import { SCOPES, type Scope } from '../../../shared/schemas/api-keys.ts';
 import { SCOPE_SENTENCES } from '../../../shared/console/sentences.ts';
 import { describeError, type Schemas } from '../api.ts';
-import { ConfirmButton, EnvironmentTag, ErrorNote, Field, SecretOnce, Time } from '../components/ui.tsx';
+import { ConfirmButton, EnvironmentTag, ErrorNote, Field, FormButtons, SecretOnce, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { daysSince } from '../format.ts';
 import { ListTable } from '../lists/list-table.tsx';
@@ -98,14 +98,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: () => void; onCancel: (
       <ScopeChecklist chosen={scopes} onChange={setScopes} idPrefix="new-scope" />
       <p className="muted small">Give a key only what its program needs. You can grant only scopes your role may grant.</p>
       <ErrorNote error={error} />
-      <p className="row">
-        <button type="submit" className="primary">
-          Create key
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit="Create key" onCancel={onCancel} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_WILDCARDS } from '../../../shared/schemas/webhooks.ts';
 import { describeError, type Schemas } from '../api.ts';
 import { EventPicker } from '../components/event-picker.tsx';
-import { ConfirmButton, ErrorNote, Field, SecretOnce, Time } from '../components/ui.tsx';
+import { ConfirmButton, ErrorNote, Field, FormButtons, SecretOnce, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
@@ -98,14 +98,7 @@ export function EndpointForm({
       </Field>
       <EventPicker chosen={events} onChange={setEvents} idPrefix={initial ? `edit-${initial.endpoint_id}` : 'new-event'} />
       <ErrorNote error={error} />
-      <p className="row">
-        <button type="submit" className="primary" disabled={busy}>
-          {submitLabel}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit={submitLabel} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

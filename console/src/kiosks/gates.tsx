@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { GATE_SCOPES } from '../../../shared/kiosk/gate-scopes.ts';
 import { API_BASE, describeError } from '../api.ts';
-import { CopyButton, EnvironmentTag, ErrorNote, Field, Qr, Time } from '../components/ui.tsx';
+import { CopyButton, EnvironmentTag, ErrorNote, Field, FormButtons, Qr, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
@@ -102,14 +102,7 @@ function NewGate({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
       </Field>
       <p className="muted small">The key gets exactly the kiosk's scopes, never admin: {GATE_SCOPES.map(([s, why]) => `${s} (${why})`).join('; ')}.</p>
       <ErrorNote error={error} />
-      <p className="row">
-        <button type="submit" className="primary">
-          Create gate key
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit="Create gate key" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ROLES } from '../../../shared/schemas/console.ts';
 import { describeError, type Schemas } from '../api.ts';
-import { ConfirmButton, CopyButton, ErrorNote, Field, Time } from '../components/ui.tsx';
+import { ConfirmButton, CopyButton, ErrorNote, Field, FormButtons, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
@@ -117,14 +117,7 @@ function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: strin
         ))}
       </fieldset>
       <ErrorNote error={error} />
-      <p className="row">
-        <button type="submit" className="primary">
-          Make invitation link
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit="Make invitation link" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { describeError, type Schemas } from '../api.ts';
-import { ConfirmButton, ErrorNote, Field } from '../components/ui.tsx';
+import { ConfirmButton, ErrorNote, Field, FormButtons } from '../components/ui.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { useConsole } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
@@ -78,14 +78,7 @@ function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
       </Field>
       <CallListEditor rows={callers} onChange={setCallers} idPrefix="new-caller" />
       <ErrorNote error={error} />
-      <p className="row">
-        <button type="submit" className="primary">
-          Add site
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit="Add site" onCancel={onCancel} />
     </form>
   );
 }
