@@ -13,6 +13,13 @@ import { RecoveryCodes, TotpEnrolment } from './session/totp-enrol.tsx';
 type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
 
 const ENVIRONMENT_KEY = 'tsaro.console.environment';
+
+/**
+ * A 401 or the stream closing says the session ended, unless the person is already out: their
+ * own sign-out closes the stream too, and "You are signed out" must not turn into "ended elsewhere".
+ */
+const sessionEnded = (current: Auth): Auth =>
+  current.status === 'out' ? current : { status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' };
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
 /**
@@ -115,7 +122,7 @@ export function App() {
       createClient({
         csrfToken: () => csrf.current,
         environment: () => env.current,
-        onSessionEnded: () => setAuth({ status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' }),
+        onSessionEnded: () => setAuth(sessionEnded),
       }),
     [],
   );
@@ -149,7 +156,7 @@ export function App() {
   useEffect(() => {
     if (!streaming) return;
     const stream = new LiveStream(env.current, () =>
-      setAuth({ status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' }),
+      setAuth(sessionEnded),
     );
     setLive(stream);
     return () => {
