@@ -12,6 +12,10 @@ export const PERMISSIONS = {
   /** Invite, change roles, remove, reissue links; read the audit log. */
   managePeople: ['owner', 'admin'],
   readAuditLog: ['owner', 'admin'],
+  /** Add sites, change their call lists and gates, archive them (the server's roles on `/sites` writes). */
+  manageSites: ['owner', 'admin'],
+  /** Keep or revoke keys made beyond their maker's grant (`/api-keys/review`). */
+  reviewKeys: ['owner'],
   /** Report, cancel, note and acknowledge incidents; access codes, roll calls and kiosks. */
   operateIncidents: ['owner', 'admin', 'operator'],
 } as const satisfies Record<string, readonly Role[]>;

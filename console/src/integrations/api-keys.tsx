@@ -204,7 +204,7 @@ function KeysToReview() {
 }
 
 export function ApiKeysScreen() {
-  const { client, can, session } = useConsole();
+  const { client, can } = useConsole();
   const [shown, setShown] = useState<Shown>('active');
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<string | null>(null);
@@ -229,7 +229,7 @@ export function ApiKeysScreen() {
         Keys let your programs call the Tsaro API. Each is shown once when created; here you see its hint, what it may do and when it was last used.
       </ScreenHeader>
       {creating && <CreateKey onCreated={keys.reload} onCancel={() => setCreating(false)} />}
-      {session.person.role === 'owner' && <KeysToReview />}
+      {can('reviewKeys') && <KeysToReview />}
       {forgotten.length > 0 && (
         <p className="warning" data-testid="unused-nudge">
           {forgotten.length === 1 ? 'One key has' : `${forgotten.length} keys have`} not been used for {UNUSED_DAYS} days or more:{' '}

@@ -143,8 +143,8 @@ function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => vo
  * server keeps them (E.164) and ring on a tap from a phone.
  */
 export function SitesScreen() {
-  const { session } = useConsole();
-  const manage = session.person.role === 'owner' || session.person.role === 'admin';
+  const { can } = useConsole();
+  const manage = can('manageSites');
   const [shown, setShown] = useState<'active' | 'archived'>('active');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
