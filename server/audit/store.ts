@@ -1,10 +1,13 @@
-import { deferredWrite } from '../db/deferred-write.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
 
 /** Deferred (server/db/deferred-write.ts): in a request's transaction on PostgreSQL it rides with the COMMIT, no round trip of its own. */
 export async function insertAudit(db: Executor, row: AuditRow): Promise<void> {
-  await db.insertInto('audit_log').values(row).modifyEnd(deferredWrite).execute();
+  await auditInsert(db, row);
 }
+
+/** Every change's entry (an SOS's among them): built and compiled once (server/db/prepared.ts). */
+const auditInsert = preparedQuery((db, row: AuditRow) => db.insertInto('audit_log').values(row), { deferred: true });
 
 export interface AuditFilter {
   organizationId: string;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventDeps } from '../events/service.ts';
-import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow } from '../db/schema.ts';
+import { inTransaction, type DispatchOfferRow, type Executor, type IncidentRow, type ResponderRow } from '../db/schema.ts';
 import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { transitionIncident, withLatestIncident } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
@@ -17,6 +17,7 @@ import {
   incidentsNeedingDispatch,
   insertOffers,
   offeredResponderIds,
+  respondersSearchOf,
   setDispatchRound,
   setNextStepAt,
   setResponderAvailable,
@@ -66,12 +67,12 @@ const firstSimulatedStepAt = (deps: DispatchDeps) => secondsLater(deps.clock, SI
  * so no offer exists yet and the round is already recorded (two statements fewer on every
  * POST /incidents).
  */
-async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2, opening = false): Promise<number> {
+async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2, opening = false, found?: ResponderRow[]): Promise<number> {
   const widen = round === 1 ? 1 : 3;
   const radiusKm = deps.settings.radiusKm * widen;
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
   const already = opening ? new Set<string>() : await offeredResponderIds(trx, row.incident_id);
-  const candidates = (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm))
+  const candidates = (found ?? (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm)))
     .filter((responder) => !already.has(responder.responder_id))
     .map((responder) => ({ responderId: responder.responder_id, latitude: Number(responder.latitude), longitude: Number(responder.longitude) }));
   const chosen = chooseNearestResponders(candidates, incidentPoint, radiusKm, deps.settings.offerCount * widen);
@@ -90,6 +91,10 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
   if (!opening) await setDispatchRound(trx, row.incident_id, round);
   return offers.length;
 }
+
+/** The first round's search: offerRound's for round 1, so candidates read with the insert are the ones it would read. */
+const firstRoundSearch = (deps: DispatchDeps, row: IncidentRow) =>
+  respondersSearchOf(row.environment, { latitude: Number(row.latitude), longitude: Number(row.longitude) }, deps.settings.radiusKm);
 
 /** First offers (live) or the simulated network's first step (sandbox, drills); once per incident. */
 export async function openDispatch(deps: DispatchDeps, incidentId: string): Promise<void> {
@@ -260,10 +265,11 @@ export function createDispatchEngine(deps: DispatchDeps, options: { timers?: boo
       }
       return {
         columns: { dispatch_round: 1, next_step_at: null },
+        search: firstRoundSearch(deps, row),
         // The first offers, in the transaction that creates the incident: one commit for both.
-        offer: async (trx) => {
+        offer: async (trx, candidates) => {
           try {
-            const offered = await offerRound(trx, deps, { ...row, dispatch_round: 1, next_step_at: null }, 1, true);
+            const offered = await offerRound(trx, deps, { ...row, dispatch_round: 1, next_step_at: null }, 1, true, candidates);
             deps.logger.info({ incidentId: row.incident_id, offered }, 'incident offered to responders');
           } catch (err) {
             // Never fail the SOS for its dispatch: hand the opening back to the sweep (round 0), in

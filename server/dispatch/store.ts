@@ -1,6 +1,5 @@
-import { deferredWrite } from '../db/deferred-write.ts';
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
-import { preparedQuery } from '../db/prepared.ts';
+import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
 
 /** Statuses in which an incident keeps its responder busy. */
@@ -8,12 +7,25 @@ const BUSY = ['assigned', 'responding', 'on_scene'];
 
 /** Active, available responders of the environment inside the box around `center` (the SQL prefilter). */
 export async function availableRespondersNear(db: Executor, environment: string, center: Point, radiusKm: number): Promise<ResponderRow[]> {
-  const box = boundingBox(center, radiusKm);
-  return (await respondersInBox(db, { environment, ...box })).rows;
+  return (await respondersInBox(db, respondersSearchOf(environment, center, radiusKm))).rows;
 }
 
-/** Every dispatch round's search (every SOS): built and compiled once (server/db/prepared.ts). */
-const respondersInBox = preparedQuery((db, p: { environment: string; minLat: number; maxLat: number; minLng: number; maxLng: number }) =>
+/** A dispatch round's search: the environment and the box around the incident (nearest.ts, `boundingBox`). */
+export interface RespondersSearch {
+  environment: string;
+  minLat: number;
+  maxLat: number;
+  minLng: number;
+  maxLng: number;
+}
+
+export const respondersSearchOf = (environment: string, center: Point, radiusKm: number): RespondersSearch => ({ environment, ...boundingBox(center, radiusKm) });
+
+/**
+ * The search's query: also a part of an SOS's opening statement on PostgreSQL
+ * (incidents/store.ts), whose first round reads its candidates in the statement that creates it.
+ */
+export const respondersInBoxQuery = (db: Executor, p: RespondersSearch) =>
   db
     .selectFrom('responders')
     .selectAll()
@@ -33,8 +45,10 @@ const respondersInBox = preparedQuery((db, p: { environment: string; minLat: num
             .where('incidents.status', 'in', BUSY),
         ),
       ),
-    ),
-);
+    );
+
+/** Every dispatch round's search (every SOS on SQLite): built and compiled once (server/db/prepared.ts). */
+const respondersInBox = preparedQuery((db, p: RespondersSearch) => respondersInBoxQuery(db, p));
 
 export async function hasActiveAssignment(db: Executor, responderId: string): Promise<boolean> {
   const row = await db.selectFrom('incidents').select('incident_id').where('responder_id', '=', responderId).where('status', 'in', BUSY).executeTakeFirst();
@@ -63,8 +77,11 @@ export async function offeredResponderIds(db: Executor, incidentId: string): Pro
  * first offers go out with its COMMIT.
  */
 export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
-  if (offers.length) await db.insertInto('dispatch_offers').values(offers).modifyEnd(deferredWrite).execute();
+  if (offers.length) await offersInsert(db, rowParams(offers));
 }
+
+/** Every round's offers: compiled once per offer count (server/db/prepared.ts). */
+const offersInsert = preparedQuery((db, p: Record<string, unknown>) => db.insertInto('dispatch_offers').values(paramRows(p) as unknown as DispatchOfferRow[]), { deferred: true });
 
 export async function findOffer(db: Executor, offerId: string, responderId: string): Promise<DispatchOfferRow | undefined> {
   return db.selectFrom('dispatch_offers').selectAll().where('offer_id', '=', offerId).where('responder_id', '=', responderId).executeTakeFirst();

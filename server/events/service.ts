@@ -1,12 +1,15 @@
 import { mayReadEventType, missingReadScope, readableEventTypes } from '../../shared/schemas/event-scopes.ts';
 import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
 import type { Clock } from '../clock.ts';
-import type { EventRow, Executor, Tenant } from '../db/schema.ts';
+import type { EventRow, Executor, Tenant, WebhookJobRow } from '../db/schema.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { cachedDestinations, freshDestinations, queueDeliveries, type WebhookQueue } from '../webhooks/queue.ts';
+import { cachedDestinations, deliveriesInserted, deliveriesOf, freshDestinations, queueDeliveries, type WebhookQueue } from '../webhooks/queue.ts';
 import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, listEventRows, replaceEventData } from './store.ts';
+
+/** The event insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
+export { eventAtRevisionAfter } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -108,6 +111,55 @@ export async function appendEvents(trx: Executor, { clock, webhookQueue }: Event
     rows.map((row) => ({ eventId: row.event_id, type: row.type, at: row.created_at })),
   );
   return rows.map((row) => row.event_id);
+}
+
+/**
+ * An event a caller writes within a statement of its own (an SOS's opening on PostgreSQL,
+ * incidents/store.ts), with the deliveries its cached destinations make: the statement inserts
+ * the event only while the webhook revision still reads `webhookRevision` (-1 when nothing is
+ * cached: never), and the deliveries only with it. `completePlannedEvent` then finishes it.
+ */
+export interface PlannedEvent {
+  row: EventRow;
+  webhookRevision: number;
+  deliveries: WebhookJobRow[];
+}
+
+export function planEvent({ clock, webhookQueue }: EventDeps, event: NewEvent): PlannedEvent {
+  const at = clock.now();
+  const row: EventRow = {
+    event_id: newId('evt', at),
+    organization_id: event.organizationId,
+    environment: event.environment,
+    type: event.type,
+    resource_id: event.resourceId,
+    data: JSON.stringify(event.data),
+    created_at: at.toISOString(),
+  };
+  const destinations = cachedDestinations(webhookQueue, event);
+  return {
+    row,
+    webhookRevision: destinations?.revision ?? -1,
+    deliveries: destinations ? deliveriesOf(destinations, [{ eventId: row.event_id, type: row.type, at: row.created_at }]) : [],
+  };
+}
+
+/**
+ * After the caller's statement, in its transaction: `written` says whether it inserted the
+ * planned event (and so its deliveries). If not (an endpoint changed, or nothing was cached),
+ * the event is inserted here and its deliveries are those of the endpoints read afresh, as
+ * appendEvents does.
+ */
+export async function completePlannedEvent(trx: Executor, { webhookQueue }: EventDeps, planned: PlannedEvent, written: boolean): Promise<void> {
+  if (written) {
+    deliveriesInserted(webhookQueue, planned.deliveries);
+    return;
+  }
+  const { row } = planned;
+  await insertEvents(trx, [row]);
+  const tenant = { organizationId: row.organization_id, environment: row.environment };
+  const destinations = await freshDestinations(trx, webhookQueue, tenant);
+  await queueDeliveries(trx, webhookQueue, destinations, [{ eventId: row.event_id, type: row.type, at: row.created_at }]);
 }
 
 /** Fields of event payloads that name or reach a visitor. */

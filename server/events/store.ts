@@ -46,6 +46,20 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
     );
 });
 
+/**
+ * PostgreSQL, a part of a larger statement (an SOS's opening, incidents/store.ts): inserts the
+ * event only when the WITH query named `after` returned a row (the change it reports was made)
+ * and the webhook revision still reads `webhookRevision` (the caller's cached destinations are
+ * current), returning its event_id; otherwise nothing, and the caller writes it as
+ * `appendEvents` does.
+ */
+export const eventAtRevisionAfter = (after: string, p: Record<(typeof EVENT_COLUMNS)[number] | 'webhookRevision', unknown>) =>
+  sql`insert into events (${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))})
+select ${sql.join(EVENT_COLUMNS.map((column) => p[column]))}
+from webhook_revision
+where id = 1 and revision = ${p.webhookRevision} and exists (select 1 from ${sql.table(after)})
+returning event_id`;
+
 export interface EventFilter {
   /** The exact types to list (the caller's readable types, narrowed by the query's type). */
   types: readonly string[];

@@ -1,12 +1,19 @@
 import type { Incident } from '../../shared/schemas/incidents.ts';
-import type { Executor, IncidentRow } from '../db/schema.ts';
+import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import type { RespondersSearch } from '../dispatch/search.ts';
 
 /** The opening of a new incident's dispatch, done by the transaction that creates it. */
 export interface DispatchOpening {
   /** Set on the row before it is inserted: the opened round, and when the engine next looks at it. */
   columns: Pick<IncidentRow, 'dispatch_round' | 'next_step_at'>;
-  /** After the insert, in the same transaction: the first offers (live incidents). */
-  offer?: (trx: Executor) => Promise<void>;
+  /**
+   * After the insert, in the same transaction: the first offers (live incidents). `candidates`:
+   * the responders `search` found, when the creating statement read them itself (PostgreSQL's
+   * one-statement create, incidents/store.ts); without them the offer searches on its own.
+   */
+  offer?: (trx: Executor, candidates?: ResponderRow[]) => Promise<void>;
+  /** The first round's search (live incidents), for a creating statement that reads the candidates with the insert. */
+  search?: RespondersSearch;
 }
 
 /**

@@ -13,8 +13,8 @@ import {
   type IncidentStatus,
 } from '../../shared/schemas/incidents.ts';
 import { addSeconds } from '../clock.ts';
-import { inTransaction, type Executor, type IncidentRow } from '../db/schema.ts';
-import { appendEvent, type EventDeps } from '../events/service.ts';
+import { inTransaction, isPostgres, type Executor, type IncidentRow } from '../db/schema.ts';
+import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -28,6 +28,7 @@ import {
   findIncident,
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
+  insertIncidentOpening,
   insertIncidentWithTimeline,
   listIncidentRows,
   timelinesOf,
@@ -62,9 +63,11 @@ export async function getIncident(db: Executor, tenant: Tenant, incidentId: stri
 }
 
 /**
- * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction (on
- * PostgreSQL the incident and its timeline are one statement, its event another, then
- * dispatch's search and offers), with one `incident.created` event. A known `idempotency_key` answers the
+ * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction, with
+ * one `incident.created` event. On PostgreSQL the incident, its timeline, its event and
+ * deliveries, and dispatch's search are one statement (`insertIncidentOpening`), sent with the
+ * BEGIN; the first offers and the audit entry are deferred writes that go with the COMMIT: two
+ * round trips in all. A known `idempotency_key` answers the
  * first incident instead (`created: false`), whatever the body says (reference rule 2).
  */
 export async function createIncident(
@@ -128,11 +131,22 @@ export async function createIncident(
     };
     const dispatch = deps.opening?.(row);
     if (dispatch) Object.assign(row, dispatch.columns);
-    // Another create with this idempotency_key won.
-    if (!(await insertIncidentWithTimeline(trx, row, opening.timeline))) return undefined;
     const incident = rowToIncident(row, opening.timeline);
-    await appendEvent(trx, deps, { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident });
-    await dispatch?.offer?.(trx);
+    const event: NewEvent = { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident };
+    if (isPostgres(trx)) {
+      // One statement: the incident, its timeline, its event and deliveries, and the first round's candidates.
+      const planned = planEvent(deps, event);
+      const written = await insertIncidentOpening(trx, { row, timeline: opening.timeline, event: planned, search: dispatch?.search });
+      // Another create with this idempotency_key won.
+      if (!written.created) return undefined;
+      await completePlannedEvent(trx, deps, planned, written.eventWritten);
+      await dispatch?.offer?.(trx, dispatch.search && written.candidates);
+    } else {
+      // SQLite: each statement is a call into this process, not a round trip.
+      if (!(await insertIncidentWithTimeline(trx, row, opening.timeline))) return undefined;
+      await appendEvent(trx, deps, event);
+      await dispatch?.offer?.(trx);
+    }
     // The request's audit entry commits with the SOS (a deferred write: it rides with the COMMIT).
     await deps.audit?.(trx, incidentId);
     return incident;

@@ -1,9 +1,12 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql, type Compilable } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { coalescedRead } from '../db/coalesced-read.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
-import { isPostgres, type Executor, type IncidentRow, type Tenant, type TimelineRow } from '../db/schema.ts';
+import { isPostgres, type Executor, type IncidentRow, type ResponderRow, type Tenant, type TimelineRow } from '../db/schema.ts';
+import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.ts';
+import { eventAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
+import { jobsForEventOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 
 export type { Tenant };
@@ -28,61 +31,98 @@ const incidentInsert = preparedQuery((db, row: IncidentRow) =>
 );
 
 /**
- * Inserts an incident and its opening timeline rows (at least one); false, and nothing written,
- * when an incident with its idempotency_key exists already. On PostgreSQL one statement (the
- * timeline is inserted from the incident insert's RETURNING, in a WITH), so an SOS costs one
- * round trip for both; on SQLite, where a statement is a call into the process, two.
+ * Inserts an incident and its opening timeline rows; false, and nothing written, when an
+ * incident with its idempotency_key exists already. SQLite's create, where a statement is a call
+ * into the process; PostgreSQL's writes all of an SOS in one statement (`insertIncidentOpening`).
  */
 export async function insertIncidentWithTimeline(db: Executor, row: IncidentRow, timeline: TimelineRow[]): Promise<boolean> {
-  if (!isPostgres(db)) {
-    if (!(await insertIncident(db, row))) return false;
-    await insertTimelineRows(db, timeline);
-    return true;
-  }
-  const incident = Object.fromEntries(Object.entries(row).map(([column, value]) => [`incident.${column}`, value]));
-  // Each timeline row takes its incident_id from the insert's RETURNING.
-  const entries = timeline.map(({ incident_id: _sameIncident, ...entry }) => entry);
-  const result = await incidentAndTimelineInsert(db, { ...incident, ...rowParams(entries) });
-  return Number(result.numAffectedRows ?? 0n) > 0;
+  if (!(await insertIncident(db, row))) return false;
+  await insertTimelineRows(db, timeline);
+  return true;
 }
 
-/** PostgreSQL only: built and compiled once per timeline row count (server/db/prepared.ts). */
-const incidentAndTimelineInsert = preparedQuery((db, params: Record<string, unknown>) => {
-  const incident: Record<string, unknown> = {};
-  const timeline: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (name.startsWith('incident.')) incident[name.slice('incident.'.length)] = value;
-    else timeline[name] = value;
-  }
-  const rows = paramRows(timeline) as unknown as Omit<TimelineRow, 'incident_id'>[];
-  return db
-    .with('inserted', (qb) =>
-      qb
-        .insertInto('incidents')
-        .values(incident as unknown as IncidentRow)
-        .onConflict((oc) =>
-          oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
-        )
-        .returning('incident_id'),
-    )
-    .insertInto('incident_timeline')
-    .columns(['incident_id', 'seq', 'status', 'event', 'message', 'timestamp'])
-    .expression((eb) =>
-      rows
-        .map((entry) =>
-          eb
-            .selectFrom('inserted')
-            .select([
-              'inserted.incident_id',
-              eb.cast<number>(eb.val(entry.seq), 'integer').as('seq'),
-              eb.cast<string>(eb.val(entry.status), 'text').as('status'),
-              eb.cast<string>(eb.val(entry.event), 'text').as('event'),
-              eb.cast<string>(eb.val(entry.message), 'text').as('message'),
-              eb.cast<string>(eb.val(entry.timestamp), 'text').as('timestamp'),
-            ]),
-        )
-        .reduce((all, next) => all.unionAll(next)),
-    );
+/** What an SOS's opening statement writes and reads (PostgreSQL): see `insertIncidentOpening`. */
+export interface IncidentOpening {
+  row: IncidentRow;
+  /** The opening timeline rows, at least one. */
+  timeline: TimelineRow[];
+  /** The `incident.created` event and the deliveries of its cached destinations (events/service.ts, `planEvent`). */
+  event: PlannedEvent;
+  /** The first dispatch round's search (live incidents), read in the same statement. */
+  search?: RespondersSearch;
+}
+
+export interface OpeningWritten {
+  /** False, and nothing written, when an incident with its idempotency_key exists already. */
+  created: boolean;
+  /** Whether the event and its deliveries were written (the webhook revision still matched); if not, the caller writes them. */
+  eventWritten: boolean;
+  /** The responders the search found (none without a search). */
+  candidates: ResponderRow[];
+}
+
+/**
+ * PostgreSQL: an SOS in one statement, so its BEGIN and this go out in one write and come back
+ * in one answer. The incident, its timeline, its event and the event's webhook deliveries are
+ * written by WITH queries that each need the one before (nothing when the idempotency_key is
+ * taken, no event or deliveries when an endpoint changed since they were cached), and the first
+ * dispatch round's candidates are read in its final SELECT. Each table's part comes from the
+ * store that owns it. The event's feed position is not taken here: the feed's numbering does
+ * that after commit (migration 0020), so unrelated organizations' SOSs do not queue behind each other.
+ */
+export async function insertIncidentOpening(db: Executor, opening: IncidentOpening): Promise<OpeningWritten> {
+  const { row, timeline, event, search } = opening;
+  const params: Record<string, unknown> = {
+    ...prefixed('incident.', row),
+    seqs: timeline.map((entry) => entry.seq),
+    statuses: timeline.map((entry) => entry.status),
+    events: timeline.map((entry) => entry.event),
+    messages: timeline.map((entry) => entry.message),
+    timestamps: timeline.map((entry) => entry.timestamp),
+    ...prefixed('event.', pick(event.row, EVENT_PARTS)),
+    webhookRevision: event.webhookRevision,
+    jobIds: event.deliveries.map((job) => job.job_id),
+    endpointIds: event.deliveries.map((job) => job.endpoint_id),
+    jobsAt: event.row.created_at,
+    searching: search !== undefined,
+    ...prefixed('search.', search ?? NO_SEARCH),
+  };
+  const answer = (await incidentOpening(db, params)).rows[0]!;
+  return {
+    created: Number(answer.created) === 1,
+    eventWritten: Number(answer.evented) === 1,
+    candidates: answer.candidates ?? [],
+  };
+}
+
+const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'] as const;
+/** The search's parameters when there is none (a simulated incident): `searching` is false, the box empty. */
+const NO_SEARCH: RespondersSearch = { environment: '', minLat: 1, maxLat: 0, minLng: 1, maxLng: 0 };
+
+const prefixed = (prefix: string, values: object) => Object.fromEntries(Object.entries(values).map(([name, value]) => [`${prefix}${name}`, value]));
+const unprefixed = (prefix: string, params: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(params).filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length), value]));
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) => Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
+
+/** Compiled once (server/db/prepared.ts): the timeline and deliveries are arrays, so one text serves every SOS. */
+const incidentOpening = preparedQuery((db, p: Record<string, unknown>): Compilable<{ created: number; evented: number; candidates: ResponderRow[] | null }> => {
+  const incident = unprefixed('incident.', p) as unknown as IncidentRow;
+  const event = unprefixed('event.', p) as Record<(typeof EVENT_PARTS)[number], unknown>;
+  const search = unprefixed('search.', p) as unknown as RespondersSearch;
+  const statement = sql<{ created: number; evented: number; candidates: ResponderRow[] | null }>`with inserted as (${db
+    .insertInto('incidents')
+    .values(incident)
+    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+    .returning('incident_id')}),
+timeline as (insert into incident_timeline (incident_id, seq, status, event, message, "timestamp")
+  select inserted.incident_id, t.seq, t.status, t.event, t.message, t.at
+  from inserted cross join unnest(${p.seqs}::integer[], ${p.statuses}::text[], ${p.events}::text[], ${p.messages}::text[], ${p.timestamps}::text[]) as t(seq, status, event, message, at)),
+written_event as (${eventAtRevisionAfter('inserted', { ...event, webhookRevision: p.webhookRevision })}),
+deliveries as (${jobsForEventOf('written_event', { jobIds: p.jobIds, endpointIds: p.endpointIds, at: p.jobsAt })})
+select (select count(*) from inserted) as created,
+  (select count(*) from written_event) as evented,
+  (select json_agg(r) from (${respondersInBoxQuery(db, search)}) as r where ${p.searching}::boolean) as candidates`;
+  return { compile: () => statement.compile(db) };
 });
 
 export async function findIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentRow | undefined> {

@@ -10,6 +10,9 @@ export interface Destinations {
   endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[];
 }
 
+/** The deliveries insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
+export { jobsForEventOf } from './store.ts';
+
 const CAPACITY = 10_000;
 
 /**
@@ -81,15 +84,21 @@ export interface QueuedEvent {
  * survives a crash between the change and the send.
  */
 export async function queueDeliveries(trx: Executor, queue: WebhookQueue, destinations: Destinations, events: readonly QueuedEvent[]): Promise<void> {
-  await queueJobs(
-    trx,
-    queue,
-    events.flatMap((event) =>
-      destinations.endpoints
-        .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type))
-        .map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)),
-    ),
+  await queueJobs(trx, queue, deliveriesOf(destinations, events));
+}
+
+/** A delivery of each event to every destination that subscribes to its type. */
+export function deliveriesOf(destinations: Destinations, events: readonly QueuedEvent[]): WebhookJobRow[] {
+  return events.flatMap((event) =>
+    destinations.endpoints
+      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type))
+      .map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)),
   );
+}
+
+/** Deliveries a caller's own statement inserted (an SOS's opening statement), counted for `deliveriesSince`. */
+export function deliveriesInserted(queue: WebhookQueue, jobs: readonly WebhookJobRow[]): void {
+  if (jobs.length) queue.jobsInserted++;
 }
 
 /** A delivery of one event to one endpoint, due now, with all its attempts ahead. */

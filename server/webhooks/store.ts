@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
@@ -59,6 +60,17 @@ const endpointsAtRevision = preparedQuery((db, tenant: Tenant) =>
 export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<void> {
   await db.insertInto('webhook_jobs').values(jobs).execute();
 }
+
+/**
+ * PostgreSQL, a part of a larger statement (an SOS's opening, incidents/store.ts): inserts new
+ * jobs (`jobIds`, `endpointIds`: text arrays of one length, due `at`) for the event the WITH
+ * query named `eventQuery` returned, none when it returned none. Arrays, so one statement text
+ * serves any number of destinations.
+ */
+export const jobsForEventOf = (eventQuery: string, p: { jobIds: unknown; endpointIds: unknown; at: unknown }) =>
+  sql`insert into webhook_jobs (job_id, endpoint_id, event_id, state, attempts, next_attempt_at, locked_until, created_at)
+select j.job_id, j.endpoint_id, e.event_id, 'pending', 0, ${p.at}, null, ${p.at}
+from ${sql.table(eventQuery)} as e cross join unnest(${p.jobIds}::text[], ${p.endpointIds}::text[]) as j(job_id, endpoint_id)`;
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */
 export async function cancelPendingJobs(db: Executor, endpointId: string): Promise<void> {

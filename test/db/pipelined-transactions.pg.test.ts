@@ -1,4 +1,3 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -6,47 +5,8 @@ import { openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
 import { deferredWrite } from '../../server/db/deferred-write.ts';
 import { createPostgresPool } from '../../server/db/postgres-pool.ts';
 import { inSavepoint } from '../../server/db/savepoint.ts';
+import { countingRelay } from '../support/counting-relay.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-
-/**
- * A TCP relay in front of PostgreSQL that counts the client's flights: the chunks it sends
- * between answers. A client that waits for an answer before writing again makes one flight per
- * round trip, so the count is the number of round trips a piece of work cost.
- */
-async function countingRelay(target: URL): Promise<{ url: string; flights(): number; close(): Promise<void> }> {
-  let flights = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk) => {
-      flights++;
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const relayed = new URL(target);
-  relayed.hostname = '127.0.0.1';
-  relayed.port = String((server.address() as { port: number }).port);
-  return {
-    url: relayed.toString(),
-    flights: () => flights,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 // On PostgreSQL a transaction's BEGIN rides with its first statement, and a write marked
 // deferred (server/db/deferred-write.ts) with the statement after it (server/db/postgres-pool.ts):
