@@ -155,6 +155,8 @@ async function seedCodes(databaseUrl: string, organizationId: string, count: num
         visitor_email: null,
         purpose: 'Bench',
         entry_point: null,
+        site_id: null,
+        entry_point_id: null,
         host_user_id: `Unit ${n % 400}`,
         status: 'active',
         valid_from: from.toISOString(),

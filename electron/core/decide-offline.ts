@@ -73,6 +73,8 @@ const SERVER_REASONS: Record<ValidationReason, DecisionReason> = {
   'Maximum uses reached': 'used_up',
   'Code not yet active': 'not_yet_active',
   'Code has expired': 'expired',
+  'Code is for another site': 'other_site',
+  'Code is for another entry point': 'other_entry_point',
 };
 
 export function reasonFromServer(reason: ValidationReason): DecisionReason {
@@ -105,5 +107,9 @@ export function decisionMessage(reason: DecisionReason, visitorName: string | nu
       return 'This pass is not genuine or has been altered. Do not admit.';
     case 'too_many_attempts':
       return 'Too many unknown codes from this gate. Wait a minute before trying again.';
+    case 'other_site':
+      return 'This code is for another estate. Do not admit; send the visitor to the right estate or call the host.';
+    case 'other_entry_point':
+      return 'This code is for another gate of this estate. Send the visitor to that gate or call the host.';
   }
 }

@@ -25,5 +25,7 @@ export function rowToAccessCode(row: AccessCodeRow): AccessCode {
     updated_at: row.updated_at,
     revoked_at: row.revoked_at,
     revoke_reason: row.revoke_reason,
+    site_id: row.site_id ?? null,
+    entry_point_id: row.entry_point_id ?? null,
   };
 }

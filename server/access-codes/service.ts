@@ -17,6 +17,7 @@ import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../even
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { defaultSiteIdOf, placeNamedIn, type Place } from '../sites/service.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -55,6 +56,22 @@ interface NewCode {
   entry_point?: string;
   host_user_id?: string;
   max_uses: number;
+  /** Where it admits: resolved by `placeOfCode` before the transaction. */
+  place: Place;
+}
+
+/**
+ * Where a new code admits: the entry point or site it names (checked: the organization's, not
+ * archived), else the organization's default site, so an old caller's code belongs where its
+ * visits always did. (A key limited to one site will give that site here.)
+ */
+async function placeOfCode(db: Executor, tenant: Tenant, named: { site_id?: string; entry_point_id?: string }, field?: string): Promise<Place> {
+  return (
+    (await placeNamedIn(db, tenant.organizationId, named, { active: true, field })) ?? {
+      siteId: await defaultSiteIdOf(db, tenant.organizationId),
+      entryPointId: null,
+    }
+  );
 }
 
 /** The same instant a calendar year later: the longest a code may be valid. */
@@ -120,6 +137,8 @@ async function issueCode(
     revoked_at: null,
     revoke_reason: null,
     erased_at: null,
+    site_id: input.place.siteId,
+    entry_point_id: input.place.entryPointId,
   };
   await insertAccessCode(trx, row);
   const accessCode = rowToAccessCode(row);
@@ -150,7 +169,8 @@ export async function createAccessCode(
   input: CreateAccessCodeRequest,
 ): Promise<AccessCode> {
   const window = validityWindow(issuer.clock, input.valid_from, input.valid_until);
-  return inTransaction(db, (trx) => issueCode(trx, issuer, tenant, input, window));
+  const place = await placeOfCode(db, tenant, input);
+  return inTransaction(db, (trx) => issueCode(trx, issuer, tenant, { ...input, place }, window));
 }
 
 /** All or nothing: the schema already refused a bad visitor naming `visitors[i].field`. */
@@ -161,10 +181,17 @@ export async function createAccessCodesInBulk(
   input: BulkCreateAccessCodesRequest,
 ): Promise<AccessCode[]> {
   const window = validityWindow(issuer.clock, input.valid_from, input.valid_until);
+  // The batch's site, and each visitor's entry point where one is named (it must be of that site when the batch names one).
+  const site = await placeOfCode(db, tenant, { site_id: input.site_id });
+  const places: Place[] = [];
+  for (const [i, visitor] of input.visitors.entries()) {
+    const named = visitor.entry_point_id === undefined ? undefined : { site_id: input.site_id, entry_point_id: visitor.entry_point_id };
+    places.push(named ? await placeOfCode(db, tenant, named, `visitors[${i}]`) : site);
+  }
   return inTransaction(db, async (trx) => {
     const codes: AccessCode[] = [];
-    for (const visitor of input.visitors) {
-      codes.push(await issueCode(trx, issuer, tenant, { ...visitor, purpose: input.purpose, max_uses: visitor.max_uses ?? 1 }, window));
+    for (const [i, visitor] of input.visitors.entries()) {
+      codes.push(await issueCode(trx, issuer, tenant, { ...visitor, purpose: input.purpose, max_uses: visitor.max_uses ?? 1, place: places[i]! }, window));
     }
     return codes;
   });
@@ -177,6 +204,7 @@ export async function getAccessCode(db: Executor, tenant: Tenant, codeId: string
 }
 
 export interface CodeListQuery extends PageRequest {
+  site_id?: string;
   status?: string;
   visitor_phone?: string;
   search?: string;
@@ -189,6 +217,7 @@ export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeL
     db,
     tenant,
     {
+      siteId: query.site_id,
       status: query.status,
       visitorPhone: query.visitor_phone,
       search: query.search,
@@ -267,7 +296,22 @@ export interface Validation {
   code: string;
   validated_by?: string;
   entry_point?: string;
+  /** The gate's site and registered entry point, when the request names them (issue #34). */
+  site_id?: string;
+  entry_point_id?: string;
   scanned_at?: string;
+}
+
+/**
+ * Why a code does not admit at the place a validation names; undefined when it does. Only what
+ * the validation names is checked: a code made before sites admits at every site, a validation
+ * naming no entry point (or only a free-text one) is never refused for it.
+ */
+export function placeRefusal(row: Pick<AccessCodeRow, 'site_id' | 'entry_point_id'>, at: Place | undefined): ValidationReason | undefined {
+  if (!at) return undefined;
+  if (row.site_id && row.site_id !== at.siteId) return 'Code is for another site';
+  if (row.entry_point_id && at.entryPointId && row.entry_point_id !== at.entryPointId) return 'Code is for another entry point';
+  return undefined;
 }
 
 /**
@@ -297,9 +341,11 @@ async function admitCode(
   at: Date,
   numbering: FeedNumbering,
 ): Promise<ValidationResult> {
+  const place = await placeNamedIn(db, tenant.organizationId, input);
   if (!found) return { valid: false, reason: 'Code not found' };
-  const early = refusalReason(found, at);
+  const early = refusalReason(found, at) ?? placeRefusal(found, place);
   if (early) return { valid: false, reason: early };
+  const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteIdOf(db, tenant.organizationId));
 
   return inTransaction(db, async (trx): Promise<ValidationResult> => {
     // The use is consumed if the code, as it is now, still has one and is not revoked (the row
@@ -322,6 +368,7 @@ async function admitCode(
         visitorName: code.visitor_name,
         visitorPhone: code.visitor_phone,
         entryPoint: input.entry_point ?? code.entry_point,
+        siteId,
         hostUserId: code.host_user_id,
         recordedBy: input.validated_by,
         checkedInAt: at,

@@ -95,6 +95,7 @@ const accessCodesByCode = preparedQuery((db, p: Tenant & { code: string }) =>
 );
 
 export interface CodeFilter {
+  siteId?: string;
   status?: string;
   visitorPhone?: string;
   search?: string;
@@ -109,6 +110,8 @@ export async function listAccessCodeRows(
   page: { offset: number; limit: number },
 ): Promise<{ rows: AccessCodeRow[]; total: number }> {
   let base = scoped(db, tenant);
+  // A code made before sites (site_id null) is valid at every site, so it is listed with each.
+  if (filter.siteId) base = base.where((eb) => eb.or([eb('site_id', '=', filter.siteId!), eb('site_id', 'is', null)]));
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);

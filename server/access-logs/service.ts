@@ -6,6 +6,7 @@ import { appendEvent, appendEvents, type EventDeps, type NewEvent } from '../eve
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { defaultSiteIdOf, placeNamedIn } from '../sites/service.ts';
 import { durationMinutes, rowToAccessLog } from './access-log.ts';
 import { happenedAt } from './replay-window.ts';
 import {
@@ -25,6 +26,8 @@ export interface NewVisit {
   visitorName: string | null;
   visitorPhone: string | null;
   entryPoint?: string | null;
+  /** The site the visit happens at (issue #34). */
+  siteId: string;
   hostUserId?: string | null;
   notes?: string | null;
   recordedBy?: string | null;
@@ -59,6 +62,7 @@ export async function recordCheckIn(trx: Executor, deps: EventDeps, tenant: Tena
     created_at: now,
     updated_at: now,
     erased_at: null,
+    site_id: visit.siteId,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
@@ -70,6 +74,7 @@ export interface WalkIn {
   visitor_name: string;
   visitor_phone: string;
   entry_point?: string;
+  site_id?: string;
   host_user_id?: string;
   notes?: string;
   recorded_by?: string;
@@ -78,6 +83,9 @@ export interface WalkIn {
 
 export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
   const checkedInAt = happenedAt(deps.clock, input.checked_in_at, 'checked_in_at');
+  // The gate's site as named, else the default site: where an old caller's visits always were.
+  const place = await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id });
+  const siteId = place?.siteId ?? (await defaultSiteIdOf(db, tenant.organizationId));
   return inTransaction(db, (trx) =>
     recordCheckIn(trx, deps, tenant, {
       codeId: null,
@@ -85,6 +93,7 @@ export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenan
       visitorName: input.visitor_name,
       visitorPhone: input.visitor_phone,
       entryPoint: input.entry_point,
+      siteId,
       hostUserId: input.host_user_id,
       notes: input.notes,
       recordedBy: input.recorded_by,
@@ -129,6 +138,7 @@ export async function getAccessLog(db: Executor, clock: Clock, tenant: Tenant, l
 }
 
 export interface LogListQuery extends PageRequest {
+  site_id?: string;
   status?: string;
   visitor_phone?: string;
   entry_point?: string;
@@ -143,6 +153,7 @@ export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant,
     db,
     tenant,
     {
+      siteId: query.site_id,
       status: query.status,
       visitorPhone: query.visitor_phone,
       entryPoint: query.entry_point,

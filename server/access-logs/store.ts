@@ -34,6 +34,7 @@ export async function closeVisit(db: Executor, logId: string, changes: Partial<A
 }
 
 export interface LogFilter {
+  siteId?: string;
   status?: string;
   visitorPhone?: string;
   entryPoint?: string;
@@ -44,6 +45,7 @@ export interface LogFilter {
 
 function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
   let base = scoped(db, tenant);
+  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);

@@ -296,6 +296,8 @@ export interface IncidentRow {
   dispatch_round: number;
   /** When the last `incident.responder_location` event was written (migration 0020): the throttle's mark. */
   responder_location_at?: string | null;
+  /** Migration 0027: the site it was raised at or named; null for an incident anywhere else. */
+  site_id: string | null;
 }
 
 export interface TimelineRow {
@@ -356,6 +358,10 @@ export interface AccessCodeRow {
   revoked_at: string | null;
   revoke_reason: string | null;
   erased_at: string | null;
+  /** Migration 0027: the site whose gates admit it; null for a code made before sites (every site). */
+  site_id: string | null;
+  /** Migration 0027: the one entry point that admits it, when the code names one. */
+  entry_point_id: string | null;
 }
 
 export interface AccessLogRow {
@@ -378,6 +384,8 @@ export interface AccessLogRow {
   created_at: string;
   updated_at: string;
   erased_at: string | null;
+  /** Migration 0027: the site the visit happened at. */
+  site_id: string | null;
 }
 
 export interface PassKeyRow {

@@ -36,6 +36,7 @@ export function rowToIncident(row: IncidentRow, timeline: TimelineRow[]): Incide
     title: row.title,
     description: row.description,
     is_drill: Boolean(row.is_drill),
+    site_id: row.site_id ?? null,
     environment: row.environment as Environment,
     version: Number(row.version),
     responder:

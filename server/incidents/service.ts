@@ -18,6 +18,7 @@ import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewE
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { placeNamedIn } from '../sites/service.ts';
 import type { DispatchOpening } from './dispatcher.ts';
 import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
@@ -80,6 +81,7 @@ export async function createIncident(
     const existing = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
     if (existing) return { incident: await getIncident(db, tenant, existing.incident_id), created: false };
   }
+  const place = input.site_id === undefined ? undefined : await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id }, { active: true });
   const incident = await inTransaction(db, async (trx) => {
     const now = deps.clock.now();
     const at = now.toISOString();
@@ -128,6 +130,7 @@ export async function createIncident(
       eta_minutes: null,
       next_step_at: null,
       dispatch_round: 0,
+      site_id: place?.siteId ?? null,
     };
     const dispatch = deps.opening?.(row);
     if (dispatch) Object.assign(row, dispatch.columns);
@@ -166,6 +169,7 @@ function dispatchMessage(environment: string, isDrill: boolean): string {
 export interface IncidentListQuery {
   page: number;
   limit: number;
+  site_id?: string;
   status?: IncidentStatus | 'active';
   category?: IncidentCategory;
   severity?: IncidentSeverity;
@@ -179,6 +183,7 @@ export async function listIncidents(db: Executor, tenant: Tenant, query: Inciden
     tenant,
     {
       ...(query.status === 'active' ? { statusIn: ACTIVE_INCIDENT_STATUSES } : { status: query.status }),
+      siteId: query.site_id,
       category: query.category,
       severity: query.severity,
       createdFrom: utcInstant(query.from_date),

@@ -214,6 +214,7 @@ export async function findIncidentByIdempotencyKey(db: Executor, tenant: Tenant,
 }
 
 export interface IncidentFilter {
+  siteId?: string;
   status?: string;
   /** Any of these statuses (`status=active`). */
   statusIn?: readonly string[];
@@ -232,6 +233,7 @@ export async function listIncidentRows(
   let base = db
     .selectFrom('incidents')
     .where(whereTenant(tenant));
+  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.statusIn) base = base.where('status', 'in', filter.statusIn);
   if (filter.category) base = base.where('category', '=', filter.category);

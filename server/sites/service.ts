@@ -2,7 +2,8 @@ import type { Page } from '../../shared/schemas/common.ts';
 import type { CreateSiteRequest, EntryPoint, Site, UpdateSiteRequest } from '../../shared/schemas/sites.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type EntryPointRow, type Executor, type SiteRow } from '../db/schema.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { setNewest } from '../bounded-map.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import * as store from './store.ts';
@@ -147,4 +148,57 @@ export async function addEntryPoint(db: Executor, clock: Clock, organizationId: 
     await store.insertEntryPoints(trx, [entry!]);
     return rowToEntryPoint(entry!);
   });
+}
+
+/**
+ * Default sites by organization. An organization's default site never changes (it is made with
+ * the organization, cannot be archived, and ids are never reused), so a process-wide cache is
+ * exact: what names no site finds its site without a read on every scan.
+ */
+const defaultSites = new Map<string, string>();
+
+/** The id of the organization's default site, where what names no site belongs (migration 0026). */
+export async function defaultSiteIdOf(db: Executor, organizationId: string): Promise<string> {
+  const cached = defaultSites.get(organizationId);
+  if (cached) return cached;
+  const row = await store.findDefaultSite(db, organizationId);
+  if (!row) throw new Error(`organization ${organizationId} has no default site`);
+  setNewest(defaultSites, organizationId, row.site_id, 10_000);
+  return row.site_id;
+}
+
+/** Where a request says something happens or admits: a site, and perhaps one of its entry points. */
+export interface Place {
+  siteId: string;
+  entryPointId: string | null;
+}
+
+/**
+ * The place a request names: `entry_point_id` (one of the organization's entry points; it
+ * implies its site) and `site_id` (one of its sites), agreeing when both are given. A site
+ * another organization holds is unknown here, as one that does not exist: a 400 naming the
+ * field, never a hint. `active`: the site must not be archived (new codes, new incidents).
+ * Undefined when the request names neither.
+ */
+export async function placeNamedIn(
+  db: Executor,
+  organizationId: string,
+  named: { site_id?: string; entry_point_id?: string },
+  options: { active?: boolean; field?: string } = {},
+): Promise<Place | undefined> {
+  const prefix = options.field ? `${options.field}.` : '';
+  let entryPoint: EntryPointRow | undefined;
+  if (named.entry_point_id !== undefined) {
+    entryPoint = await store.findEntryPoint(db, organizationId, named.entry_point_id);
+    if (!entryPoint) throw badRequest(`${prefix}entry_point_id: no entry point ${named.entry_point_id} in this organization`);
+    if (named.site_id !== undefined && named.site_id !== entryPoint.site_id) {
+      throw badRequest(`${prefix}entry_point_id: ${named.entry_point_id} is an entry point of another site than ${named.site_id}`);
+    }
+  }
+  const siteId = named.site_id ?? entryPoint?.site_id;
+  if (siteId === undefined) return undefined;
+  const site = await store.findSite(db, organizationId, siteId);
+  if (!site) throw badRequest(`${prefix}site_id: no site ${siteId} in this organization`);
+  if (options.active && site.archived_at) throw badRequest(`${prefix}site_id: ${site.name} is archived`);
+  return { siteId: site.site_id, entryPointId: entryPoint?.entry_point_id ?? null };
 }

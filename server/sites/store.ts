@@ -10,6 +10,15 @@ export async function findSite(db: Executor, organizationId: string, siteId: str
   return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('site_id', '=', siteId).executeTakeFirst();
 }
 
+/** The organization's default site (migration 0026, `createDefaultSite`): exactly one per organization. */
+export async function findDefaultSite(db: Executor, organizationId: string): Promise<SiteRow | undefined> {
+  return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('is_default', '=', 1).executeTakeFirst();
+}
+
+export async function findEntryPoint(db: Executor, organizationId: string, entryPointId: string): Promise<EntryPointRow | undefined> {
+  return db.selectFrom('entry_points').selectAll().where('organization_id', '=', organizationId).where('entry_point_id', '=', entryPointId).executeTakeFirst();
+}
+
 export async function findSiteByName(db: Executor, organizationId: string, name: string): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
 }

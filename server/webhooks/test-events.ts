@@ -56,6 +56,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       updated_at: at,
       resolved_at: status === 'resolved' ? at : null,
       cancelled_at: status === 'cancelled' ? at : null,
+      site_id: 'site_TEST0000000000000000000000',
     };
   }
   if (type.startsWith('access_code.')) {
@@ -81,6 +82,8 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       updated_at: at,
       revoked_at: status === 'revoked' ? at : null,
       revoke_reason: status === 'revoked' ? 'Test event' : null,
+      site_id: 'site_TEST0000000000000000000000',
+      entry_point_id: null,
     };
   }
   if (type.startsWith('kiosk.')) {
@@ -122,6 +125,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
     checkout_notes: null,
     recorded_by: 'Test Guard',
     auto_checked_out: false,
+    site_id: 'site_TEST0000000000000000000000',
     duration_minutes: departed ? 45 : 0,
   };
 }

@@ -126,6 +126,10 @@ export const DECISION_REASONS = [
   'invalid_pass',
   /** Online: the server answered 429 to too many unknown codes. */
   'too_many_attempts',
+  /** Online: the code is for another site's gates (issue #34). */
+  'other_site',
+  /** Online: the code is limited to another entry point of this site. */
+  'other_entry_point',
 ] as const;
 export type DecisionReason = (typeof DECISION_REASONS)[number];
 

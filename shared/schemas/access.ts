@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, EndInstantInput, PageQuery, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber } from './common.ts';
+import { DateRangeQuery, EndInstantInput, EntryPointRef, PageQuery, SiteRef, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber } from './common.ts';
 
 export const ACCESS_CODE_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export const AccessCodeStatus = z.enum(ACCESS_CODE_STATUSES).meta({
@@ -17,6 +17,8 @@ export const VALIDATION_REASONS = [
   'Maximum uses reached',
   'Code not yet active',
   'Code has expired',
+  'Code is for another site',
+  'Code is for another entry point',
 ] as const;
 export type ValidationReason = (typeof VALIDATION_REASONS)[number];
 
@@ -40,8 +42,17 @@ const Validity = {
   }),
 };
 
+/** Where a code admits (issue #34): its site, and optionally one gate of it. */
+const CodePlace = {
+  site_id: SiteRef.optional().meta({
+    description: "The site whose gates admit it. Defaults to the key's site when the key is limited to one, else the organization's default site",
+  }),
+  entry_point_id: EntryPointRef.optional().meta({ description: "Only this entry point of the site admits it (a validation naming another is refused); it implies its site" }),
+};
+
 export const CreateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     ...VisitorFields,
+    ...CodePlace,
     ...Validity,
     max_uses: z.int().min(1).max(1000).default(1),
   }))
@@ -54,12 +65,14 @@ export const BulkVisitor = nullMeansAbsent(z.strictObject({
   visitor_email: VisitorFields.visitor_email,
   entry_point: VisitorFields.entry_point,
   host_user_id: VisitorFields.host_user_id,
+  entry_point_id: CodePlace.entry_point_id,
   max_uses: z.int().min(1).max(1000).optional(),
 }));
 
 export const BulkCreateAccessCodesRequest = nullMeansAbsent(z.strictObject({
     visitors: z.array(BulkVisitor).min(1).max(50),
     purpose: VisitorFields.purpose,
+    site_id: CodePlace.site_id,
     ...Validity,
   }))
   .meta({ id: 'BulkCreateAccessCodesRequest', description: 'All-or-nothing: one bad visitor is a 400 naming visitors[i].field' });
@@ -88,6 +101,8 @@ export const AccessCode = z
     updated_at: Timestamp,
     revoked_at: Timestamp.nullable(),
     revoke_reason: z.string().nullable(),
+    site_id: z.string().nullable().meta({ description: 'The site whose gates admit it; null for a code made before sites, which every site of the organization admits' }),
+    entry_point_id: z.string().nullable().meta({ description: 'The one entry point that admits it, when it names one' }),
   })
   .meta({ id: 'AccessCode' });
 export type AccessCode = z.infer<typeof AccessCode>;
@@ -99,6 +114,7 @@ export const BulkAccessCodes = z
 export const AccessCodePage = paginated(AccessCode, 'AccessCodePage');
 
 export const ListAccessCodesQuery = PageQuery.extend({
+  site_id: SiteRef.optional().meta({ description: 'Only the codes this site admits: its own, and those made before sites (every site admits them)' }),
   status: AccessCodeStatus.optional(),
   visitor_phone: z.string().max(32).optional().meta({ description: 'Exact phone number' }),
   search: z.string().max(200).optional().meta({ description: 'Part of the code, visitor name or phone, any case' }),
@@ -117,6 +133,8 @@ export const ValidateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     code: z.string().trim().min(1).max(2000).meta({ description: 'The code as typed (any case, spaces ignored) or the whole signed pass' }),
     validated_by: ShortText.optional().meta({ description: 'Name or id of the guard' }),
     entry_point: ShortText.optional().meta({ description: 'Where the visitor is entering; recorded in the access log' }),
+    site_id: SiteRef.optional().meta({ description: "The site of the gate: a code of another site is refused (`Code is for another site`); a code made before sites is not" }),
+    entry_point_id: EntryPointRef.optional().meta({ description: 'The gate, as registered: a code limited to another entry point is refused. Implies its site' }),
     scanned_at: TimestampInput.optional().meta({
       description: 'When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future.',
     }),
@@ -194,6 +212,7 @@ export const AccessLog = z
     checkout_notes: z.string().nullable(),
     recorded_by: z.string().nullable(),
     auto_checked_out: z.boolean().meta({ description: 'Checked out by the auto-checkout policy' }),
+    site_id: z.string().nullable().meta({ description: 'The site the visit happened at' }),
     duration_minutes: z.int().meta({ description: 'Time on premises, to now while checked in' }),
   })
   .meta({ id: 'AccessLog' });
@@ -203,6 +222,7 @@ export const CreateAccessLogRequest = nullMeansAbsent(z.strictObject({
     visitor_name: VisitorName,
     visitor_phone: VisitorPhone,
     entry_point: ShortText.optional(),
+    site_id: SiteRef.optional().meta({ description: "The site of the gate. Defaults to the organization's default site" }),
     host_user_id: ShortText.optional(),
     notes: z.string().trim().max(2000).optional(),
     recorded_by: ShortText.optional().meta({ description: 'The guard who let the visitor in' }),
@@ -222,6 +242,7 @@ export const AccessLogPage = paginated(AccessLog, 'AccessLogPage');
 export const LogIdParams = z.object({ logId: z.string() });
 
 export const ListAccessLogsQuery = PageQuery.extend({
+  site_id: SiteRef.optional().meta({ description: 'Only the visits at this site' }),
   status: AccessLogStatus.optional(),
   visitor_phone: z.string().max(32).optional(),
   entry_point: z.string().max(200).optional(),

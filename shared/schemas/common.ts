@@ -189,3 +189,11 @@ export type Environment = z.infer<typeof Environment>;
 
 /** A body with nothing to say (an action's POST, an answer with no content). */
 export const Empty = z.object({}).meta({ id: 'Empty' });
+
+/**
+ * A site named in a body or a query (`site_...`, issue #34): one of the caller's organization's
+ * sites, or a 400 naming the field (another organization's site is unknown here, never a hint).
+ */
+export const SiteRef = z.string().trim().min(1).max(100).meta({ description: "One of the organization's sites (`GET /sites`)", example: 'site_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });
+/** An entry point named in a body (`ent_...`): one of the site's gates. */
+export const EntryPointRef = z.string().trim().min(1).max(100).meta({ description: 'One of the site\'s entry points (`GET /sites/{siteId}/entry-points`)', example: 'ent_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, Environment, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
+import { DateRangeQuery, Environment, PageQuery, SiteRef, Timestamp, paginated, nullMeansAbsent } from './common.ts';
 
 export const INCIDENT_CATEGORIES = ['sos', 'vehicle', 'location_threat', 'medical'] as const;
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -110,6 +110,7 @@ export const CreateIncidentRequest = nullMeansAbsent(z.strictObject({
       .optional()
       .meta({ description: 'A second create with the same key returns the first incident (200, idempotent: true)' }),
     is_drill: z.boolean().default(false).meta({ description: 'Drills are never offered to real responders' }),
+    site_id: SiteRef.optional().meta({ description: "The site (estate) it happened at, when it did: the board shows the site's call list. A gate kiosk's SOS names its site itself" }),
   }))
   .meta({ id: 'CreateIncidentRequest' });
 export type CreateIncidentRequest = z.infer<typeof CreateIncidentRequest>;
@@ -126,6 +127,7 @@ export const IncidentStatusFilter = z.enum([...INCIDENT_STATUSES, 'active']).met
 });
 
 export const ListIncidentsQuery = PageQuery.extend({
+  site_id: SiteRef.optional().meta({ description: 'Only the incidents of this site' }),
   status: IncidentStatusFilter.optional(),
   category: IncidentCategory.optional(),
   severity: IncidentSeverity.optional(),
@@ -220,6 +222,7 @@ export const Incident = z
     title: z.string(),
     description: z.string().nullable(),
     is_drill: z.boolean(),
+    site_id: z.string().nullable().meta({ description: 'The site it was raised at or named; null for an incident anywhere else' }),
     environment: Environment,
     version: z.int().meta({ description: 'Bumped by every change; webhooks carry it so stale events can be dropped' }),
     responder: ResponderAssignment.nullable(),

@@ -77,6 +77,8 @@ describe('access logs', () => {
         walkInBody({ entry_point: 'Main Gate', host_user_id: 'resident-12B', notes: 'Delivering a parcel', recorded_by: 'Guard Musa' }),
       );
       expect(res.status).toBe(201);
+      // A walk-in that names no site happened at the organization's default site (issue #34).
+      const defaultSite = (await org.live.get('/sites')).body.results.find((site: { is_default: boolean }) => site.is_default);
       expect(res.body).toEqual({
         access_log: {
           log_id: expect.stringMatching(/^log_[0-9A-Z]{26}$/),
@@ -93,6 +95,7 @@ describe('access logs', () => {
           checkout_notes: null,
           recorded_by: 'Guard Musa',
           auto_checked_out: false,
+          site_id: defaultSite.site_id,
           duration_minutes: 0,
         },
       });

@@ -321,4 +321,53 @@ describe('migrations', () => {
       { site_id: sites[0]!.site_id, name: 'South gate' },
     ]);
   });
+
+  it('0027-site-naming puts earlier visits at their organization\'s default site, and leaves earlier codes valid at every site and earlier incidents at none', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
+      await db
+        .insertInto('organizations')
+        .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+        .execute();
+    }
+    await migrateToLatest(db, through('0026-sites'));
+    const log = (log_id: string, organization_id: string) =>
+      ({
+        log_id, organization_id, environment: 'live', code_id: null, method: 'walk_in', visitor_name: 'v', visitor_phone: null, entry_point: 'North gate',
+        host_user_id: null, notes: null, status: 'checked_in', checked_in_at: now, checked_out_at: null, checkout_notes: null, recorded_by: null,
+        auto_checked_out: 0, created_at: now, updated_at: now, erased_at: null,
+      }) as never; // 0026's columns
+    await db.insertInto('access_logs').values([log('log_a', 'org_a'), log('log_b', 'org_b')]).execute();
+    await db
+      .insertInto('access_codes')
+      .values({
+        code_id: 'code_1', organization_id: 'org_a', environment: 'live', code: 'AB-2345', visitor_name: 'v', visitor_phone: null, visitor_email: null, purpose: null,
+        entry_point: null, host_user_id: null, status: 'active', valid_from: now, valid_until: now, max_uses: 1, use_count: 0, qr_payload: 'q', change_seq: 1,
+        created_at: now, updated_at: now, revoked_at: null, revoke_reason: null, erased_at: null,
+      } as never)
+      .execute();
+    await db
+      .insertInto('incidents')
+      .values({
+        incident_id: 'inc_1', organization_id: 'org_a', environment: 'live', idempotency_key: null, category: 'sos', severity: 'low', status: 'created', title: 't',
+        description: null, is_drill: 0, subject_name: 'n', subject_phone: null, subject_email: null, subject_reference: null, subject_metadata: '{}', longitude: 3.1,
+        latitude: 6.2, address: null, landmark: null, version: 1, dispatch_deadline: now, escalation_deadline: now, assigned_at: null, on_scene_at: null,
+        resolution_outcome: null, resolution_notes: null, created_at: now, updated_at: now, resolved_at: null, cancelled_at: null,
+      } as never)
+      .execute();
+
+    expect(await migrateToLatest(db, through('0027-site-naming'))).toEqual(['0027-site-naming']);
+    const defaults = new Map((await db.selectFrom('sites').select(['organization_id', 'site_id']).where('is_default', '=', 1).execute()).map((row) => [row.organization_id, row.site_id]));
+    const logs = await db.selectFrom('access_logs').select(['log_id', 'site_id']).orderBy('log_id').execute();
+    expect(logs).toEqual([
+      { log_id: 'log_a', site_id: defaults.get('org_a') },
+      { log_id: 'log_b', site_id: defaults.get('org_b') },
+    ]);
+    expect(await db.selectFrom('access_codes').select(['site_id', 'entry_point_id']).execute()).toEqual([{ site_id: null, entry_point_id: null }]);
+    expect(await db.selectFrom('incidents').select('site_id').execute()).toEqual([{ site_id: null }]);
+  });
 });

@@ -16,6 +16,7 @@ function incident(overrides: Partial<Incident> = {}): Incident {
     title: '[CRITICAL] SOS Emergency',
     description: null,
     is_drill: false,
+    site_id: null,
     environment: 'live',
     version: 1,
     responder: null,

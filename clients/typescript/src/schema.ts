@@ -1550,6 +1550,8 @@ export interface components {
             idempotency_key?: string | null;
             /** @description Drills are never offered to real responders */
             is_drill?: boolean | null;
+            /** @description The site (estate) it happened at, when it did: the board shows the site's call list. A gate kiosk's SOS names its site itself */
+            site_id?: string | null;
         };
         /** @enum {string} */
         IncidentCategory: "sos" | "vehicle" | "location_threat" | "medical";
@@ -1595,6 +1597,10 @@ export interface components {
             entry_point?: string | null;
             /** @description The staff member or resident being visited */
             host_user_id?: string | null;
+            /** @description The site whose gates admit it. Defaults to the key's site when the key is limited to one, else the organization's default site */
+            site_id?: string | null;
+            /** @description Only this entry point of the site admits it (a validation naming another is refused); it implies its site */
+            entry_point_id?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
             /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
@@ -1616,9 +1622,13 @@ export interface components {
                 entry_point?: string | null;
                 /** @description The staff member or resident being visited */
                 host_user_id?: string | null;
+                /** @description Only this entry point of the site admits it (a validation naming another is refused); it implies its site */
+                entry_point_id?: string | null;
                 max_uses?: number | null;
             }[];
             purpose?: string | null;
+            /** @description The site whose gates admit it. Defaults to the key's site when the key is limited to one, else the organization's default site */
+            site_id?: string | null;
             /** @description Defaults to now; a date (YYYY-MM-DD) is the start of that day, UTC */
             valid_from?: string | null;
             /** @description Defaults to valid_from + 24 h; must be after valid_from, and at most one year after it (the same instant a year later). A date (YYYY-MM-DD) is the end of that day, UTC */
@@ -1637,6 +1647,10 @@ export interface components {
             validated_by?: string | null;
             /** @description Where the visitor is entering; recorded in the access log */
             entry_point?: string | null;
+            /** @description The site of the gate: a code of another site is refused (`Code is for another site`); a code made before sites is not */
+            site_id?: string | null;
+            /** @description The gate, as registered: a code limited to another entry point is refused. Implies its site */
+            entry_point_id?: string | null;
             /** @description When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future. */
             scanned_at?: string | null;
         };
@@ -1644,6 +1658,8 @@ export interface components {
             visitor_name: string;
             visitor_phone: string;
             entry_point?: string | null;
+            /** @description The site of the gate. Defaults to the organization's default site */
+            site_id?: string | null;
             host_user_id?: string | null;
             notes?: string | null;
             /** @description The guard who let the visitor in */
@@ -1971,6 +1987,8 @@ export interface components {
             title: string;
             description: string | null;
             is_drill: boolean;
+            /** @description The site it was raised at or named; null for an incident anywhere else */
+            site_id: string | null;
             environment: components["schemas"]["Environment"];
             /** @description Bumped by every change; webhooks carry it so stale events can be dropped */
             version: number;
@@ -2212,6 +2230,10 @@ export interface components {
             updated_at: string;
             revoked_at: string | null;
             revoke_reason: string | null;
+            /** @description The site whose gates admit it; null for a code made before sites, which every site of the organization admits */
+            site_id: string | null;
+            /** @description The one entry point that admits it, when it names one */
+            entry_point_id: string | null;
         };
         /** @description One page of results, newest first */
         AccessCodePage: {
@@ -2249,7 +2271,7 @@ export interface components {
             /** @constant */
             valid: false;
             /** @enum {string} */
-            reason: "Code not found" | "Code has been revoked" | "Maximum uses reached" | "Code not yet active" | "Code has expired";
+            reason: "Code not found" | "Code has been revoked" | "Maximum uses reached" | "Code not yet active" | "Code has expired" | "Code is for another site" | "Code is for another entry point";
         };
         /** @description Counts of codes created in the window */
         AccessCodeStats: {
@@ -2310,6 +2332,8 @@ export interface components {
             recorded_by: string | null;
             /** @description Checked out by the auto-checkout policy */
             auto_checked_out: boolean;
+            /** @description The site the visit happened at */
+            site_id: string | null;
             /** @description Time on premises, to now while checked in */
             duration_minutes: number;
         };
@@ -3177,6 +3201,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only the incidents of this site */
+                site_id?: string;
                 status?: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled" | "active";
                 category?: components["schemas"]["IncidentCategory"];
                 severity?: components["schemas"]["IncidentSeverity"];
@@ -3994,6 +4020,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only the codes this site admits: its own, and those made before sites (every site admits them) */
+                site_id?: string;
                 status?: components["schemas"]["AccessCodeStatus"];
                 /** @description Exact phone number */
                 visitor_phone?: string;
@@ -5035,6 +5063,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only the visits at this site */
+                site_id?: string;
                 status?: components["schemas"]["AccessLogStatus"];
                 visitor_phone?: string;
                 entry_point?: string;

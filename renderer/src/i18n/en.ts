@@ -85,6 +85,10 @@ export const catalogue = {
   'reason.invalid_pass.detail': 'The pass is damaged, changed, or not from this estate.',
   'reason.too_many_attempts': 'Too many wrong codes',
   'reason.too_many_attempts.detail': 'Wait one minute, then try again.',
+  'reason.other_site': 'Pass for another estate',
+  'reason.other_site.detail': 'This pass is not for this estate. Do not admit; call the host.',
+  'reason.other_entry_point': 'Pass for another gate',
+  'reason.other_entry_point.detail': 'This pass is for another gate of this estate. Send the visitor there.',
 
   // Walk-in
   'walkIn.title': 'Walk-in visitor',

@@ -80,6 +80,10 @@ export const catalogue: Catalogue = {
   'reason.invalid_pass.detail': 'Izinin ya lalace, an canja shi, ko ba na wannan unguwa ba ne.',
   'reason.too_many_attempts': 'Lambobi marasa kyau sun yi yawa',
   'reason.too_many_attempts.detail': 'Jira minti ɗaya, sannan a sake gwadawa.',
+  'reason.other_site': 'Fas na wata unguwa',
+  'reason.other_site.detail': 'Wannan fas ba na wannan unguwa ba ne. Kada a bari ya shiga; a kira mai masaukin.',
+  'reason.other_entry_point': 'Fas na wata ƙofa',
+  'reason.other_entry_point.detail': 'Wannan fas na wata ƙofa ce ta wannan unguwa. A tura baƙon can.',
 
   'walkIn.title': 'Baƙo ba tare da izini ba',
   'walkIn.name': 'Sunan baƙo',

@@ -80,6 +80,10 @@ export const catalogue: Catalogue = {
   'reason.invalid_pass.detail': 'The pass don spoil, dem change am, or e no be from this estate.',
   'reason.too_many_attempts': 'Too many wrong codes',
   'reason.too_many_attempts.detail': 'Wait one minute, then try again.',
+  'reason.other_site': 'Pass for another estate',
+  'reason.other_site.detail': 'Dis pass no be for dis estate. No let am enter; call the host.',
+  'reason.other_entry_point': 'Pass for another gate',
+  'reason.other_entry_point.detail': 'Dis pass na for another gate for dis estate. Send the visitor go there.',
 
   'walkIn.title': 'Walk-in visitor',
   'walkIn.name': 'Visitor name',

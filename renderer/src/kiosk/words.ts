@@ -16,6 +16,8 @@ export const REASON_TEXT: Record<DecisionReason, { headline: MessageKey; detail:
   expired: { headline: 'reason.expired', detail: 'reason.expired.detail' },
   invalid_pass: { headline: 'reason.invalid_pass', detail: 'reason.invalid_pass.detail' },
   too_many_attempts: { headline: 'reason.too_many_attempts', detail: 'reason.too_many_attempts.detail' },
+  other_site: { headline: 'reason.other_site', detail: 'reason.other_site.detail' },
+  other_entry_point: { headline: 'reason.other_entry_point', detail: 'reason.other_entry_point.detail' },
 };
 
 export const ATTENTION_TEXT: Record<AttentionItem['kind'], MessageKey> = {

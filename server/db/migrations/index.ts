@@ -22,6 +22,7 @@ import * as twoStepPolicy from './0023-two-step-policy.ts';
 import * as memberships from './0024-memberships.ts';
 import * as keyMakers from './0025-key-makers.ts';
 import * as sites from './0026-sites.ts';
+import * as siteNaming from './0027-site-naming.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -61,4 +62,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0024-memberships': memberships,
   '0025-key-makers': keyMakers,
   '0026-sites': sites,
+  '0027-site-naming': siteNaming,
 });
