@@ -20,7 +20,7 @@ export default defineConfig(async () => {
   }
   const summary = missing.length
     ? `\nSome suites were skipped because a real service is missing:\n${skipped.join('\n')}\n`
-    : '\nEvery suite ran: PostgreSQL, Redis, Chromium and the fault rig were all available.\n';
+    : '\nEvery suite ran: PostgreSQL, Redis, Chromium, Kannel and the fault rig were all available.\n';
   if (missing.length && first) process.stdout.write(summary);
   const has = (name: string) => probes.some((probe) => probe.name === name && probe.available);
 
@@ -31,6 +31,7 @@ export default defineConfig(async () => {
     TSARO_SYSTEM_TMPDIR: tmpdir(),
     TSARO_TEST_REDIS_URL: has('Redis') ? REDIS_URL : '',
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
+    TSARO_TEST_KANNEL: has('Kannel') ? '1' : '',
   };
   const dbSuites = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts'];
   // *.mocked.test.ts replace a module with vi.mock: they need a fresh module graph, so they run

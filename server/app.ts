@@ -26,6 +26,8 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
+import { kannelReportRoutes } from './messages/routes.ts';
+import type { SmsGateway } from './messages/gateway.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { deliveriesSince, type WebhookQueue } from './webhooks/queue.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
@@ -50,6 +52,8 @@ export interface AppDeps {
   onChange?: () => void;
   /** The webhook destinations cache and the count of queued deliveries, made with the server (shared with its sweeps and dispatch). */
   webhookQueue: WebhookQueue;
+  /** The SMS gateway; none: SMS is off. */
+  smsGateway?: SmsGateway;
 }
 
 export const API_BASE = '/v1/external';
@@ -101,6 +105,7 @@ export function createApp(deps: AppDeps): Express {
     webhookQueue: deps.webhookQueue,
     eventFeed: deps.eventFeed,
     eventStreams: createStreamRegistry({ maxPerCaller: deps.config.STREAM_MAX_PER_KEY, maxPerHost: deps.config.STREAM_MAX_PER_HOST, recheckMs: STREAM_RECHECK_MS }),
+    texting: { gateway: deps.smsGateway, publicUrl: deps.config.PUBLIC_URL, secretBox: deps.secretBox, clock: deps.clock, webhookQueue: deps.webhookQueue },
   };
 
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).
@@ -115,6 +120,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(`${API_BASE}/api/v1`, mounted, api);
   app.use(API_BASE, mounted, api);
   app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
+  // The SMS gateway's delivery reports (server/messages/routes.ts).
+  app.use('/v1/hooks', mounted, kannelReportRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());
   app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
   // The front door is the console: people open the host's address, programs call /v1/external.

@@ -57,6 +57,15 @@ export const ConfigSchema = z.object({
   STREAM_MAX_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(20),
   /** Event streams a host holds open in all (each costs about 26 kB); one more is a 429 with Retry-After. */
   STREAM_MAX_PER_HOST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  /** `kannel`: text messages go through the operator's Kannel (docs/operations.md). Unset: SMS is off. */
+  SMS_GATEWAY: z.enum(['kannel']).optional(),
+  /** Kannel smsbox's sendsms address, e.g. `http://127.0.0.1:13013/cgi-bin/sendsms`. */
+  KANNEL_SENDSMS_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// address' }).optional(),
+  /** The `sendsms-user` Tsaro sends as. */
+  KANNEL_USERNAME: z.string().min(1).optional(),
+  KANNEL_PASSWORD: z.string().min(1).optional(),
+  /** The sender a phone shows (alphanumeric, at most 11 characters, or a number). */
+  SMS_SENDER_ID: z.string().trim().min(1).max(16).default('TSARO'),
   /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
   /**
@@ -132,6 +141,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
+  if (config.SMS_GATEWAY === 'kannel') {
+    const missing = (['KANNEL_SENDSMS_URL', 'KANNEL_USERNAME', 'KANNEL_PASSWORD'] as const).filter((name) => config[name] === undefined);
+    if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((name) => `  ${name}: required with SMS_GATEWAY=kannel`).join('\n')}`);
+  }
   return {
     ...config,
     DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL),

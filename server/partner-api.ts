@@ -15,6 +15,7 @@ import { rollCallRouteList, rollCallRoutes } from './roll-calls/routes.ts';
 import { organizationRouteList, organizationRoutes } from './organizations/routes.ts';
 import { peopleRouteList, peopleRoutes } from './people/routes.ts';
 import { siteRouteList, siteRoutes } from './sites/routes.ts';
+import { messageRouteList, messageRoutes } from './messages/routes.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { threatRouteList, threatRoutes } from './threat/routes.ts';
@@ -55,4 +56,5 @@ export const partnerFeatures: readonly PartnerFeature[] = [
   { routes: kioskRouteList, router: kioskRoutes },
   { routes: rollCallRouteList, router: rollCallRoutes },
   { routes: siteRouteList, router: siteRoutes },
+  { routes: messageRouteList, router: messageRoutes },
 ];

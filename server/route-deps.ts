@@ -14,6 +14,7 @@ import type { EventFeed } from './events/feed.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import type { WebhookQueue } from './webhooks/queue.ts';
+import type { TextingDeps } from './messages/service.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -46,4 +47,6 @@ export interface RouteDeps {
   eventFeed: EventFeed;
   /** This host's open event streams: their ceilings and their recheck. */
   eventStreams: StreamRegistry;
+  /** Text messages: the SMS gateway (none: SMS is off), links, and the sealing key of delivery-report tokens. */
+  texting: TextingDeps;
 }

@@ -25,6 +25,10 @@ import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
 import { createEventFeed } from './events/feed.ts';
 import { eventFrame } from './events/stream.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
+import { kannelGateway } from './messages/gateway.ts';
+import { queueAlarmTexts, type AlarmReason } from './messages/service.ts';
+import { createTextWorker } from './messages/worker.ts';
+import type { Executor, IncidentRow } from './db/schema.ts';
 import { createThreatEngine } from './threat/engine.ts';
 import { loadShippedThreatData } from './threat/shipped-data.ts';
 
@@ -50,12 +54,19 @@ export interface RunningServer {
   webhookPasses(): number;
   /** Runs the dispatch sweep now: first offers, simulated steps, escalation, unresponsive. */
   advanceDispatch(): Promise<number>;
+  /** Hands every due text message to the SMS gateway now; answers how many were attempted. */
+  deliverTexts(): Promise<number>;
   /** Loads threat events written since the last load (done every second in the background). */
   refreshThreatIndex(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
+/** How often each host looks for text messages due (besides being woken by an alarm it raised). */
+const TEXT_POLL_MS = 2000;
+
 export interface StartOptions {
+  /** false: texts are only sent when a test calls `deliverTexts()`. */
+  deliverTexts?: boolean;
   clock?: Clock;
   logger?: Logger;
   dispatcher?: Dispatcher;
@@ -123,11 +134,24 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   // One per server: its app, sweeps and dispatch write events and deliveries through it.
   const webhookQueue = createWebhookQueue();
+  // Text messages (docs/operations.md, "Text messages through Kannel"): none without SMS_GATEWAY.
+  const smsGateway =
+    config.SMS_GATEWAY === 'kannel'
+      ? kannelGateway({ sendsmsUrl: config.KANNEL_SENDSMS_URL!, username: config.KANNEL_USERNAME!, password: config.KANNEL_PASSWORD!, senderId: config.SMS_SENDER_ID })
+      : undefined;
+  const texting = { gateway: smsGateway, publicUrl: config.PUBLIC_URL, secretBox, clock, webhookQueue };
+  const textWorker = createTextWorker({ ...texting, db: database.db, engine: database.engine, logger });
   const dispatchDeps = {
     db: database.db,
     clock,
     webhookQueue,
     logger,
+    alarms: {
+      queue: (trx: Executor, incident: IncidentRow, reason: AlarmReason) => queueAlarmTexts(trx, texting, incident, reason),
+      committed: () => {
+        if (options.deliverTexts !== false) textWorker.wake();
+      },
+    },
     settings: {
       radiusKm: config.DISPATCH_RADIUS_KM,
       offerCount: config.DISPATCH_OFFER_COUNT,
@@ -177,6 +201,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     threat,
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
     webhookQueue,
+    smsGateway,
   });
 
   // A request that stalls while arriving is closed with a 408 (shared/http-timeouts.ts).
@@ -225,6 +250,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }, 1000);
   threatTimer.unref();
   if (options.deliverWebhooks !== false) webhooks.start(options.webhookPollMs ?? 1000);
+  if (options.deliverTexts !== false) textWorker.start(TEXT_POLL_MS);
   // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
   let dispatchBusy: Promise<unknown> | undefined;
   const dispatchTimer = options.runDispatch === false ? undefined : setInterval(() => {
@@ -246,6 +272,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     runSweeps: () => runSweeps(database.db, { clock, webhookQueue }, sweepSettings),
     webhookQueue,
     deliverWebhooks: () => webhooks.runOnce(),
+    deliverTexts: () => textWorker.runOnce(),
     webhookPasses: () => webhooks.passes,
     advanceDispatch: () => advanceDispatch(dispatchDeps),
     refreshThreatIndex: () => threat.refresh(),
@@ -265,6 +292,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       clearInterval(threatTimer);
       await dispatchBusy;
       await webhooks.stop();
+      await textWorker.stop();
       await rateLimitStore.close();
       await keyCache.close();
       await database.close();

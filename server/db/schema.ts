@@ -31,6 +31,7 @@ export interface Database {
   people: PersonTableRow;
   memberships: MembershipRow;
   sites: SiteRow;
+  text_messages: TextMessageRow;
   entry_points: EntryPointRow;
   invitations: InvitationRow;
   recovery_codes: RecoveryCodeRow;
@@ -543,4 +544,31 @@ export function isPostgres(db: Executor): boolean {
 export async function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db as Transaction<Database>);
   return db.transaction().execute(work);
+}
+
+/** Migration 0028: a text message (SMS) and where its sending stands (server/messages/). */
+export interface TextMessageRow {
+  message_id: string;
+  organization_id: string;
+  environment: string;
+  incident_id: string | null;
+  site_id: string | null;
+  /** What called for it: `escalated`, `unresponsive`. */
+  reason: string;
+  recipient_name: string;
+  /** E.164. */
+  phone: string;
+  body: string;
+  /** queued, sent, delivered, failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+  dlr_token_sealed: string;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
 }

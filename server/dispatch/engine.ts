@@ -37,6 +37,15 @@ export interface DispatchDeps extends EventDeps {
   db: Executor;
   settings: DispatchSettings;
   logger: Logger;
+  /**
+   * The alarm when nobody comes (server/messages/): `queue` in the transaction that escalates or
+   * marks an incident unresponsive (the site's call list is texted exactly when the alarm is
+   * raised), `committed` once it has committed, to send them at once.
+   */
+  alarms?: {
+    queue(trx: Executor, incident: IncidentRow, reason: 'escalated' | 'unresponsive'): Promise<number>;
+    committed(): void;
+  };
 }
 
 /** Sandbox incidents and drills are played out by the simulated network, never offered to a real responder. */
@@ -108,6 +117,7 @@ export async function openDispatch(deps: DispatchDeps, incidentId: string): Prom
 }
 
 async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
+  let raised = false;
   await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'dispatching' || row.dispatch_deadline > deps.clock.now().toISOString()) return;
     await transitionIncident(trx, deps, row, 'escalated', {
@@ -116,17 +126,22 @@ async function escalate(deps: DispatchDeps, incidentId: string): Promise<void> {
       represent: representIncident(row),
     });
     if (!isSimulated(row)) await offerRound(trx, deps, { ...row, status: 'escalated' }, 2);
+    if (deps.alarms) raised = (await deps.alarms.queue(trx, row, 'escalated')) > 0;
   });
+  if (raised) deps.alarms?.committed();
 }
 
 async function markUnresponsive(deps: DispatchDeps, incidentId: string): Promise<void> {
+  let raised = false;
   await withIncident(deps.db, incidentId, async (trx, row) => {
     if (row.status !== 'escalated' || row.escalation_deadline > deps.clock.now().toISOString()) return;
     await transitionIncident(trx, deps, row, 'unresponsive', {
       message: 'Still no responder after the escalation window; the offers stay open to anyone who can still help',
       represent: representIncident(row),
     });
+    if (deps.alarms) raised = (await deps.alarms.queue(trx, row, 'unresponsive')) > 0;
   });
+  if (raised) deps.alarms?.committed();
 }
 
 /** Responders who came free since: an escalated or unresponsive live incident is offered again, wider. */

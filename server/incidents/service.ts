@@ -11,6 +11,7 @@ import {
   type IncidentCategory,
   type IncidentSeverity,
   type IncidentStatus,
+  type TimelineEventName,
 } from '../../shared/schemas/incidents.ts';
 import { addSeconds } from '../clock.ts';
 import { inTransaction, isPostgres, type Executor, type IncidentRow } from '../db/schema.ts';
@@ -240,6 +241,28 @@ export async function addIncidentNote(
     // Beyond the reference's events: a webhook gets it only when it names the type exactly.
     await appendEvent(trx, deps, { ...tenant, type: 'incident.note_added', resourceId: incidentId, data: { ...incident, note: { message, timestamp: at } } });
     return incident;
+  });
+}
+
+/**
+ * An entry about the incident made by something other than its status (a text message sent,
+ * delivered or failed): at the current status, in any status (a delivery report may come after
+ * the incident ended), with a new version and an `incident.updated` event so the board and
+ * webhook receivers see it.
+ */
+export async function addIncidentTimelineEntry(
+  db: Executor,
+  deps: EventDeps,
+  tenant: Tenant,
+  incidentId: string,
+  entry: { event: Extract<TimelineEventName, 'sms_sent' | 'sms_delivered' | 'sms_failed'>; message: string },
+): Promise<void> {
+  await withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
+    const at = deps.clock.now().toISOString();
+    const changed = await updateIncidentAtVersion(trx, incidentId, Number(row.version), { version: Number(row.version) + 1, updated_at: at });
+    if (!changed) throw new StaleIncidentError();
+    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: entry.event, message: entry.message, timestamp: at });
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: await getIncident(trx, tenant, incidentId) });
   });
 }
 

@@ -26,6 +26,9 @@ export const TIMELINE_EVENTS = [
   'cancelled',
   'note',
   'acknowledged',
+  'sms_sent',
+  'sms_delivered',
+  'sms_failed',
 ] as const;
 export const RESOLUTION_OUTCOMES = [
   'assisted',
@@ -45,7 +48,7 @@ export const IncidentStatus = z.enum(INCIDENT_STATUSES).meta({
 });
 export const TimelineEventName = z.enum(TIMELINE_EVENTS).meta({
   description:
-    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), both at the current status',
+    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site\'s call list, `GET /messages`), all at the current status',
 });
 export const ResolutionOutcome = z.enum(RESOLUTION_OUTCOMES).meta({ id: 'ResolutionOutcome' });
 

@@ -97,6 +97,8 @@ export interface TestServerOptions {
   dispatcher?: Dispatcher;
   /** false: webhooks are only sent when the test calls `running.deliverWebhooks()`. */
   deliverWebhooks?: boolean;
+  /** false: text messages are only sent when the test calls `running.deliverTexts()`. */
+  deliverTexts?: boolean;
   /** The webhook worker's poll besides its wakes (default 1000 ms). */
   webhookPollMs?: number;
   /** Where the server logs (silent by default): fault tests read what it said. */
@@ -131,6 +133,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger: options.logger ?? pino({ level: 'silent' }),
     dispatcher: options.dispatcher,
     deliverWebhooks: options.deliverWebhooks,
+    deliverTexts: options.deliverTexts,
     webhookPollMs: options.webhookPollMs,
     runDispatch: options.runDispatch ?? false,
     // The start's words for people would only clutter the test output; a test that reads them passes its own.

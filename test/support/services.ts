@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
+import { kannelAvailable } from './kannel.ts';
 
 /** Where the real services are expected; override with TEST_POSTGRES_URL / TEST_REDIS_URL / CHROMIUM_PATH. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -12,7 +13,7 @@ export const PG_BIN = process.env.TSARO_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const HAPROXY = process.env.TSARO_HAPROXY ?? 'haproxy';
 
 export interface ServiceProbe {
-  name: 'PostgreSQL' | 'Redis' | 'Chromium' | 'Fault rig';
+  name: 'PostgreSQL' | 'Redis' | 'Chromium' | 'Fault rig' | 'Kannel';
   available: boolean;
   /** Why it is not available, in words a newcomer can act on. */
   reason?: string;
@@ -75,8 +76,14 @@ function probeFaultRig(): ServiceProbe {
   return missing.length ? { name: 'Fault rig', available: false, reason: `not found: ${missing.join(', ')}` } : { name: 'Fault rig', available: true };
 }
 
+/** The SMS gateway's tests: Kannel's bearerbox and smsbox, and fakesmsc from kannel-extras (test/support/kannel.ts). */
+function probeKannel(): ServiceProbe {
+  const { available, reason } = kannelAvailable();
+  return available ? { name: 'Kannel', available: true } : { name: 'Kannel', available: false, reason: reason ?? 'not found' };
+}
+
 export async function probeServices(): Promise<ServiceProbe[]> {
-  return [await probePostgres(), await probeRedis(), probeChromium(), probeFaultRig()];
+  return [await probePostgres(), await probeRedis(), probeChromium(), probeFaultRig(), probeKannel()];
 }
 
 const PROBED = Symbol.for('tsaro.test.probed-services');

@@ -1534,6 +1534,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the text messages sent for incidents, newest first
+         * @description Scope `incidents:read`. An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`).
+         */
+        get: operations["listTextMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1907,6 +1927,11 @@ export interface components {
             /** @example North gate */
             name: string;
         };
+        /**
+         * @description `queued`: waiting for the gateway (retried with backoff). `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry
+         * @enum {string}
+         */
+        TextMessageStatus: "queued" | "sent" | "delivered" | "failed";
         Health: {
             /**
              * @description `degraded` when any part in `checks` is `down`
@@ -2073,10 +2098,10 @@ export interface components {
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
             /**
-             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), both at the current status
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), all at the current status
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed";
             message: string;
             /**
              * Format: date-time
@@ -3145,6 +3170,47 @@ export interface components {
         };
         EntryPointResponse: {
             entry_point: components["schemas"]["EntryPoint"];
+        };
+        /** @description One page of results, newest first */
+        TextMessagePage: {
+            results: components["schemas"]["TextMessage"][];
+            page: number;
+            limit: number;
+            totalPages: number;
+            totalResults: number;
+        };
+        TextMessage: {
+            /** @example sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            message_id: string;
+            incident_id: string | null;
+            site_id: string | null;
+            /**
+             * @description The alarm: the incident escalated (nobody accepted in time) or turned unresponsive
+             * @enum {string}
+             */
+            reason: "escalated" | "unresponsive";
+            /** @description An entry of the site's call list */
+            recipient: {
+                name: string;
+                /** @description E.164 */
+                phone: string;
+            };
+            /** @description The text as sent */
+            body: string;
+            status: components["schemas"]["TextMessageStatus"];
+            /** @description Hand-overs tried so far */
+            attempts: number;
+            /** @description Why the last attempt or the delivery failed */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            sent_at: string | null;
+            delivered_at: string | null;
+            failed_at: string | null;
         };
         EmptyOutput: Record<string, never>;
     };
@@ -11982,6 +12048,98 @@ export interface operations {
             };
             /** @description State conflict; the message states the current status */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTextMessages: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Results per page, 1 to 100 */
+                limit?: number;
+                /** @description Only this incident's texts */
+                incident_id?: string;
+                status?: components["schemas"]["TextMessageStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TextMessagePage"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,7 @@ import * as memberships from './0024-memberships.ts';
 import * as keyMakers from './0025-key-makers.ts';
 import * as sites from './0026-sites.ts';
 import * as siteNaming from './0027-site-naming.ts';
+import * as textMessages from './0028-text-messages.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -63,4 +64,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0025-key-makers': keyMakers,
   '0026-sites': sites,
   '0027-site-naming': siteNaming,
+  '0028-text-messages': textMessages,
 });

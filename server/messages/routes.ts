@@ -1,0 +1,47 @@
+import express, { type Router } from 'express';
+import { KannelDeliveryReport, ListTextMessagesQuery, TextMessagePage } from '../../shared/schemas/messages.ts';
+import { tenantOf } from '../auth/context.ts';
+import { badRequest } from '../http/errors.ts';
+import { errors, ok } from '../http/responses.ts';
+import { routeFor, routerOf } from '../http/define-route.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { listTextMessages, recordDeliveryReport } from './service.ts';
+
+const route = routeFor<RouteDeps>();
+const tags = ['Text messages'];
+
+/** Text messages (SMS) Tsaro sent for the organization's alarms (docs/api.md, "Text messages"). */
+export const messageRouteList = [
+  route({
+    method: 'get',
+    path: '/messages',
+    access: 'incidents:read',
+    query: ListTextMessagesQuery,
+    operationId: 'listTextMessages',
+    tags,
+    summary: 'List the text messages sent for incidents, newest first',
+    description:
+      "An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`).",
+    responses: { ...ok(200, 'One page', TextMessagePage), ...errors() },
+    async handler({ query }, req, res, deps) {
+      res.json(await listTextMessages(deps.db, tenantOf(req), query));
+    },
+  }),
+] as const;
+
+export const messageRoutes = (deps: RouteDeps): Router => routerOf(messageRouteList, deps, deps);
+
+/**
+ * Where Kannel reports delivery (`dlr-url`, a GET): outside the partner API, authenticated by
+ * the message's own token in the URL it was given. Kannel only needs a 2xx to stop retrying.
+ */
+export function kannelReportRoutes(deps: RouteDeps): Router {
+  const router = express.Router();
+  router.get('/kannel/dlr', async (req, res) => {
+    const parsed = KannelDeliveryReport.safeParse(req.query);
+    if (!parsed.success) throw badRequest(`${parsed.error.issues[0]?.path.join('.') || 'query'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    const outcome = await recordDeliveryReport(deps.db, deps.texting, parsed.data);
+    res.json({ message_id: parsed.data.id, status: outcome.status });
+  });
+  return router;
+}

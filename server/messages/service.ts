@@ -1,0 +1,148 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Page } from '../../shared/schemas/common.ts';
+import type { TextMessage } from '../../shared/schemas/messages.ts';
+import type { Clock } from '../clock.ts';
+import type { Executor, IncidentRow, Tenant, TextMessageRow } from '../db/schema.ts';
+import type { EventDeps } from '../events/service.ts';
+import { notFound } from '../http/errors.ts';
+import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { newId } from '../ids.ts';
+import { addIncidentTimelineEntry } from '../incidents/service.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { getSite } from '../sites/service.ts';
+import type { SmsGateway } from './gateway.ts';
+import { findMessageById, insertMessages, listMessageRows, reportDelivery } from './store.ts';
+
+/** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, and the sealing key. */
+export interface TextingDeps extends EventDeps {
+  gateway: SmsGateway | undefined;
+  /** PUBLIC_URL: the console's links in a text, and the gateway's delivery reports. */
+  publicUrl: string;
+  secretBox: SecretBox;
+}
+
+export type AlarmReason = 'escalated' | 'unresponsive';
+
+const ALARM_WORDS: Record<AlarmReason, string> = {
+  escalated: 'NO RESPONDER has accepted',
+  unresponsive: 'STILL NO RESPONDER for',
+};
+
+/** The text a call list receives: short (one SMS where the names allow), naming the site and where, with the incident's console link. */
+export function alarmText(reason: AlarmReason, incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>, siteName: string, publicUrl: string): string {
+  const where = incident.landmark ?? incident.address;
+  return `TSARO: ${ALARM_WORDS[reason]} ${incident.title} at ${siteName}${where ? `, ${where}` : ''}. Call for help now. ${publicUrl}/console/incidents/${incident.incident_id}`;
+}
+
+/**
+ * Queues the alarm's texts to the incident's site's call list, in the transaction that moved the
+ * incident (so a text exists exactly when the alarm does, and survives a crash before it is
+ * sent). Nobody is texted for a sandbox incident or a drill, for an incident at no site, or while
+ * SMS is off; each number once per alarm (the table's unique index).
+ */
+export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
+  if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
+  const site = await getSite(trx, incident.organization_id, incident.site_id);
+  const at = deps.clock.now().toISOString();
+  const rows: TextMessageRow[] = site.call_list.map((entry) => ({
+    message_id: newId('sms', deps.clock.now()),
+    organization_id: incident.organization_id,
+    environment: incident.environment,
+    incident_id: incident.incident_id,
+    site_id: site.site_id,
+    reason,
+    recipient_name: entry.name,
+    phone: entry.phone,
+    body: alarmText(reason, incident, site.name, deps.publicUrl),
+    status: 'queued',
+    attempts: 0,
+    next_attempt_at: at,
+    locked_until: null,
+    last_error: null,
+    dlr_token_sealed: deps.secretBox.seal(randomBytes(18).toString('base64url')),
+    created_at: at,
+    updated_at: at,
+    sent_at: null,
+    delivered_at: null,
+    failed_at: null,
+  }));
+  await insertMessages(trx, rows);
+  return rows.length;
+}
+
+export function rowToTextMessage(row: TextMessageRow): TextMessage {
+  return {
+    message_id: row.message_id,
+    incident_id: row.incident_id,
+    site_id: row.site_id,
+    reason: row.reason as TextMessage['reason'],
+    recipient: { name: row.recipient_name, phone: row.phone },
+    body: row.body,
+    status: row.status as TextMessage['status'],
+    attempts: Number(row.attempts),
+    last_error: row.last_error,
+    created_at: row.created_at,
+    sent_at: row.sent_at,
+    delivered_at: row.delivered_at,
+    failed_at: row.failed_at,
+  };
+}
+
+export async function listTextMessages(db: Executor, tenant: Tenant, query: PageRequest & { incident_id?: string; status?: string }): Promise<Page<TextMessage>> {
+  const { rows, total } = await listMessageRows(db, tenant, { incidentId: query.incident_id, status: query.status }, pageWindow(query));
+  return toPage(rows.map(rowToTextMessage), total, query);
+}
+
+/** Where the gateway reports this message's delivery: its id and token, Kannel's `%d` for the status. */
+export function deliveryReportUrl(publicUrl: string, row: Pick<TextMessageRow, 'message_id'>, token: string): string {
+  return `${publicUrl}/v1/hooks/kannel/dlr?id=${encodeURIComponent(row.message_id)}&token=${encodeURIComponent(token)}&status=%d`;
+}
+
+const tenantOf = (row: TextMessageRow): Tenant => ({ organizationId: row.organization_id, environment: row.environment });
+const who = (row: TextMessageRow) => `${row.recipient_name} (${row.phone})`;
+
+/** A timeline entry about a text, on its incident; a failure to write it is logged by the caller, never lost silently. */
+export async function noteOnIncident(db: Executor, deps: EventDeps, row: TextMessageRow, event: 'sms_sent' | 'sms_delivered' | 'sms_failed', detail?: string): Promise<void> {
+  if (!row.incident_id) return;
+  const words = { sms_sent: `Text sent to ${who(row)}`, sms_delivered: `Text delivered to ${who(row)}`, sms_failed: `Text to ${who(row)} failed${detail ? `: ${detail}` : ''}` };
+  await addIncidentTimelineEntry(db, deps, tenantOf(row), row.incident_id, { event, message: words[event] });
+}
+
+/** Kannel's `%d`: 1 delivered, 2 failed, 4 buffered, 8 accepted by the SMSC, 16 rejected by the SMSC. */
+const DELIVERED = 1;
+const FAILED = [2, 16];
+
+/**
+ * A delivery report from the gateway. The token must be the message's own (unknown id or wrong
+ * token: 404, the same answer, so a report cannot probe for ids). A final report moves `sent`
+ * (or a `queued` message whose hand-over answer was lost) to delivered or failed, once, with its
+ * timeline entry; intermediate ones (buffered, accepted by the SMSC) change nothing.
+ */
+export async function recordDeliveryReport(
+  db: Executor,
+  deps: Pick<TextingDeps, 'clock' | 'webhookQueue' | 'secretBox'> & { clock: Clock },
+  report: { id: string; token: string; status: number; answer?: string },
+): Promise<{ status: string }> {
+  const row = await findMessageById(db, report.id);
+  if (!row || !sameToken(deps.secretBox.open(row.dlr_token_sealed), report.token)) throw notFound('Message');
+  const at = deps.clock.now().toISOString();
+  if (report.status === DELIVERED) {
+    if (await reportDelivery(db, row.message_id, ['queued', 'sent'], { status: 'delivered', delivered_at: at, updated_at: at, locked_until: null })) {
+      await noteOnIncident(db, deps, row, 'sms_delivered');
+      return { status: 'delivered' };
+    }
+  } else if (FAILED.includes(report.status)) {
+    const why = `the network reported it ${report.status === 2 ? 'undelivered' : 'rejected'}${report.answer ? ` (${report.answer})` : ''}`;
+    if (await reportDelivery(db, row.message_id, ['queued', 'sent'], { status: 'failed', failed_at: at, updated_at: at, last_error: why, locked_until: null })) {
+      await noteOnIncident(db, deps, row, 'sms_failed', why);
+      return { status: 'failed' };
+    }
+  }
+  return { status: (await findMessageById(db, row.message_id))!.status };
+}
+
+function sameToken(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,84 @@
+import type { Engine } from '../db/database.ts';
+import type { Executor, Tenant, TextMessageRow } from '../db/schema.ts';
+import { whereTenant } from '../db/tenant.ts';
+
+/** Text messages (migration 0028): this store owns `text_messages`. */
+
+/**
+ * Queues messages; one already queued for the same alarm and number (another host, or a
+ * transition retried) is left alone, so each number is texted once per alarm.
+ */
+export async function insertMessages(db: Executor, rows: TextMessageRow[]): Promise<void> {
+  if (!rows.length) return;
+  await db
+    .insertInto('text_messages')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['incident_id', 'reason', 'phone']).doNothing())
+    .execute();
+}
+
+/**
+ * Takes up to `limit` due messages for this host until `leaseUntil`. On PostgreSQL the rows are
+ * locked with SKIP LOCKED, so two hosts never hand the same message to the gateway at once.
+ */
+export async function claimDueMessages(db: Executor, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<TextMessageRow[]> {
+  let due = db
+    .selectFrom('text_messages')
+    .select('message_id')
+    .where('status', '=', 'queued')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .orderBy('next_attempt_at')
+    .limit(limit);
+  if (engine === 'postgres') due = due.forUpdate().skipLocked();
+  return db.updateTable('text_messages').set({ locked_until: leaseUntil }).where('message_id', 'in', due).returningAll().execute();
+}
+
+/**
+ * The gateway took a claimed message: `sent`, unless its delivery report already arrived (Kannel
+ * reports within milliseconds of answering, sometimes before this is written): a report's
+ * `delivered` or `failed` stays.
+ */
+export async function markHandedOver(db: Executor, messageId: string, changes: Pick<TextMessageRow, 'attempts' | 'sent_at' | 'updated_at'>): Promise<void> {
+  await db
+    .updateTable('text_messages')
+    .set((eb) => ({ ...changes, last_error: null, locked_until: null, status: eb.case().when('status', '=', 'queued').then('sent').else(eb.ref('status')).end() }))
+    .where('message_id', '=', messageId)
+    .execute();
+}
+
+/** Moves a claimed message on and lets go of its lease. */
+export async function finishMessageAttempt(db: Executor, messageId: string, changes: Partial<TextMessageRow>): Promise<void> {
+  await db.updateTable('text_messages').set({ ...changes, locked_until: null }).where('message_id', '=', messageId).execute();
+}
+
+export async function findMessageById(db: Executor, messageId: string): Promise<TextMessageRow | undefined> {
+  return db.selectFrom('text_messages').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+}
+
+/** A delivery report's change, only from a status it may follow (a late `sent` never undoes `delivered`). */
+export async function reportDelivery(db: Executor, messageId: string, from: readonly string[], changes: Partial<TextMessageRow>): Promise<boolean> {
+  const result = await db.updateTable('text_messages').set(changes).where('message_id', '=', messageId).where('status', 'in', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function listMessageRows(
+  db: Executor,
+  tenant: Tenant,
+  filter: { incidentId?: string; status?: string },
+  page: { offset: number; limit: number },
+): Promise<{ rows: TextMessageRow[]; total: number }> {
+  let base = db.selectFrom('text_messages').where(whereTenant(tenant));
+  if (filter.incidentId) base = base.where('incident_id', '=', filter.incidentId);
+  if (filter.status) base = base.where('status', '=', filter.status);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('message_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** Messages by status, for /metrics. */
+export async function messageCounts(db: Executor): Promise<Array<{ status: string; n: number }>> {
+  return db.selectFrom('text_messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { kannelAvailable, startKannel, type KannelRig } from '../support/kannel.ts';
+import { freePort } from '../support/ports.ts';
+import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+
+/**
+ * When nobody comes, Tsaro texts the site's call list (issue #35), through a real Kannel
+ * (bearerbox and smsbox from Debian's package) with fakesmsc standing in for the operator's SMSC:
+ * what fakesmsc receives is what the phones would.
+ */
+describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', () => {
+  let rig: KannelRig;
+  let server: TestServer;
+  let org: TestOrganization;
+  let siteId: string;
+
+  beforeAll(async () => {
+    if (!kannelAvailable().available) throw new Error(kannelAvailable().reason);
+    rig = await startKannel();
+    const port = await freePort();
+    server = await startTestServer({
+      deliverTexts: false,
+      config: {
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        SMS_GATEWAY: 'kannel',
+        KANNEL_SENDSMS_URL: rig.sendsmsUrl,
+        KANNEL_USERNAME: rig.username,
+        KANNEL_PASSWORD: rig.password,
+        DISPATCH_WINDOW_S: '60',
+        ESCALATION_WINDOW_S: '300',
+      },
+    });
+    org = await server.createOrganization({ name: 'Shield Security' });
+    const site = await org.live.post('/sites', {
+      name: 'Admiralty Estate',
+      entry_points: ['North gate'],
+      call_list: [
+        { name: 'Estate control', phone: '0803 123 4567' },
+        { name: 'Chairman', phone: '+234 805 765 4321' },
+      ],
+    });
+    expect(site.status).toBe(201);
+    siteId = site.body.site.site_id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await rig?.stop();
+  });
+
+  const sos = async (overrides: Record<string, unknown> = {}) => {
+    const res = await org.live.post('/incidents', incidentBody({ site_id: siteId, location: { coordinates: [3.4216, 6.4281], landmark: 'North gate' }, ...overrides }));
+    expect(res.status).toBe(201);
+    return res.body.incident.incident_id as string;
+  };
+  const messagesOf = async (incidentId: string) => (await org.live.get(`/messages?incident_id=${incidentId}`)).body.results as any[];
+  const timelineOf = async (incidentId: string) =>
+    ((await org.live.get(`/incidents/${incidentId}`)).body.incident.timeline as { event: string; message: string }[]).filter((entry) => entry.event.startsWith('sms_'));
+  const escalate = async () => {
+    server.clock.advance(61_000);
+    await server.running.advanceDispatch();
+  };
+
+  it("an SOS nobody accepts texts the site's call list when it escalates and again when it is unresponsive, with delivery reports in the timeline", async () => {
+    const incidentId = await sos();
+    const before = rig.received().length;
+    await escalate();
+    const queued = await messagesOf(incidentId);
+    expect(queued.map((message) => [message.reason, message.recipient.phone, message.status])).toEqual(
+      expect.arrayContaining([
+        ['escalated', '+2348031234567', 'queued'],
+        ['escalated', '+2348057654321', 'queued'],
+      ]),
+    );
+    expect(await server.running.deliverTexts()).toBe(2);
+    const phones = (await rig.waitForReceived(before + 2)).slice(before);
+    expect(phones.map((text) => text.to.replace(/^\+/, '')).sort()).toEqual(['2348031234567', '2348057654321']);
+    for (const text of phones) {
+      expect(text.text).toContain('NO RESPONDER has accepted');
+      expect(text.text).toContain('Admiralty Estate, North gate');
+      expect(text.text).toContain(`/console/incidents/${incidentId}`);
+    }
+    // Kannel reports delivery to the dlr-url each text carried.
+    await vi.waitFor(async () => expect((await messagesOf(incidentId)).map((message) => message.status)).toEqual(['delivered', 'delivered']), { timeout: 20_000, interval: 250 });
+    expect((await timelineOf(incidentId)).map((entry) => entry.event).sort()).toEqual(['sms_delivered', 'sms_delivered', 'sms_sent', 'sms_sent']);
+    expect((await timelineOf(incidentId)).map((entry) => entry.message)).toContain('Text sent to Estate control (+2348031234567)');
+
+    server.clock.advance(301_000);
+    await server.running.advanceDispatch();
+    expect(await server.running.deliverTexts()).toBe(2);
+    const again = (await rig.waitForReceived(before + 4)).slice(before + 2);
+    expect(again.every((text) => text.text.includes('STILL NO RESPONDER'))).toBe(true);
+    expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['escalated', 'escalated', 'unresponsive', 'unresponsive']);
+  });
+
+  it('with Kannel down the texts wait and are retried; once it is back each is sent once', async () => {
+    const incidentId = await sos();
+    const before = rig.received().length;
+    await rig.stopGateway();
+    try {
+      await escalate();
+      expect(await server.running.deliverTexts()).toBe(2);
+      const waiting = await messagesOf(incidentId);
+      expect(waiting.map((message) => [message.status, message.attempts])).toEqual([
+        ['queued', 1],
+        ['queued', 1],
+      ]);
+      expect(waiting[0].last_error).toMatch(/Kannel not reachable/);
+      // Not due yet: nothing is attempted before the backoff.
+      expect(await server.running.deliverTexts()).toBe(0);
+    } finally {
+      await rig.startGateway();
+    }
+    server.clock.advance(6_000);
+    expect(await server.running.deliverTexts()).toBe(2);
+    await rig.waitForReceived(before + 2);
+    expect(await server.running.deliverTexts()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(rig.received().length).toBe(before + 2);
+    expect((await messagesOf(incidentId)).every((message) => message.attempts === 2)).toBe(true);
+  });
+
+  it('a sandbox SOS, a drill and an incident at no site text nobody', async () => {
+    const sandbox = (await org.sandbox.post('/incidents', incidentBody({ site_id: siteId }))).body.incident.incident_id;
+    const drill = await sos({ is_drill: true });
+    const nowhere = await sos({ site_id: undefined });
+    await escalate();
+    for (const id of [sandbox, drill, nowhere]) expect(await messagesOf(id)).toEqual([]);
+  });
+
+  it('a delivery report with a wrong token is a 404, and changes nothing', async () => {
+    const incidentId = await sos();
+    await escalate();
+    const [message] = await messagesOf(incidentId);
+    const report = await fetch(`${server.baseUrl.replace('/v1/external', '')}/v1/hooks/kannel/dlr?id=${message.message_id}&token=guessed&status=1`);
+    expect(report.status).toBe(404);
+    expect((await messagesOf(incidentId))[0].status).toBe('queued');
+  });
+});
