@@ -11,7 +11,7 @@ import { addIncidentTimelineEntry } from '../incidents/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { getSite } from '../sites/service.ts';
 import type { SmsGateway } from './gateway.ts';
-import { findMessageById, insertMessages, listMessageRows, reportDelivery } from './store.ts';
+import { findMessageById, insertMessages, listMessageRows, messageCounts, reportDelivery } from './store.ts';
 
 /** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, and the sealing key. */
 export interface TextingDeps extends EventDeps {
@@ -68,6 +68,13 @@ export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident
   }));
   await insertMessages(trx, rows);
   return rows.length;
+}
+
+/** Texts by status, every status listed (zeros included), for /metrics. */
+export async function textMessageCounts(db: Executor): Promise<Record<TextMessage['status'], number>> {
+  const counts: Record<TextMessage['status'], number> = { queued: 0, sent: 0, delivered: 0, failed: 0 };
+  for (const { status, n } of await messageCounts(db)) if (status in counts) counts[status as TextMessage['status']] = Number(n);
+  return counts;
 }
 
 export function rowToTextMessage(row: TextMessageRow): TextMessage {

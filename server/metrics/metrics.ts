@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
 import { dispatchDeadlineCounts } from '../dispatch/engine.ts';
 import type { RateLimitMode } from '../rate-limit/fallback-store.ts';
+import { textMessageCounts } from '../messages/service.ts';
 import { webhookOutboxCounts } from '../webhooks/service.ts';
 import { SeriesHistogram } from './series-histogram.ts';
 
@@ -107,6 +108,16 @@ export function createMetrics(): Metrics {
         async collect() {
           const counts = await webhookOutboxCounts(deps.db);
           for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+        },
+      });
+      new Gauge({
+        name: 'tsaro_text_messages',
+        help: 'Text messages (SMS) by status: queued (waiting for the gateway, retried), sent (the gateway took it), delivered, failed',
+        labelNames: ['status'],
+        registers: [registry],
+        async collect() {
+          const counts = await textMessageCounts(deps.db);
+          for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
         },
       });
       new Gauge({

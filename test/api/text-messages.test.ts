@@ -29,6 +29,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
         KANNEL_PASSWORD: rig.password,
         DISPATCH_WINDOW_S: '60',
         ESCALATION_WINDOW_S: '300',
+        METRICS_PORT: '0',
       },
     });
     org = await server.createOrganization({ name: 'Shield Security' });
@@ -85,6 +86,10 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     await vi.waitFor(async () => expect((await messagesOf(incidentId)).map((message) => message.status)).toEqual(['delivered', 'delivered']), { timeout: 20_000, interval: 250 });
     expect((await timelineOf(incidentId)).map((entry) => entry.event).sort()).toEqual(['sms_delivered', 'sms_delivered', 'sms_sent', 'sms_sent']);
     expect((await timelineOf(incidentId)).map((entry) => entry.message)).toContain('Text sent to Estate control (+2348031234567)');
+    // Counted in /metrics by status.
+    const scrape = await (await fetch(server.running.metricsUrl!)).text();
+    expect(scrape).toMatch(/^tsaro_text_messages\{status="delivered"\} 2$/m);
+    expect(scrape).toMatch(/^tsaro_text_messages\{status="queued"\} 0$/m);
 
     server.clock.advance(301_000);
     await server.running.advanceDispatch();
