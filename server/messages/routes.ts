@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { KannelDeliveryReport, ListTextMessagesQuery, TextMessagePage } from '../../shared/schemas/messages.ts';
+import { KannelDeliveryReport, ListTextMessagesQuery, TextGateway, TextMessagePage } from '../../shared/schemas/messages.ts';
 import { tenantOf } from '../auth/context.ts';
 import { badRequest } from '../http/errors.ts';
 import { errors, ok } from '../http/responses.ts';
@@ -25,6 +25,20 @@ export const messageRouteList = [
     responses: { ...ok(200, 'One page', TextMessagePage), ...errors() },
     async handler({ query }, req, res, deps) {
       res.json(await listTextMessages(deps.db, tenantOf(req), query));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/messages/gateway',
+    access: 'incidents:read',
+    operationId: 'textGateway',
+    tags,
+    summary: 'Whether this server sends text messages, and through which gateway',
+    description: 'The console says "Text messages are off" when `enabled` is false: no SMS gateway is set (`SMS_GATEWAY`), and alarms text nobody.',
+    responses: { ...ok(200, 'The gateway', TextGateway), ...errors() },
+    async handler(_input, _req, res, deps) {
+      const gateway = deps.texting.gateway?.name === 'kannel' ? 'kannel' : null;
+      res.json({ enabled: gateway !== null, gateway });
     },
   }),
 ] as const;

@@ -36,6 +36,13 @@ export const ListTextMessagesQuery = PageQuery.extend({
 });
 export const TextMessageIdParams = z.object({ messageId: z.string().max(100) });
 
+export const TextGateway = z
+  .object({
+    enabled: z.boolean().meta({ description: 'false: this server has no SMS gateway (`SMS_GATEWAY` unset) and texts nobody' }),
+    gateway: z.enum(['kannel']).nullable(),
+  })
+  .meta({ id: 'TextGateway' });
+
 /**
  * Kannel's delivery report (`dlr-url`): our message id and its token, and Kannel's `%d` status:
  * 1 delivered, 2 failed, 4 buffered, 8 accepted by the SMSC, 16 rejected by the SMSC.
