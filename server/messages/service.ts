@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { TextMessage } from '../../shared/schemas/messages.ts';
 import type { Clock } from '../clock.ts';
-import type { Executor, IncidentRow, Tenant, TextMessageRow } from '../db/schema.ts';
+import { inTransaction, type Executor, type IncidentRow, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import type { EventDeps } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
@@ -133,19 +133,22 @@ export async function recordDeliveryReport(
   const row = await findMessageById(db, report.id);
   if (!row || !sameToken(deps.secretBox.open(row.dlr_token_sealed), report.token)) throw notFound('Message');
   const at = deps.clock.now().toISOString();
-  if (report.status === DELIVERED) {
-    if (await reportDelivery(db, row.message_id, ['queued', 'sent'], { status: 'delivered', delivered_at: at, updated_at: at, locked_until: null })) {
-      await noteOnIncident(db, deps, row, 'sms_delivered');
-      return { status: 'delivered' };
+  // The text's new status and its timeline entry commit together: a report is never half recorded.
+  const outcome = await inTransaction(db, async (trx) => {
+    if (report.status === DELIVERED) {
+      if (!(await reportDelivery(trx, row.message_id, ['queued', 'sent'], { status: 'delivered', delivered_at: at, updated_at: at, locked_until: null }))) return undefined;
+      await noteOnIncident(trx, deps, row, 'sms_delivered');
+      return 'delivered';
     }
-  } else if (FAILED.includes(report.status)) {
-    const why = `the network reported it ${report.status === 2 ? 'undelivered' : 'rejected'}${report.answer ? ` (${report.answer})` : ''}`;
-    if (await reportDelivery(db, row.message_id, ['queued', 'sent'], { status: 'failed', failed_at: at, updated_at: at, last_error: why, locked_until: null })) {
-      await noteOnIncident(db, deps, row, 'sms_failed', why);
-      return { status: 'failed' };
+    if (FAILED.includes(report.status)) {
+      const why = `the network reported it ${report.status === 2 ? 'undelivered' : 'rejected'}${report.answer ? ` (${report.answer})` : ''}`;
+      if (!(await reportDelivery(trx, row.message_id, ['queued', 'sent'], { status: 'failed', failed_at: at, updated_at: at, last_error: why, locked_until: null }))) return undefined;
+      await noteOnIncident(trx, deps, row, 'sms_failed', why);
+      return 'failed';
     }
-  }
-  return { status: (await findMessageById(db, row.message_id))!.status };
+    return undefined;
+  });
+  return { status: outcome ?? (await findMessageById(db, row.message_id))!.status };
 }
 
 function sameToken(expected: string, given: string): boolean {

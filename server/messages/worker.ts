@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Engine } from '../db/database.ts';
-import type { Db, TextMessageRow } from '../db/schema.ts';
+import { inTransaction, type Db, type TextMessageRow } from '../db/schema.ts';
 import { deliveryReportUrl, noteOnIncident, type TextingDeps } from './service.ts';
 import { claimDueMessages, finishMessageAttempt, markHandedOver } from './store.ts';
 
@@ -44,15 +44,20 @@ export function createTextWorker(deps: TextWorkerDeps): TextWorker {
     const answer = await gateway.send({ messageId: row.message_id, to: row.phone, body: row.body, deliveryReportUrl: deliveryReportUrl(deps.publicUrl, row, token) });
     const at = deps.clock.now();
     const attempts = Number(row.attempts) + 1;
+    // Each outcome and its timeline entry commit together.
     if (answer.accepted) {
-      await markHandedOver(deps.db, row.message_id, { attempts, sent_at: at.toISOString(), updated_at: at.toISOString() });
-      await noteOnIncident(deps.db, deps, row, 'sms_sent');
+      await inTransaction(deps.db, async (trx) => {
+        await markHandedOver(trx, row.message_id, { attempts, sent_at: at.toISOString(), updated_at: at.toISOString() });
+        await noteOnIncident(trx, deps, row, 'sms_sent');
+      });
       return;
     }
     const wait = TEXT_RETRY_SECONDS[attempts - 1];
     if (wait === undefined) {
-      await finishMessageAttempt(deps.db, row.message_id, { status: 'failed', attempts, failed_at: at.toISOString(), updated_at: at.toISOString(), last_error: answer.detail });
-      await noteOnIncident(deps.db, deps, row, 'sms_failed', answer.detail);
+      await inTransaction(deps.db, async (trx) => {
+        await finishMessageAttempt(trx, row.message_id, { status: 'failed', attempts, failed_at: at.toISOString(), updated_at: at.toISOString(), last_error: answer.detail });
+        await noteOnIncident(trx, deps, row, 'sms_failed', answer.detail);
+      });
       return;
     }
     deps.logger.warn({ messageId: row.message_id, attempts, detail: answer.detail }, 'text message not taken by the gateway; retrying');

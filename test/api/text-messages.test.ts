@@ -84,6 +84,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     }
     // Kannel reports delivery to the dlr-url each text carried.
     await vi.waitFor(async () => expect((await messagesOf(incidentId)).map((message) => message.status)).toEqual(['delivered', 'delivered']), { timeout: 20_000, interval: 250 });
+    // Each report's status and timeline entry commit together.
     expect((await timelineOf(incidentId)).map((entry) => entry.event).sort()).toEqual(['sms_delivered', 'sms_delivered', 'sms_sent', 'sms_sent']);
     expect((await timelineOf(incidentId)).map((entry) => entry.message)).toContain('Text sent to Estate control (+2348031234567)');
     // Counted in /metrics by status.
