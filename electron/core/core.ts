@@ -36,6 +36,7 @@ import {
 } from './settings.ts';
 import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
 import { SyncLoop } from './sync.ts';
+import { alarmPhonesOf } from './site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;
@@ -305,7 +306,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         attentionCount: countOpenAttention(db),
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
-        alarmPhones: ctx.settings?.alarmPhones ?? null,
+        alarmPhones: alarmPhonesOf(ctx),
         environment: ctx.settings ? (environmentOfKey(ctx.settings.apiKey) ?? null) : null,
         coverage: readCoverage(ctx),
       };

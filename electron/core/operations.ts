@@ -19,6 +19,7 @@ import {
 } from './outbox.ts';
 import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from './server-api.ts';
 import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
+import { rememberSite } from './site.ts';
 
 /**
  * A new outbox operation with its own Idempotency-Key, made here on the kiosk. Its method and
@@ -144,6 +145,8 @@ export function applyAnswer(ctx: CoreContext, op: OutboxRow, answer: Extract<Ser
   // refusal is no guard's business; the next one replaces it (electron/core/heartbeat.ts).
   if (op.kind === 'heartbeat') {
     dropPendingOperation(ctx.db, op.op_id);
+    // The answer names the kiosk's site and its call list: the numbers its SOS screen shows.
+    if (answer.kind === 'ok') rememberSite(ctx, (answer.body as AnswerOf<'put', '/kiosks/{kioskId}/heartbeat'>).site);
     return;
   }
   ctx.db.transaction(() => {

@@ -64,6 +64,8 @@ export interface KioskRow {
   first_seen_at: string;
   retired_at: string | null;
   updated_at: string;
+  /** Migration 0029: the site whose gate it stands at. */
+  site_id: string | null;
 }
 
 /** A roll call: who was on site when it was taken (migration 0022). */

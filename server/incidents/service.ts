@@ -19,6 +19,7 @@ import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewE
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { siteOfKiosk } from '../kiosks/service.ts';
 import { placeNamedIn } from '../sites/service.ts';
 import type { DispatchOpening } from './dispatcher.ts';
 import { rowToIncident } from './incident.ts';
@@ -83,6 +84,9 @@ export async function createIncident(
     if (existing) return { incident: await getIncident(db, tenant, existing.incident_id), created: false };
   }
   const place = input.site_id === undefined ? undefined : await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id }, { active: true });
+  // A gate kiosk's SOS names its kiosk: it happened at the kiosk's site.
+  const kioskId = input.subject.metadata?.kiosk_id;
+  const siteId = place?.siteId ?? (kioskId ? await siteOfKiosk(db, tenant, kioskId) : undefined);
   const incident = await inTransaction(db, async (trx) => {
     const now = deps.clock.now();
     const at = now.toISOString();
@@ -131,7 +135,7 @@ export async function createIncident(
       eta_minutes: null,
       next_step_at: null,
       dispatch_round: 0,
-      site_id: place?.siteId ?? null,
+      site_id: siteId ?? null,
     };
     const dispatch = deps.opening?.(row);
     if (dispatch) Object.assign(row, dispatch.columns);

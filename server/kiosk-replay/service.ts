@@ -125,7 +125,7 @@ async function singleRequestOf(
     case 'heartbeat': {
       // It waited in the kiosk's queue: recorded as heard now, its clock not compared (server/kiosks/service.ts).
       const times = { clock: deps.clock, webhookQueue: deps.webhookQueue, offlineAfterS: deps.config.KIOSK_OFFLINE_AFTER_S };
-      return singleRequest('heartbeat', { kioskId: op.kiosk_id }, async (db) => ({ kiosk: await recordHeartbeat(db, times, tenant, op.kiosk_id, op.body, { replayed: true }) }));
+      return singleRequest('heartbeat', { kioskId: op.kiosk_id }, (db) => recordHeartbeat(db, times, tenant, op.kiosk_id, op.body, { replayed: true }));
     }
   }
 }

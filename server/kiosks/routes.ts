@@ -1,4 +1,4 @@
-import { KIOSK_ID_PATTERN, KioskEnvelope, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
+import { KIOSK_ID_PATTERN, KioskEnvelope, KioskHeartbeatAnswer, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
 import { tenantOf } from '../auth/context.ts';
 import { badRequest } from '../http/errors.ts';
 import { errors, ok } from '../http/responses.ts';
@@ -29,10 +29,10 @@ export const kioskRouteList = [
       'Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its',
       'queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null).',
     ].join(' '),
-    responses: { ...ok(200, 'The kiosk as recorded', KioskEnvelope), ...errors() },
+    responses: { ...ok(200, 'The kiosk as recorded, and its site', KioskHeartbeatAnswer), ...errors() },
     async handler({ params, body, db }, req, res, deps) {
       if (!KIOSK_ID_PATTERN.test(params.kioskId)) throw badRequest('kioskId must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start');
-      res.json({ kiosk: await recordHeartbeat(db, timesOf(deps), tenantOf(req), params.kioskId, body) });
+      res.json(await recordHeartbeat(db, timesOf(deps), tenantOf(req), params.kioskId, body));
     },
   }),
   route({

@@ -4,6 +4,7 @@ import { inTransaction, type Db, type Executor, type KioskRow, type Tenant } fro
 import { appendEvent, type EventDeps } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import { placeNamedIn, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
 import { activeKioskRows, claimOutage, endOutage, findKiosk, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
 
 /**
@@ -35,6 +36,7 @@ export function rowToKiosk(row: KioskRow, times: KioskTimes): Kiosk {
     offline_since: row.offline_since,
     first_seen_at: row.first_seen_at,
     retired_at: row.retired_at,
+    site_id: row.site_id ?? null,
   };
 }
 
@@ -53,13 +55,17 @@ export async function recordHeartbeat(
   kioskId: string,
   heartbeat: KioskHeartbeatRequest,
   options: { replayed?: boolean } = {},
-): Promise<Kiosk> {
+): Promise<{ kiosk: Kiosk; site: SiteSummary | null }> {
   const now = times.clock.now();
   const at = now.toISOString();
   const skewDs = options.replayed ? null : Math.round((Date.parse(heartbeat.clock) - now.getTime()) / 100);
+  // The site it was set up for (checked), else the one it has, else where its gate's name says.
+  const named = await placeNamedIn(db, tenant.organizationId, { site_id: heartbeat.site_id });
   return inTransaction(db, async (trx) => {
     const wasOfflineSince = await endOutage(trx, tenant, kioskId, at);
+    const siteId = named?.siteId ?? (await findKiosk(trx, tenant, kioskId))?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant.organizationId, heartbeat.entry_point));
     await upsertHeartbeat(trx, tenant, kioskId, {
+      site_id: siteId,
       entry_point: heartbeat.entry_point,
       app_version: heartbeat.app_version,
       queued_operations: heartbeat.queued_operations,
@@ -75,8 +81,13 @@ export async function recordHeartbeat(
     if (wasOfflineSince && kiosk.status !== 'retired') {
       await appendEvent(trx, times, { ...tenant, type: 'kiosk.online', resourceId: kioskId, data: { ...kiosk, was_offline_since: wasOfflineSince } });
     }
-    return kiosk;
+    return { kiosk, site: (await siteSummaryOf(trx, tenant.organizationId, siteId)) ?? null };
   });
+}
+
+/** The site a kiosk stands at, for its SOS: undefined for a kiosk this tenant has not heard from. */
+export async function siteOfKiosk(db: Executor, tenant: Tenant, kioskId: string): Promise<string | undefined> {
+  return (await findKiosk(db, tenant, kioskId))?.site_id ?? undefined;
 }
 
 export async function getKiosk(db: Executor, times: KioskTimes, tenant: Tenant, kioskId: string): Promise<Kiosk> {
@@ -86,13 +97,14 @@ export async function getKiosk(db: Executor, times: KioskTimes, tenant: Tenant, 
 }
 
 export interface KioskListQuery extends PageRequest {
+  site_id?: string;
   status?: 'online' | 'offline' | 'retired';
   entry_point?: string;
 }
 
 /** The tenant's kiosks, the most recently installed first. */
 export async function listKiosks(db: Executor, times: KioskTimes, tenant: Tenant, query: KioskListQuery): Promise<Page<Kiosk>> {
-  const { rows, total } = await listKioskRows(db, tenant, { onlineSince: onlineSince(times), status: query.status, entryPoint: query.entry_point }, pageWindow(query));
+  const { rows, total } = await listKioskRows(db, tenant, { onlineSince: onlineSince(times), status: query.status, siteId: query.site_id, entryPoint: query.entry_point }, pageWindow(query));
   return toPage(
     rows.map((row) => rowToKiosk(row, times)),
     total,

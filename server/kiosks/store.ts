@@ -10,7 +10,7 @@ export async function findKiosk(db: Executor, tenant: Tenant, kioskId: string): 
 /** What a heartbeat sets: the kiosk's report and when it was heard. */
 export type HeartbeatColumns = Pick<
   KioskRow,
-  'entry_point' | 'app_version' | 'queued_operations' | 'oldest_queued_at' | 'last_sync_at' | 'needs_attention' | 'clock' | 'clock_skew_ds' | 'last_seen_at' | 'updated_at'
+  'entry_point' | 'app_version' | 'queued_operations' | 'oldest_queued_at' | 'last_sync_at' | 'needs_attention' | 'clock' | 'clock_skew_ds' | 'last_seen_at' | 'updated_at' | 'site_id'
 >;
 
 /**
@@ -71,6 +71,7 @@ export interface KioskFilter {
   /** Heard from at or after this instant: online (with `status`). */
   onlineSince: string;
   status?: 'online' | 'offline' | 'retired';
+  siteId?: string;
   entryPoint?: string;
   entryPoints?: readonly string[];
 }
@@ -80,6 +81,7 @@ function filtered(db: Executor, tenant: Tenant, filter: KioskFilter) {
   if (filter.status === 'retired') base = base.where('retired_at', 'is not', null);
   if (filter.status === 'online') base = base.where('retired_at', 'is', null).where('last_seen_at', '>', filter.onlineSince);
   if (filter.status === 'offline') base = base.where('retired_at', 'is', null).where('last_seen_at', '<=', filter.onlineSince);
+  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
   if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
   if (filter.entryPoints) base = base.where('entry_point', 'in', filter.entryPoints.length ? filter.entryPoints : ['']);
   return base;

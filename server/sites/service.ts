@@ -167,6 +167,30 @@ export async function defaultSiteIdOf(db: Executor, organizationId: string): Pro
   return row.site_id;
 }
 
+/** What a gate's kiosk knows of its site: its name and whom to call. */
+export interface SiteSummary {
+  site_id: string;
+  name: string;
+  call_list: Site['call_list'];
+}
+
+export async function siteSummaryOf(db: Executor, organizationId: string, siteId: string): Promise<SiteSummary | undefined> {
+  const row = await store.findSite(db, organizationId, siteId);
+  return row && { site_id: row.site_id, name: row.name, call_list: JSON.parse(row.call_list) as Site['call_list'] };
+}
+
+/**
+ * The site of a gate named only in words (a kiosk's `entry_point`): the site that has an entry
+ * point of that name when exactly one does, else the organization's default site. The gate is
+ * then registered under that site if it was not, so the console lists it.
+ */
+export async function siteOfGateNamed(db: Executor, clock: Clock, organizationId: string, name: string): Promise<string> {
+  const named = await store.entryPointsNamed(db, organizationId, name);
+  const siteId = named.length === 1 ? named[0]!.site_id : await defaultSiteIdOf(db, organizationId);
+  if (!named.some((entry) => entry.site_id === siteId)) await store.insertEntryPointIfNew(db, entryPointRows(organizationId, siteId, [name], clock.now())[0]!);
+  return siteId;
+}
+
 /** Where a request says something happens or admits: a site, and perhaps one of its entry points. */
 export interface Place {
   siteId: string;

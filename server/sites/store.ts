@@ -53,6 +53,16 @@ export async function entryPointsOf(db: Executor, siteIds: readonly string[]): P
   return db.selectFrom('entry_points').selectAll().where('site_id', 'in', siteIds).orderBy('name').execute();
 }
 
+/** Entry points of any of the organization's sites with this name. */
+export async function entryPointsNamed(db: Executor, organizationId: string, name: string): Promise<EntryPointRow[]> {
+  return db.selectFrom('entry_points').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).execute();
+}
+
+/** Registers an entry point unless its site has one of that name already. */
+export async function insertEntryPointIfNew(db: Executor, row: EntryPointRow): Promise<void> {
+  await db.insertInto('entry_points').values(row).onConflict((oc) => oc.columns(['site_id', 'name']).doNothing()).execute();
+}
+
 export async function findEntryPointByName(db: Executor, siteId: string, name: string): Promise<EntryPointRow | undefined> {
   return db.selectFrom('entry_points').selectAll().where('site_id', '=', siteId).where('name', '=', name).executeTakeFirst();
 }

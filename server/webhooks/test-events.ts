@@ -105,6 +105,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       offline_since: offline ? at : null,
       first_seen_at: earlier(60 * 24),
       retired_at: null,
+      site_id: 'site_TEST0000000000000000000000',
     };
     const back: Kiosk & { was_offline_since: string } = { ...kiosk, was_offline_since: earlier(10) };
     return offline ? kiosk : back;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, Timestamp, TimestampInput, paginated } from './common.ts';
+import { PageQuery, SiteRef, Timestamp, TimestampInput, paginated } from './common.ts';
 
 /**
  * `kiosk_` and a ULID, made by the kiosk at its first start and kept in its own settings
@@ -37,6 +37,9 @@ export const KioskHeartbeatRequest = z
     last_sync_at: TimestampInput.nullable().meta({ description: 'When the kiosk last finished a sync; null: never' }),
     needs_attention: Count.meta({ description: 'Items on the kiosk\'s needs-attention list (operations the server refused for good)' }),
     clock: TimestampInput.meta({ description: "The kiosk's own clock, uncorrected, when it made the heartbeat: the server compares it with its own" }),
+    site_id: SiteRef.optional().meta({
+      description: "The site the kiosk was set up for. Without it the kiosk keeps the site it has; a new kiosk's is the site with an entry point of its `entry_point`'s name when exactly one has one, else the default site",
+    }),
   })
   .meta({ id: 'KioskHeartbeatRequest' });
 export type KioskHeartbeatRequest = z.infer<typeof KioskHeartbeatRequest>;
@@ -67,14 +70,27 @@ export const Kiosk = z
     offline_since: Timestamp.nullable().meta({ description: 'When `kiosk.offline` was raised for the outage under way; null otherwise' }),
     first_seen_at: Timestamp,
     retired_at: Timestamp.nullable(),
+    site_id: z.string().nullable().meta({ description: 'The site whose gate it stands at' }),
   })
   .meta({ id: 'Kiosk' });
 export type Kiosk = z.infer<typeof Kiosk>;
 
 export const KioskEnvelope = z.object({ kiosk: Kiosk }).meta({ id: 'KioskResponse' });
+
+/** What a heartbeat tells the kiosk back: itself as recorded, and its site's name and call list (the numbers its SOS screen shows). */
+export const KioskHeartbeatAnswer = z
+  .object({
+    kiosk: Kiosk,
+    site: z
+      .object({ site_id: z.string(), name: z.string(), call_list: z.array(z.object({ name: z.string(), phone: z.string() })) })
+      .nullable()
+      .meta({ description: "The kiosk's site: its name and call list, in order (E.164). The kiosk shows these on its SOS screen, its own KIOSK_ALARM_PHONES only when the site has none" }),
+  })
+  .meta({ id: 'KioskHeartbeatAnswer' });
 export const KioskPage = paginated(Kiosk, 'KioskPage');
 
 export const ListKiosksQuery = PageQuery.extend({
+  site_id: SiteRef.optional().meta({ description: 'Only the kiosks of this site' }),
   status: KioskStatus.optional(),
   entry_point: z.string().max(200).optional(),
 });

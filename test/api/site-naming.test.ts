@@ -133,6 +133,51 @@ describe('codes, visits and incidents name their site', () => {
     expectErrorBody(refused.body, 400, `site_id: no site ${other.a.id} in this organization`);
   });
 
+  /** A kiosk's heartbeat as the kiosk sends it (electron/core/heartbeat.ts). */
+  const beat = async (org: TestOrganization, kioskId: string, body: Record<string, unknown>) => {
+    const res = await org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, {
+      body: { app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: suite.server.clock.now().toISOString(), ...body },
+    });
+    return res;
+  };
+  const kioskIdOf = (n: number) => `kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9${String(n).padStart(2, '0')}`;
+
+  it("a kiosk stands at a site: the one it was set up for, else the one whose gate has its entry point's name, else the default site; its heartbeat answers the site's call list", async () => {
+    const { org, defaultSite, a, b } = await company();
+    await org.live.patch(`/sites/${a.id}`, { call_list: [{ name: 'Admiralty control', phone: '0803 123 4567' }] });
+    // Both estates have a "North gate": a kiosk naming only that cannot be placed, so it is the default site's.
+    const unplaced = await beat(org, kioskIdOf(1), { entry_point: 'North gate' });
+    expect(unplaced.status).toBe(200);
+    expect(unplaced.body.kiosk.site_id).toBe(defaultSite);
+    await org.live.post(`/sites/${a.id}/entry-points`, { name: 'Service gate' });
+    const byName = await beat(org, kioskIdOf(2), { entry_point: 'Service gate' });
+    expect(byName.body.kiosk.site_id).toBe(a.id);
+    expect(byName.body.site).toEqual({ site_id: a.id, name: 'Admiralty Estate', call_list: [{ name: 'Admiralty control', phone: '+2348031234567' }] });
+    const setUp = await beat(org, kioskIdOf(3), { entry_point: 'North gate', site_id: b.id });
+    expect(setUp.body.kiosk.site_id).toBe(b.id);
+    // Later heartbeats that name no site keep it.
+    expect((await beat(org, kioskIdOf(3), { entry_point: 'North gate' })).body.kiosk.site_id).toBe(b.id);
+    // A gate unknown anywhere is registered under the kiosk's site, so the console lists it.
+    await beat(org, kioskIdOf(4), { entry_point: 'Back gate' });
+    const home = (await org.live.get(`/sites/${defaultSite}/entry-points`)).body.results.map((entry: { name: string }) => entry.name);
+    expect(home).toContain('Back gate');
+    expectErrorBody((await beat(org, kioskIdOf(5), { entry_point: 'North gate', site_id: 'site_elsewhere' })).body, 400, 'site_id: no site site_elsewhere in this organization');
+    const listed = (await org.live.get(`/kiosks?site_id=${b.id}`)).body.results.map((kiosk: { kiosk_id: string }) => kiosk.kiosk_id);
+    expect(listed).toEqual([kioskIdOf(3)]);
+  });
+
+  it("a gate kiosk's SOS is at the kiosk's site, unless the partner names another", async () => {
+    const { org, a, b } = await company();
+    await beat(org, kioskIdOf(6), { entry_point: 'North gate', site_id: a.id });
+    const pressed = await org.live.post('/incidents', incidentBody({ subject: { name: 'Guard at North gate', reference: kioskIdOf(6), metadata: { kiosk_id: kioskIdOf(6), entry_point: 'North gate' } } }));
+    expect(pressed.body.incident.site_id).toBe(a.id);
+    const named = await org.live.post('/incidents', incidentBody({ site_id: b.id, subject: { name: 'Guard', metadata: { kiosk_id: kioskIdOf(6) } } }));
+    expect(named.body.incident.site_id).toBe(b.id);
+    // A kiosk this organization has never heard from places nothing.
+    const unknown = await org.live.post('/incidents', incidentBody({ subject: { name: 'Guard', metadata: { kiosk_id: kioskIdOf(99) } } }));
+    expect(unknown.body.incident.site_id).toBeNull();
+  });
+
   it('a batch of codes shares its site; a visitor naming an entry point of another site fails the whole batch, naming that visitor', async () => {
     const { org, a, b } = await company();
     const batch = await org.live.post('/access-codes/bulk', {

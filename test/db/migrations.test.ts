@@ -370,4 +370,33 @@ describe('migrations', () => {
     expect(await db.selectFrom('access_codes').select(['site_id', 'entry_point_id']).execute()).toEqual([{ site_id: null, entry_point_id: null }]);
     expect(await db.selectFrom('incidents').select('site_id').execute()).toEqual([{ site_id: null }]);
   });
+
+  it('0029-kiosk-sites puts every kiosk from before sites at its organization\'s default site', async () => {
+    const db = await fresh();
+    const names = Object.keys(migrations);
+    const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
+      await db
+        .insertInto('organizations')
+        .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+        .execute();
+    }
+    await migrateToLatest(db, through('0028-text-messages'));
+    const kiosk = (organization_id: string) =>
+      ({
+        organization_id, environment: 'live', kiosk_id: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', name: null, entry_point: 'Gate A', app_version: '0.1.0',
+        queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: now, clock_skew_ds: 0,
+        last_seen_at: now, offline_since: null, first_seen_at: now, retired_at: null, updated_at: now,
+      }) as never; // 0028's columns
+    await db.insertInto('kiosks').values([kiosk('org_a'), kiosk('org_b')]).execute();
+    expect(await migrateToLatest(db, through('0029-kiosk-sites'))).toEqual(['0029-kiosk-sites']);
+    const defaults = new Map((await db.selectFrom('sites').select(['organization_id', 'site_id']).where('is_default', '=', 1).execute()).map((row) => [row.organization_id, row.site_id]));
+    const kiosks = await db.selectFrom('kiosks').select(['organization_id', 'site_id']).orderBy('organization_id').execute();
+    expect(kiosks).toEqual([
+      { organization_id: 'org_a', site_id: defaults.get('org_a') },
+      { organization_id: 'org_b', site_id: defaults.get('org_b') },
+    ]);
+  });
 });

@@ -77,6 +77,17 @@ describe('the kiosk heartbeat', () => {
     expect((await gate.owner.get('/kiosks')).body.totalResults).toBe(1);
   });
 
+  it("learns its site's name and call list from each heartbeat answer: the SOS screen's numbers, KIOSK_ALARM_PHONES only while the site has none", async () => {
+    const home = (await gate.owner.get('/sites')).body.results[0];
+    const { core } = gate.kiosk({ alarmPhones: 'Gate phone 0803 000 0000', timings: { heartbeatMs: TEST_HEARTBEAT_MS } });
+    core.start();
+    await expect.poll(() => serverKiosk(core.kioskId), { timeout: 10_000 }).toMatchObject({ site_id: home.site_id });
+    // The site has no call list yet: the kiosk's own numbers.
+    expect((await core.call('kioskStatus', {})).alarmPhones).toBe('Gate phone 0803 000 0000');
+    await gate.owner.patch(`/sites/${home.site_id}`, { call_list: [{ name: 'Estate control', phone: '0803 123 4567' }, { name: 'Police', phone: '0909 000 1122' }] });
+    await expect.poll(async () => (await core.call('kioskStatus', {})).alarmPhones, { timeout: 10_000 }).toBe('Estate control +2348031234567, Police +2349090001122');
+  });
+
   it('offline, keeps only the latest heartbeat, carrying the queue size and its oldest, and sends it with the queue when the link returns', async () => {
     const link = new RecordingLink();
     const { core } = gate.kiosk({ link, timings: { heartbeatMs: TEST_HEARTBEAT_MS } });

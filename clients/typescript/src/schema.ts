@@ -1783,6 +1783,11 @@ export interface components {
              * @example 2026-11-22T10:00:00Z
              */
             clock: string;
+            /**
+             * @description The site the kiosk was set up for. Without it the kiosk keeps the site it has; a new kiosk's is the site with an entry point of its `entry_point`'s name when exactly one has one, else the default site
+             * @example site_01JD7ZK3Q0C7W5N2Y8S4V6X9AB
+             */
+            site_id?: string;
         };
         UpdateVisitorPolicies: {
             /** @description Check out anyone still in after this many hours; null: never */
@@ -2983,8 +2988,17 @@ export interface components {
             /** @description Single use, for 7 days: give it to the person; it is not shown again */
             invite_url: string;
         };
-        KioskResponse: {
+        KioskHeartbeatAnswer: {
             kiosk: components["schemas"]["Kiosk"];
+            /** @description The kiosk's site: its name and call list, in order (E.164). The kiosk shows these on its SOS screen, its own KIOSK_ALARM_PHONES only when the site has none */
+            site: {
+                site_id: string;
+                name: string;
+                call_list: {
+                    name: string;
+                    phone: string;
+                }[];
+            } | null;
         };
         Kiosk: {
             /** @example kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
@@ -3021,6 +3035,8 @@ export interface components {
              */
             first_seen_at: string;
             retired_at: string | null;
+            /** @description The site whose gate it stands at */
+            site_id: string | null;
         };
         /** @description One page of results, newest first */
         KioskPage: {
@@ -3029,6 +3045,9 @@ export interface components {
             limit: number;
             totalPages: number;
             totalResults: number;
+        };
+        KioskResponse: {
+            kiosk: components["schemas"]["Kiosk"];
         };
         RollCallResponse: {
             roll_call: components["schemas"]["RollCall"];
@@ -10539,7 +10558,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The kiosk as recorded */
+            /** @description The kiosk as recorded, and its site */
             200: {
                 headers: {
                     /** @description Requests allowed per sliding minute for this key */
@@ -10551,7 +10570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["KioskResponse"];
+                    "application/json": components["schemas"]["KioskHeartbeatAnswer"];
                 };
             };
             /** @description Invalid request; the message names the failed field */
@@ -10621,6 +10640,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only the kiosks of this site */
+                site_id?: string;
                 status?: components["schemas"]["KioskStatus"];
                 entry_point?: string;
             };

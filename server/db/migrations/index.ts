@@ -24,6 +24,7 @@ import * as keyMakers from './0025-key-makers.ts';
 import * as sites from './0026-sites.ts';
 import * as siteNaming from './0027-site-naming.ts';
 import * as textMessages from './0028-text-messages.ts';
+import * as kioskSites from './0029-kiosk-sites.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -65,4 +66,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0026-sites': sites,
   '0027-site-naming': siteNaming,
   '0028-text-messages': textMessages,
+  '0029-kiosk-sites': kioskSites,
 });
