@@ -3,6 +3,7 @@ import {
   AddNoteRequest,
   CancelIncidentRequest,
   CreateIncidentRequest,
+  GuardReportRequest,
   IdempotentIncidentEnvelope,
   IncidentAnalytics,
   IncidentAnalyticsQuery,
@@ -12,7 +13,8 @@ import {
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import type { Executor } from '../db/schema.ts';
+import type { Executor, IncidentRow } from '../db/schema.ts';
+import { queueAlarmTexts } from '../messages/service.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -26,6 +28,8 @@ import {
   getIncident,
   incidentAnalytics,
   listIncidents,
+  reportFromGuard,
+  type GuardReport,
 } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -166,6 +170,24 @@ export const incidentRouteList = [
     async handler({ params, db }, req, res, deps) {
       const by = authOf(req).actor;
       res.json({ incident: await acknowledgeIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, by) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/incidents/:incidentId/guard-report',
+    access: 'incidents:write',
+    idempotent: true,
+    params: IncidentIdParams,
+    body: GuardReportRequest,
+    operationId: 'reportFromGuard',
+    tags,
+    summary: 'The gate guard reports what they did: called for help, or a false alarm',
+    description:
+      "A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`). A finished incident: 409. A kiosk that was offline sends `reported_at`.",
+    responses: { ...ok(200, 'The incident with the report appended', IncidentEnvelope), ...errors(404, 409) },
+    async handler({ params, body, db }, req, res, deps) {
+      const texts = (trx: Executor, row: IncidentRow, reason: GuardReport) => queueAlarmTexts(trx, deps.texting, row, reason);
+      res.json({ incident: await reportFromGuard(db, { ...serviceDepsOf(deps), texts }, tenantOf(req), params.incidentId, body) });
     },
   }),
 ];

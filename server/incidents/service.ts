@@ -5,6 +5,7 @@ import {
   INCIDENT_CATEGORIES,
   INCIDENT_SEVERITIES,
   INCIDENT_STATUSES,
+  type GUARD_REPORTS,
   type CreateIncidentRequest,
   type Incident,
   type IncidentAnalytics,
@@ -13,6 +14,7 @@ import {
   type IncidentStatus,
   type TimelineEventName,
 } from '../../shared/schemas/incidents.ts';
+import { happenedAt } from '../access-logs/replay-window.ts';
 import { addSeconds } from '../clock.ts';
 import { inTransaction, isPostgres, type Executor, type IncidentRow } from '../db/schema.ts';
 import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
@@ -269,6 +271,43 @@ export async function addIncidentTimelineEntry(
     await appendEvent(trx, deps, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: await getIncident(trx, tenant, incidentId) });
   });
 }
+
+/**
+ * The gate's guard reports what they did about an SOS: called for help, or a false alarm. A
+ * timeline entry naming the guard at the current status, a new version and an `incident.updated`
+ * event; the status stays (operators cancel or resolve). `texts`: the site's call list is told in
+ * the same transaction (server/messages/). A finished incident: 409.
+ */
+export async function reportFromGuard(
+  db: Executor,
+  deps: IncidentDeps & { texts?: (trx: Executor, row: IncidentRow, reason: GuardReport) => Promise<number> },
+  tenant: Tenant,
+  incidentId: string,
+  input: { report: GuardReport; guard?: string; note?: string; reported_at?: string },
+): Promise<Incident> {
+  const reportedAt = happenedAt(deps.clock, input.reported_at, 'reported_at');
+  return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
+    if (row.status === 'resolved' || row.status === 'cancelled') throw conflict(`Incident is already ${row.status}`);
+    const at = deps.clock.now().toISOString();
+    const changed = await updateIncidentAtVersion(trx, incidentId, Number(row.version), { version: Number(row.version) + 1, updated_at: at });
+    if (!changed) throw new StaleIncidentError();
+    const who = input.guard ?? 'The guard';
+    const said = input.report === 'called_for_help' ? `${who} called for help` : `${who} reported a false alarm`;
+    await appendTimelineRow(trx, {
+      incident_id: incidentId,
+      status: row.status,
+      event: input.report,
+      message: `${said}${input.note ? `: ${input.note}` : ''}`,
+      timestamp: reportedAt.toISOString(),
+    });
+    await deps.texts?.(trx, row, input.report);
+    const incident = await getIncident(trx, tenant, incidentId);
+    await appendEvent(trx, deps, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: incident });
+    return incident;
+  });
+}
+
+export type GuardReport = (typeof GUARD_REPORTS)[number];
 
 /** Who acknowledges: the console person's email or the key's name (`req.auth.actor`). */
 export interface Acknowledger {

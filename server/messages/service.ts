@@ -21,17 +21,23 @@ export interface TextingDeps extends EventDeps {
   secretBox: SecretBox;
 }
 
-export type AlarmReason = 'escalated' | 'unresponsive';
-
-const ALARM_WORDS: Record<AlarmReason, string> = {
-  escalated: 'NO RESPONDER has accepted',
-  unresponsive: 'STILL NO RESPONDER for',
-};
+export type AlarmReason = TextMessage['reason'];
 
 /** The text a call list receives: short (one SMS where the names allow), naming the site and where, with the incident's console link. */
 export function alarmText(reason: AlarmReason, incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>, siteName: string, publicUrl: string): string {
   const where = incident.landmark ?? incident.address;
-  return `TSARO: ${ALARM_WORDS[reason]} ${incident.title} at ${siteName}${where ? `, ${where}` : ''}. Call for help now. ${publicUrl}/console/incidents/${incident.incident_id}`;
+  const at = `at ${siteName}${where ? `, ${where}` : ''}`;
+  const link = `${publicUrl}/console/incidents/${incident.incident_id}`;
+  switch (reason) {
+    case 'escalated':
+      return `TSARO: NO RESPONDER has accepted ${incident.title} ${at}. Call for help now. ${link}`;
+    case 'unresponsive':
+      return `TSARO: STILL NO RESPONDER for ${incident.title} ${at}. Call for help now. ${link}`;
+    case 'called_for_help':
+      return `TSARO: The guard ${at} has called for help for ${incident.title}. ${link}`;
+    case 'false_alarm':
+      return `TSARO: The guard ${at} reports ${incident.title} is a FALSE ALARM. It stays open until an operator closes it. ${link}`;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, Environment, PageQuery, SiteRef, Timestamp, paginated, nullMeansAbsent } from './common.ts';
+import { DateRangeQuery, Environment, PageQuery, SiteRef, Timestamp, TimestampInput, paginated, nullMeansAbsent } from './common.ts';
 
 export const INCIDENT_CATEGORIES = ['sos', 'vehicle', 'location_threat', 'medical'] as const;
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -29,6 +29,8 @@ export const TIMELINE_EVENTS = [
   'sms_sent',
   'sms_delivered',
   'sms_failed',
+  'called_for_help',
+  'false_alarm',
 ] as const;
 export const RESOLUTION_OUTCOMES = [
   'assisted',
@@ -123,6 +125,18 @@ export const CancelIncidentRequest = nullMeansAbsent(z.strictObject({ reason: z.
 
 export const AddNoteRequest = nullMeansAbsent(z.strictObject({ message: z.string().trim().min(1).max(2000) }))
   .meta({ id: 'AddNoteRequest' });
+
+export const GUARD_REPORTS = ['called_for_help', 'false_alarm'] as const;
+export const GuardReportRequest = nullMeansAbsent(z.strictObject({
+    report: z.enum(GUARD_REPORTS).meta({
+      description: "`called_for_help`: the guard has called the police or the estate's list; `false_alarm`: the guard says nobody needs help. Neither changes the status: operators cancel or resolve",
+    }),
+    guard: z.string().trim().min(1).max(200).optional().meta({ description: 'Who reports it (the guard on duty)' }),
+    note: z.string().trim().min(1).max(500).optional(),
+    reported_at: TimestampInput.optional().meta({ description: 'When the guard reported it, for a kiosk that was offline: at most 7 days old, not in the future' }),
+  }))
+  .meta({ id: 'GuardReportRequest' });
+export type GuardReportRequest = z.infer<typeof GuardReportRequest>;
 
 /** A status, or `active`: every active status at once (the control room's board). */
 export const IncidentStatusFilter = z.enum([...INCIDENT_STATUSES, 'active']).meta({

@@ -8,14 +8,14 @@ export const TextMessageStatus = z.enum(TEXT_MESSAGE_STATUSES).meta({
 });
 
 /** Why a text was sent (issue #35): the alarm it is part of. */
-export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive'] as const;
+export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm'] as const;
 
 export const TextMessage = z
   .object({
     message_id: z.string().meta({ example: 'sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
     incident_id: z.string().nullable(),
     site_id: z.string().nullable(),
-    reason: z.enum(TEXT_MESSAGE_REASONS).meta({ description: "The alarm: the incident escalated (nobody accepted in time) or turned unresponsive" }),
+    reason: z.enum(TEXT_MESSAGE_REASONS).meta({ description: "Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm" }),
     recipient: z.object({ name: z.string(), phone: z.string().meta({ description: 'E.164' }) }).meta({ description: "An entry of the site's call list" }),
     body: z.string().meta({ description: 'The text as sent' }),
     status: TextMessageStatus,

@@ -127,6 +127,22 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect((await messagesOf(incidentId)).every((message) => message.attempts === 2)).toBe(true);
   });
 
+  it("the guard's \"called for help\" and \"false alarm\" text the site's list once each; the incident stays open", async () => {
+    const incidentId = await sos();
+    const before = rig.received().length;
+    const called = await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'called_for_help', guard: 'Musa Bello' });
+    expect(called.status).toBe(200);
+    // Said twice (a retry, a second tap): texted once.
+    await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'called_for_help', guard: 'Musa Bello' });
+    await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'false_alarm', guard: 'Musa Bello' });
+    expect(await server.running.deliverTexts()).toBe(4);
+    const texts = (await rig.waitForReceived(before + 4)).slice(before);
+    expect(texts.filter((text) => text.text.includes('has called for help'))).toHaveLength(2);
+    expect(texts.filter((text) => text.text.includes('FALSE ALARM'))).toHaveLength(2);
+    expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.status).toBe('dispatching');
+    expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['called_for_help', 'called_for_help', 'false_alarm', 'false_alarm']);
+  });
+
   it('a sandbox SOS, a drill and an incident at no site text nobody', async () => {
     const sandbox = (await org.sandbox.post('/incidents', incidentBody({ site_id: siteId }))).body.incident.incident_id;
     const drill = await sos({ is_drill: true });

@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/incidents/{incidentId}/guard-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate guard reports what they did: called for help, or a false alarm
+         * @description Scope `incidents:write`. A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`). A finished incident: 409. A kiosk that was offline sends `reported_at`.
+         */
+        post: operations["reportFromGuard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dispatch/coverage": {
         parameters: {
             query?: never;
@@ -1628,6 +1648,18 @@ export interface components {
         AddNoteRequest: {
             message: string;
         };
+        GuardReportRequest: {
+            /**
+             * @description `called_for_help`: the guard has called the police or the estate's list; `false_alarm`: the guard says nobody needs help. Neither changes the status: operators cancel or resolve
+             * @enum {string}
+             */
+            report: "called_for_help" | "false_alarm";
+            /** @description Who reports it (the guard on duty) */
+            guard?: string | null;
+            note?: string | null;
+            /** @description When the guard reported it, for a kiosk that was offline: at most 7 days old, not in the future */
+            reported_at?: string | null;
+        };
         CreateAccessCodeRequest: {
             visitor_name: string;
             visitor_phone: string;
@@ -2126,7 +2158,7 @@ export interface components {
              * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), all at the current status
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm";
             message: string;
             /**
              * Format: date-time
@@ -3224,10 +3256,10 @@ export interface components {
             incident_id: string | null;
             site_id: string | null;
             /**
-             * @description The alarm: the incident escalated (nobody accepted in time) or turned unresponsive
+             * @description Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm
              * @enum {string}
              */
-            reason: "escalated" | "unresponsive";
+            reason: "escalated" | "unresponsive" | "called_for_help" | "false_alarm";
             /** @description An entry of the site's call list */
             recipient: {
                 name: string;
@@ -3942,6 +3974,118 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The incident with the acknowledgement appended */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportFromGuard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The incident_id (inc_...) */
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuardReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The incident with the report appended */
             200: {
                 headers: {
                     /** @description Requests allowed per sliding minute for this key */

@@ -311,6 +311,7 @@ function CancelForm({ incidentId, onCancelled }: { incidentId: string; onCancell
 }
 
 const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad' } as const;
+const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm' } as const;
 
 /**
  * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each
@@ -346,7 +347,7 @@ function IncidentTexts({ incident }: { incident: Incident }) {
           {list.map((text) => (
             <li key={text.message_id} data-status={text.status}>
               <Time iso={text.created_at} /> {text.recipient.name} <a href={`tel:${text.recipient.phone}`}>{text.recipient.phone}</a> ·{' '}
-              {text.reason === 'escalated' ? 'nobody accepted' : 'unresponsive'} ·{' '}
+              {TEXT_REASON[text.reason]} ·{' '}
               <span className={`tag ${TEXT_TONE[text.status]}`}>{text.status}</span>
               {text.last_error && <span className="muted"> {text.last_error}</span>}
             </li>
