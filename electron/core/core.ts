@@ -19,7 +19,7 @@ import { checkout, onPremises, walkIn } from './gate.ts';
 import { scan } from './scan.ts';
 import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
-import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, sendPendingPanics } from './panic.ts';
+import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
 import { PassVerifier } from './pass-verifier.ts';
 import { createServerApi } from './server-api.ts';
 import {
@@ -288,6 +288,13 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       return panicStatus(ctx, input.pressId)!;
     },
     panicStatus: async (input) => panicStatus(ctx, input.pressId),
+    panicReport: async (input) => {
+      reportPanic(ctx, input.pressId, input.report);
+      // Straight out when the SOS is there already; otherwise it follows the SOS.
+      const sending = sendPendingPanicReports(ctx).catch(() => false);
+      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
+      return panicStatus(ctx, input.pressId)!;
+    },
 
     kioskStatus: async (): Promise<KioskStatus> => {
       nudgeWhenOffline();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulidx';
 
 /** Ids the kiosk makes: `vis_` a visit, `dec_` a scan decision, `att_` a needs-attention item, `op_` an outbox operation, `sos_` a panic. */
-export type KioskIdPrefix = 'vis' | 'dec' | 'att' | 'op' | 'sos' | 'kiosk';
+export type KioskIdPrefix = 'vis' | 'dec' | 'att' | 'op' | 'sos' | 'rep' | 'kiosk';
 
 /** One generator per core, so tests with two kiosks in one process do not share state. */
 export function idFactory(): (prefix: KioskIdPrefix, at: Date) => string {

@@ -156,6 +156,25 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
     // kiosk moved to another server or key. A closed SOS is never joined by a new press.
     db.exec(`ALTER TABLE panics ADD COLUMN closed_at TEXT;`);
   },
+
+  function v3_panic_reports(db) {
+    // The guard's word on an SOS (issue #35): "I called for help" or "False alarm", kept until the
+    // server has it, sent once the SOS's incident exists. One of each kind per SOS.
+    db.exec(`
+      CREATE TABLE panic_reports (
+        report_id TEXT PRIMARY KEY,
+        panic_id TEXT NOT NULL REFERENCES panics(panic_id),
+        report TEXT NOT NULL,
+        guard TEXT,
+        reported_at TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        updated_at TEXT NOT NULL,
+        UNIQUE (panic_id, report)
+      );
+    `);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

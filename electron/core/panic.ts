@@ -62,11 +62,11 @@ function firstPressOf(ctx: CoreContext, panicId: string): { press_id: string; pr
 
 function statusOfPress(ctx: CoreContext, row: PanicRow, pressId: string): PanicStatus {
   const press = ctx.db.prepare('SELECT pressed_at FROM panic_presses WHERE press_id = ?').get(pressId) as { pressed_at: string } | undefined;
-  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso());
+  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso(), reportsOf(ctx, row.panic_id));
 }
 
 /** `pressId`: the press the screen asked about, so it can keep polling with its own id; `pressedAt`: that press's own time. */
-export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string, reportedAt: string): PanicStatus {
+export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string, reportedAt: string, reports: PanicStatus['reports'] = []): PanicStatus {
   const responder = row.responder ? (JSON.parse(row.responder) as PanicStatus['responder']) : null;
   return {
     pressId,
@@ -82,6 +82,7 @@ export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string,
     // For a sent SOS only the incident's reads (recordIncident) and closing write updated_at.
     statusCheckedAt: row.state === 'sent' ? row.updated_at : null,
     reportedAt,
+    reports,
   };
 }
 
@@ -101,7 +102,7 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
     const active = joinablePanic(ctx, now);
     if (active) {
       ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, active.panic_id, at);
-      return toPanicStatus(active, pressId, at, at);
+      return toPanicStatus(active, pressId, at, at, reportsOf(ctx, active.panic_id));
     }
     const panicId = ctx.newId('sos', now);
     const key = `${ctx.kioskId}.${panicId}`;
@@ -137,14 +138,14 @@ export function panicStatus(ctx: CoreContext, pressId: string | undefined): Pani
   const latest = ctx.db.prepare('SELECT * FROM panics ORDER BY pressed_at DESC LIMIT 1').get() as PanicRow | undefined;
   if (!latest) return null;
   const first = firstPressOf(ctx, latest.panic_id);
-  return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso());
+  return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx, latest.panic_id));
 }
 
 export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
   const row = activePanic(ctx);
   if (!row) return null;
   const first = firstPressOf(ctx, row.panic_id);
-  return toPanicStatus(row, first.press_id, first.pressed_at, ctx.nowIso());
+  return toPanicStatus(row, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx, row.panic_id));
 }
 
 /**
@@ -262,4 +263,87 @@ export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
 export function hasOpenIncident(ctx: CoreContext): boolean {
   const row = activePanic(ctx);
   return row?.state === 'sent' && row.closed_at === null && !FINAL_INCIDENT_STATUSES.has(row.incident_status ?? '');
+}
+
+interface PanicReportRow {
+  report_id: string;
+  panic_id: string;
+  report: 'called_for_help' | 'false_alarm';
+  guard: string | null;
+  reported_at: string;
+  state: 'pending' | 'sent' | 'refused';
+  attempts: number;
+  last_error: string | null;
+  updated_at: string;
+}
+
+function reportsOf(ctx: Pick<CoreContext, 'db'>, panicId: string): PanicStatus['reports'] {
+  const rows = ctx.db.prepare('SELECT report, reported_at, state FROM panic_reports WHERE panic_id = ? ORDER BY reported_at').all(panicId) as PanicReportRow[];
+  return rows.map((row) => ({ report: row.report, at: row.reported_at, delivery: row.state === 'pending' ? 'waiting' : row.state }));
+}
+
+/**
+ * The guard's word on the SOS the screen shows: "I called for help" or "False alarm" (issue
+ * #35). Saved first, with the guard on duty and the time, then sent as soon as the SOS's incident
+ * exists (with the same queue discipline as the SOS: offline, it waits). Saying it again changes
+ * nothing. It never cancels the SOS: operators close a false alarm.
+ */
+export function reportPanic(ctx: CoreContext, pressId: string, report: PanicReportRow['report']): PanicStatus {
+  const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
+  if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
+  const at = ctx.nowIso();
+  ctx.db
+    .prepare(
+      `INSERT INTO panic_reports (report_id, panic_id, report, guard, reported_at, state, attempts, last_error, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, NULL, ?) ON CONFLICT (panic_id, report) DO NOTHING`,
+    )
+    .run(ctx.newId('rep', new Date(at)), known.panic_id, report, ctx.guard()?.name ?? null, at, at);
+  return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
+}
+
+export function hasUnsentPanicReport(ctx: CoreContext): boolean {
+  return ctx.db.prepare(`SELECT 1 FROM panic_reports r JOIN panics p USING (panic_id) WHERE r.state = 'pending' AND p.state = 'sent' AND p.incident_id IS NOT NULL LIMIT 1`).get() !== undefined;
+}
+
+/**
+ * Sends the guard's reports whose SOS has reached the server, oldest first, each under an
+ * Idempotency-Key of its own (a retry is recorded once). A report on an SOS the server refused
+ * stays with it: the guard was told to raise the alarm another way.
+ */
+export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean> {
+  const api = ctx.api;
+  if (!api) return false;
+  const pending = ctx.db
+    .prepare(
+      `SELECT r.*, p.incident_id FROM panic_reports r JOIN panics p USING (panic_id)
+       WHERE r.state = 'pending' AND p.state = 'sent' AND p.incident_id IS NOT NULL ORDER BY r.reported_at`,
+    )
+    .all() as Array<PanicReportRow & { incident_id: string }>;
+  let allSent = true;
+  for (const row of pending) {
+    if (ctx.inFlight.has(row.report_id)) {
+      allSent = false;
+      continue;
+    }
+    ctx.inFlight.add(row.report_id);
+    try {
+      ctx.db.prepare('UPDATE panic_reports SET attempts = attempts + 1 WHERE report_id = ?').run(row.report_id);
+      const answer = await api.call('post', '/incidents/{incidentId}/guard-report', {
+        params: { path: { incidentId: row.incident_id }, header: { 'Idempotency-Key': `${ctx.kioskId}.${row.report_id}` } },
+        body: { report: row.report, ...(row.guard ? { guard: row.guard } : {}), reported_at: row.reported_at },
+        timeoutMs: ctx.timings.requestTimeoutMs,
+      });
+      noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+      const at = ctx.nowIso();
+      if (answer.kind === 'ok') ctx.db.prepare(`UPDATE panic_reports SET state = 'sent', last_error = NULL, updated_at = ? WHERE report_id = ?`).run(at, row.report_id);
+      else if (answer.kind === 'refused') ctx.db.prepare(`UPDATE panic_reports SET state = 'refused', last_error = ?, updated_at = ? WHERE report_id = ?`).run(answer.message, at, row.report_id);
+      else {
+        allSent = false;
+        ctx.db.prepare('UPDATE panic_reports SET last_error = ?, updated_at = ? WHERE report_id = ?').run(answer.message, at, row.report_id);
+      }
+    } finally {
+      ctx.inFlight.delete(row.report_id);
+    }
+  }
+  return allSent;
 }

@@ -6,7 +6,7 @@ import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
 import { applyAnswer, attemptOperation, giveUp, whileInFlight, type Attempt } from './operations.ts';
 import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from './outbox.ts';
 import { REPLAY_BATCH, replayBatch, type BatchOutcome } from './replay-batch.ts';
-import { hasOpenIncident, hasUnsentPanic, refreshPanicIncidents, sendPendingPanics } from './panic.ts';
+import { hasOpenIncident, hasUnsentPanic, hasUnsentPanicReport, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
 import { beat } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
@@ -104,6 +104,7 @@ export class SyncLoop {
     this.timers.push(
       setInterval(() => {
         if (this.ctx.api && hasUnsentPanic(this.ctx)) void sendPendingPanics(this.ctx).catch(() => undefined);
+        if (this.ctx.api && hasUnsentPanicReport(this.ctx)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
       }, timings.panicRetryMs),
       setInterval(() => {
         if (this.ctx.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
@@ -226,8 +227,9 @@ export class SyncLoop {
       if (!health.ok) throw new SyncStopped('The server cannot be reached', null);
       if (health.serverTime) ctx.learnServerTime(health.serverTime, sentAt, ctx.localNowMs());
       report.online = true;
-      // SOS first, ahead of everything queued (even with a key refused below: a life first).
+      // SOS first, ahead of everything queued (even with a key refused below: a life first), then the guard's word on it.
       await sendPendingPanics(ctx);
+      await sendPendingPanicReports(ctx);
       await this.refuseAdminKey();
       // A key without access_codes:validate may still send walk-ins and checkouts: the outbox
       // goes on, and the problem is shown (and the sync counted as failed) at the end.

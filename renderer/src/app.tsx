@@ -138,6 +138,17 @@ export function App() {
     }
   };
 
+  const reportOnPanic = async (report: 'called_for_help' | 'false_alarm') => {
+    const shown = status?.activePanic ?? lastPress;
+    if (!shown) return;
+    try {
+      setLastPress(await kiosk.call('panicReport', { pressId: shown.pressId, report }));
+      live.refresh();
+    } catch (error) {
+      showError((error as Error).message);
+    }
+  };
+
   // After the incident is over, the core stops reporting it as active: keep showing the last word on it.
   useEffect(() => {
     if (status?.activePanic || !lastPress || screen !== 'panic') return;
@@ -257,7 +268,7 @@ export function App() {
                   onError={showError}
                 />
               )}
-              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} around={around} onPanic={() => void panic()} />}
+              {screen === 'panic' && <PanicScreen panic={activePanic ?? lastPress} around={around} onPanic={() => void panic()} onReport={(report) => void reportOnPanic(report)} />}
             </main>
           </>
         )}

@@ -65,6 +65,12 @@ export const PanicPressInput = z.strictObject({
   /** Made by the UI once per press (a ULID or UUID): pressing "send" again for it never makes a second incident. */
   pressId: z.string().trim().min(8).max(64).regex(/^[0-9A-Za-z_-]+$/),
 });
+export const PANIC_REPORTS = ['called_for_help', 'false_alarm'] as const;
+export const PanicReportInput = z.strictObject({
+  /** The press the screen shows. */
+  pressId: z.string().trim().min(8).max(64).regex(/^[0-9A-Za-z_-]+$/),
+  report: z.enum(PANIC_REPORTS),
+});
 export const PanicStatusInput = z.strictObject({
   /** Omit for the latest press. */
   pressId: z.string().trim().min(8).max(64).optional(),
@@ -216,6 +222,8 @@ export interface PanicStatus {
   statusCheckedAt: string | null;
   /** The core's own time when it answered: ages and countdowns are measured against it, not the page's clock (the core's is corrected by the server's). */
   reportedAt: string;
+  /** What the guard reported about this SOS, and whether the server has it (`waiting`: kept until it does). */
+  reports: Array<{ report: (typeof PANIC_REPORTS)[number]; at: string; delivery: 'waiting' | 'sent' | 'refused' }>;
 }
 
 /** Whether any on-duty responder covers the gate's place, as `GET /dispatch/coverage` last answered. */
@@ -306,6 +314,7 @@ export const kioskCallInputs = {
   checkout: CheckoutInput,
   panicPress: PanicPressInput,
   panicStatus: PanicStatusInput,
+  panicReport: PanicReportInput,
   kioskStatus: KioskStatusInput,
   recentScans: RecentScansInput,
   dismissAttention: DismissAttentionInput,
@@ -322,6 +331,7 @@ export interface KioskCallResults {
   checkout: CheckoutResult;
   panicPress: PanicStatus;
   panicStatus: PanicStatus | null;
+  panicReport: PanicStatus;
   kioskStatus: KioskStatus;
   recentScans: ScanDecision[];
   dismissAttention: { dismissed: boolean };

@@ -66,6 +66,33 @@ describe('the panic button', () => {
     await restarted.close();
   });
 
+  it("the guard's word on an SOS: \"I called for help\" goes at once; \"False alarm\" said offline waits, goes when the link returns, once", async () => {
+    const { core, link } = gate.kiosk();
+    await core.call('startShift', { guardName: 'Sani Garba', guardPhone: '+2348030000009' });
+    const pressed = await core.call('panicPress', { pressId: 'press-0050-aaaa' });
+    expect(pressed.delivery).toBe('sent');
+    const called = await core.call('panicReport', { pressId: 'press-0050-aaaa', report: 'called_for_help' });
+    expect(called.reports).toEqual([{ report: 'called_for_help', at: expect.any(String), delivery: 'sent' }]);
+    const timeline = async () => ((await gate.owner.get(`/incidents/${pressed.incidentId}`)).body.incident.timeline as { event: string; message: string }[]).filter((entry) => entry.event === 'called_for_help' || entry.event === 'false_alarm');
+    expect(await timeline()).toEqual([expect.objectContaining({ event: 'called_for_help', message: 'Sani Garba called for help' })]);
+
+    link.up = false;
+    const offline = await core.call('panicReport', { pressId: 'press-0050-aaaa', report: 'false_alarm' });
+    expect(offline.reports.map((said) => [said.report, said.delivery])).toEqual([
+      ['called_for_help', 'sent'],
+      ['false_alarm', 'waiting'],
+    ]);
+    // Said again: still one.
+    expect((await core.call('panicReport', { pressId: 'press-0050-aaaa', report: 'false_alarm' })).reports).toHaveLength(2);
+    link.up = true;
+    await core.call('syncNow', {});
+    expect((await core.call('panicStatus', { pressId: 'press-0050-aaaa' }))!.reports.map((said) => said.delivery)).toEqual(['sent', 'sent']);
+    await core.call('syncNow', {});
+    expect((await timeline()).map((entry) => entry.event)).toEqual(['called_for_help', 'false_alarm']);
+    // A false alarm leaves the SOS open: operators close it.
+    expect((await core.call('panicStatus', { pressId: 'press-0050-aaaa' }))!.incidentStatus).toBe('dispatching');
+  });
+
   it('is acknowledged at once with the link up, and follows the incident until it is over', async () => {
     const { core } = gate.kiosk();
     const pressed = await core.call('panicPress', { pressId: 'press-0100-aaaa' });

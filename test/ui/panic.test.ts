@@ -107,6 +107,21 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
     const [incident] = (await stack.api.get('/incidents?limit=10')).body.results as any[];
     expect((await stack.api.get('/incidents?limit=10')).body.results).toHaveLength(1);
 
+    // The guard's word on it (issue #35): "I called for help" goes at once; "False alarm" with the
+    // link cut waits on the kiosk, says so, and goes when the link returns. Neither closes the SOS.
+    await page.getByTestId('panic-report-called_for_help').click();
+    await expect.poll(() => page.getByTestId('panic-reported-called_for_help').getAttribute('data-delivery'), { timeout: 10_000 }).toBe('sent');
+    expect(await page.getByTestId('panic-report-called_for_help').isDisabled()).toBe(true);
+    stack.link!.cut();
+    await page.getByTestId('panic-report-false_alarm').click();
+    await page.getByTestId('panic-reported-false_alarm').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('panic-reported-false_alarm').textContent()).toContain('Not sent yet');
+    stack.link!.restore();
+    await expect.poll(() => page.getByTestId('panic-reported-false_alarm').getAttribute('data-delivery'), { timeout: 20_000 }).toBe('sent');
+    const reported = ((await stack.api.get(`/incidents/${incident.incident_id}`)).body.incident.timeline as { event: string; message: string }[]).map((entry) => entry.event);
+    expect(reported.filter((event) => event === 'called_for_help' || event === 'false_alarm')).toEqual(['called_for_help', 'false_alarm']);
+    expect((await stack.api.get(`/incidents/${incident.incident_id}`)).body.incident.status).not.toBe('cancelled');
+
     expect((await stack.api.post(`/incidents/${incident.incident_id}/cancel`, { reason: 'Test over' })).status).toBe(200);
     await expect.poll(() => status.getAttribute('data-incident-status'), { timeout: 20_000 }).toBe('cancelled');
     const text = await status.textContent();

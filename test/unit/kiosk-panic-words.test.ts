@@ -15,6 +15,7 @@ const sent: PanicStatus = {
   updatedAt: '2026-11-23T09:00:00.000Z',
   statusCheckedAt: '2026-11-23T09:00:00.000Z',
   reportedAt: '2026-11-23T09:00:02.000Z',
+  reports: [],
 };
 const responder = { name: 'Emeka Obi', phone: '+2348030000009', etaMinutes: 0 };
 const keys = (panic: PanicStatus) => panicProgress(panic).map((line) => line.key);

@@ -133,6 +133,12 @@ export const catalogue: Catalogue = {
   'panic.over.resolved': 'An gama wannan SOS: an warware',
   'panic.over.cancelled': 'Unguwa ta soke wannan SOS. Sake riƙewa idan har yanzu kana bukatar taimako',
   'panic.alreadySent': 'An riga an aika SOS da {time}. Taimako yana zuwa',
+  'panic.reportTitle': 'Me ka yi?',
+  'panic.report.called_for_help': 'Na kira taimako',
+  'panic.report.false_alarm': 'Ƙararrawar ƙarya',
+  'panic.reported.called_for_help': 'Ka kira taimako da {time}. An sanar da jerin unguwa.',
+  'panic.reported.false_alarm': 'Ka ce ƙararrawar ƙarya ce da {time}. Ɗakin kulawa zai rufe SOS ɗin.',
+  'panic.reported.waiting': 'Ba a aika ba tukuna: zai tafi tare da SOS idan haɗi ya dawo.',
   'panic.raiseAlarm': 'Kada ka jira: yi ƙararrawa ta wata hanya yanzu',
   'panic.callPhones': 'Kira {phones}',
   // Review wanted (issue #26): new, not yet read by a native speaker.

@@ -133,6 +133,12 @@ export const catalogue: Catalogue = {
   'panic.over.resolved': 'This SOS don finish: dem settle am',
   'panic.over.cancelled': 'Estate don cancel this SOS. Hold again if you still need help',
   'panic.alreadySent': 'SOS don go since {time}. Help don dey come',
+  'panic.reportTitle': 'Wetin you do?',
+  'panic.report.called_for_help': 'I don call for help',
+  'panic.report.false_alarm': 'False alarm',
+  'panic.reported.called_for_help': 'You call for help for {time}. We don tell the estate people.',
+  'panic.reported.false_alarm': 'You talk say na false alarm for {time}. Control room go close the SOS.',
+  'panic.reported.waiting': 'E never go: e go follow the SOS when network come back.',
   'panic.raiseAlarm': 'No wait: raise alarm another way now',
   'panic.callPhones': 'Call {phones}',
   // Review wanted (issue #26): new, not yet read by a native speaker.

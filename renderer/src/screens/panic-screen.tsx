@@ -13,7 +13,11 @@ interface PanicScreenProps {
   /** Whether the kiosk reaches the server, whether responders cover the gate, and who to call (set at setup). */
   around: PanicSurroundings;
   onPanic(): void;
+  /** The guard's word on the SOS shown: "I called for help" or "False alarm" (kept and sent like the SOS). */
+  onReport(report: PanicStatus['reports'][number]['report']): void;
 }
+
+const REPORTS = ['called_for_help', 'false_alarm'] as const;
 
 const MARK = { alarm: '⚠ ', unknown: '? ', sent: '✓ ', sending: '', over: '' } as const;
 
@@ -23,7 +27,7 @@ const MARK = { alarm: '⚠ ', unknown: '? ', sent: '✓ ', sending: '', over: ''
  * the advice to raise the alarm another way whenever it is not. It makes no sound on purpose: a
  * guard under threat may not want the attacker to know help is coming.
  */
-export function PanicScreen({ panic, around, onPanic }: PanicScreenProps) {
+export function PanicScreen({ panic, around, onPanic, onReport }: PanicScreenProps) {
   const { t, language } = useI18n();
   const [tooShort, setTooShort] = useState(false);
   // A hold while an SOS is already out joins it: say so, with when it went.
@@ -95,6 +99,24 @@ export function PanicScreen({ panic, around, onPanic }: PanicScreenProps) {
             {panic.incidentStatus && <p data-testid="panic-incident-status">{t('panic.status', { status: incidentStatus(panic.incidentStatus, t) })}</p>}
             {(view?.progress ?? []).map((item, index) => line(item, index, item.key === 'panic.responder' ? 'panic-responder' : undefined))}
           </>
+        )}
+        {panic && !over && (
+          <div className="panic-report" data-testid="panic-report">
+            <p className="panic-report-title">{t('panic.reportTitle')}</p>
+            <div className="panic-report-buttons">
+              {REPORTS.map((report) => (
+                <button key={report} type="button" data-testid={`panic-report-${report}`} disabled={panic.reports.some((said) => said.report === report)} onClick={() => onReport(report)}>
+                  {t(`panic.report.${report}`)}
+                </button>
+              ))}
+            </div>
+            {panic.reports.map((said) => (
+              <p key={said.report} data-testid={`panic-reported-${said.report}`} data-delivery={said.delivery}>
+                {t(`panic.reported.${said.report}`, { time: clockTime(said.at, language) })}
+                {said.delivery === 'waiting' ? ` ${t('panic.reported.waiting')}` : ''}
+              </p>
+            ))}
+          </div>
         )}
       </div>
     </section>
