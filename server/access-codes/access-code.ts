@@ -27,5 +27,6 @@ export function rowToAccessCode(row: AccessCodeRow): AccessCode {
     revoke_reason: row.revoke_reason,
     site_id: row.site_id ?? null,
     entry_point_id: row.entry_point_id ?? null,
+    host_phone: row.host_phone ?? null,
   };
 }

@@ -20,6 +20,7 @@ import {
 import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
+import { hostTextsOf } from '../messages/service.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import {
   accessCodeFeed,
@@ -107,7 +108,14 @@ export const accessCodeRouteList = [
     ].join(' '),
     responses: { ...ok(200, 'The decision', ValidationResult), ...errors() },
     async handler({ body, db }, req, res, deps) {
-      const guard = { clock: deps.clock, webhookQueue: deps.webhookQueue, verifyPass: deps.verifyPass, rateLimitStore: deps.rateLimitStore, keyId: authOf(req).keyId };
+      const guard = {
+        clock: deps.clock,
+        webhookQueue: deps.webhookQueue,
+        verifyPass: deps.verifyPass,
+        rateLimitStore: deps.rateLimitStore,
+        keyId: authOf(req).keyId,
+        hostTexts: hostTextsOf(deps.texting),
+      };
       res.json(await validateAccessCodeGuarded(db, guard, tenantOf(req), body));
     },
   }),

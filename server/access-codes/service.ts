@@ -18,6 +18,7 @@ import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { defaultSiteIdOf, placeNamedIn, type Place } from '../sites/service.ts';
+import type { Arrival } from '../messages/service.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -55,6 +56,7 @@ interface NewCode {
   purpose?: string;
   entry_point?: string;
   host_user_id?: string;
+  host_phone?: string;
   max_uses: number;
   /** Where it admits: resolved by `placeOfCode` before the transaction. */
   place: Place;
@@ -139,6 +141,7 @@ async function issueCode(
     erased_at: null,
     site_id: input.place.siteId,
     entry_point_id: input.place.entryPointId,
+    host_phone: input.host_phone ?? null,
   };
   await insertAccessCode(trx, row);
   const accessCode = rowToAccessCode(row);
@@ -321,20 +324,23 @@ export function placeRefusal(row: Pick<AccessCodeRow, 'site_id' | 'entry_point_i
  */
 export async function validateAccessCode(
   db: Executor,
-  { clock, verifyPass, webhookQueue }: PassReading & EventDeps,
+  { clock, verifyPass, webhookQueue, hostTexts }: PassReading & EventDeps & { hostTexts?: HostTexts },
   tenant: Tenant,
   input: Validation,
   numbering: FeedNumbering = numberAtOnce,
 ): Promise<ValidationResult> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
   const found = await codeNamedBy(db, { clock, verifyPass }, tenant, input.code);
-  return admitCode(db, { clock, webhookQueue }, tenant, input, found, at, numbering);
+  return admitCode(db, { clock, webhookQueue, hostTexts }, tenant, input, found, at, numbering);
 }
+
+/** A host texted when their visitor checks in (server/messages/), queued in the check-in's transaction. */
+export type HostTexts = (trx: Executor, tenant: Tenant, arrival: Arrival) => Promise<void>;
 
 /** The validation once the code is looked up: refused, or a use consumed and the check-in recorded in one transaction. */
 async function admitCode(
   db: Executor,
-  { clock, webhookQueue }: Pick<PassReading, 'clock'> & EventDeps,
+  { clock, webhookQueue, hostTexts }: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts },
   tenant: Tenant,
   input: Validation,
   found: AccessCodeRow | undefined,
@@ -375,6 +381,17 @@ async function admitCode(
       },
       [{ ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code }],
     );
+    if (hostTexts && consumed.host_phone) {
+      await hostTexts(trx, tenant, {
+        logId: log.log_id,
+        siteId,
+        entryPoint: log.entry_point,
+        visitorName: code.visitor_name,
+        hostName: code.host_user_id,
+        hostPhone: consumed.host_phone,
+        checkedInAt: log.checked_in_at,
+      });
+    }
     await numbering.numberChange(trx, tenant, code.code_id);
     return {
       valid: true,
@@ -401,6 +418,7 @@ export interface PassReading {
 }
 
 export interface GuessGuard extends PassReading, EventDeps {
+  hostTexts?: HostTexts;
   rateLimitStore: RateLimitStore;
   /** The guard counts per API key. */
   keyId: string;

@@ -365,6 +365,8 @@ export interface AccessCodeRow {
   site_id: string | null;
   /** Migration 0027: the one entry point that admits it, when the code names one. */
   entry_point_id: string | null;
+  /** Migration 0030: the host's phone (E.164), texted when the visitor arrives; null: not texted. */
+  host_phone?: string | null;
 }
 
 export interface AccessLogRow {
@@ -573,4 +575,6 @@ export interface TextMessageRow {
   sent_at: string | null;
   delivered_at: string | null;
   failed_at: string | null;
+  /** Migration 0030: the visit a host's text is about. */
+  log_id?: string | null;
 }

@@ -16,6 +16,7 @@ import { errorBody } from '../http/error-body.ts';
 import { claimKey, recordAnswer, requestFingerprint, storedAnswer, type IdempotencyScope } from '../idempotency/claims.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import { hostTextsOf, type TextingDeps } from '../messages/service.ts';
 import { waitForOtherBatches } from './store.ts';
 
 export interface ReplayDeps extends EventDeps {
@@ -24,6 +25,8 @@ export interface ReplayDeps extends EventDeps {
   rateLimitStore: RateLimitStore;
   engine: Engine;
   config: Pick<Config, 'KIOSK_OFFLINE_AFTER_S'>;
+  /** Texts (a host told of their visitor's arrival); none: nobody is texted from a replay. */
+  texting?: TextingDeps;
 }
 
 /** Who sends the batch: each operation needs the scope its single route needs. */
@@ -115,7 +118,7 @@ async function singleRequestOf(
   const { tenant } = caller;
   switch (op.operation) {
     case 'validate':
-      return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId }, tenant, op.body, numbering));
+      return singleRequest('validate', {}, (db) => validateAccessCodeGuarded(db, { ...deps, keyId: caller.keyId, hostTexts: deps.texting && hostTextsOf(deps.texting) }, tenant, op.body, numbering));
     case 'walk_in':
       return singleRequest('walk_in', {}, async (db) => ({ access_log: await checkInWalkIn(db, deps, tenant, op.body) }));
     case 'checkout': {

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { KannelDeliveryReport, ListTextMessagesQuery, TextGateway, TextMessagePage } from '../../shared/schemas/messages.ts';
-import { tenantOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import { badRequest } from '../http/errors.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
@@ -24,7 +24,8 @@ export const messageRouteList = [
       "An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`).",
     responses: { ...ok(200, 'One page', TextMessagePage), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await listTextMessages(deps.db, tenantOf(req), query));
+      // A host's text names a visitor: listed only to those who may read visits.
+      res.json(await listTextMessages(deps.db, tenantOf(req), query, { hostTexts: authOf(req).scopes.has('logs:read') }));
     },
   }),
   route({

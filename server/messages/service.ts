@@ -21,7 +21,7 @@ export interface TextingDeps extends EventDeps {
   secretBox: SecretBox;
 }
 
-export type AlarmReason = TextMessage['reason'];
+export type AlarmReason = Exclude<TextMessage['reason'], 'visitor_arrived'>;
 
 /** The text a call list receives: short (one SMS where the names allow), naming the site and where, with the incident's console link. */
 export function alarmText(reason: AlarmReason, incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>, siteName: string, publicUrl: string): string {
@@ -87,6 +87,7 @@ export function rowToTextMessage(row: TextMessageRow): TextMessage {
   return {
     message_id: row.message_id,
     incident_id: row.incident_id,
+    log_id: row.log_id ?? null,
     site_id: row.site_id,
     reason: row.reason as TextMessage['reason'],
     recipient: { name: row.recipient_name, phone: row.phone },
@@ -101,10 +102,68 @@ export function rowToTextMessage(row: TextMessageRow): TextMessage {
   };
 }
 
-export async function listTextMessages(db: Executor, tenant: Tenant, query: PageRequest & { incident_id?: string; status?: string }): Promise<Page<TextMessage>> {
-  const { rows, total } = await listMessageRows(db, tenant, { incidentId: query.incident_id, status: query.status }, pageWindow(query));
+export async function listTextMessages(
+  db: Executor,
+  tenant: Tenant,
+  query: PageRequest & { incident_id?: string; status?: string },
+  options: { hostTexts: boolean },
+): Promise<Page<TextMessage>> {
+  const { rows, total } = await listMessageRows(db, tenant, { incidentId: query.incident_id, status: query.status, withoutReason: options.hostTexts ? undefined : 'visitor_arrived' }, pageWindow(query));
   return toPage(rows.map(rowToTextMessage), total, query);
 }
+
+/** A visit as a host's text needs it. */
+export interface Arrival {
+  logId: string;
+  siteId: string | null;
+  entryPoint: string | null;
+  visitorName: string | null;
+  hostName: string | null;
+  /** E.164, from the code. */
+  hostPhone: string;
+  checkedInAt: string;
+}
+
+/**
+ * Queues the text telling a host their visitor arrived, in the check-in's transaction: live only
+ * (a sandbox code texts nobody), and only while SMS is on. Named by the visitor's name as the
+ * code has it, the site and gate, and the time in the site's time zone.
+ */
+export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Tenant, arrival: Arrival): Promise<void> {
+  if (!deps.gateway || tenant.environment !== 'live') return;
+  const site = arrival.siteId ? await getSite(trx, tenant.organizationId, arrival.siteId).catch(() => undefined) : undefined;
+  const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: site?.time_zone ?? 'Africa/Lagos' }).format(new Date(arrival.checkedInAt));
+  const where = [site?.name, arrival.entryPoint].filter(Boolean).join(', ');
+  const at = deps.clock.now().toISOString();
+  await insertMessages(trx, [
+    {
+      message_id: newId('sms', deps.clock.now()),
+      organization_id: tenant.organizationId,
+      environment: tenant.environment,
+      incident_id: null,
+      log_id: arrival.logId,
+      site_id: arrival.siteId,
+      reason: 'visitor_arrived',
+      recipient_name: arrival.hostName ?? 'Host',
+      phone: arrival.hostPhone,
+      body: `TSARO: ${arrival.visitorName ? `Your visitor ${arrival.visitorName}` : 'Your visitor'} has arrived${where ? ` at ${where}` : ''} (${time}).`,
+      status: 'queued',
+      attempts: 0,
+      next_attempt_at: at,
+      locked_until: null,
+      last_error: null,
+      dlr_token_sealed: deps.secretBox.seal(randomBytes(18).toString('base64url')),
+      created_at: at,
+      updated_at: at,
+      sent_at: null,
+      delivered_at: null,
+      failed_at: null,
+    },
+  ]);
+}
+
+/** The check-in's hook (access-codes/service.ts, `HostTexts`) bound to this server's texting. */
+export const hostTextsOf = (deps: TextingDeps) => (trx: Executor, tenant: Tenant, arrival: Arrival) => queueHostText(trx, deps, tenant, arrival);
 
 /** Where the gateway reports this message's delivery: its id and token, Kannel's `%d` for the status. */
 export function deliveryReportUrl(publicUrl: string, row: Pick<TextMessageRow, 'message_id'>, token: string): string {

@@ -65,10 +65,11 @@ export async function reportDelivery(db: Executor, messageId: string, from: read
 export async function listMessageRows(
   db: Executor,
   tenant: Tenant,
-  filter: { incidentId?: string; status?: string },
+  filter: { incidentId?: string; status?: string; withoutReason?: string },
   page: { offset: number; limit: number },
 ): Promise<{ rows: TextMessageRow[]; total: number }> {
   let base = db.selectFrom('text_messages').where(whereTenant(tenant));
+  if (filter.withoutReason) base = base.where('reason', '!=', filter.withoutReason);
   if (filter.incidentId) base = base.where('incident_id', '=', filter.incidentId);
   if (filter.status) base = base.where('status', '=', filter.status);
   const [rows, count] = await Promise.all([

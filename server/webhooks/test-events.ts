@@ -84,6 +84,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       revoke_reason: status === 'revoked' ? 'Test event' : null,
       site_id: 'site_TEST0000000000000000000000',
       entry_point_id: null,
+      host_phone: null,
     };
   }
   if (type.startsWith('kiosk.')) {

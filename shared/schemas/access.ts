@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PhoneNumber } from './sites.ts';
 import { DateRangeQuery, EndInstantInput, EntryPointRef, PageQuery, SiteRef, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber } from './common.ts';
 
 export const ACCESS_CODE_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
@@ -33,6 +34,9 @@ const VisitorFields = {
   purpose: z.string().trim().max(500).optional(),
   entry_point: ShortText.optional().meta({ description: 'Gate or entrance the visitor is expected at' }),
   host_user_id: ShortText.optional().meta({ description: 'The staff member or resident being visited' }),
+  host_phone: PhoneNumber.optional().meta({
+    description: "The host's phone, texted when the visitor checks in with this code (the server's SMS gateway permitting; live codes only). E.164 is answered; a number without a country is read as Nigerian",
+  }),
 };
 
 const Validity = {
@@ -65,6 +69,7 @@ export const BulkVisitor = nullMeansAbsent(z.strictObject({
   visitor_email: VisitorFields.visitor_email,
   entry_point: VisitorFields.entry_point,
   host_user_id: VisitorFields.host_user_id,
+  host_phone: VisitorFields.host_phone,
   entry_point_id: CodePlace.entry_point_id,
   max_uses: z.int().min(1).max(1000).optional(),
 }));
@@ -103,6 +108,7 @@ export const AccessCode = z
     revoke_reason: z.string().nullable(),
     site_id: z.string().nullable().meta({ description: 'The site whose gates admit it; null for a code made before sites, which every site of the organization admits' }),
     entry_point_id: z.string().nullable().meta({ description: 'The one entry point that admits it, when it names one' }),
+    host_phone: z.string().nullable().meta({ description: "The host's phone (E.164), texted when the visitor arrives; null: nobody is texted" }),
   })
   .meta({ id: 'AccessCode' });
 export type AccessCode = z.infer<typeof AccessCode>;

@@ -8,14 +8,15 @@ export const TextMessageStatus = z.enum(TEXT_MESSAGE_STATUSES).meta({
 });
 
 /** Why a text was sent (issue #35): the alarm it is part of. */
-export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm'] as const;
+export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm', 'visitor_arrived'] as const;
 
 export const TextMessage = z
   .object({
     message_id: z.string().meta({ example: 'sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
     incident_id: z.string().nullable(),
+    log_id: z.string().nullable().meta({ description: "The visit a host's text is about" }),
     site_id: z.string().nullable(),
-    reason: z.enum(TEXT_MESSAGE_REASONS).meta({ description: "Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm" }),
+    reason: z.enum(TEXT_MESSAGE_REASONS).meta({ description: "Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm; or a host's visitor arrived (`visitor_arrived`, listed only with `logs:read`)" }),
     recipient: z.object({ name: z.string(), phone: z.string().meta({ description: 'E.164' }) }).meta({ description: "An entry of the site's call list" }),
     body: z.string().meta({ description: 'The text as sent' }),
     status: TextMessageStatus,

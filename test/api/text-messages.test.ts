@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kannelAvailable, startKannel, type KannelRig } from '../support/kannel.ts';
 import { freePort } from '../support/ports.ts';
-import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
  * When nobody comes, Tsaro texts the site's call list (issue #35), through a real Kannel
@@ -141,6 +141,27 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect(texts.filter((text) => text.text.includes('FALSE ALARM'))).toHaveLength(2);
     expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.status).toBe('dispatching');
     expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['called_for_help', 'called_for_help', 'false_alarm', 'false_alarm']);
+  });
+
+  it("a host who gave their phone is texted when their visitor checks in; only those who read visits see those texts", async () => {
+    const code = await org.live.post('/access-codes', { visitor_name: 'Chioma Eze', visitor_phone: '+2348031112222', host_user_id: 'Mrs Adebayo, 12B', host_phone: '0806 555 1234', site_id: siteId });
+    expect(code.status).toBe(201);
+    expect(code.body.access_code.host_phone).toBe('+2348065551234');
+    expectErrorBody((await org.live.post('/access-codes', { visitor_name: 'X', visitor_phone: '+2348031112222', host_phone: 'call me' })).body, 400, expect.stringMatching(/^host_phone: /));
+    const before = rig.received().length;
+    const admitted = await org.live.post('/access-codes/validate', { code: code.body.access_code.code, site_id: siteId, entry_point: 'North gate' });
+    expect(admitted.body.valid).toBe(true);
+    expect(await server.running.deliverTexts()).toBe(1);
+    const [text] = (await rig.waitForReceived(before + 1)).slice(before);
+    expect(text!.to.replace(/^\+/, '')).toBe('2348065551234');
+    expect(text!.text).toMatch(/^TSARO: Your visitor Chioma Eze has arrived at Admiralty Estate, North gate \(\d\d:\d\d\)\.$/);
+    const hostTexts = async (client: typeof org.live) => ((await client.get('/messages')).body.results as { reason: string; log_id: string | null }[]).filter((message) => message.reason === 'visitor_arrived');
+    expect((await hostTexts(org.live)).map((message) => message.log_id)).toEqual([admitted.body.log_id]);
+    expect(await hostTexts(await org.keyWith(['incidents:read']))).toEqual([]);
+    // A sandbox code texts nobody.
+    const sandboxCode = await org.sandbox.post('/access-codes', { visitor_name: 'Bola', visitor_phone: '+2348031112222', host_phone: '0806 555 1234' });
+    expect((await org.sandbox.post('/access-codes/validate', { code: sandboxCode.body.access_code.code })).body.valid).toBe(true);
+    expect(await server.running.deliverTexts()).toBe(0);
   });
 
   it('a sandbox SOS, a drill and an incident at no site text nobody', async () => {

@@ -1669,6 +1669,8 @@ export interface components {
             entry_point?: string | null;
             /** @description The staff member or resident being visited */
             host_user_id?: string | null;
+            /** @description The host's phone, texted when the visitor checks in with this code (the server's SMS gateway permitting; live codes only). E.164 is answered; a number without a country is read as Nigerian */
+            host_phone?: string | null;
             /** @description The site whose gates admit it. Defaults to the key's site when the key is limited to one, else the organization's default site */
             site_id?: string | null;
             /** @description Only this entry point of the site admits it (a validation naming another is refused); it implies its site */
@@ -1694,6 +1696,8 @@ export interface components {
                 entry_point?: string | null;
                 /** @description The staff member or resident being visited */
                 host_user_id?: string | null;
+                /** @description The host's phone, texted when the visitor checks in with this code (the server's SMS gateway permitting; live codes only). E.164 is answered; a number without a country is read as Nigerian */
+                host_phone?: string | null;
                 /** @description Only this entry point of the site admits it (a validation naming another is refused); it implies its site */
                 entry_point_id?: string | null;
                 max_uses?: number | null;
@@ -2316,6 +2320,8 @@ export interface components {
             site_id: string | null;
             /** @description The one entry point that admits it, when it names one */
             entry_point_id: string | null;
+            /** @description The host's phone (E.164), texted when the visitor arrives; null: nobody is texted */
+            host_phone: string | null;
         };
         /** @description One page of results, newest first */
         AccessCodePage: {
@@ -3254,12 +3260,14 @@ export interface components {
             /** @example sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
             message_id: string;
             incident_id: string | null;
+            /** @description The visit a host's text is about */
+            log_id: string | null;
             site_id: string | null;
             /**
-             * @description Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm
+             * @description Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm; or a host's visitor arrived (`visitor_arrived`, listed only with `logs:read`)
              * @enum {string}
              */
-            reason: "escalated" | "unresponsive" | "called_for_help" | "false_alarm";
+            reason: "escalated" | "unresponsive" | "called_for_help" | "false_alarm" | "visitor_arrived";
             /** @description An entry of the site's call list */
             recipient: {
                 name: string;

@@ -311,7 +311,7 @@ function CancelForm({ incidentId, onCancelled }: { incidentId: string; onCancell
 }
 
 const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad' } as const;
-const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm' } as const;
+const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm', visitor_arrived: 'visitor arrived' } as const;
 
 /**
  * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each

@@ -25,6 +25,7 @@ import * as sites from './0026-sites.ts';
 import * as siteNaming from './0027-site-naming.ts';
 import * as textMessages from './0028-text-messages.ts';
 import * as kioskSites from './0029-kiosk-sites.ts';
+import * as hostTexts from './0030-host-texts.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -67,4 +68,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0027-site-naming': siteNaming,
   '0028-text-messages': textMessages,
   '0029-kiosk-sites': kioskSites,
+  '0030-host-texts': hostTexts,
 });
