@@ -88,7 +88,7 @@ export async function createIncident(
   const place = input.site_id === undefined ? undefined : await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id }, { active: true });
   // A gate kiosk's SOS names its kiosk: it happened at the kiosk's site.
   const kioskId = input.subject.metadata?.kiosk_id;
-  const siteId = place?.siteId ?? (kioskId ? await siteOfKiosk(db, tenant, kioskId) : undefined);
+  const siteId = place?.siteId ?? (kioskId ? await siteOfKiosk(db, tenant, kioskId, input.subject.metadata?.entry_point) : undefined);
   const incident = await inTransaction(db, async (trx) => {
     const now = deps.clock.now();
     const at = now.toISOString();

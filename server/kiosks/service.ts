@@ -4,7 +4,7 @@ import { inTransaction, type Db, type Executor, type KioskRow, type Tenant } fro
 import { appendEvent, type EventDeps } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
-import { placeNamedIn, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
+import { placeNamedIn, siteForGateName, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
 import { activeKioskRows, claimOutage, endOutage, findKiosk, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
 
 /**
@@ -85,9 +85,14 @@ export async function recordHeartbeat(
   });
 }
 
-/** The site a kiosk stands at, for its SOS: undefined for a kiosk this tenant has not heard from. */
-export async function siteOfKiosk(db: Executor, tenant: Tenant, kioskId: string): Promise<string | undefined> {
-  return (await findKiosk(db, tenant, kioskId))?.site_id ?? undefined;
+/**
+ * The site a kiosk stands at, for its SOS. A kiosk not heard from yet (its first act an SOS,
+ * before any heartbeat) is placed by its gate's name, as its first heartbeat would place it.
+ */
+export async function siteOfKiosk(db: Executor, tenant: Tenant, kioskId: string, entryPoint: string | undefined): Promise<string | undefined> {
+  const known = (await findKiosk(db, tenant, kioskId))?.site_id;
+  if (known) return known;
+  return entryPoint ? siteForGateName(db, tenant.organizationId, entryPoint) : undefined;
 }
 
 export async function getKiosk(db: Executor, times: KioskTimes, tenant: Tenant, kioskId: string): Promise<Kiosk> {

@@ -186,10 +186,18 @@ export async function siteSummaryOf(db: Executor, organizationId: string, siteId
  */
 export async function siteOfGateNamed(db: Executor, clock: Clock, organizationId: string, name: string): Promise<string> {
   const named = await store.entryPointsNamed(db, organizationId, name);
-  const siteId = named.length === 1 ? named[0]!.site_id : await defaultSiteIdOf(db, organizationId);
+  const siteId = await siteOfNamedGates(db, organizationId, named);
   if (!named.some((entry) => entry.site_id === siteId)) await store.insertEntryPointIfNew(db, entryPointRows(organizationId, siteId, [name], clock.now())[0]!);
   return siteId;
 }
+
+/** `siteOfGateNamed` without registering anything: where a gate named in words most likely is. */
+export async function siteForGateName(db: Executor, organizationId: string, name: string): Promise<string> {
+  return siteOfNamedGates(db, organizationId, await store.entryPointsNamed(db, organizationId, name));
+}
+
+const siteOfNamedGates = async (db: Executor, organizationId: string, named: EntryPointRow[]) =>
+  named.length === 1 ? named[0]!.site_id : defaultSiteIdOf(db, organizationId);
 
 /** Where a request says something happens or admits: a site, and perhaps one of its entry points. */
 export interface Place {

@@ -173,7 +173,11 @@ describe('codes, visits and incidents name their site', () => {
     expect(pressed.body.incident.site_id).toBe(a.id);
     const named = await org.live.post('/incidents', incidentBody({ site_id: b.id, subject: { name: 'Guard', metadata: { kiosk_id: kioskIdOf(6) } } }));
     expect(named.body.incident.site_id).toBe(b.id);
-    // A kiosk this organization has never heard from places nothing.
+    // A kiosk not heard from yet (its first act an SOS) is placed by its gate's name, as its first heartbeat would be.
+    await org.live.post(`/sites/${b.id}/entry-points`, { name: 'Lagoon gate' });
+    const first = await org.live.post('/incidents', incidentBody({ subject: { name: 'Guard', metadata: { kiosk_id: kioskIdOf(98), entry_point: 'Lagoon gate' } } }));
+    expect(first.body.incident.site_id).toBe(b.id);
+    // Naming neither a site nor a known kiosk nor its gate places nothing.
     const unknown = await org.live.post('/incidents', incidentBody({ subject: { name: 'Guard', metadata: { kiosk_id: kioskIdOf(99) } } }));
     expect(unknown.body.incident.site_id).toBeNull();
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { createKioskCore, type KioskCore, type KioskCoreOptions } from '../../../electron/core/core.ts';
 import { ManualClock } from '../../support/clock.ts';
-import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
+import { startTestServer, type ApiClient, type TestOrganization, type TestServer, type TestServerOptions } from '../../support/server.ts';
 
 /** Exactly what a gate needs. */
 export const GATE_SCOPES: Scope[] = ['access_codes:validate', 'access_codes:write', 'logs:read', 'incidents:write', 'incidents:read'];
@@ -69,9 +69,10 @@ export interface Gate {
   stop(): Promise<void>;
 }
 
-export async function startGate(): Promise<Gate> {
+/** `server`: more for the gate's server (an SMS gateway, its port). */
+export async function startGate(server_: Omit<TestServerOptions, 'clock'> = {}): Promise<Gate> {
   const clock = new ManualClock();
-  const server = await startTestServer({ clock });
+  const server = await startTestServer({ ...server_, clock });
   const org = await server.createOrganization({ name: 'Admiralty Gardens' });
   const gateKey = (await org.keyWith(GATE_SCOPES)).key!;
   const dirs: string[] = [];
