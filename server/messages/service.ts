@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { TextMessage } from '../../shared/schemas/messages.ts';
+import type { TEXT_LANGUAGES } from '../../shared/schemas/sites.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import type { EventDeps } from '../events/service.ts';
@@ -23,21 +24,40 @@ export interface TextingDeps extends EventDeps {
 
 export type AlarmReason = Exclude<TextMessage['reason'], 'visitor_arrived'>;
 
-/** The text a call list receives: short (one SMS where the names allow), naming the site and where, with the incident's console link. */
-export function alarmText(reason: AlarmReason, incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>, siteName: string, publicUrl: string): string {
+type TextLanguage = (typeof TEXT_LANGUAGES)[number];
+
+/** Each alarm's words in each language a call-list entry may ask for: `w` is where (site, gate), `t` the incident's title. */
+const ALARM_TEXTS: Record<TextLanguage, Record<AlarmReason, (t: string, w: string) => string>> = {
+  en: {
+    escalated: (t, w) => `NO RESPONDER has accepted ${t} at ${w}. Call for help now.`,
+    unresponsive: (t, w) => `STILL NO RESPONDER for ${t} at ${w}. Call for help now.`,
+    called_for_help: (t, w) => `The guard at ${w} has called for help for ${t}.`,
+    false_alarm: (t, w) => `The guard at ${w} reports ${t} is a FALSE ALARM. It stays open until an operator closes it.`,
+  },
+  ha: {
+    escalated: (t, w) => `BABU mai agaji da ya amsa ${t} a ${w}. A kira taimako yanzu.`,
+    unresponsive: (t, w) => `HAR YANZU babu mai agaji don ${t} a ${w}. A kira taimako yanzu.`,
+    called_for_help: (t, w) => `Mai gadi a ${w} ya kira taimako don ${t}.`,
+    false_alarm: (t, w) => `Mai gadi a ${w} ya ce ${t} ƙararrawar ƙarya ce. Za a bar shi a buɗe har ɗakin kulawa ya rufe shi.`,
+  },
+  pcm: {
+    escalated: (t, w) => `NOBODY don accept ${t} for ${w}. Call for help now now.`,
+    unresponsive: (t, w) => `STILL NOBODY for ${t} for ${w}. Call for help now now.`,
+    called_for_help: (t, w) => `Security for ${w} don call for help for ${t}.`,
+    false_alarm: (t, w) => `Security for ${w} talk say ${t} na FALSE ALARM. E go dey open till control room close am.`,
+  },
+};
+
+/** The text a call list receives, in the entry's language: short, naming the site and where, with the incident's console link. */
+export function alarmText(
+  reason: AlarmReason,
+  incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>,
+  siteName: string,
+  publicUrl: string,
+  language: TextLanguage = 'en',
+): string {
   const where = incident.landmark ?? incident.address;
-  const at = `at ${siteName}${where ? `, ${where}` : ''}`;
-  const link = `${publicUrl}/console/incidents/${incident.incident_id}`;
-  switch (reason) {
-    case 'escalated':
-      return `TSARO: NO RESPONDER has accepted ${incident.title} ${at}. Call for help now. ${link}`;
-    case 'unresponsive':
-      return `TSARO: STILL NO RESPONDER for ${incident.title} ${at}. Call for help now. ${link}`;
-    case 'called_for_help':
-      return `TSARO: The guard ${at} has called for help for ${incident.title}. ${link}`;
-    case 'false_alarm':
-      return `TSARO: The guard ${at} reports ${incident.title} is a FALSE ALARM. It stays open until an operator closes it. ${link}`;
-  }
+  return `TSARO: ${ALARM_TEXTS[language][reason](incident.title, `${siteName}${where ? `, ${where}` : ''}`)} ${publicUrl}/console/incidents/${incident.incident_id}`;
 }
 
 /**
@@ -59,7 +79,7 @@ export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident
     reason,
     recipient_name: entry.name,
     phone: entry.phone,
-    body: alarmText(reason, incident, site.name, deps.publicUrl),
+    body: alarmText(reason, incident, site.name, deps.publicUrl, entry.language),
     status: 'queued',
     attempts: 0,
     next_attempt_at: at,

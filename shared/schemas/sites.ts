@@ -28,10 +28,14 @@ export const PhoneNumber = z
   })
   .meta({ description: 'A phone number; a number without a country code is read as Nigerian. Stored and answered in E.164', example: '+2348031234567' });
 
+/** The languages Tsaro writes to people in: the kiosk's three (English, Hausa, Nigerian Pidgin). */
+export const TEXT_LANGUAGES = ['en', 'ha', 'pcm'] as const;
+
 export const CallListEntry = z
   .strictObject({
     name: z.string().trim().min(1).max(80).meta({ example: 'Estate control' }),
     phone: PhoneNumber,
+    language: z.enum(TEXT_LANGUAGES).optional().meta({ description: 'The language texts to this number are written in: `en` (default), `ha` (Hausa) or `pcm` (Nigerian Pidgin)' }),
   })
   .meta({ id: 'CallListEntry' });
 
@@ -82,7 +86,7 @@ export const Site = z
     address: z.string().nullable(),
     location: SiteLocation.nullable(),
     time_zone: z.string().meta({ example: 'Africa/Lagos' }),
-    call_list: z.array(z.object({ name: z.string(), phone: z.string() })),
+    call_list: z.array(z.object({ name: z.string(), phone: z.string(), language: z.enum(TEXT_LANGUAGES).optional() })),
     is_default: z.boolean().meta({ description: 'The organization\'s first site (made by migration from its existing gates): where a code or visit that names no site belongs' }),
     entry_points: z.array(EntryPoint),
     archived_at: Timestamp.nullable(),

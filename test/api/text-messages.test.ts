@@ -164,6 +164,29 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect(await server.running.deliverTexts()).toBe(0);
   });
 
+  it("each number is texted in its entry's language: Hausa and Pidgin as asked, letters beyond the GSM alphabet intact", async () => {
+    const site = await org.live.post('/sites', {
+      name: 'Ɗanjuma Court',
+      call_list: [
+        { name: 'Mai gadi', phone: '0803 200 0001', language: 'ha' },
+        { name: 'Oga Control', phone: '0803 200 0002', language: 'pcm' },
+      ],
+    });
+    expect(site.body.site.call_list.map((entry: { language?: string }) => entry.language)).toEqual(['ha', 'pcm']);
+    const incidentId = await sos({ site_id: site.body.site.site_id });
+    const before = rig.received().length;
+    await escalate();
+    // Earlier tests' incidents at the other site may escalate with it: wait for every text sent.
+    const sent = await server.running.deliverTexts();
+    expect(sent).toBeGreaterThanOrEqual(2);
+    const texts = (await rig.waitForReceived(before + sent)).slice(before);
+    const to = (phone: string) => texts.find((text) => text.to.replace(/^\+/, '') === phone)!.text;
+    expect(to('2348032000001')).toContain('BABU mai agaji da ya amsa');
+    expect(to('2348032000001')).toContain('Ɗanjuma Court');
+    expect(to('2348032000002')).toContain('NOBODY don accept');
+    expect((await messagesOf(incidentId)).map((message) => message.recipient.name).sort()).toEqual(['Mai gadi', 'Oga Control']);
+  });
+
   it('a sandbox SOS, a drill and an incident at no site text nobody', async () => {
     const sandbox = (await org.sandbox.post('/incidents', incidentBody({ site_id: siteId }))).body.incident.incident_id;
     const drill = await sos({ is_drill: true });

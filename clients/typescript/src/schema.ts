@@ -1974,6 +1974,11 @@ export interface components {
              * @example +2348031234567
              */
             phone: string;
+            /**
+             * @description The language texts to this number are written in: `en` (default), `ha` (Hausa) or `pcm` (Nigerian Pidgin)
+             * @enum {string}
+             */
+            language?: "en" | "ha" | "pcm";
         };
         UpdateSiteRequest: {
             name?: string;
@@ -3203,6 +3208,8 @@ export interface components {
             call_list: {
                 name: string;
                 phone: string;
+                /** @enum {string} */
+                language?: "en" | "ha" | "pcm";
             }[];
             /** @description The organization's first site (made by migration from its existing gates): where a code or visit that names no site belongs */
             is_default: boolean;
