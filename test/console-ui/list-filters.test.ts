@@ -172,11 +172,14 @@ describe('sites in the console (issue #34)', () => {
     await form.getByRole('button', { name: 'Add a number' }).click();
     await form.getByLabel('Name 2').fill('Police');
     await form.getByLabel('Phone 2').fill('+234 909 000 1122');
+    // Texts to this number are written in Hausa (issue #35).
+    await form.getByLabel('Texts in 2').selectOption('ha');
     await form.getByRole('button', { name: 'Add site' }).click();
     const row = page.getByTestId('site-row').filter({ hasText: 'Admiralty Estate' });
     await row.waitFor();
     expect(await row.getByTestId('call-list').locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['tel:+2348031234567', 'tel:+2349090001122']);
     expect(await row.textContent()).toContain('North gate');
+    expect(await row.getByTestId('call-list').textContent()).toContain('Police: +2349090001122 (texts in Hausa)');
     expect(await axeViolations(page)).toEqual([]);
 
     await row.getByRole('button', { name: 'Edit' }).click();

@@ -7,10 +7,21 @@ import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 
 type Site = Schemas['Site'];
-type Caller = { name: string; phone: string };
+type Language = NonNullable<Site['call_list'][number]['language']>;
+type Caller = { name: string; phone: string; language?: Language };
 
-/** The call-list rows a form holds: blank rows are left out of what is sent. */
-const filled = (rows: Caller[]) => rows.map((row) => ({ name: row.name.trim(), phone: row.phone.trim() })).filter((row) => row.name || row.phone);
+/** The languages texts are written in, each by its own name (the kiosk's three). */
+const LANGUAGES: ReadonlyArray<[Language, string]> = [
+  ['en', 'English'],
+  ['ha', 'Hausa'],
+  ['pcm', 'Pidgin'],
+];
+
+/** The call-list rows a form holds: blank rows are left out of what is sent; English is the default, not sent. */
+const filled = (rows: Caller[]) =>
+  rows
+    .map((row) => ({ name: row.name.trim(), phone: row.phone.trim(), ...(row.language && row.language !== 'en' ? { language: row.language } : {}) }))
+    .filter((row) => row.name || row.phone);
 
 /** Who to call when nobody comes, in order: a row per number, added and removed in place. */
 function CallListEditor({ rows, onChange, idPrefix }: { rows: Caller[]; onChange: (rows: Caller[]) => void; idPrefix: string }) {
@@ -24,6 +35,14 @@ function CallListEditor({ rows, onChange, idPrefix }: { rows: Caller[]; onChange
           <input id={`${idPrefix}-name-${index}`} value={row.name} maxLength={80} onChange={(e) => set(index, { name: e.target.value })} placeholder="Estate control" />
           <label htmlFor={`${idPrefix}-phone-${index}`}>Phone {index + 1}</label>
           <input id={`${idPrefix}-phone-${index}`} value={row.phone} maxLength={40} inputMode="tel" onChange={(e) => set(index, { phone: e.target.value })} placeholder="0803 123 4567" />
+          <label htmlFor={`${idPrefix}-language-${index}`}>Texts in {index + 1}</label>
+          <select id={`${idPrefix}-language-${index}`} value={row.language ?? 'en'} onChange={(e) => set(index, { language: e.target.value as Language })}>
+            {LANGUAGES.map(([code, name]) => (
+              <option key={code} value={code}>
+                {name}
+              </option>
+            ))}
+          </select>
           <button type="button" className="link" onClick={() => onChange(rows.filter((_, at) => at !== index))}>
             Remove
           </button>
@@ -209,6 +228,7 @@ export function SitesScreen() {
                   {site.call_list.map((entry, index) => (
                     <li key={index}>
                       {entry.name}: <a href={`tel:${entry.phone}`}>{entry.phone}</a>
+                      {entry.language && entry.language !== 'en' ? ` (texts in ${LANGUAGES.find(([code]) => code === entry.language)?.[1]})` : ''}
                     </li>
                   ))}
                 </ol>
