@@ -60,26 +60,19 @@ export function alarmText(
   return `TSARO: ${ALARM_TEXTS[language][reason](incident.title, `${siteName}${where ? `, ${where}` : ''}`)} ${publicUrl}/console/incidents/${incident.incident_id}`;
 }
 
-/**
- * Queues the alarm's texts to the incident's site's call list, in the transaction that moved the
- * incident (so a text exists exactly when the alarm does, and survives a crash before it is
- * sent). Nobody is texted for a sandbox incident or a drill, for an incident at no site, or while
- * SMS is off; each number once per alarm (the table's unique index).
- */
-export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
-  if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
-  const site = await getSite(trx, incident.organization_id, incident.site_id);
+/** A new text, queued and due now, with its delivery-report token sealed. */
+function queuedText(
+  deps: TextingDeps,
+  tenant: Pick<TextMessageRow, 'organization_id' | 'environment'>,
+  text: Pick<TextMessageRow, 'incident_id' | 'site_id' | 'reason' | 'recipient_name' | 'phone' | 'body'> & { log_id?: string | null },
+): TextMessageRow {
   const at = deps.clock.now().toISOString();
-  const rows: TextMessageRow[] = site.call_list.map((entry) => ({
+  return {
     message_id: newId('sms', deps.clock.now()),
-    organization_id: incident.organization_id,
-    environment: incident.environment,
-    incident_id: incident.incident_id,
-    site_id: site.site_id,
-    reason,
-    recipient_name: entry.name,
-    phone: entry.phone,
-    body: alarmText(reason, incident, site.name, deps.publicUrl, entry.language),
+    organization_id: tenant.organization_id,
+    environment: tenant.environment,
+    log_id: null,
+    ...text,
     status: 'queued',
     attempts: 0,
     next_attempt_at: at,
@@ -91,7 +84,28 @@ export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident
     sent_at: null,
     delivered_at: null,
     failed_at: null,
-  }));
+  };
+}
+
+/**
+ * Queues the alarm's texts to the incident's site's call list, in the transaction that moved the
+ * incident (so a text exists exactly when the alarm does, and survives a crash before it is
+ * sent). Nobody is texted for a sandbox incident or a drill, for an incident at no site, or while
+ * SMS is off; each number once per alarm (the table's unique index).
+ */
+export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
+  if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
+  const site = await getSite(trx, incident.organization_id, incident.site_id);
+  const rows = site.call_list.map((entry) =>
+    queuedText(deps, incident, {
+      incident_id: incident.incident_id,
+      site_id: site.site_id,
+      reason,
+      recipient_name: entry.name,
+      phone: entry.phone,
+      body: alarmText(reason, incident, site.name, deps.publicUrl, entry.language),
+    }),
+  );
   await insertMessages(trx, rows);
   return rows.length;
 }
@@ -154,12 +168,8 @@ export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Te
   const site = arrival.siteId ? await getSite(trx, tenant.organizationId, arrival.siteId).catch(() => undefined) : undefined;
   const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: site?.time_zone ?? 'Africa/Lagos' }).format(new Date(arrival.checkedInAt));
   const where = [site?.name, arrival.entryPoint].filter(Boolean).join(', ');
-  const at = deps.clock.now().toISOString();
   await insertMessages(trx, [
-    {
-      message_id: newId('sms', deps.clock.now()),
-      organization_id: tenant.organizationId,
-      environment: tenant.environment,
+    queuedText(deps, { organization_id: tenant.organizationId, environment: tenant.environment }, {
       incident_id: null,
       log_id: arrival.logId,
       site_id: arrival.siteId,
@@ -167,18 +177,7 @@ export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Te
       recipient_name: arrival.hostName ?? 'Host',
       phone: arrival.hostPhone,
       body: `TSARO: ${arrival.visitorName ? `Your visitor ${arrival.visitorName}` : 'Your visitor'} has arrived${where ? ` at ${where}` : ''} (${time}).`,
-      status: 'queued',
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      last_error: null,
-      dlr_token_sealed: deps.secretBox.seal(randomBytes(18).toString('base64url')),
-      created_at: at,
-      updated_at: at,
-      sent_at: null,
-      delivered_at: null,
-      failed_at: null,
-    },
+    }),
   ]);
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { kannelAvailable, startKannel, type KannelRig } from '../support/kannel.ts';
+import { kannelAvailable, smsConfigOf, startKannel, type KannelRig } from '../support/kannel.ts';
 import { freePort } from '../support/ports.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
@@ -20,17 +20,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     const port = await freePort();
     server = await startTestServer({
       deliverTexts: false,
-      config: {
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        SMS_GATEWAY: 'kannel',
-        KANNEL_SENDSMS_URL: rig.sendsmsUrl,
-        KANNEL_USERNAME: rig.username,
-        KANNEL_PASSWORD: rig.password,
-        DISPATCH_WINDOW_S: '60',
-        ESCALATION_WINDOW_S: '300',
-        METRICS_PORT: '0',
-      },
+      config: { ...smsConfigOf(rig, port), DISPATCH_WINDOW_S: '60', ESCALATION_WINDOW_S: '300', METRICS_PORT: '0' },
     });
     org = await server.createOrganization({ name: 'Shield Security' });
     const site = await org.live.post('/sites', {
@@ -98,7 +88,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     const again = (await rig.waitForReceived(before + 4)).slice(before + 2);
     expect(again.every((text) => text.text.includes('STILL NO RESPONDER'))).toBe(true);
     expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['escalated', 'escalated', 'unresponsive', 'unresponsive']);
-  });
+   }, 60_000);
 
   it('with Kannel down the texts wait and are retried; once it is back each is sent once', async () => {
     const incidentId = await sos();

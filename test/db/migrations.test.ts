@@ -16,6 +16,16 @@ const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine 
 
 const migrations = serverMigrations(withoutSealingKey);
 
+/** org_a and org_b, with 0001's columns, for a migration that works per organization. */
+async function twoOrganizations(db: OpenedDatabase['db'], now: string): Promise<void> {
+  for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
+    await db
+      .insertInto('organizations')
+      .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
+      .execute();
+  }
+}
+
 describe('migrations', () => {
   let opened: OpenedDatabase | undefined;
   let database: TestDatabase | undefined;
@@ -328,12 +338,7 @@ describe('migrations', () => {
     const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
     await migrateToLatest(db, through('0025-key-makers'));
     const now = '2026-11-22T10:00:00.000Z';
-    for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
-      await db
-        .insertInto('organizations')
-        .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
-        .execute();
-    }
+    await twoOrganizations(db, now);
     await migrateToLatest(db, through('0026-sites'));
     const log = (log_id: string, organization_id: string) =>
       ({
@@ -377,12 +382,7 @@ describe('migrations', () => {
     const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
     await migrateToLatest(db, through('0025-key-makers'));
     const now = '2026-11-22T10:00:00.000Z';
-    for (const [id, prefix] of [['org_a', 'AB'], ['org_b', 'CD']] as const) {
-      await db
-        .insertInto('organizations')
-        .values({ organization_id: id, name: id, plan: 'starter', subscription_status: 'active', code_prefix: prefix, rate_limit_per_minute: null, created_at: now, updated_at: now } as never)
-        .execute();
-    }
+    await twoOrganizations(db, now);
     await migrateToLatest(db, through('0028-text-messages'));
     const kiosk = (organization_id: string) =>
       ({

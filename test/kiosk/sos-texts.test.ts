@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kannelAvailable, startKannel, type KannelRig } from '../support/kannel.ts';
+import { kannelAvailable, smsConfigOf, startKannel, type KannelRig } from '../support/kannel.ts';
 import { freePort } from '../support/ports.ts';
 import { startGate, type Gate } from './support/gate.ts';
 
@@ -19,16 +19,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('an SOS at a live gate nobody an
     const port = await freePort();
     gate = await startGate({
       deliverTexts: false,
-      config: {
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        SMS_GATEWAY: 'kannel',
-        KANNEL_SENDSMS_URL: rig.sendsmsUrl,
-        KANNEL_USERNAME: rig.username,
-        KANNEL_PASSWORD: rig.password,
-        DISPATCH_WINDOW_S: '60',
-        ESCALATION_WINDOW_S: '300',
-      },
+      config: { ...smsConfigOf(rig, port), DISPATCH_WINDOW_S: '60', ESCALATION_WINDOW_S: '300' },
     });
   }, 60_000);
   afterAll(async () => {

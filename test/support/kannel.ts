@@ -505,3 +505,18 @@ async function until(what: string, ready: () => Promise<boolean>, box: Box): Pro
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * A Tsaro server's settings to text through this rig on `port`: PUBLIC_URL is where Kannel
+ * reports delivery, so the server must listen on that port (not 0).
+ */
+export function smsConfigOf(rig: KannelRig, port: number): Record<string, string> {
+  return {
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    SMS_GATEWAY: 'kannel',
+    KANNEL_SENDSMS_URL: rig.sendsmsUrl,
+    KANNEL_USERNAME: rig.username,
+    KANNEL_PASSWORD: rig.password,
+  };
+}
