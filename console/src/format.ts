@@ -1,7 +1,9 @@
 import { DAY_MS } from '../../shared/time.ts';
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+// 24-hour, as the gate kiosk writes times (renderer/src/kiosk/format.ts, clockTime): a guard and
+// the control room read the same "18:04". Said outright, not left to en-GB's default.
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23' });
 
-/** `22 Nov 2026, 10:00` in the reader's own time zone. */
+/** `22 Nov 2026, 18:04` in the reader's own time zone: every time the console shows goes through here. */
 export const formatTime = (iso: string | null | undefined): string => (iso ? DATE_TIME.format(new Date(iso)) : '—');
 
 

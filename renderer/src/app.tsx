@@ -8,6 +8,7 @@ import { StatusBar } from './components/status-bar.tsx';
 import { languages, useI18n, type MessageKey } from './i18n/index.tsx';
 import { newPressId } from './kiosk/format.ts';
 import { useKiosk, useKioskStatus } from './kiosk/kiosk-context.tsx';
+import { panicBannerView } from './kiosk/panic-words.ts';
 import { OnPremisesScreen } from './screens/on-premises-screen.tsx';
 import { PanicScreen } from './screens/panic-screen.tsx';
 import { ScanScreen } from './screens/scan-screen.tsx';
@@ -173,15 +174,17 @@ export function App() {
 
   const activePanic = status?.activePanic ?? null;
   const around = { online: !live.coreError && status?.online === true, coverage: status?.coverage ?? null, alarmPhones: status?.alarmPhones ?? null };
+  const banner = activePanic ? panicBannerView(activePanic, around) : null;
   return (
     <div className="app">
       <StatusBar
         status={status}
         coreError={live.coreError}
+        coverageInBanner={banner?.saysCoverage ?? false}
         onOpenAttention={() => setAttentionOpen(true)}
         onSyncNow={() => void kiosk.call('syncNow', {}).then(live.refresh, () => live.refresh())}
       />
-      {activePanic && <PanicBanner panic={activePanic} around={around} />}
+      {activePanic && banner && <PanicBanner panic={activePanic} view={banner} />}
       {/* In the flow, under the bar: a notice over the screen hid the "N inside" count and the search box. */}
       {notice && (
         <div className={`notice-toast notice-${notice.kind}`} role="status" data-testid="notice">

@@ -131,6 +131,10 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     await page.getByTestId('screen-incident').waitFor();
     // This server has no SMS gateway: the page says nobody is texted, rather than showing nothing (issue #35).
     await page.getByTestId('texts-why').getByText('Text messages are off on this server').waitFor({ timeout: 5_000 });
+    // Times in 24-hour form, as the gate kiosk writes them ("18:04", never "6:04 pm": issue #35).
+    const times = await page.getByTestId('timeline').locator('time').allTextContents();
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times) expect(time).toMatch(/^\d{1,2} \w{3,4} \d{4}, ([01]\d|2[0-3]):[0-5]\d$/);
     await page.getByTestId('cancel-incident').click();
     await page.getByTestId('cancel-reason').fill('Resident pressed the button by mistake; confirmed by phone');
     await page.getByTestId('confirm-cancel').click();

@@ -102,8 +102,10 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
     await holdPanicButton(page);
     const already = await page.getByTestId('panic-already').textContent();
     const first = (await kioskCall(stack, 'kioskStatus', {})).activePanic!;
-    const time = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(first.pressedAt));
-    expect(already).toContain(`SOS already sent at ${time}`);
+    // 24-hour, as the console writes it ("18:04", never "06:04 PM"), in the kiosk's own zone (issue #35).
+    const pressed = new Date(first.pressedAt);
+    const time = `${String(pressed.getHours()).padStart(2, '0')}:${String(pressed.getMinutes()).padStart(2, '0')}`;
+    expect(already).toContain(`SOS already sent at ${time}.`);
     const [incident] = (await stack.api.get('/incidents?limit=10')).body.results as any[];
     expect((await stack.api.get('/incidents?limit=10')).body.results).toHaveLength(1);
 

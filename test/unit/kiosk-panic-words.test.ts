@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PanicStatus } from '../../shared/kiosk/calls.ts';
-import { panicFallback, panicProgress, panicView, type PanicSurroundings } from '../../renderer/src/kiosk/panic-words.ts';
+import { panicBannerView, panicFallback, panicProgress, panicView, type PanicSurroundings } from '../../renderer/src/kiosk/panic-words.ts';
 
 const sent: PanicStatus = {
   pressId: 'p1',
@@ -69,6 +69,20 @@ describe('the SOS as the guard reads it: the tick only while help is in hand', (
     }
     // With responders near, the service is still calling them.
     expect(panicView({ ...sent, incidentStatus: 'escalated' }, { ...around, coverage: covered }).progress.map((line) => line.key)).toEqual(['panic.escalated']);
+  });
+
+  it('the banner says it all in one bar at a gate nobody covers: nobody near, the advice and the numbers, until a responder has it (issue #35)', () => {
+    const keysOf = (incidentStatus: string, coverage: typeof covered | null) => panicBannerView({ ...sent, incidentStatus }, { ...around, coverage });
+    const escalated = keysOf('escalated', nobodyNear);
+    expect(escalated.saysCoverage).toBe(true);
+    expect(escalated.advice.map((line) => line.key)).toEqual(['panic.noCoverageNow', 'panic.callPhones']);
+    const still = keysOf('unresponsive', nobodyNear);
+    expect(still.advice.map((line) => line.key)).toEqual([still.advice[0]!.key, 'panic.noResponderNear', 'panic.callPhones']);
+    expect(still.advice[0]!.key).not.toBe('panic.noResponderNear');
+    // Covered, unknown, or a responder assigned: the status bar keeps its own line.
+    expect(keysOf('escalated', covered).saysCoverage).toBe(false);
+    expect(keysOf('escalated', null).saysCoverage).toBe(false);
+    expect(panicBannerView({ ...sent, incidentStatus: 'assigned', responder }, { ...around, coverage: nobodyNear }).saysCoverage).toBe(false);
   });
 
   it('unresponsive: the same, more urgent', () => {

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { languages, useI18n } from '../i18n/index.tsx';
 
 /**
@@ -8,12 +9,20 @@ export function languageLabel(): string {
   return languages.map((module) => module.catalogue['language.label']).join(' · ');
 }
 
-/** Every language by its own name, the current one pressed: the shift screen's, the first a guard sees. */
-export function LanguageSwitch({ onChosen }: { onChosen(code: string): void }) {
+interface LanguageSwitchProps {
+  onChosen(code: string): void;
+  testId?: string;
+}
+
+/**
+ * Every language by its own name, the current one pressed (and ticked: never colour alone), one
+ * tap to pick: the shift screen's, the first a guard sees, and the rail's list.
+ */
+export function LanguageSwitch({ onChosen, testId = 'language-switch' }: LanguageSwitchProps) {
   const { language } = useI18n();
   const label = languageLabel();
   return (
-    <div className="language-switch" role="group" aria-label={label} data-testid="language-switch">
+    <div className="language-switch" role="group" aria-label={label} data-testid={testId}>
       <span className="language-switch-label" aria-hidden="true">
         {label}
       </span>
@@ -36,34 +45,86 @@ export function LanguageSwitch({ onChosen }: { onChosen(code: string): void }) {
   );
 }
 
+/** Beside the rail's button: to its right with the rail on the left, above it with the rail along the bottom (upright). */
+function placeBeside(button: HTMLElement): CSSProperties {
+  const rect = button.getBoundingClientRect();
+  const gap = 8;
+  if (window.matchMedia('(orientation: portrait)').matches) {
+    return { left: Math.max(gap, rect.left), bottom: window.innerHeight - rect.top + gap };
+  }
+  return { left: rect.right + gap, bottom: Math.max(gap, window.innerHeight - rect.bottom) };
+}
+
 /**
  * The side rail's language button: it says what it is in every language, above the current
- * language's own name, and a tap moves to the next language.
+ * language's own name. A tap opens the list of every language, each in its own name (the
+ * shift screen's LanguageSwitch), and one tap on a name picks it: a guard never goes round
+ * the others to reach theirs. A tap anywhere else closes the list and still does what it was
+ * for (nothing waits behind it, the panic button least of all).
  */
 export function RailLanguageButton({ onChosen }: { onChosen(code: string): void }) {
   const { language } = useI18n();
   const label = languageLabel();
-  const index = languages.findIndex((module) => module.language.code === language);
-  const current = languages[index]?.language;
+  const current = languages.find((module) => module.language.code === language)?.language;
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const [place, setPlace] = useState<CSSProperties | null>(null);
+  const open = place !== null;
+
+  useEffect(() => {
+    if (!open) return;
+    const outside = (event: Event) => {
+      const target = event.target as Node;
+      if (!listRef.current?.contains(target) && !buttonRef.current?.contains(target)) setPlace(null);
+    };
+    const escape = (event: KeyboardEvent) => event.key === 'Escape' && setPlace(null);
+    // The screen turned or resized: the button moved, and the list with it.
+    const moved = () => buttonRef.current && setPlace(placeBeside(buttonRef.current));
+    document.addEventListener('pointerdown', outside, true);
+    document.addEventListener('keydown', escape);
+    window.addEventListener('resize', moved);
+    return () => {
+      document.removeEventListener('pointerdown', outside, true);
+      document.removeEventListener('keydown', escape);
+      window.removeEventListener('resize', moved);
+    };
+  }, [open]);
+
   return (
-    <button
-      type="button"
-      className="nav-small nav-language"
-      data-testid="language"
-      aria-label={`${label}: ${current?.name ?? language}`}
-      onClick={() => onChosen(languages[(index + 1) % languages.length]!.language.code)}
-    >
-      <span className="nav-language-label" aria-hidden="true">
-        {languages.map((module, at) => (
-          <span key={module.language.code} lang={module.language.code}>
-            {module.catalogue['language.label']}
-            {at < languages.length - 1 ? ' · ' : ''}
-          </span>
-        ))}
-      </span>
-      <span className="nav-language-current" lang={current?.code}>
-        {current?.name ?? language}
-      </span>
-    </button>
+    <>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="nav-small nav-language"
+        data-testid="language"
+        aria-label={`${label}: ${current?.name ?? language}`}
+        aria-haspopup="true"
+        aria-expanded={open}
+        onClick={() => setPlace(open ? null : placeBeside(buttonRef.current!))}
+      >
+        <span className="nav-language-label" aria-hidden="true">
+          {languages.map((module, at) => (
+            <span key={module.language.code} lang={module.language.code}>
+              {module.catalogue['language.label']}
+              {at < languages.length - 1 ? ' · ' : ''}
+            </span>
+          ))}
+        </span>
+        <span className="nav-language-current" lang={current?.code}>
+          {current?.name ?? language}
+        </span>
+      </button>
+      {place && (
+        <div className="language-choices" ref={listRef} style={place}>
+          <LanguageSwitch
+            testId="language-choices"
+            onChosen={(code) => {
+              setPlace(null);
+              onChosen(code);
+            }}
+          />
+        </div>
+      )}
+    </>
   );
 }

@@ -1,19 +1,19 @@
 import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { useI18n } from '../i18n/index.tsx';
 import { secondsUntil } from '../kiosk/format.ts';
-import { panicView, type PanicSurroundings } from '../kiosk/panic-words.ts';
+import type { PanicBannerView } from '../kiosk/panic-words.ts';
 
 const MARK = { alarm: '⚠ ', unknown: '? ', sent: '✓ ', sending: '', over: '' } as const;
 
 /**
  * The SOS as it stands, on every screen, above everything else, until the incident is over. It
- * says what the panic screen says (panicView): "not sent", "nobody accepted" and "status unknown"
- * are loud and cannot be closed, and carry the advice to raise the alarm another way; the green
- * tick only while the server says, recently, that the SOS is in hand.
+ * says what the panic screen says (panicBannerView): "not sent", "nobody accepted" and "status
+ * unknown" are loud and cannot be closed, and carry the advice to raise the alarm another way
+ * (and, at a gate no responder covers, that too: the status bar's line on it gives way); the
+ * green tick only while the server says, recently, that the SOS is in hand.
  */
-export function PanicBanner({ panic, around }: { panic: PanicStatus; around: PanicSurroundings }) {
+export function PanicBanner({ panic, view }: { panic: PanicStatus; view: PanicBannerView }) {
   const { t } = useI18n();
-  const view = panicView(panic, around);
   const loud = view.tone === 'alarm' || view.tone === 'unknown';
   const progress = view.progress.filter((item) => item.key !== 'panic.call' && (view.tone === 'sent' || item.key.startsWith('panic.responder') || item.key === 'panic.eta'));
   return (
@@ -23,6 +23,7 @@ export function PanicBanner({ panic, around }: { panic: PanicStatus; around: Pan
       data-testid="panic-banner"
       data-delivery={panic.delivery}
       data-tone={view.tone}
+      data-key={view.headline.key}
     >
       <strong>
         {MARK[view.tone]}

@@ -6,6 +6,8 @@ import { knownUncovered } from '../kiosk/panic-words.ts';
 interface StatusBarProps {
   status: KioskStatus | null;
   coreError: string | null;
+  /** The SOS banner says no responder is near this gate: one red bar, not two (issue #35). */
+  coverageInBanner: boolean;
   onOpenAttention(): void;
   /** Tapping what waits to be sent tries the server now, rather than at the next scheduled sync. */
   onSyncNow(): void;
@@ -13,9 +15,10 @@ interface StatusBarProps {
 
 /**
  * Always on top of every screen: the link, what waits to be sent, the last sync, what needs a
- * look; a test (sandbox) gate and a gate no on-duty responder covers say so on a line of their own.
+ * look; a test (sandbox) gate and a gate no on-duty responder covers say so on a line of their own
+ * (the latter in the SOS banner instead, while one is up and says it).
  */
-export function StatusBar({ status, coreError, onOpenAttention, onSyncNow }: StatusBarProps) {
+export function StatusBar({ status, coreError, coverageInBanner, onOpenAttention, onSyncNow }: StatusBarProps) {
   const { t, language } = useI18n();
   const online = !coreError && status?.online === true;
   const attention = status?.attentionCount ?? 0;
@@ -64,7 +67,7 @@ export function StatusBar({ status, coreError, onOpenAttention, onSyncNow }: Sta
           {t('status.testGate')}
         </span>
       )}
-      {knownUncovered(status?.coverage ?? null) && (
+      {knownUncovered(status?.coverage ?? null) && !coverageInBanner && (
         <span className="status-line status-no-coverage" role="alert" data-testid="status-no-coverage">
           <span aria-hidden="true">⚠ </span>
           {t('status.noCoverage')}

@@ -155,6 +155,7 @@ export const catalogue = {
   'panic.unknown': 'SOS SENT, STATUS UNKNOWN: the link is down',
   'panic.sentNoCoverage': 'SOS SENT, but no responder is near this gate',
   'panic.noCoverageNow': 'No responder is near this gate: raise the alarm another way now',
+  'panic.noResponderNear': 'No responder is near this gate',
   'incident.created': 'Received',
   'incident.dispatching': 'Finding a responder',
   'incident.assigned': 'Responder assigned',

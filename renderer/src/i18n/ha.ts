@@ -148,6 +148,8 @@ export const catalogue: Catalogue = {
   'panic.unknown': 'AN AIKA SOS, BA A SAN MATSAYI BA: layi ya yanke',
   'panic.sentNoCoverage': 'AN AIKA SOS, amma babu mai ceto kusa da ƙofar nan',
   'panic.noCoverageNow': 'Babu mai ceto kusa da ƙofar nan: yi ƙararrawa ta wata hanya yanzu',
+  // Review wanted (issue #35): new, the first half of panic.noCoverageNow.
+  'panic.noResponderNear': 'Babu mai ceto kusa da ƙofar nan',
   'incident.created': 'An karɓa',
   'incident.dispatching': 'Ana neman mai ceto',
   'incident.assigned': 'An sami mai ceto',

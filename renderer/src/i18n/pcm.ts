@@ -148,6 +148,8 @@ export const catalogue: Catalogue = {
   'panic.unknown': 'SOS DON GO, STATUS NO CLEAR: network don cut',
   'panic.sentNoCoverage': 'SOS DON GO, but no responder dey near this gate',
   'panic.noCoverageNow': 'No responder dey near this gate: raise alarm another way now',
+  // Review wanted (issue #35): new, the first half of panic.noCoverageNow.
+  'panic.noResponderNear': 'No responder dey near this gate',
   'incident.created': 'Dem don receive am',
   'incident.dispatching': 'Dem dey find responder',
   'incident.assigned': 'Responder don dey',

@@ -1,7 +1,15 @@
 import type { Translate } from '../i18n/en.ts';
 
+/** Whose way of writing a time each language follows: English as written in Nigeria, not the United States. */
+const CLOCK_LOCALE: Record<string, string> = { en: 'en-NG' };
+
+/**
+ * A time of day as the guard reads it, and as the console shows it: 24-hour, "18:04", in every
+ * language the kiosk speaks (Nigerian English, Hausa, Pidgin). Plain "en" gave "06:04 PM"
+ * (issue #35). Every time on the kiosk's screens goes through here.
+ */
 export function clockTime(iso: string, language: string): string {
-  return new Intl.DateTimeFormat(language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(CLOCK_LOCALE[language] ?? language, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
 }
 
 export function ago(iso: string, t: Translate, now = Date.now()): string {

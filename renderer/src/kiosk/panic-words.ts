@@ -123,3 +123,32 @@ export function panicView(panic: PanicStatus, around: PanicSurroundings): PanicV
   }
   return { tone: 'sent', headline: { key: 'panic.sent' }, progress, advice: [] };
 }
+
+/** The banner's view of the SOS: panicView's, and whether it also says that no responder is near the gate. */
+export interface PanicBannerView extends PanicView {
+  /** The banner says no responder is near this gate, so the status bar's own line on it gives way. */
+  saysCoverage: boolean;
+}
+
+/**
+ * What the banner over every screen says: panicView's headline, progress and advice and, while
+ * the SOS is not in hand at a gate no responder covers, that too. The status bar's "No
+ * responders near this gate" line then gives way to it: one red bar, not two, which on a 600 px
+ * screen left the rail no room for the guard on duty (issue #35). Nothing either said is lost:
+ * "raise the alarm another way" becomes "No responder is near this gate: raise the alarm another
+ * way now", and the estate's numbers stay. Once a responder has the SOS (or it is over) the
+ * coverage is about the next emergency, and stays the status bar's.
+ */
+export function panicBannerView(panic: PanicStatus, around: PanicSurroundings): PanicBannerView {
+  const view = panicView(panic, around);
+  if (!knownUncovered(around.coverage) || view.tone === 'sent' || view.tone === 'over') return { ...view, saysCoverage: false };
+  const said = view.headline.key === 'panic.sentNoCoverage' || view.advice.some((line) => line.key === 'panic.noCoverageNow');
+  if (said) return { ...view, saysCoverage: true };
+  const [first, ...rest] = view.advice;
+  const advice: PanicLine[] =
+    first?.key === 'panic.raiseAlarm'
+      ? [{ key: 'panic.noCoverageNow' }, ...rest]
+      : // The most urgent advice first ("Call for help yourself NOW"), then why, then the numbers.
+        [...(first ? [first] : []), { key: 'panic.noResponderNear' }, ...rest];
+  return { ...view, advice, saysCoverage: true };
+}

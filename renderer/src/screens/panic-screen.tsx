@@ -105,7 +105,7 @@ export function PanicScreen({ panic, around, onPanic, onReport }: PanicScreenPro
             <p className="panic-report-title">{t('panic.reportTitle')}</p>
             <div className="panic-report-buttons">
               {REPORTS.map((report) => (
-                <button key={report} type="button" data-testid={`panic-report-${report}`} disabled={panic.reports.some((said) => said.report === report)} onClick={() => onReport(report)}>
+                <button key={report} type="button" className="button button-secondary" data-testid={`panic-report-${report}`} disabled={panic.reports.some((said) => said.report === report)} onClick={() => onReport(report)}>
                   {t(`panic.report.${report}`)}
                 </button>
               ))}

@@ -141,3 +141,17 @@ export async function dismissAnswer(page: Page): Promise<void> {
   }
   await answer.waitFor({ state: 'detached', timeout: 10_000 });
 }
+
+/**
+ * Picks a language as a guard does: the rail's language button opens the list of all of them,
+ * each in its own name, and one tap on a name picks it (the list closes).
+ */
+export async function chooseLanguage(page: Page, name: string): Promise<void> {
+  const rail = page.getByTestId('language');
+  if ((await rail.locator('.nav-language-current').textContent()) === name) return;
+  await rail.click();
+  const choices = page.getByTestId('language-choices');
+  await choices.locator('button[data-language]').filter({ hasText: name }).click();
+  await choices.waitFor({ state: 'detached' });
+  await expect.poll(() => rail.locator('.nav-language-current').textContent()).toBe(name);
+}
