@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TEXT_RETRY_SECONDS } from '../../server/messages/worker.ts';
 import { kannelAvailable, smsConfigOf, startKannel, type KannelRig } from '../support/kannel.ts';
 import { freePort } from '../support/ports.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -176,6 +177,50 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect(to('2348032000002')).toContain('NOBODY don accept');
     expect((await messagesOf(incidentId)).map((message) => message.recipient.name).sort()).toEqual(['Mai gadi', 'Oga Control']);
   });
+
+  it("with the operator's SMSC away, Kannel keeps the texts (sent, not delivered) and delivers them when it returns", async () => {
+    const incidentId = await sos();
+    const before = rig.received().length;
+    await rig.stopSmsc();
+    try {
+      await escalate();
+      expect(await server.running.deliverTexts()).toBe(2);
+      // "3: Queued for later delivery": Kannel has it; Tsaro never hands it over again.
+      expect((await messagesOf(incidentId)).map((message) => [message.status, message.attempts])).toEqual([
+        ['sent', 1],
+        ['sent', 1],
+      ]);
+      expect(rig.received().length).toBe(before);
+    } finally {
+      await rig.startSmsc();
+    }
+    await rig.waitForReceived(before + 2);
+    await vi.waitFor(async () => expect((await messagesOf(incidentId)).map((message) => message.status)).toEqual(['delivered', 'delivered']), { timeout: 20_000, interval: 250 });
+    expect(await server.running.deliverTexts()).toBe(0);
+  }, 60_000);
+
+  it('a text the gateway never takes is retried on its schedule for about 45 minutes, then failed, in the timeline', async () => {
+    const incidentId = await sos();
+    await rig.stopGateway();
+    try {
+      await escalate();
+      for (const wait of TEXT_RETRY_SECONDS) {
+        expect(await server.running.deliverTexts()).toBe(2);
+        server.clock.advance(wait * 1000);
+      }
+      expect(await server.running.deliverTexts()).toBe(2);
+      const failed = await messagesOf(incidentId);
+      expect(failed.map((message) => [message.status, message.attempts])).toEqual([
+        ['failed', TEXT_RETRY_SECONDS.length + 1],
+        ['failed', TEXT_RETRY_SECONDS.length + 1],
+      ]);
+      expect(failed[0].last_error).toMatch(/Kannel not reachable/);
+      expect((await timelineOf(incidentId)).filter((entry) => entry.event === 'sms_failed')).toHaveLength(2);
+      expect(await server.running.deliverTexts()).toBe(0);
+    } finally {
+      await rig.startGateway();
+    }
+  }, 60_000);
 
   it('a sandbox SOS, a drill and an incident at no site text nobody', async () => {
     const sandbox = (await org.sandbox.post('/incidents', incidentBody({ site_id: siteId }))).body.incident.incident_id;

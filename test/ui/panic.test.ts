@@ -4,7 +4,7 @@ import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText } from './support/cut-text.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { holdPanicButton, keepScreenshot, pressPanicButton, kioskCall, LARGE, openKiosk, SMALL } from './support/page.ts';
+import { holdPanicButton, keepScreenshot, pressPanicButton, kioskCall, LARGE, openKiosk, PORTRAIT, SMALL } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -111,6 +111,14 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
 
     // The guard's word on it (issue #35): "I called for help" goes at once; "False alarm" with the
     // link cut waits on the kiosk, says so, and goes when the link returns. Neither closes the SOS.
+    // Both reachable without scrolling at 1024x600 and upright at 800x1280.
+    for (const viewport of [PORTRAIT, SMALL]) {
+      await page.setViewportSize(viewport);
+      for (const report of ['called_for_help', 'false_alarm']) {
+        const box = (await page.getByTestId(`panic-report-${report}`).boundingBox())!;
+        expect(box.y + box.height, `${report} at ${viewport.width}x${viewport.height}`).toBeLessThanOrEqual(viewport.height);
+      }
+    }
     await page.getByTestId('panic-report-called_for_help').click();
     await expect.poll(() => page.getByTestId('panic-reported-called_for_help').getAttribute('data-delivery'), { timeout: 10_000 }).toBe('sent');
     expect(await page.getByTestId('panic-report-called_for_help').isDisabled()).toBe(true);

@@ -72,7 +72,7 @@ describe('the SOS as the guard reads it: the tick only while help is in hand', (
   });
 
   it('the banner says it all in one bar at a gate nobody covers: nobody near, the advice and the numbers, until a responder has it (issue #35)', () => {
-    const keysOf = (incidentStatus: string, coverage: typeof covered | null) => panicBannerView({ ...sent, incidentStatus }, { ...around, coverage });
+    const keysOf = (incidentStatus: string, coverage: PanicSurroundings['coverage']) => panicBannerView({ ...sent, incidentStatus }, { ...around, coverage });
     const escalated = keysOf('escalated', nobodyNear);
     expect(escalated.saysCoverage).toBe(true);
     expect(escalated.advice.map((line) => line.key)).toEqual(['panic.noCoverageNow', 'panic.callPhones']);
