@@ -196,8 +196,8 @@ export async function currentVisitors(
  * Everyone on the premises (checked in, not out), at these entry points or all: a roll call's
  * snapshot. In the caller's transaction, so the snapshot and what is made of it agree.
  */
-export async function visitorsOnSite(db: Executor, tenant: Tenant, entryPoints?: readonly string[]) {
-  return (await openVisitRowsAt(db, tenant, entryPoints)).map((row) => ({
+export async function visitorsOnSite(db: Executor, tenant: Tenant, entryPoints?: readonly string[], siteId?: string) {
+  return (await openVisitRowsAt(db, tenant, entryPoints, siteId)).map((row) => ({
     log_id: row.log_id,
     visitor_name: row.visitor_name,
     visitor_phone: row.visitor_phone,

@@ -77,8 +77,9 @@ export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<L
 }
 
 /** Open visits at any of these entry points (all open visits when none are given), longest on premises first. */
-export async function openVisitRowsAt(db: Executor, tenant: Tenant, entryPoints?: readonly string[]): Promise<AccessLogRow[]> {
+export async function openVisitRowsAt(db: Executor, tenant: Tenant, entryPoints?: readonly string[], siteId?: string): Promise<AccessLogRow[]> {
   let base = scoped(db, tenant).where('status', '=', 'checked_in');
+  if (siteId) base = base.where('site_id', '=', siteId);
   if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
   return base.selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
 }

@@ -81,6 +81,8 @@ export interface RollCallRow {
   created_by_id: string;
   created_by_label: string;
   created_at: string;
+  /** Migration 0031: the site it was taken for; null: the whole organization. */
+  site_id?: string | null;
 }
 
 export interface RollCallEntryRow {

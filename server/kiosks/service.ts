@@ -131,8 +131,8 @@ export async function retire(db: Executor, times: KioskTimes, tenant: Tenant, ki
 }
 
 /** The kiosks in service at these entry points (all when none are given), as the API shows them: for a roll call's warnings. */
-export async function kiosksInService(db: Executor, times: KioskTimes, tenant: Tenant, entryPoints?: readonly string[]): Promise<Kiosk[]> {
-  return (await activeKioskRows(db, tenant, entryPoints)).map((row) => rowToKiosk(row, times));
+export async function kiosksInService(db: Executor, times: KioskTimes, tenant: Tenant, entryPoints?: readonly string[], siteId?: string): Promise<Kiosk[]> {
+  return (await activeKioskRows(db, tenant, entryPoints, siteId)).map((row) => rowToKiosk(row, times));
 }
 
 /**

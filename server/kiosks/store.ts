@@ -97,8 +97,9 @@ export async function listKioskRows(db: Executor, tenant: Tenant, filter: KioskF
 }
 
 /** Every kiosk of the tenant in service (not retired), optionally at these entry points. */
-export async function activeKioskRows(db: Executor, tenant: Tenant, entryPoints?: readonly string[]): Promise<KioskRow[]> {
+export async function activeKioskRows(db: Executor, tenant: Tenant, entryPoints?: readonly string[], siteId?: string): Promise<KioskRow[]> {
   let base = scoped(db, tenant).where('retired_at', 'is', null);
+  if (siteId) base = base.where('site_id', '=', siteId);
   if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
   return base.selectAll().orderBy('entry_point').orderBy('kiosk_id').execute();
 }

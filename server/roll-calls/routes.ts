@@ -54,7 +54,7 @@ export const rollCallRouteList = [
     async handler({ body, db }, req, res, deps) {
       requireLogsRead(req);
       const times = { clock: deps.clock, webhookQueue: deps.webhookQueue, offlineAfterS: deps.config.KIOSK_OFFLINE_AFTER_S };
-      res.status(201).json({ roll_call: await takeRollCall(db, times, tenantOf(req), authOf(req).actor, body.entry_points) });
+      res.status(201).json({ roll_call: await takeRollCall(db, times, tenantOf(req), authOf(req).actor, body.entry_points, body.site_id) });
     },
   }),
   route({

@@ -6,6 +6,7 @@ import { inTransaction, type Executor, type RollCallEntryRow, type RollCallRow, 
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { placeNamedIn } from '../sites/service.ts';
 import { kiosksInService, type KioskTimes } from '../kiosks/service.ts';
 import { entryCounts, eraseEntryVisitor, findRollCall, findRollCallEntry, insertRollCall, listRollCallRows, markEntry, rollCallEntries } from './store.ts';
 
@@ -34,6 +35,7 @@ function rowToSummary(row: RollCallRow, counts: { total: number; accounted: numb
   return {
     roll_call_id: row.roll_call_id,
     entry_points: row.entry_points === null ? null : (JSON.parse(row.entry_points) as string[]),
+    site_id: row.site_id ?? null,
     created_at: row.created_at,
     created_by: actorOf(row.created_by_type, row.created_by_id, row.created_by_label)!,
     total: counts.total,
@@ -49,11 +51,19 @@ function rowToSummary(row: RollCallRow, counts: { total: number; accounted: numb
  * to reach the server (visitors it let in or out that the server does not know of yet). One
  * transaction: the list is the visits as one moment saw them.
  */
-export async function takeRollCall(db: Executor, times: KioskTimes, tenant: Tenant, actor: Actor, entryPoints?: readonly string[]): Promise<RollCall> {
+export async function takeRollCall(
+  db: Executor,
+  times: KioskTimes,
+  tenant: Tenant,
+  actor: Actor,
+  entryPoints?: readonly string[],
+  siteId?: string,
+): Promise<RollCall> {
   const at = times.clock.now().toISOString();
   const rollCallId = newId('rcl', times.clock.now());
+  const site = siteId === undefined ? undefined : (await placeNamedIn(db, tenant.organizationId, { site_id: siteId }))!.siteId;
   return inTransaction(db, async (trx) => {
-    const [visitors, kiosks] = [await visitorsOnSite(trx, tenant, entryPoints), await kiosksInService(trx, times, tenant, entryPoints)];
+    const [visitors, kiosks] = [await visitorsOnSite(trx, tenant, entryPoints, site), await kiosksInService(trx, times, tenant, entryPoints, site)];
     const warnings: Warning[] = [];
     for (const kiosk of kiosks) {
       const about = {
@@ -72,6 +82,7 @@ export async function takeRollCall(db: Executor, times: KioskTimes, tenant: Tena
       organization_id: tenant.organizationId,
       environment: tenant.environment,
       entry_points: entryPoints ? JSON.stringify(entryPoints) : null,
+      site_id: site ?? null,
       warnings: JSON.stringify(warnings),
       created_by_type: actor.type,
       created_by_id: actor.id,
@@ -100,8 +111,8 @@ export async function getRollCall(db: Executor, tenant: Tenant, rollCallId: stri
 }
 
 /** The tenant's roll calls, newest first, without their entries. */
-export async function listRollCalls(db: Executor, tenant: Tenant, query: PageRequest): Promise<Page<RollCallSummary>> {
-  const { rows, total } = await listRollCallRows(db, tenant, pageWindow(query));
+export async function listRollCalls(db: Executor, tenant: Tenant, query: PageRequest & { site_id?: string }): Promise<Page<RollCallSummary>> {
+  const { rows, total } = await listRollCallRows(db, tenant, pageWindow(query), query.site_id);
   const counts = await entryCounts(
     db,
     rows.map((row) => row.roll_call_id),

@@ -25,10 +25,11 @@ export async function findRollCallEntry(db: Executor, rollCallId: string, logId:
   return db.selectFrom('roll_call_entries').selectAll().where('roll_call_id', '=', rollCallId).where('log_id', '=', logId).executeTakeFirst();
 }
 
-export async function listRollCallRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }): Promise<{ rows: RollCallRow[]; total: number }> {
+export async function listRollCallRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }, siteId?: string): Promise<{ rows: RollCallRow[]; total: number }> {
+  const base = siteId ? scoped(db, tenant).where('site_id', '=', siteId) : scoped(db, tenant);
   const [rows, count] = await Promise.all([
-    scoped(db, tenant).selectAll().orderBy('created_at', 'desc').orderBy('roll_call_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    scoped(db, tenant).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('roll_call_id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.n };
 }

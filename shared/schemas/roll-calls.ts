@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, Timestamp, nullMeansAbsent, paginated } from './common.ts';
+import { PageQuery, SiteRef, Timestamp, nullMeansAbsent, paginated } from './common.ts';
 import { KioskId } from './kiosks.ts';
 
 export const CreateRollCallRequest = nullMeansAbsent(
@@ -10,6 +10,7 @@ export const CreateRollCallRequest = nullMeansAbsent(
       .max(50)
       .optional()
       .meta({ description: 'Only visitors who came in at these entry points, and only these gates in `warnings`; absent: everyone on site' }),
+    site_id: SiteRef.optional().meta({ description: "Only this site's visitors and gates (with `entry_points`, only those of them); absent: every site" }),
   }),
 ).meta({ id: 'CreateRollCallRequest' });
 
@@ -54,6 +55,7 @@ export const RollCallWarning = z
 const rollCallFields = {
   roll_call_id: z.string().meta({ example: 'rcl_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
   entry_points: z.array(z.string()).nullable().meta({ description: 'The entry points asked for; null: every one' }),
+  site_id: z.string().nullable().meta({ description: 'The site it was taken for; null: every site' }),
   created_at: Timestamp,
   created_by: Actor,
   total: z.int().meta({ description: 'People on the list' }),
@@ -72,7 +74,9 @@ export const RollCallSummary = z.object(rollCallFields).meta({ id: 'RollCallSumm
 
 export const RollCallEnvelope = z.object({ roll_call: RollCall }).meta({ id: 'RollCallResponse' });
 export const RollCallPage = paginated(RollCallSummary, 'RollCallPage');
-export const ListRollCallsQuery = PageQuery;
+export const ListRollCallsQuery = PageQuery.extend({
+  site_id: SiteRef.optional().meta({ description: "Only this site's roll calls" }),
+});
 
 export const RollCallIdParams = z.object({ rollCallId: z.string().max(100) });
 export const RollCallEntryParams = z.object({ rollCallId: z.string().max(100), logId: z.string().max(100) });

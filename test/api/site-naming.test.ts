@@ -182,6 +182,26 @@ describe('codes, visits and incidents name their site', () => {
     expect(unknown.body.incident.site_id).toBeNull();
   });
 
+  it("a roll call for one site lists that site's visitors and warns only of its gates; the list filters by site", async () => {
+    const { org, a, b } = await company();
+    const walkIn = async (name: string, site: string) => (await org.live.post('/access-logs', { visitor_name: name, visitor_phone: '+2348031112222', site_id: site })).body.access_log;
+    await walkIn('Ada at A', a.id);
+    await walkIn('Bola at B', b.id);
+    // A kiosk of each site with operations waiting: a roll call warns of the gates that may have left it incomplete.
+    await beat(org, kioskIdOf(20), { entry_point: 'North gate', site_id: a.id, queued_operations: 2, oldest_queued_at: suite.server.clock.now().toISOString() });
+    await beat(org, kioskIdOf(21), { entry_point: 'North gate', site_id: b.id, queued_operations: 3, oldest_queued_at: suite.server.clock.now().toISOString() });
+    const taken = await org.live.post('/roll-calls', { site_id: a.id });
+    expect(taken.status).toBe(201);
+    expect(taken.body.roll_call.site_id).toBe(a.id);
+    expect(taken.body.roll_call.entries.map((entry: { visitor_name: string }) => entry.visitor_name)).toEqual(['Ada at A']);
+    expect(taken.body.roll_call.warnings.map((warning: { kiosk_id: string }) => warning.kiosk_id)).toEqual([kioskIdOf(20)]);
+    const everyone = await org.live.post('/roll-calls', {});
+    expect(everyone.body.roll_call.site_id).toBeNull();
+    expect(everyone.body.roll_call.entries).toHaveLength(2);
+    expect((await org.live.get(`/roll-calls?site_id=${a.id}`)).body.results.map((call: { roll_call_id: string }) => call.roll_call_id)).toEqual([taken.body.roll_call.roll_call_id]);
+    expectErrorBody((await org.live.post('/roll-calls', { site_id: 'site_elsewhere' })).body, 400, 'site_id: no site site_elsewhere in this organization');
+  });
+
   it('a batch of codes shares its site; a visitor naming an entry point of another site fails the whole batch, naming that visitor', async () => {
     const { org, a, b } = await company();
     const batch = await org.live.post('/access-codes/bulk', {

@@ -1943,6 +1943,8 @@ export interface components {
         CreateRollCallRequest: {
             /** @description Only visitors who came in at these entry points, and only these gates in `warnings`; absent: everyone on site */
             entry_points?: string[] | null;
+            /** @description Only this site's visitors and gates (with `entry_points`, only those of them); absent: every site */
+            site_id?: string | null;
         };
         TickRollCallEntryRequest: {
             /** @description true: this person is accounted for; false: undo a tick */
@@ -3100,6 +3102,8 @@ export interface components {
             roll_call_id: string;
             /** @description The entry points asked for; null: every one */
             entry_points: string[] | null;
+            /** @description The site it was taken for; null: every site */
+            site_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -3174,6 +3178,8 @@ export interface components {
             roll_call_id: string;
             /** @description The entry points asked for; null: every one */
             entry_points: string[] | null;
+            /** @description The site it was taken for; null: every site */
+            site_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -11199,6 +11205,8 @@ export interface operations {
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description Only this site's roll calls */
+                site_id?: string;
             };
             header?: never;
             path?: never;

@@ -26,6 +26,7 @@ import * as siteNaming from './0027-site-naming.ts';
 import * as textMessages from './0028-text-messages.ts';
 import * as kioskSites from './0029-kiosk-sites.ts';
 import * as hostTexts from './0030-host-texts.ts';
+import * as rollCallSites from './0031-roll-call-sites.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -69,4 +70,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0028-text-messages': textMessages,
   '0029-kiosk-sites': kioskSites,
   '0030-host-texts': hostTexts,
+  '0031-roll-call-sites': rollCallSites,
 });
