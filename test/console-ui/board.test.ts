@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
@@ -22,6 +23,22 @@ let problems: string[];
 const OPERATOR = 'kemi@lekkishield.ng';
 /** How the timeline and the audit log name her: by the name she gave. */
 const OPERATOR_NAME = 'Kemi Adeyemi';
+
+/**
+ * What the incident map drew, from a screenshot of it: its width, the distinct colours (a blank
+ * box has one or two) and the pixels of the incident marker's red fill (#dc2626).
+ */
+async function mapPixels(page: Page): Promise<{ width: number; colours: number; incidentRed: number }> {
+  const png = PNG.sync.read(await page.getByTestId('incident-map').screenshot());
+  const colours = new Set<number>();
+  let incidentRed = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+    colours.add((r << 16) | (g << 8) | b);
+    if (Math.abs(r - 0xdc) < 12 && Math.abs(g - 0x26) < 12 && Math.abs(b - 0x26) < 12) incidentRed++;
+  }
+  return { width: png.width, colours: colours.size, incidentRed };
+}
 
 const card = (incidentId: string) => page.locator(`[data-testid=incident-card][data-incident-id="${incidentId}"]`);
 async function openBoard(): Promise<void> {
@@ -80,6 +97,16 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     const map = await page.getByTestId('incident-map').boundingBox();
     expect(map?.width).toBeGreaterThan(300);
     expect(map?.height).toBeGreaterThan(200);
+    // And drawn: the pixels, not only the box, at 1366 and at 768 px wide (issue #34).
+    for (const viewport of [{ width: 1366, height: 768 }, { width: 768, height: 1024 }]) {
+      await page.setViewportSize(viewport);
+      await expect.poll(() => mapPixels(page), { timeout: 10_000 }).toMatchObject({ incidentRed: expect.any(Number) });
+      const drawn = await mapPixels(page);
+      expect(drawn.width, `${viewport.width} px: the map spans the panel`).toBeGreaterThan(viewport.width / 3);
+      expect(drawn.incidentRed, `${viewport.width} px: the incident's red marker is drawn`).toBeGreaterThan(50);
+      expect(drawn.colours, `${viewport.width} px: borders and land, not a blank box`).toBeGreaterThan(20);
+    }
+    await page.setViewportSize({ width: 1366, height: 768 });
     expect(await page.locator('main :is(script, img, svg, b):not(.leaflet-container *)').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     await openBoard();
