@@ -65,6 +65,19 @@ export async function appendTestEvent(db: Executor, clock: Clock, tenant: Tenant
   return rowToEvent(row);
 }
 
+/** An event's row under a fresh id, made at `at`. */
+function eventRowOf(event: NewEvent, at: Date): EventRow {
+  return {
+    event_id: newId('evt', at),
+    organization_id: event.organizationId,
+    environment: event.environment,
+    type: event.type,
+    resource_id: event.resourceId,
+    data: JSON.stringify(event.data),
+    created_at: at.toISOString(),
+  };
+}
+
 /**
  * Appends to the event log, and queues its webhook deliveries. Call it with the transaction
  * that makes the change it reports (the transactional outbox): an event and its deliveries
@@ -90,15 +103,7 @@ export async function appendEvents(trx: Executor, { clock, webhookQueue }: Event
     throw new Error('appendEvents: events of one tenant only');
   }
   const at = clock.now();
-  const rows = events.map((event) => ({
-    event_id: newId('evt', at),
-    organization_id: event.organizationId,
-    environment: event.environment,
-    type: event.type,
-    resource_id: event.resourceId,
-    data: JSON.stringify(event.data),
-    created_at: at.toISOString(),
-  }));
+  const rows = events.map((event) => eventRowOf(event, at));
   let destinations = cachedDestinations(webhookQueue, tenant);
   if (!destinations || !(await insertEventsAtWebhookRevision(trx, rows, destinations.revision))) {
     await insertEvents(trx, rows);
@@ -126,16 +131,7 @@ export interface PlannedEvent {
 }
 
 export function planEvent({ clock, webhookQueue }: EventDeps, event: NewEvent): PlannedEvent {
-  const at = clock.now();
-  const row: EventRow = {
-    event_id: newId('evt', at),
-    organization_id: event.organizationId,
-    environment: event.environment,
-    type: event.type,
-    resource_id: event.resourceId,
-    data: JSON.stringify(event.data),
-    created_at: at.toISOString(),
-  };
+  const row = eventRowOf(event, clock.now());
   const destinations = cachedDestinations(webhookQueue, event);
   return {
     row,

@@ -15,6 +15,11 @@ import type { Db } from '../../server/db/schema.ts';
 const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? sequenceCommittedEvents(db) : 0);
 
 const migrations = serverMigrations(withoutSealingKey);
+/** The migrations up to and including `name`, in order. */
+const through = (name: string) => {
+  const names = Object.keys(migrations);
+  return Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
+};
 
 /** org_a and org_b, with 0001's columns, for a migration that works per organization. */
 async function twoOrganizations(db: OpenedDatabase['db'], now: string): Promise<void> {
@@ -334,8 +339,6 @@ describe('migrations', () => {
 
   it('0027-site-naming puts earlier visits at their organization\'s default site, and leaves earlier codes valid at every site and earlier incidents at none', async () => {
     const db = await fresh();
-    const names = Object.keys(migrations);
-    const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
     await migrateToLatest(db, through('0025-key-makers'));
     const now = '2026-11-22T10:00:00.000Z';
     await twoOrganizations(db, now);
@@ -378,8 +381,6 @@ describe('migrations', () => {
 
   it('0029-kiosk-sites puts every kiosk from before sites at its organization\'s default site', async () => {
     const db = await fresh();
-    const names = Object.keys(migrations);
-    const through = (name: string) => Object.fromEntries(names.slice(0, names.indexOf(name) + 1).map((n) => [n, migrations[n]!]));
     await migrateToLatest(db, through('0025-key-makers'));
     const now = '2026-11-22T10:00:00.000Z';
     await twoOrganizations(db, now);
