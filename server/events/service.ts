@@ -104,18 +104,25 @@ export async function appendEvents(trx: Executor, { clock, webhookQueue }: Event
   }
   const at = clock.now();
   const rows = events.map((event) => eventRowOf(event, at));
-  let destinations = cachedDestinations(webhookQueue, tenant);
-  if (!destinations || !(await insertEventsAtWebhookRevision(trx, rows, destinations.revision))) {
-    await insertEvents(trx, rows);
-    destinations = await freshDestinations(trx, webhookQueue, tenant);
+  const destinations = cachedDestinations(webhookQueue, tenant);
+  if (destinations && (await insertEventsAtWebhookRevision(trx, rows, destinations.revision))) {
+    await queueDeliveries(trx, webhookQueue, destinations, rows.map(queuedEventOf));
+  } else {
+    await insertWithFreshDestinations(trx, webhookQueue, tenant, rows);
   }
-  await queueDeliveries(
-    trx,
-    webhookQueue,
-    destinations,
-    rows.map((row) => ({ eventId: row.event_id, type: row.type, at: row.created_at })),
-  );
   return rows.map((row) => row.event_id);
+}
+
+const queuedEventOf = (row: EventRow) => ({ eventId: row.event_id, type: row.type, at: row.created_at });
+
+/**
+ * The events when the cached destinations could not be used (none cached, or an endpoint changed
+ * since): inserted, and their deliveries those of the endpoints read afresh in this transaction.
+ */
+async function insertWithFreshDestinations(trx: Executor, webhookQueue: WebhookQueue, tenant: Tenant, rows: readonly EventRow[]): Promise<void> {
+  await insertEvents(trx, rows);
+  const destinations = await freshDestinations(trx, webhookQueue, tenant);
+  await queueDeliveries(trx, webhookQueue, destinations, rows.map(queuedEventOf));
 }
 
 /**
@@ -136,7 +143,7 @@ export function planEvent({ clock, webhookQueue }: EventDeps, event: NewEvent): 
   return {
     row,
     webhookRevision: destinations?.revision ?? -1,
-    deliveries: destinations ? deliveriesOf(destinations, [{ eventId: row.event_id, type: row.type, at: row.created_at }]) : [],
+    deliveries: destinations ? deliveriesOf(destinations, [queuedEventOf(row)]) : [],
   };
 }
 
@@ -152,10 +159,7 @@ export async function completePlannedEvent(trx: Executor, { webhookQueue }: Even
     return;
   }
   const { row } = planned;
-  await insertEvents(trx, [row]);
-  const tenant = { organizationId: row.organization_id, environment: row.environment };
-  const destinations = await freshDestinations(trx, webhookQueue, tenant);
-  await queueDeliveries(trx, webhookQueue, destinations, [{ eventId: row.event_id, type: row.type, at: row.created_at }]);
+  await insertWithFreshDestinations(trx, webhookQueue, { organizationId: row.organization_id, environment: row.environment }, [row]);
 }
 
 /** Fields of event payloads that name or reach a visitor. */

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { KannelDeliveryReport, ListTextMessagesQuery, TextGateway, TextMessagePage } from '../../shared/schemas/messages.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
-import { badRequest } from '../http/errors.ts';
+import { parseInput } from '../http/parse.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -53,10 +53,9 @@ export const messageRoutes = (deps: RouteDeps): Router => routerOf(messageRouteL
 export function kannelReportRoutes(deps: RouteDeps): Router {
   const router = express.Router();
   router.get('/kannel/dlr', async (req, res) => {
-    const parsed = KannelDeliveryReport.safeParse(req.query);
-    if (!parsed.success) throw badRequest(`${parsed.error.issues[0]?.path.join('.') || 'query'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    const outcome = await recordDeliveryReport(deps.db, deps.texting, parsed.data);
-    res.json({ message_id: parsed.data.id, status: outcome.status });
+    const report = parseInput(KannelDeliveryReport, req.query, 'query');
+    const outcome = await recordDeliveryReport(deps.db, deps.texting, report);
+    res.json({ message_id: report.id, status: outcome.status });
   });
   return router;
 }
