@@ -126,7 +126,8 @@ async function seedCodes(databaseUrl: string, organizationId: string, count: num
     const tenant = { organizationId, environment: 'live' };
     // The key the bench server seals with.
     const secretBox = createSecretBox(sealingKey(parseKey(BENCH_SECRETS_KEY, 'BENCH_SECRETS_KEY')));
-    const key = await passKeyOf(database.db, { clock: systemClock, secretBox }, tenant);
+    // Codes valid at every site (site_id null, as codes made before sites): the organization's key signs them.
+    const key = await passKeyOf(database.db, { clock: systemClock, secretBox }, tenant, null);
     const { code_prefix: prefix } = await database.db
       .selectFrom('organizations')
       .select('code_prefix')

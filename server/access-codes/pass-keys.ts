@@ -4,7 +4,10 @@ import { setNewest } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, PassKeyRow, Tenant } from '../db/schema.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { findAcceptedPassKeys, findPassKey, insertPassKey, retirePassKeys } from './store.ts';
+import { badRequest } from '../http/errors.ts';
+import { siteSummaryOf } from '../sites/service.ts';
+import type { PassKeys } from '../../shared/schemas/access.ts';
+import { findAcceptedPassKeys, findPassKey, insertPassKey, retirePassKeys, sitesWithoutPassKey } from './store.ts';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -24,9 +27,12 @@ export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
 }
 
-/** The tenant's signing key, made on first use (one per organization and environment). */
-export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant): Promise<PassKeyRow> {
-  const existing = await findPassKey(db, tenant);
+/**
+ * The signing key of a site in the tenant's environment, made on first use; `siteId` null: the
+ * organization's, which signs codes made before sites (a pass names its site through its key id).
+ */
+export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant, siteId: string | null): Promise<PassKeyRow> {
+  const existing = await findPassKey(db, tenant, siteId);
   if (existing) return existing;
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length);
@@ -34,19 +40,53 @@ export async function passKeyOf(db: Executor, deps: PassKeyDeps, tenant: Tenant)
     kid: base32Encode(randomBytes(5)),
     organization_id: tenant.organizationId,
     environment: tenant.environment,
+    site_id: siteId,
     public_key: raw.toString('base64url'),
     private_key: deps.secretBox.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
     created_at: deps.clock.now().toISOString(),
     retired_at: null,
     accept_until: null,
   };
-  // Made by another request meanwhile: that one is the tenant's key.
-  return (await insertPassKey(db, row)) ? row : (await findPassKey(db, tenant))!;
+  // Made by another request meanwhile: that one is the site's key.
+  return (await insertPassKey(db, row)) ? row : (await findPassKey(db, tenant, siteId))!;
 }
 
-/** The keys passes are checked with: the signing key, and retired keys until their last pass expires. */
-export async function publicPassKeys(db: Executor, tenant: Tenant, now: Date): Promise<PassKeyRow[]> {
-  return findAcceptedPassKeys(db, tenant, now.toISOString());
+/**
+ * The keys passes are checked with: signing keys, and retired keys until their last pass
+ * expires; every site's, or with `siteId` that site's and the organization's (codes made before
+ * sites are valid at every site).
+ */
+export async function publicPassKeys(db: Executor, tenant: Tenant, now: Date, siteId?: string): Promise<PassKeyRow[]> {
+  return findAcceptedPassKeys(db, tenant, now.toISOString(), siteId);
+}
+
+/**
+ * Makes the signing key of every active site that has none yet in the tenant's environment, so
+ * a kiosk set up before a site's first code verifies that code's pass offline.
+ */
+export async function makeSitePassKeys(db: Executor, deps: PassKeyDeps, tenant: Tenant): Promise<void> {
+  for (const siteId of await sitesWithoutPassKey(db, tenant)) await passKeyOf(db, deps, tenant, siteId);
+}
+
+/**
+ * What `GET /access-codes/pass-keys` answers: the tenant's public pass keys, each naming its
+ * site (null: the organization's, for codes made before sites); every site's, or with `siteId`
+ * that site's and the organization's. Sites' signing keys are made here when no code has been
+ * issued there yet, so a kiosk set up on a new site verifies its very first passes offline.
+ * Public keys only verify, so a kiosk gets other sites' too: it can tell a genuine pass of
+ * another site ("Code is for another site") from a forged one.
+ */
+export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant, siteId?: string): Promise<PassKeys> {
+  if (siteId === undefined) {
+    await makeSitePassKeys(db, deps, tenant);
+  } else {
+    if (!(await siteSummaryOf(db, tenant.organizationId, siteId))) throw badRequest(`site_id: no site ${siteId} in this organization`);
+    await passKeyOf(db, deps, tenant, siteId);
+  }
+  const keys = await publicPassKeys(db, tenant, deps.clock.now(), siteId);
+  return {
+    keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519', public_key: key.public_key, site_id: key.site_id ?? null, created_at: key.created_at })),
+  };
 }
 
 /** Every tenant's signing key retired at once (server/secrets/legacy-key.ts); the next pass makes a new one. */

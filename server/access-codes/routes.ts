@@ -12,6 +12,7 @@ import {
   CreateAccessCodeRequest,
   ListAccessCodesQuery,
   PassKeys,
+  PassKeysQuery,
   QrQuery,
   RevokeAccessCodeRequest,
   StatsQuery,
@@ -29,11 +30,11 @@ import {
   createAccessCodesInBulk,
   getAccessCode,
   listAccessCodes,
-  passKeysOf,
   revokeAccessCode,
   revokeAccessCodesInBulk,
   validateAccessCodeGuarded,
 } from './service.ts';
+import { passKeysOf } from './pass-keys.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Access codes'];
@@ -154,6 +155,7 @@ export const accessCodeRouteList = [
     method: 'get',
     path: '/access-codes/pass-keys',
     access: 'access_codes:validate',
+    query: PassKeysQuery,
     operationId: 'passKeys',
     tags: ['Gate kiosk'],
     summary: 'Public Ed25519 keys that verify signed passes offline',
@@ -161,11 +163,14 @@ export const accessCodeRouteList = [
       'A pass is `TS1.<KID>.<CODE>.<ULID>.<VALID_FROM_MS>.<VALID_UNTIL_MS>.<MAX_USES>.<SIGNATURE>`;',
       'the signature (Crockford base32 of 64 bytes) is Ed25519 over everything before its last dot, with the key whose `kid` the pass names.',
       'Case does not matter. The code id is `code_` + ULID.',
-      'The key exists from the first call, before any code is issued, so a kiosk set up on a new organization can verify its first passes.',
+      "Each site signs its codes with its own key, so the key names the pass's site (`site_id`): a kiosk of another site refuses it with `Code is for another site`.",
+      "Keys with `site_id` null are the organization's: they signed codes made before sites, valid at every site until they expire.",
+      'Every active site has its key from the first call, before any code is issued there, so a kiosk set up on a new site can verify its first passes.',
+      "With `site_id`, only that site's keys and the organization's.",
     ].join(' '),
     responses: { ...ok(200, 'Keys', PassKeys), ...errors() },
-    async handler(_input, req, res, deps) {
-      res.json(await passKeysOf(deps.db, deps, tenantOf(req)));
+    async handler({ query }, req, res, deps) {
+      res.json(await passKeysOf(deps.db, deps, tenantOf(req), query.site_id));
     },
   }),
   route({

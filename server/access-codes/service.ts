@@ -24,7 +24,7 @@ import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
 import { numberAtOnce, type FeedNumbering } from './feed-numbering.ts';
-import { passKeyOf, publicPassKeys, signPass, type PassKeyDeps, type PassVerifier } from './pass-keys.ts';
+import { passKeyOf, publicPassKeys, signPass, type PassVerifier } from './pass-keys.ts';
 import {
   activeCodesDue,
   changeCodeStatus,
@@ -106,7 +106,8 @@ async function issueCode(
   window: { from: Date; until: Date },
 ): Promise<AccessCode> {
   const seq = await nextChangeSeq(trx, tenant);
-  const key = await passKeyOf(trx, issuer, tenant);
+  // The code's site signs its pass: a kiosk of another site refuses it offline.
+  const key = await passKeyOf(trx, issuer, tenant, input.place.siteId);
   const code = await unusedCode(trx, tenant, issuer.codePrefix);
   const now = issuer.clock.now();
   const codeId = newId('code', now);
@@ -489,18 +490,6 @@ export async function accessCodeFeed(db: Executor, tenant: Tenant, cursor: numbe
     codes: page.map(rowToAccessCode),
     next_cursor: page.length ? page.at(-1)!.change_seq : cursor,
     has_more: rows.length > limit,
-  };
-}
-
-/**
- * The tenant's public pass keys. The signing key is made here if no code has been issued yet,
- * so a kiosk set up on a new organization can verify its very first passes offline.
- */
-export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant) {
-  const signing = await passKeyOf(db, deps, tenant);
-  const keys = [signing, ...(await publicPassKeys(db, tenant, deps.clock.now())).filter((key) => key.kid !== signing.kid)];
-  return {
-    keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519' as const, public_key: key.public_key, created_at: key.created_at })),
   };
 }
 

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
-import { isPostgres, type AccessCodeRow, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
+import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { tenantParams, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -234,35 +234,68 @@ export async function activeCodesDue(db: Executor, before: string, limit: number
     .execute();
 }
 
-/** The tenant's signing key (one per organization and environment), if made yet. */
-export async function findPassKey(db: Executor, tenant: Tenant): Promise<PassKeyRow | undefined> {
-  return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).where('retired_at', 'is', null).executeTakeFirst();
+/** Keys of one site (siteId), or the organization's own (null): those signing codes made before sites. */
+const keyOfSite = (siteId: string | null) => (eb: ExpressionBuilder<Database, 'pass_keys'>) =>
+  siteId === null ? eb('pass_keys.site_id', 'is', null) : eb('pass_keys.site_id', '=', siteId);
+
+/** The signing key of a site (or, null, the organization's) in the tenant's environment, if made yet. */
+export async function findPassKey(db: Executor, tenant: Tenant, siteId: string | null): Promise<PassKeyRow | undefined> {
+  return db.selectFrom('pass_keys').selectAll().where(whereTenant(tenant)).where('retired_at', 'is', null).where(keyOfSite(siteId)).executeTakeFirst();
 }
 
-/** The keys a kiosk accepts passes of: the signing key and retired ones whose passes may still be valid at `now`, newest first. */
-export async function findAcceptedPassKeys(db: Executor, tenant: Tenant, now: string): Promise<PassKeyRow[]> {
-  return db
+/**
+ * The keys a kiosk accepts passes of: signing keys and retired ones whose passes may still be
+ * valid at `now`, newest first; every site's, or with `siteId` that site's and the organization's.
+ */
+export async function findAcceptedPassKeys(db: Executor, tenant: Tenant, now: string, siteId?: string): Promise<PassKeyRow[]> {
+  let query = db
     .selectFrom('pass_keys')
     .selectAll()
     .where(whereTenant(tenant))
-    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('accept_until', '>', now)]))
-    .orderBy('created_at', 'desc')
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('accept_until', '>', now)]));
+  if (siteId !== undefined) query = query.where((eb) => eb.or([keyOfSite(siteId)(eb), keyOfSite(null)(eb)]));
+  return query.orderBy('created_at', 'desc').orderBy('kid').execute();
+}
+
+/** The organization's active sites that have no signing key in the tenant's environment yet. */
+export async function sitesWithoutPassKey(db: Executor, tenant: Tenant): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sites')
+    .select('sites.site_id')
+    .where('sites.organization_id', '=', tenant.organizationId)
+    .where('sites.archived_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('pass_keys')
+            .select('pass_keys.kid')
+            .whereRef('pass_keys.site_id', '=', 'sites.site_id')
+            .where('pass_keys.organization_id', '=', tenant.organizationId)
+            .where('pass_keys.environment', '=', tenant.environment)
+            .where('pass_keys.retired_at', 'is', null),
+        ),
+      ),
+    )
+    .orderBy('sites.site_id')
     .execute();
+  return rows.map((row) => row.site_id);
 }
 
 /**
  * Retires every signing key: the private key is erased (it signs nothing again), and kiosks
- * accept it until the last active code of its tenant expires, a year at most. Answers how many.
+ * accept it until the last active code it signed (its site's, or for the organization's key
+ * those made before sites) expires, a year at most. Answers how many.
  */
 export async function retirePassKeys(db: Executor, now: Date): Promise<number> {
   const at = now.toISOString();
   const yearOn = new Date(now.getTime() + 366 * DAY_MS).toISOString();
-  const signing = await db.selectFrom('pass_keys').select(['kid', 'organization_id', 'environment']).where('retired_at', 'is', null).execute();
+  const signing = await db.selectFrom('pass_keys').select(['kid', 'organization_id', 'environment', 'site_id']).where('retired_at', 'is', null).execute();
   for (const key of signing) {
     const last = await db
       .selectFrom('access_codes')
       .select((eb) => eb.fn.max('valid_until').as('valid_until'))
       .where(whereTenant({ organizationId: key.organization_id, environment: key.environment }))
+      .where((eb) => (key.site_id == null ? eb('site_id', 'is', null) : eb('site_id', '=', key.site_id)))
       .where('status', '=', 'active')
       .executeTakeFirst();
     const lastValid = last?.valid_until ?? at;
@@ -276,15 +309,20 @@ export async function retirePassKeys(db: Executor, now: Date): Promise<number> {
 }
 
 /**
- * Stores the tenant's signing key; false, and nothing written, when another transaction stored
- * one first. ON CONFLICT rather than catching the violation: a failed statement aborts a whole
- * PostgreSQL transaction, and the first key is made inside a code's creation.
+ * Stores a signing key; false, and nothing written, when another transaction stored the same
+ * site's (or the organization's) first. ON CONFLICT rather than catching the violation: a
+ * failed statement aborts a whole PostgreSQL transaction, and the first key is made inside a
+ * code's creation. The target names the partial unique index of the key's kind (migration 0033).
  */
 export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<boolean> {
   const result = await db
     .insertInto('pass_keys')
     .values(row)
-    .onConflict((oc) => oc.columns(['organization_id', 'environment']).where('retired_at', 'is', null).doNothing())
+    .onConflict((oc) =>
+      row.site_id == null
+        ? oc.columns(['organization_id', 'environment']).where('retired_at', 'is', null).where('site_id', 'is', null).doNothing()
+        : oc.columns(['organization_id', 'environment', 'site_id']).where('retired_at', 'is', null).doNothing(),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }

@@ -406,6 +406,8 @@ export interface PassKeyRow {
   /** Set when a newer key took over signing; kiosks still accept this one until accept_until. */
   retired_at: string | null;
   accept_until: string | null;
+  /** The site whose codes it signs (migration 0033); null: the organization's, for codes made before sites. */
+  site_id?: string | null;
 }
 
 export interface FeedCounterRow {

@@ -192,10 +192,18 @@ export const PassKey = z
     kid: z.string(),
     algorithm: z.literal('Ed25519'),
     public_key: z.string().meta({ description: 'Raw 32-byte Ed25519 public key, base64url' }),
+    site_id: z.string().nullable().meta({
+      description:
+        "The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site)",
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'PassKey' });
 export const PassKeys = z.object({ keys: z.array(PassKey) }).meta({ id: 'PassKeys' });
+export type PassKeys = z.infer<typeof PassKeys>;
+export const PassKeysQuery = z.object({
+  site_id: SiteRef.optional().meta({ description: "Only this site's keys and the organization's (a kiosk of that site); its signing key is made if it has none yet" }),
+});
 
 // Access logs
 

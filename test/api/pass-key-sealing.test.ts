@@ -94,6 +94,7 @@ describe('the first pass key of a tenant', () => {
         kid: 'LATEKID',
         organization_id: org.organizationId,
         environment: 'live',
+        site_id: first.site_id,
         public_key: 'x',
         private_key: 'y',
         created_at: new Date().toISOString(),
@@ -102,7 +103,7 @@ describe('the first pass key of a tenant', () => {
       };
       expect(await insertPassKey(trx, late)).toBe(false);
       // On PostgreSQL a failed statement would have aborted the transaction: this would fail.
-      return (await findPassKey(trx, tenant))!.kid;
+      return (await findPassKey(trx, tenant, first.site_id))!.kid;
     });
     expect(kid).toBe(first.kid);
   });

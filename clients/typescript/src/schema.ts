@@ -321,7 +321,7 @@ export interface paths {
         };
         /**
          * Public Ed25519 keys that verify signed passes offline
-         * @description Scope `access_codes:validate`. A pass is `TS1.<KID>.<CODE>.<ULID>.<VALID_FROM_MS>.<VALID_UNTIL_MS>.<MAX_USES>.<SIGNATURE>`; the signature (Crockford base32 of 64 bytes) is Ed25519 over everything before its last dot, with the key whose `kid` the pass names. Case does not matter. The code id is `code_` + ULID. The key exists from the first call, before any code is issued, so a kiosk set up on a new organization can verify its first passes.
+         * @description Scope `access_codes:validate`. A pass is `TS1.<KID>.<CODE>.<ULID>.<VALID_FROM_MS>.<VALID_UNTIL_MS>.<MAX_USES>.<SIGNATURE>`; the signature (Crockford base32 of 64 bytes) is Ed25519 over everything before its last dot, with the key whose `kid` the pass names. Case does not matter. The code id is `code_` + ULID. Each site signs its codes with its own key, so the key names the pass's site (`site_id`): a kiosk of another site refuses it with `Code is for another site`. Keys with `site_id` null are the organization's: they signed codes made before sites, valid at every site until they expire. Every active site has its key from the first call, before any code is issued there, so a kiosk set up on a new site can verify its first passes. With `site_id`, only that site's keys and the organization's.
          */
         get: operations["passKeys"];
         put?: never;
@@ -2392,6 +2392,8 @@ export interface components {
             algorithm: "Ed25519";
             /** @description Raw 32-byte Ed25519 public key, base64url */
             public_key: string;
+            /** @description The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site) */
+            site_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -4949,7 +4951,10 @@ export interface operations {
     };
     passKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only this site's keys and the organization's (a kiosk of that site); its signing key is made if it has none yet */
+                site_id?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
