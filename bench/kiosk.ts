@@ -269,7 +269,7 @@ async function runKioskBench(context: SectionContext): Promise<SectionResult> {
     for (let i = 0; i < probe.length; i++) {
       const text = i % 2 ? probe[i]!.qr_payload : probe[i]!.code;
       const t0 = performance.now();
-      decideOffline(core.db, verifier, text, Date.now());
+      decideOffline(core.db, verifier, text, Date.now(), null);
       decideMs.push(performance.now() - t0);
     }
     const scanStats = summarize(scanMs);

@@ -18,6 +18,8 @@ export interface CachedCode {
   purpose: string | null;
   host_user_id: string | null;
   entry_point: string | null;
+  /** The site whose gates admit it (issue #34); null: made before sites, valid at every site. */
+  site_id: string | null;
   from_feed: number;
   updated_at: string;
 }
@@ -25,21 +27,26 @@ export interface CachedCode {
 /**
  * Stores a page of the change feed and the cursor after it in one transaction, so a kiosk
  * switched off mid-sync resumes from a page it holds entirely. The uses granted here offline
- * are kept: the server learns of them only when the outbox replays them.
+ * are kept: the server learns of them only when the outbox replays them. A page asked for from
+ * a cursor the kiosk no longer holds (the cache was emptied while it was on its way: the kiosk
+ * moved to another server) is dropped, and false answered: the caller reads on from where the
+ * cache now stands.
  */
-export function applyFeedPage(db: KioskDb, codes: AccessCode[], nextCursor: number, at: string): void {
+export function applyFeedPage(db: KioskDb, codes: AccessCode[], fromCursor: number, nextCursor: number, at: string): boolean {
   const upsert = db.prepare(`
     INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses,
-                       visitor_name, visitor_phone, purpose, host_user_id, entry_point, from_feed, updated_at)
+                       visitor_name, visitor_phone, purpose, host_user_id, entry_point, site_id, from_feed, updated_at)
     VALUES (@code_id, @code, @status, @valid_from_ms, @valid_until_ms, @max_uses, @use_count, 0,
-            @visitor_name, @visitor_phone, @purpose, @host_user_id, @entry_point, 1, @updated_at)
+            @visitor_name, @visitor_phone, @purpose, @host_user_id, @entry_point, @site_id, 1, @updated_at)
     ON CONFLICT (code_id) DO UPDATE SET
       code = excluded.code, status = excluded.status, valid_from_ms = excluded.valid_from_ms,
       valid_until_ms = excluded.valid_until_ms, max_uses = excluded.max_uses, use_count = excluded.use_count,
       visitor_name = excluded.visitor_name, visitor_phone = excluded.visitor_phone, purpose = excluded.purpose,
-      host_user_id = excluded.host_user_id, entry_point = excluded.entry_point, from_feed = 1, updated_at = excluded.updated_at`);
+      host_user_id = excluded.host_user_id, entry_point = excluded.entry_point, site_id = excluded.site_id,
+      from_feed = 1, updated_at = excluded.updated_at`);
   const saveCursor = db.prepare(`INSERT INTO settings (key, value) VALUES ('feed_cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  db.transaction(() => {
+  return db.transaction(() => {
+    if (feedCursor(db) !== fromCursor) return false;
     for (const code of codes) {
       upsert.run({
         code_id: code.code_id,
@@ -54,10 +61,26 @@ export function applyFeedPage(db: KioskDb, codes: AccessCode[], nextCursor: numb
         purpose: code.purpose,
         host_user_id: code.host_user_id,
         entry_point: code.entry_point,
+        site_id: code.site_id,
         updated_at: at,
       });
     }
     saveCursor.run(String(nextCursor));
+    return true;
+  })();
+}
+
+/**
+ * Empties the cache of codes and rewinds the feed, in one transaction, so the next sync reads
+ * every code again from the start: the kiosk's site is new, and what it kept was another site's
+ * view (or from before codes carried their site). Codes with uses granted here offline that
+ * the server has not heard of yet are kept: without them a code's last use could be granted
+ * twice; their site is known from their feed row or pass key.
+ */
+export function restartCodeFeed(db: KioskDb): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM codes WHERE local_uses = 0').run();
+    db.prepare(`DELETE FROM settings WHERE key = 'feed_cursor'`).run();
   })();
 }
 
@@ -77,12 +100,12 @@ export function cachedCodeByText(db: KioskDb, normalizedCode: string): CachedCod
     .get(normalizedCode) as CachedCode | undefined;
 }
 
-/** A pass never seen before, decided from its signed claims: kept so its uses are counted here too. */
-export function rememberPass(db: KioskDb, claims: PassClaims, at: string): void {
+/** A pass never seen before, decided from its signed claims (its site from its key): kept so its uses are counted here too. */
+export function rememberPass(db: KioskDb, claims: PassClaims, siteId: string | null, at: string): void {
   db.prepare(`
-    INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses, from_feed, updated_at)
-    VALUES (?, ?, 'active', ?, ?, ?, 0, 0, 0, ?)
-    ON CONFLICT (code_id) DO NOTHING`).run(claims.codeId, claims.code, claims.validFrom, claims.validUntil, claims.maxUses, at);
+    INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses, site_id, from_feed, updated_at)
+    VALUES (?, ?, 'active', ?, ?, ?, 0, 0, ?, 0, ?)
+    ON CONFLICT (code_id) DO NOTHING`).run(claims.codeId, claims.code, claims.validFrom, claims.validUntil, claims.maxUses, siteId, at);
 }
 
 export function addLocalUse(db: KioskDb, codeId: string): void {
@@ -110,15 +133,27 @@ export function countCachedCodes(db: KioskDb): number {
   return (db.prepare('SELECT count(*) AS n FROM codes WHERE from_feed = 1').get() as { n: number }).n;
 }
 
-/** The server's current set replaces the stored one: a key retired there no longer verifies passes here. */
-export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key: string; created_at: string }>): void {
-  const insert = db.prepare(`INSERT INTO pass_keys (kid, public_key, created_at) VALUES (?, ?, ?) ON CONFLICT (kid) DO UPDATE SET public_key = excluded.public_key`);
+/** A public pass key as kept here: `site_id` null is the organization's (codes made before sites). */
+export interface StoredPassKey {
+  kid: string;
+  public_key: string;
+  site_id: string | null;
+}
+
+/**
+ * The server's current set replaces the stored one: a key retired there no longer verifies
+ * passes here. A server from before sites names no key's site: each is the organization's.
+ */
+export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key: string; site_id?: string | null; created_at: string }>): void {
+  const insert = db.prepare(
+    `INSERT INTO pass_keys (kid, public_key, site_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (kid) DO UPDATE SET public_key = excluded.public_key, site_id = excluded.site_id`,
+  );
   db.transaction(() => {
     db.prepare('DELETE FROM pass_keys').run();
-    for (const key of keys) insert.run(key.kid, key.public_key, key.created_at);
+    for (const key of keys) insert.run(key.kid, key.public_key, key.site_id ?? null, key.created_at);
   })();
 }
 
-export function loadPassKeys(db: KioskDb): Array<{ kid: string; public_key: string }> {
-  return db.prepare('SELECT kid, public_key FROM pass_keys').all() as Array<{ kid: string; public_key: string }>;
+export function loadPassKeys(db: KioskDb): StoredPassKey[] {
+  return db.prepare('SELECT kid, public_key, site_id FROM pass_keys').all() as StoredPassKey[];
 }

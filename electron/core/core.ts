@@ -100,12 +100,12 @@ function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
 }
 
 /**
- * Another server or key may be another organization: its codes, pass keys, visitors and feed
- * cursor are not ours, and the incidents it holds are not readable with the new key. In the
- * caller's transaction.
+ * Another server or key may be another organization: its codes, pass keys, visitors, feed
+ * cursor and site are not ours, and the incidents it holds are not readable with the new key.
+ * In the caller's transaction.
  */
 function forgetServer(db: KioskDb, at: string): void {
-  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage');`);
+  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage', 'site', 'codes_site');`);
   closeFollowedPanics({ db }, at);
 }
 

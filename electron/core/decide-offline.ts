@@ -20,10 +20,13 @@ export interface OfflineVerdict {
 
 /**
  * Decides a scan with no network, in the server's order (not found, revoked, used up, not yet
- * active, expired), from the cached codes and the uses granted here offline. A pass the cache does
- * not hold is decided from its own signed claims; an altered or foreign pass is refused.
+ * active, expired, another site), from the cached codes and the uses granted here offline. A
+ * pass the cache does not hold is decided from its own signed claims; an altered or foreign
+ * pass is refused. A kiosk that knows its site (`kioskSite`) admits only its site's codes and
+ * those made before sites: a pass names its site through its signing key, a cached code by its
+ * feed row. One that does not (null) admits every site's, as before sites.
  */
-export function decideOffline(db: KioskDb, verifier: PassVerifier, text: string, nowMs: number): OfflineVerdict {
+export function decideOffline(db: KioskDb, verifier: PassVerifier, text: string, nowMs: number, kioskSite: string | null): OfflineVerdict {
   let code: CodeView;
   let unseenPass: PassClaims | null = null;
   if (looksLikePass(text)) {
@@ -48,15 +51,23 @@ export function decideOffline(db: KioskDb, verifier: PassVerifier, text: string,
         visitor_phone: null,
         purpose: null,
         host_user_id: null,
+        site_id: check.site,
       };
     }
-    const reason = refusalOf(code, nowMs);
+    // The key says the pass's site even where the cache (filled before codes carried their site) does not.
+    const reason = refusalOf(code, nowMs) ?? placeRefusalOf(kioskSite, [check.site, code.site_id]);
     return { admitted: !reason, reason: reason ?? 'admitted', code, unseenPass };
   }
   const cached = cachedCodeByText(db, normalizeCode(text));
   if (!cached) return { admitted: false, reason: 'not_found', code: null, unseenPass: null };
-  const reason = refusalOf(cached, nowMs);
+  const reason = refusalOf(cached, nowMs) ?? placeRefusalOf(kioskSite, [cached.site_id]);
   return { admitted: !reason, reason: reason ?? 'admitted', code: cached, unseenPass: null };
+}
+
+/** A code of another site than the kiosk's, as the server refuses it (`Code is for another site`); null sites are codes made before sites. */
+function placeRefusalOf(kioskSite: string | null, codeSites: ReadonlyArray<string | null>): DecisionReason | undefined {
+  if (kioskSite === null) return undefined;
+  return codeSites.some((site) => site !== null && site !== kioskSite) ? 'other_site' : undefined;
 }
 
 function refusalOf(code: CodeView, nowMs: number): DecisionReason | undefined {

@@ -175,6 +175,18 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
       );
     `);
   },
+
+  function v4_sites_of_codes_and_keys(db) {
+    // Passes signed per site (issue #34): a code's site from the feed, and the site a pass key
+    // signs for (null: the organization's, codes made before sites, valid at every site). The
+    // cache kept so far does not know its codes' sites: the sync empties it and reads the feed
+    // from the start once it knows which site this kiosk stands at (electron/core/site.ts).
+    // Until then it decides as it did, so an upgrade while offline leaves the gate working.
+    db.exec(`
+      ALTER TABLE codes ADD COLUMN site_id TEXT;
+      ALTER TABLE pass_keys ADD COLUMN site_id TEXT;
+    `);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

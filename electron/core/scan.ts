@@ -8,6 +8,7 @@ import { settingsOf, tryServerFirst } from './gate.ts';
 import { attemptOperation, newOperation, whileInFlight } from './operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox.ts';
 import { insertVisit } from './visits.ts';
+import { siteIdOf } from './site.ts';
 
 /**
  * A scan, as a pipeline: the scan is made once (its ids, its time, its operation), sent to the
@@ -64,12 +65,15 @@ function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
   const decisionId = ctx.newId('dec', now);
   const visitId = ctx.newId('vis', now);
   const guard = ctx.guard();
+  const siteId = siteIdOf(ctx);
   const op = newOperation(ctx, now, {
     kind: 'validate',
     body: {
       code: input.text,
       ...(guard ? { validated_by: guard.name } : {}),
       entry_point: settings.entryPoint,
+      // The gate's site, once the server has named it: another site's code is refused there too.
+      ...(siteId ? { site_id: siteId } : {}),
       scanned_at: now.toISOString(),
     },
     visitId,
@@ -83,7 +87,7 @@ function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
  * would admit again. The kiosk refuses without asking.
  */
 function spentHere(ctx: CoreContext, text: string, now: Date): boolean {
-  const verdict = decideOffline(ctx.db, ctx.verifier, text, now.getTime());
+  const verdict = decideOffline(ctx.db, ctx.verifier, text, now.getTime(), siteIdOf(ctx));
   const code = verdict.code;
   return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
 }
@@ -109,7 +113,7 @@ function decideAndRecord(ctx: CoreContext, scan: Scan, word: ServerWord): ScanDe
 function readKnown(ctx: CoreContext, scan: Scan, word: ServerWord): Known {
   if (word.kind === 'throttled') return { verdict: null, cached: undefined };
   if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
-  return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime()), cached: undefined };
+  return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx)), cached: undefined };
 }
 
 /** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
@@ -180,7 +184,7 @@ function record(ctx: CoreContext, scan: Scan, word: ServerWord, known: Known, de
     }
     insertDecision(db, decision, queuedOpId);
     if (!verdict.admitted || !verdict.code) return;
-    if (verdict.unseenPass) rememberPass(db, verdict.unseenPass, scan.now.toISOString());
+    if (verdict.unseenPass) rememberPass(db, verdict.unseenPass, verdict.code.site_id, scan.now.toISOString());
     addLocalUse(db, verdict.code.code_id);
     insertCodeVisit(ctx, scan, null, verdict.code);
   })();

@@ -1,7 +1,10 @@
+import { restartCodeFeed } from './code-cache.ts';
 import type { CoreContext } from './context.ts';
-import { deleteSetting, readJsonSetting, writeJsonSetting } from './settings.ts';
+import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from './settings.ts';
 
 const SITE_SETTING = 'site';
+/** The site the code cache was read for ('' none); absent: a cache from before codes carried their site. */
+const CACHE_SITE_SETTING = 'codes_site';
 
 /** The site this kiosk's gate belongs to, as the server's last heartbeat answer said (issue #34). */
 export interface KioskSite {
@@ -30,4 +33,30 @@ export function alarmPhonesOf(ctx: Pick<CoreContext, 'db' | 'settings'>): string
   const site = readSite(ctx);
   if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${entry.phone}`).join(', ');
   return ctx.settings?.alarmPhones ?? null;
+}
+
+/** The kiosk's site id, or null while it knows none (it then admits every site's codes, as before sites). */
+export function siteIdOf(ctx: Pick<CoreContext, 'db'>): string | null {
+  return readSite(ctx)?.site_id ?? null;
+}
+
+/** True when the kiosk's site is not the one its code cache was read for: the cache is to be read again. */
+export function cacheBehindSite(ctx: Pick<CoreContext, 'db'>): boolean {
+  return readSetting(ctx.db, CACHE_SITE_SETTING) !== (siteIdOf(ctx) ?? '');
+}
+
+/**
+ * A kiosk whose site is set or changed (a heartbeat answer names it) empties its code cache and
+ * reads the feed again from the start (electron/core/code-cache.ts, `restartCodeFeed`): what it
+ * holds was read for another site, or before codes carried their site. Called by the sync, once
+ * the server answers, so a kiosk offline keeps deciding from what it has. True when it did.
+ */
+export function cacheFollowsSite(ctx: Pick<CoreContext, 'db'>): boolean {
+  if (!cacheBehindSite(ctx)) return false;
+  const site = siteIdOf(ctx) ?? '';
+  ctx.db.transaction(() => {
+    restartCodeFeed(ctx.db);
+    writeSetting(ctx.db, CACHE_SITE_SETTING, site);
+  })();
+  return true;
 }

@@ -12,6 +12,7 @@ import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
 import { readSetting, writeSetting } from './settings.ts';
 import { replaceServerVisitors } from './visits.ts';
+import { cacheBehindSite, cacheFollowsSite } from './site.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 const FEED_PAGE = 1000;
@@ -152,6 +153,10 @@ export class SyncLoop {
   beatSoon(): void {
     if (this.stopped || this.beating || !this.ctx.api) return;
     this.beating = beat(this.ctx, this.ctx.appVersion)
+      // Its answer named a new site: the codes are read again for it now, not at the next sync.
+      .then(() => {
+        if (cacheBehindSite(this.ctx)) this.kick();
+      })
       .catch((error: unknown) => this.ctx.logError(error))
       .finally(() => {
         this.beating = null;
@@ -234,6 +239,8 @@ export class SyncLoop {
       // A key without access_codes:validate may still send walk-ins and checkouts: the outbox
       // goes on, and the problem is shown (and the sync counted as failed) at the end.
       let forbidden: Forbidden | null = null;
+      // A new site (or a cache from before codes carried their site): the codes again, from the start.
+      if (cacheFollowsSite(ctx)) this.cachedCodes = countCachedCodes(ctx.db);
       try {
         await this.refreshPassKeys();
         report.codesUpdated = await this.pullCodeFeed();
@@ -276,7 +283,8 @@ export class SyncLoop {
         report.error ??= `The sync failed: ${(error as Error)?.message ?? String(error)}`;
         this.failures++;
       } finally {
-        this.schedule(report.error ? this.backoffMs(retryAfterMs) : ctx.timings.syncIntervalMs);
+        // A heartbeat answered in this run may have named a new site: its codes at once.
+        this.schedule(report.error ? this.backoffMs(retryAfterMs) : cacheBehindSite(ctx) ? 0 : ctx.timings.syncIntervalMs);
       }
     }
     return report;
@@ -327,7 +335,8 @@ export class SyncLoop {
         ctx,
         await ctx.api!.call('get', '/access-codes/changes', { params: { query: { cursor, limit: FEED_PAGE } }, timeoutMs: ctx.timings.requestTimeoutMs }),
       );
-      applyFeedPage(ctx.db, page.codes, page.next_cursor, ctx.nowIso());
+      // Dropped when the cache was emptied meanwhile (the kiosk moved to another server): read again from where it stands.
+      if (!applyFeedPage(ctx.db, page.codes, cursor, page.next_cursor, ctx.nowIso())) continue;
       updated += page.codes.length;
       if (!page.has_more) return updated;
       // "More" with a cursor that does not move on would ask for the same page forever.

@@ -132,7 +132,7 @@ export const DECISION_REASONS = [
   'invalid_pass',
   /** Online: the server answered 429 to too many unknown codes. */
   'too_many_attempts',
-  /** Online: the code is for another site's gates (issue #34). */
+  /** The code is for another site's gates (issue #34): said by the server, or offline by the pass's signing key or the cached code. */
   'other_site',
   /** Online: the code is limited to another entry point of this site. */
   'other_entry_point',

@@ -63,6 +63,22 @@ describe('kiosk database migrations', () => {
     expect(tables(db)).not.toContain('half_done');
   });
 
+  it('v4 gives cached codes and pass keys a site, keeping what the kiosk held: codes and keys from before are valid at every site', () => {
+    const db = openMemoryDatabase();
+    migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 3));
+    db.prepare(
+      `INSERT INTO codes (code_id, code, status, valid_from_ms, valid_until_ms, max_uses, use_count, local_uses, from_feed, updated_at)
+       VALUES ('code_1', 'AB-2345', 'active', 0, 1, 1, 0, 1, 1, '2026-01-01T00:00:00.000Z')`,
+    ).run();
+    db.prepare(`INSERT INTO pass_keys (kid, public_key, created_at) VALUES ('KID1', 'pk', '2026-01-01T00:00:00.000Z')`).run();
+    db.prepare(`INSERT INTO settings (key, value) VALUES ('feed_cursor', '7')`).run();
+    migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 4));
+    expect(db.prepare('SELECT code_id, local_uses, site_id FROM codes').all()).toEqual([{ code_id: 'code_1', local_uses: 1, site_id: null }]);
+    expect(db.prepare('SELECT kid, site_id FROM pass_keys').all()).toEqual([{ kid: 'KID1', site_id: null }]);
+    // The feed is read again by the sync once the kiosk knows its site (electron/core/site.ts), not here: an upgrade offline keeps its gate working.
+    expect(db.prepare(`SELECT value FROM settings WHERE key = 'feed_cursor'`).get()).toEqual({ value: '7' });
+  });
+
   it('refuses a database written by a newer kiosk', () => {
     const db = openMemoryDatabase();
     db.pragma(`user_version = ${KIOSK_MIGRATIONS.length + 1}`);
