@@ -7,6 +7,7 @@ import { BoardScreen } from './live/board.tsx';
 import { IncidentScreen } from './live/incident.tsx';
 import { JoinScreen } from './session/join.tsx';
 import { Layout } from './components/layout.tsx';
+import { SiteScopeProvider } from './sites/site-scope.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './session/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './session/totp-enrol.tsx';
 
@@ -234,9 +235,12 @@ export function App() {
   if (!context) return null;
   return (
     <Console.Provider value={context}>
-      <Layout path={path}>
-        <Suspense fallback={<p className="muted">Opening…</p>}>{screenFor(path)}</Suspense>
-      </Layout>
+      {/* The site chosen is the organization's: another organization starts from its own. */}
+      <SiteScopeProvider key={context.session.organization.organization_id}>
+        <Layout path={path}>
+          <Suspense fallback={<p className="muted">Opening…</p>}>{screenFor(path)}</Suspense>
+        </Layout>
+      </SiteScopeProvider>
     </Console.Provider>
   );
 }

@@ -3,6 +3,7 @@ import { useConsole } from '../context.tsx';
 import { useNow, useStreamStatus } from '../live/hooks.ts';
 import { clock } from '../live/incidents.ts';
 import { Link } from '../router.tsx';
+import { useSiteScope } from '../sites/site-scope.tsx';
 
 interface NavItem {
   to: string;
@@ -69,6 +70,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
             Sandbox
           </button>
         </div>
+        <SiteSwitch />
         <StreamPill />
         {/* Who and Sign out stay together when the bar wraps (a tablet held upright). */}
         <span className="who">
@@ -95,11 +97,44 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           </ul>
         </nav>
         <main id="main" tabIndex={-1}>
-          {children}
+          <SiteScreen>{children}</SiteScreen>
         </main>
       </div>
     </div>
   );
+}
+
+/**
+ * The site the screens show: "All sites" (for a person who may see every site) and each site not
+ * archived. Not shown with one site to choose; a person limited to one site sees its name.
+ */
+function SiteSwitch() {
+  const { choices, mayChooseAll, chosen, choose } = useSiteScope();
+  if (choices.length <= 1)
+    return !mayChooseAll && chosen ? (
+      <span className="site-name" data-testid="site-name">
+        {chosen.name}
+      </span>
+    ) : null;
+  return (
+    <label className="site-switch">
+      <span className="visually-hidden">Site</span>
+      <select value={chosen?.site_id ?? ''} onChange={(event) => choose(event.target.value || null)} data-testid="site-switch">
+        {mayChooseAll && <option value="">All sites</option>}
+        {choices.map((site) => (
+          <option key={site.site_id} value={site.site_id}>
+            {site.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A screen once the sites are known: none reads every site's data before the choice is applied. */
+function SiteScreen({ children }: { children: ReactNode }) {
+  const { ready } = useSiteScope();
+  return ready ? children : <p className="muted">Opening…</p>;
 }
 
 /** A screen's heading, its one-line purpose, and its main action on the right. */

@@ -5,6 +5,7 @@ import { ScreenHeader } from '../components/layout.tsx';
 import { useConsole } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
+import { useSiteScope } from './site-scope.tsx';
 
 type Site = Schemas['Site'];
 type Language = NonNullable<Site['call_list'][number]['language']>;
@@ -168,6 +169,12 @@ export function SitesScreen() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const sites = useList('/sites', { status: shown });
+  const scope = useSiteScope();
+  // A site added, renamed or archived here is offered (or no longer) by the switcher at once.
+  const changed = () => {
+    sites.reload();
+    scope.reload();
+  };
   return (
     <section className="stack" data-testid="screen-sites">
       <ScreenHeader
@@ -183,7 +190,7 @@ export function SitesScreen() {
       >
         Your estates and premises: their gates, and who to call, in order, when nobody comes.
       </ScreenHeader>
-      {creating && <NewSite onCreated={sites.reload} onCancel={() => setCreating(false)} />}
+      {creating && <NewSite onCreated={changed} onCancel={() => setCreating(false)} />}
       <div className="filters" role="group" aria-label="Filter sites">
         <label htmlFor="site-shown">Show</label>
         <select id="site-shown" value={shown} onChange={(e) => setShown(e.target.value === 'archived' ? 'archived' : 'active')}>
@@ -242,7 +249,7 @@ export function SitesScreen() {
             className: 'actions-cell',
             cell: (site) =>
               editing === site.site_id ? (
-                <EditSite site={site} onChanged={sites.reload} onDone={() => setEditing(null)} />
+                <EditSite site={site} onChanged={changed} onDone={() => setEditing(null)} />
               ) : (
                 !site.archived_at && (
                   <button type="button" onClick={() => setEditing(site.site_id)}>
