@@ -1,43 +1,18 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { describeError, type Client, type Schemas } from '../api.ts';
+import { describeError, type Client } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
 import { theAlarm } from './alarm.ts';
 import { useCoverage } from './coverage.ts';
-import { useSites } from '../sites/use-sites.ts';
+import { useSiteScope } from '../sites/site-scope.tsx';
+import { CATEGORY, IncidentCard } from './incident-card.tsx';
 import { useLiveEvents, useNow } from './hooks.ts';
-import {
-  arriveView,
-  assignView,
-  boardOrder,
-  clock,
-  entryPointOf,
-  incidentOf,
-  LANES,
-  laneOf,
-  needsAcknowledgement,
-  newer,
-  onBoard,
-  type Incident,
-} from './incidents.ts';
-import { Link } from '../router.tsx';
+import { boardOrder, entryPointOf, incidentOf, inSite, LANES, laneOf, needsAcknowledgement, newer, onBoard, type Incident } from './incidents.ts';
 import { ScreenHeader } from '../components/layout.tsx';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { readAllPages } from '../lists/read-all-pages.ts';
 
-const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
-const STATUS: Record<Incident['status'], string> = {
-  created: 'Created',
-  dispatching: 'Offering to responders',
-  assigned: 'Assigned',
-  responding: 'Responding',
-  on_scene: 'On scene',
-  escalated: 'Escalated: nobody accepted',
-  unresponsive: 'Unresponsive: still nobody',
-  resolved: 'Resolved',
-  cancelled: 'Cancelled',
-};
 /** The alarm repeats this often while an escalated or unresponsive incident is unacknowledged. */
 const ALARM_EVERY_MS = 10_000;
 
@@ -45,17 +20,17 @@ const ALARM_EVERY_MS = 10_000;
 const MOST_ON_BOARD = 2_000;
 
 /**
- * Every active incident, and those closed in the last hour (all the board shows of them). The
- * closed ones are those created in the last day, the only date the API filters on, kept when
- * they were updated within the hour.
+ * Every active incident, and those closed in the last hour (all the board shows of them), of one
+ * site or of all (`siteId` undefined). The closed ones are those created in the last day, the
+ * only date the API filters on, kept when they were updated within the hour.
  */
-async function loadBoard(client: Client): Promise<{ incidents: Incident[]; leftOut: number }> {
+async function loadBoard(client: Client, siteId: string | undefined): Promise<{ incidents: Incident[]; leftOut: number }> {
   const since = new Date(Date.now() - DAY_MS).toISOString();
   const closedSince = Date.now() - HOUR_MS;
   const [active, resolved, cancelled] = await Promise.all([
-    readAllPages(client, '/incidents', { status: 'active' }, MOST_ON_BOARD),
-    readAllPages(client, '/incidents', { status: 'resolved', from_date: since }, MOST_ON_BOARD),
-    readAllPages(client, '/incidents', { status: 'cancelled', from_date: since }, MOST_ON_BOARD),
+    readAllPages(client, '/incidents', { status: 'active', site_id: siteId }, MOST_ON_BOARD),
+    readAllPages(client, '/incidents', { status: 'resolved', from_date: since, site_id: siteId }, MOST_ON_BOARD),
+    readAllPages(client, '/incidents', { status: 'cancelled', from_date: since, site_id: siteId }, MOST_ON_BOARD),
   ]);
   const recent = (incident: Incident) => Date.parse(incident.updated_at) >= closedSince;
   return {
@@ -66,6 +41,7 @@ async function loadBoard(client: Client): Promise<{ incidents: Incident[]; leftO
 
 export function BoardScreen() {
   const { client, environment, can } = useConsole();
+  const { siteId, chosen, siteOf } = useSiteScope();
   const [incidents, setIncidents] = useState<ReadonlyMap<string, Incident>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -92,7 +68,7 @@ export function BoardScreen() {
     let current = true;
     early.current = [];
     setLoading(true);
-    loadBoard(client).then(
+    loadBoard(client, siteId).then(
       ({ incidents: list, leftOut: left }) => {
         if (!current) return;
         const map = new Map<string, Incident>();
@@ -113,12 +89,13 @@ export function BoardScreen() {
     return () => {
       current = false;
     };
-  }, [client, environment, round]);
+  }, [client, environment, round, siteId]);
 
   useLiveEvents(
     (event) => {
       const incident = incidentOf(event);
-      if (!incident) return;
+      // Another site's incident is not this board's, nor its chime, while a site is chosen.
+      if (!incident || !inSite(incident, siteId)) return;
       if (early.current) early.current.push(incident);
       else apply(incident);
       if (event.type === 'incident.created' && incident.category === 'sos') {
@@ -129,7 +106,8 @@ export function BoardScreen() {
     () => setRound((n) => n + 1),
   );
 
-  const shown = useMemo(() => [...incidents.values()].filter((incident) => onBoard(incident, now)), [incidents, now]);
+  // What the last site's list left is not shown while the chosen site's is read.
+  const shown = useMemo(() => [...incidents.values()].filter((incident) => onBoard(incident, now) && inSite(incident, siteId)), [incidents, now, siteId]);
   // A wall screen runs all night: what has left the board leaves memory too, once a minute.
   const minute = Math.floor(now / 60_000);
   useEffect(() => {
@@ -158,7 +136,6 @@ export function BoardScreen() {
   }, [flashText, alarm]);
 
   const covered = useCoverage(shown);
-  const { siteOf } = useSites();
   const entryPoints = useMemo(() => [...new Set(shown.map(entryPointOf).filter((point): point is string => point !== null))].sort(), [shown]);
   const filtered = shown.filter(
     (incident) =>
@@ -179,7 +156,9 @@ export function BoardScreen() {
 
   return (
     <div className="stack" data-testid="screen-board">
-      <ScreenHeader title="Live board">Every active incident, as it changes. Cards stand out until a person has seen them.</ScreenHeader>
+      <ScreenHeader title={chosen ? `Live board: ${chosen.name}` : 'Live board'}>
+        Every active incident{chosen ? ` at ${chosen.name}` : ''}, as it changes. Cards stand out until a person has seen them.
+      </ScreenHeader>
       <SoundControl />
       <OfflineKiosks />
       <div className="filters" role="group" aria-label="Filter the board">
@@ -243,7 +222,7 @@ export function BoardScreen() {
                       incident={incident}
                       now={now}
                       covered={covered(incident)}
-                      site={siteOf(entryPointOf(incident))}
+                      site={siteOf(incident)}
                       unseen={unseen.has(incident.incident_id)}
                       onSeen={() => seen(incident.incident_id)}
                       onAcknowledge={can('operateIncidents') ? () => acknowledge(incident) : null}
@@ -256,121 +235,6 @@ export function BoardScreen() {
         })}
       </div>
     </div>
-  );
-}
-
-function IncidentCard({
-  incident,
-  now,
-  covered,
-  site,
-  unseen,
-  onSeen,
-  onAcknowledge,
-}: {
-  incident: Incident;
-  now: number;
-  /** Whether a responder is near, while it waits for one (live/coverage.ts). */
-  covered: boolean | undefined;
-  /** The site whose numbers to call when nobody comes (sites/use-sites.ts). */
-  site: Schemas['Site'] | undefined;
-  unseen: boolean;
-  onSeen: () => void;
-  onAcknowledge: (() => Promise<void>) | null;
-}) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const attention = needsAcknowledgement(incident);
-  const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
-  const assign = assignView(incident, now, covered);
-  const arrive = arriveView(incident, now);
-  const entryPoint = entryPointOf(incident);
-  const fresh = unseen && laneOf(incident.status) === 'new';
-  return (
-    <li
-      className={`card${attention ? ' alert' : ''}${fresh ? ' fresh' : ''}`}
-      data-testid="incident-card"
-      data-incident-id={incident.incident_id}
-      data-status={incident.status}
-      data-attention={attention ? 'yes' : 'no'}
-    >
-      <div className="card-head">
-        <Link to={`/incidents/${encodeURIComponent(incident.incident_id)}`} className="card-title" onClick={onSeen}>
-          {incident.title}
-        </Link>
-        {fresh && <span className="tag bad">New</span>}
-      </div>
-      <p className="card-tags">
-        <span className={`tag ${incident.category === 'sos' ? 'bad' : ''}`}>{CATEGORY[incident.category]}</span>
-        <span className={`tag ${incident.severity === 'critical' || incident.severity === 'high' ? 'warn' : ''}`}>{incident.severity}</span>
-        {incident.is_drill && <span className="tag">Drill</span>}
-      </p>
-      <p className="card-status" data-testid="card-status">
-        {STATUS[incident.status]}
-      </p>
-      <p className="card-who">
-        {incident.subject.name}
-        {entryPoint ? ` · ${entryPoint}` : incident.location.address ? ` · ${incident.location.address}` : ''}
-      </p>
-      <dl className="card-times">
-        <dt>Age</dt>
-        <dd>{clock(now - Date.parse(incident.created_at))}</dd>
-        <dt>Assign</dt>
-        <dd className={`tone-${assign.tone}`}>{assign.text}</dd>
-        <dt>Arrive</dt>
-        <dd className={`tone-${arrive.tone}`}>{arrive.text}</dd>
-        {incident.responder && (
-          <>
-            <dt>Responder</dt>
-            <dd>{incident.responder.name}</dd>
-          </>
-        )}
-      </dl>
-      {attention && (
-        <div className="card-actions">
-          <strong className="alert-text">Nobody has accepted. Call the estate's numbers and the police now.</strong>
-          {site && site.call_list.length > 0 ? (
-            <ol className="call-list" data-testid="card-call-list" aria-label={`Numbers of ${site.name}`}>
-              {site.call_list.map((entry, index) => (
-                <li key={index}>
-                  {entry.name}: <a href={`tel:${entry.phone}`}>{entry.phone}</a>
-                </li>
-              ))}
-            </ol>
-          ) : (
-            site && <p className="muted small">{site.name} has no call list yet: add its numbers under Sites.</p>
-          )}
-          {onAcknowledge && (
-            <button
-              type="button"
-              className="primary"
-              disabled={busy}
-              data-testid="acknowledge"
-              onClick={() => {
-                setBusy(true);
-                setError(null);
-                onAcknowledge().then(
-                  () => setBusy(false),
-                  (failure: unknown) => {
-                    setBusy(false);
-                    setError(describeError(failure));
-                  },
-                );
-              }}
-            >
-              Acknowledge
-            </button>
-          )}
-        </div>
-      )}
-      {acknowledged && <p className="muted">{incident.timeline.findLast((entry) => entry.event === 'acknowledged')?.message}</p>}
-      {fresh && (
-        <button type="button" className="link" onClick={onSeen}>
-          Seen
-        </button>
-      )}
-      <ErrorNote error={error} />
-    </li>
   );
 }
 

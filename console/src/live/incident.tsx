@@ -8,12 +8,16 @@ import { useCoverage } from './coverage.ts';
 import { arriveView, assignView, clock, closedAt, entryPointOf, incidentOf, needsAcknowledgement, newer, positionOf, type Incident } from './incidents.ts';
 import { Link } from '../router.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
+import { SiteCallList } from '../sites/call-list.tsx';
+import { IncidentTexts } from './incident-texts.tsx';
+import { useSiteScope } from '../sites/site-scope.tsx';
 
 const IncidentMap = lazy(() => import('../map/incident-map.tsx'));
 
 /** One incident as it unfolds: its timeline, who it is for, who is coming, notes, cancel, what webhooks it caused. */
 export function IncidentScreen({ incidentId }: { incidentId: string }) {
   const { client, environment, can } = useConsole();
+  const { siteOf } = useSiteScope();
   const [incident, setIncident] = useState<Incident | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
@@ -68,6 +72,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
   const arrive = arriveView(incident, now);
   const { subject, location, responder } = incident;
   const position = positionOf(incident);
+  const site = siteOf(incident);
   // The gate is shown as such; the rest of what the partner attached, as they wrote it.
   const metadata = Object.entries(subject.metadata).filter(([key]) => key !== 'entry_point' || !entryPointOf(incident));
   return (
@@ -108,6 +113,14 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
               <>
                 <dt>Reference</dt>
                 <dd>{subject.reference}</dd>
+              </>
+            )}
+            {site && (
+              <>
+                <dt>Site</dt>
+                <dd>
+                  <SiteCallList site={site} testId="incident" />
+                </dd>
               </>
             )}
             {entryPointOf(incident) && (
@@ -307,54 +320,6 @@ function CancelForm({ incidentId, onCancelled }: { incidentId: string; onCancell
       </p>
       <ErrorNote error={error} />
     </form>
-  );
-}
-
-const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad' } as const;
-const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm', visitor_arrived: 'visitor arrived' } as const;
-
-/**
- * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each
- * text stands; or why nobody is texted: no SMS gateway on this server, no site, a sandbox
- * incident or a drill.
- */
-function IncidentTexts({ incident }: { incident: Incident }) {
-  const gateway = useLoad((c) => c.get('/messages/gateway'), []);
-  const texts = useLoad(
-    (c) => c.get('/messages', { params: { query: { incident_id: incident.incident_id, limit: 50 } } }),
-    [incident.incident_id, incident.version],
-  );
-  const why =
-    gateway.data && !gateway.data.enabled
-      ? 'Text messages are off on this server (no SMS gateway is set): nobody is texted when an alarm is raised. Call the site\'s list yourself.'
-      : incident.environment === 'sandbox' || incident.is_drill
-        ? 'Sandbox incidents and drills text nobody.'
-        : !incident.site_id
-          ? 'This incident names no site, so there is no call list to text.'
-          : null;
-  const list = texts.data?.results ?? [];
-  return (
-    <section className="panel" aria-labelledby="texts" data-testid="incident-texts">
-      <h2 id="texts">Text messages</h2>
-      {texts.error && <p className="muted">{texts.error}</p>}
-      {list.length === 0 && (
-        <p className="muted" data-testid="texts-why">
-          {why ?? "Nobody has been texted: the site's call list is texted if nobody accepts in time, and again if it turns unresponsive."}
-        </p>
-      )}
-      {list.length > 0 && (
-        <ul className="event-list">
-          {list.map((text) => (
-            <li key={text.message_id} data-status={text.status}>
-              <Time iso={text.created_at} /> {text.recipient.name} <a href={`tel:${text.recipient.phone}`}>{text.recipient.phone}</a> ·{' '}
-              {TEXT_REASON[text.reason]} ·{' '}
-              <span className={`tag ${TEXT_TONE[text.status]}`}>{text.status}</span>
-              {text.last_error && <span className="muted"> {text.last_error}</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
   );
 }
 

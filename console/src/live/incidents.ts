@@ -63,6 +63,9 @@ export function needsAcknowledgement(incident: Incident): boolean {
 /** The gate an incident came from: a kiosk's SOS names its entry point. */
 export const entryPointOf = (incident: Incident): string | null => incident.subject.metadata.entry_point ?? null;
 
+/** Whether an incident is of the site shown (`siteId`), or every site is shown (undefined). */
+export const inSite = (incident: Pick<Incident, 'site_id'>, siteId: string | undefined): boolean => !siteId || incident.site_id === siteId;
+
 export const closedAt = (incident: Incident): string | null => incident.resolved_at ?? incident.cancelled_at;
 
 /** Whether the board shows it at `now`: every active one, and what closed in the last hour. */

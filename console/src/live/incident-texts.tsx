@@ -1,0 +1,51 @@
+import { Time } from '../components/ui.tsx';
+import { useLoad } from '../context.tsx';
+import type { Incident } from './incidents.ts';
+
+const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad' } as const;
+const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm', visitor_arrived: 'visitor arrived' } as const;
+
+/**
+ * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each
+ * text stands; or why nobody is texted: no SMS gateway on this server, no site, a sandbox
+ * incident or a drill.
+ */
+export function IncidentTexts({ incident }: { incident: Incident }) {
+  const gateway = useLoad((c) => c.get('/messages/gateway'), []);
+  const texts = useLoad(
+    (c) => c.get('/messages', { params: { query: { incident_id: incident.incident_id, limit: 50 } } }),
+    [incident.incident_id, incident.version],
+  );
+  const why =
+    gateway.data && !gateway.data.enabled
+      ? 'Text messages are off on this server (no SMS gateway is set): nobody is texted when an alarm is raised. Call the site\'s list yourself.'
+      : incident.environment === 'sandbox' || incident.is_drill
+        ? 'Sandbox incidents and drills text nobody.'
+        : !incident.site_id
+          ? 'This incident names no site, so there is no call list to text.'
+          : null;
+  const list = texts.data?.results ?? [];
+  return (
+    <section className="panel" aria-labelledby="texts" data-testid="incident-texts">
+      <h2 id="texts">Text messages</h2>
+      {texts.error && <p className="muted">{texts.error}</p>}
+      {list.length === 0 && (
+        <p className="muted" data-testid="texts-why">
+          {why ?? "Nobody has been texted: the site's call list is texted if nobody accepts in time, and again if it turns unresponsive."}
+        </p>
+      )}
+      {list.length > 0 && (
+        <ul className="event-list">
+          {list.map((text) => (
+            <li key={text.message_id} data-status={text.status}>
+              <Time iso={text.created_at} /> {text.recipient.name} <a href={`tel:${text.recipient.phone}`}>{text.recipient.phone}</a> ·{' '}
+              {TEXT_REASON[text.reason]} ·{' '}
+              <span className={`tag ${TEXT_TONE[text.status]}`}>{text.status}</span>
+              {text.last_error && <span className="muted"> {text.last_error}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
