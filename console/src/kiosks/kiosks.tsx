@@ -3,6 +3,7 @@ import { describeError } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { kioskLabel, useKiosks, type Kiosk } from './use-kiosks.ts';
+import { useSiteName } from '../sites/site-scope.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 
 const STATUS_TONE: Record<Kiosk['status'], string> = { online: 'good', offline: 'bad', retired: '' };
@@ -63,6 +64,7 @@ function KioskRow({ kiosk, write, onChanged }: { kiosk: Kiosk; write: boolean; o
   const [name, setName] = useState(kiosk.name ?? '');
   const [error, setError] = useState<string | null>(null);
   const clock = skew(kiosk.clock_skew_seconds);
+  const site = useSiteName()(kiosk.site_id);
   // The client encodes the id into the path.
   const thisKiosk = { params: { path: { kioskId: kiosk.kiosk_id } } };
   const rename = (event: FormEvent) => {
@@ -90,7 +92,8 @@ function KioskRow({ kiosk, write, onChanged }: { kiosk: Kiosk; write: boolean; o
           <>
             <strong>{kioskLabel(kiosk)}</strong>
             <br />
-            <span className="muted">
+            <span className="muted" data-testid="kiosk-where">
+              {site ? `${site} · ` : ''}
               {kiosk.name ? `${kiosk.entry_point} · ` : ''}
               <code>{kiosk.kiosk_id}</code>
             </span>

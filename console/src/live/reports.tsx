@@ -6,6 +6,7 @@ import type { Cell } from '../csv.ts';
 import { clock } from './incidents.ts';
 import { ScreenHeader } from '../components/layout.tsx';
 import { DAY_MS } from '../../../shared/time.ts';
+import { useSiteScope } from '../sites/site-scope.tsx';
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const seconds = (value: number | null) => (value === null ? '—' : clock(value * 1000));
@@ -55,6 +56,7 @@ export function ReportsScreen() {
   const visitors = useLoad((c) => c.get('/access-logs/stats', { params: { query: period } }), [from, to]);
   const suffix = `${from}_to_${to}`;
   const a = incidents.data;
+  const { chosen } = useSiteScope();
   return (
     <div className="stack" data-testid="screen-reports">
       <ScreenHeader title="Reports">Incidents and visitors over a period, each table as CSV for a spreadsheet.</ScreenHeader>
@@ -66,6 +68,11 @@ export function ReportsScreen() {
           To (inclusive) <input type="date" value={to} min={from} onChange={(e) => e.target.value && setTo(e.target.value)} data-testid="report-to" />
         </label>
       </form>
+      {chosen && (
+        <p className="warning" role="status" data-testid="reports-all-sites">
+          These reports count every site, not only {chosen.name}: the server's report routes do not take a site yet.
+        </p>
+      )}
       <ErrorNote error={incidents.error ?? visitors.error} />
       {a && (
         <>

@@ -1,6 +1,6 @@
 import type { LatLngBounds, LeafletMouseEvent } from 'leaflet';
 import { useEffect, useRef, useState } from 'react';
-import { Circle, CircleMarker, Polyline, Popup, Tooltip, useMapEvents } from 'react-leaflet';
+import { Circle, CircleMarker, Polyline, Popup, Tooltip, useMap, useMapEvents } from 'react-leaflet';
 import type { DangerZone, Heatmap, RouteSafety, SafetyScore, ThreatCoverage } from './types.ts';
 import { describeError } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
@@ -10,6 +10,8 @@ import { positionOf } from '../live/incidents.ts';
 import { BaseMap, LEVEL_COLOUR, NIGERIA } from '../map/base-map.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { DAY_MS } from '../../../shared/time.ts';
+import { useSiteScope } from '../sites/site-scope.tsx';
+import type { Site } from '../sites/site-choice.ts';
 
 type Point = { lat: number; lng: number };
 type Mode = 'score' | 'route';
@@ -37,9 +39,27 @@ function Viewport({ onBounds, onClick }: { onBounds: (bounds: LatLngBounds) => v
   return null;
 }
 
+/** Close enough to see an estate's streets and what lies around it. */
+const SITE_ZOOM = 13;
+
+/** Where a site is, `[latitude, longitude]` as Leaflet takes it, when it has a position. */
+const centreOf = (site: Site | null): [number, number] | null => (site?.location ? [site.location.latitude, site.location.longitude] : null);
+
+/** Moves the map to the chosen site when the choice changes; a site without a position leaves it where it is. */
+function FollowSite({ centre }: { centre: [number, number] | null }) {
+  const map = useMap();
+  const key = centre?.join(',');
+  useEffect(() => {
+    if (centre) map.setView(centre, SITE_ZOOM);
+  }, [map, key]);
+  return null;
+}
+
 /** The threat map: heat and danger zones over a chosen window, a score for a click, a route for two. */
 export default function ThreatMapScreen() {
   const { client, environment } = useConsole();
+  const { chosen, siteId } = useSiteScope();
+  const siteCentre = centreOf(chosen);
   const coverage = useLoad((c) => c.get('/threat/coverage'), []);
   const through = dataThrough(coverage.data);
   const [days, setDays] = useState(90);
@@ -56,7 +76,7 @@ export default function ThreatMapScreen() {
   const asked = useRef(0);
   // The partner's own incidents in progress, over the threat data: read again as they change.
   const [round, setRound] = useState(0);
-  const active = useLoad((c) => c.get('/incidents', { params: { query: { status: 'active', limit: 100 } } }), [round]);
+  const active = useLoad((c) => c.get('/incidents', { params: { query: { status: 'active', limit: 100, site_id: siteId } } }), [round, siteId]);
   useLiveEvents(
     (event) => event.type.startsWith('incident.') && setRound((n) => n + 1),
     () => setRound((n) => n + 1),
@@ -154,8 +174,9 @@ export default function ThreatMapScreen() {
         </p>
       )}
       <ErrorNote error={error ?? coverage.error} />
-      <BaseMap center={NIGERIA.center} zoom={NIGERIA.zoom} label="Threat map" testId="threat-map">
+      <BaseMap center={siteCentre ?? NIGERIA.center} zoom={siteCentre ? SITE_ZOOM : NIGERIA.zoom} label="Threat map" testId="threat-map">
         <Viewport onBounds={setBounds} onClick={onClick} />
+        <FollowSite centre={siteCentre} />
         {heat?.heatmap.map((point, index) => (
           <CircleMarker
             key={`h${index}`}

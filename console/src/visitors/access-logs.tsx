@@ -6,6 +6,7 @@ import { downloadCsv } from '../download.ts';
 import { ListTable } from '../lists/list-table.tsx';
 import { readAllPages } from '../lists/read-all-pages.ts';
 import { useList } from '../lists/use-list.ts';
+import { useSiteName, useSiteScope } from '../sites/site-scope.tsx';
 
 /** A CSV export reads at most this many visits (100 pages of the API's largest page). */
 const MOST_EXPORTED = 10_000;
@@ -13,18 +14,23 @@ const MOST_EXPORTED = 10_000;
 const STATUSES = ['checked_in', 'checked_out'] as const satisfies readonly Schemas['AccessLogStatus'][];
 /** A status the select chose, or none ("Any"). */
 const statusOf = (value: string): Schemas['AccessLogStatus'] | '' => STATUSES.find((status) => status === value) ?? '';
+/** A site's name as part of a file name. */
+const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '');
 /** A text filter as the query sends it: blank is no filter. */
 const given = (value: string) => value.trim() || undefined;
 
 /** Who came and went: filters, pages, and the whole filtered list as CSV. */
 export function AccessLogs() {
   const { client } = useConsole();
+  const { siteId, chosen } = useSiteScope();
+  const siteName = useSiteName();
   const [filters, setFilters] = useState({ status: statusOf(''), entry_point: '', search: '', from_date: '', to_date: '' });
   const [exporting, setExporting] = useState<string | null>(null);
   /** Said when an export stopped at MOST_EXPORTED. */
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const query = {
+    site_id: siteId,
     status: filters.status || undefined,
     entry_point: given(filters.entry_point),
     search: given(filters.search),
@@ -41,7 +47,7 @@ export function AccessLogs() {
       // A part is never passed off as the whole: the file is made, and the screen says what it left out.
       setNote(read.complete ? null : `The file holds the newest ${rows.length.toLocaleString('en-GB')} of ${read.total.toLocaleString('en-GB')} visits: narrow the dates to export the rest.`);
       downloadCsv(
-        `access-logs${filters.from_date ? `_from_${filters.from_date}` : ''}${filters.to_date ? `_to_${filters.to_date}` : ''}.csv`,
+        `access-logs${chosen ? `_${fileSafe(chosen.name)}` : ''}${filters.from_date ? `_from_${filters.from_date}` : ''}${filters.to_date ? `_to_${filters.to_date}` : ''}.csv`,
         ['log_id', 'method', 'visitor_name', 'visitor_phone', 'entry_point', 'host_user_id', 'status', 'checked_in_at', 'checked_out_at', 'recorded_by', 'notes', 'checkout_notes'],
         rows.map((log) => [
           log.log_id,
@@ -113,7 +119,15 @@ export function AccessLogs() {
               </>
             ),
           },
-          { header: 'Entry point', cell: (log) => log.entry_point ?? '—' },
+          {
+            header: 'Entry point',
+            cell: (log) => (
+              <>
+                {log.entry_point ?? '—'}
+                {siteName(log.site_id) && <div className="muted small">{siteName(log.site_id)}</div>}
+              </>
+            ),
+          },
           { header: 'How', cell: (log) => (log.method === 'walk_in' ? 'Walk-in' : 'Code') },
           { header: 'In', cell: (log) => <Time iso={log.checked_in_at} /> },
           { header: 'Out', cell: (log) => (log.checked_out_at ? <Time iso={log.checked_out_at} /> : <span className="tag good">On site</span>) },

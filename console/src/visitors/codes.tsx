@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { describeError, type Schemas } from '../api.ts';
 import { ConfirmButton, ErrorNote, Notice, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
@@ -7,6 +7,8 @@ import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { PrintablePass } from './pass.tsx';
 import { batches, readVisitorCsv, type Visitor } from './visitor-csv.ts';
+import { useSiteName, useSiteScope } from '../sites/site-scope.tsx';
+import { useSiteForNew } from '../sites/site-field.tsx';
 
 type Code = Schemas['AccessCode'];
 const STATUS_TONE: Record<Code['status'], string> = { active: 'good', used: '', expired: '', revoked: 'bad' };
@@ -28,7 +30,11 @@ export function Codes() {
   const [error, setError] = useState<string | null>(null);
   const [adding, setAdding] = useState<'one' | 'csv' | null>(null);
   const { client } = useConsole();
-  const codes = useList('/access-codes', { status: status || undefined, search: search.trim() || undefined }, { limit: 50 });
+  const { siteId } = useSiteScope();
+  const siteName = useSiteName();
+  // Codes picked at one site are not revoked unseen from another's list.
+  useEffect(() => setSelected(new Set()), [siteId]);
+  const codes = useList('/access-codes', { status: status || undefined, search: search.trim() || undefined, site_id: siteId }, { limit: 50 });
   const write = can('operateIncidents');
   const toggle = (codeId: string) =>
     setSelected((current) => {
@@ -129,7 +135,15 @@ export function Codes() {
               </>
             ),
           },
-          { header: 'Entry point', cell: (code) => code.entry_point ?? '—' },
+          {
+            header: 'Entry point',
+            cell: (code) => (
+              <>
+                {code.entry_point ?? '—'}
+                {siteName(code.site_id) && <div className="muted small">{siteName(code.site_id)}</div>}
+              </>
+            ),
+          },
           { header: 'Valid until', cell: (code) => <Time iso={code.valid_until} /> },
           { header: 'Uses', cell: (code) => `${code.use_count}/${code.max_uses}` },
           { header: 'Status', cell: (code) => <span className={`tag ${STATUS_TONE[code.status]}`}>{code.status}</span> },
@@ -149,6 +163,7 @@ export function Codes() {
 
 function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
   const { client } = useConsole();
+  const site = useSiteForNew();
   const [form, setForm] = useState({ visitor_name: '', visitor_phone: '', entry_point: '', host_user_id: '', valid_until: '', max_uses: '1' });
   const [error, setError] = useState<string | null>(null);
   const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
@@ -160,6 +175,7 @@ function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
         body: {
           visitor_name: form.visitor_name,
           visitor_phone: form.visitor_phone,
+          site_id: site.siteId,
           entry_point: form.entry_point.trim() || undefined,
           host_user_id: form.host_user_id.trim() || undefined,
           valid_until: instant(form.valid_until),
@@ -171,6 +187,7 @@ function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
   };
   return (
     <form className="panel stack" onSubmit={submit} aria-label="Issue a code" data-testid="issue-one-form">
+      {site.field}
       <div className="form-grid">
         <label>
           Visitor's name <input value={form.visitor_name} onChange={set('visitor_name')} required maxLength={200} />
@@ -207,6 +224,7 @@ function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
  */
 function IssueFromCsv({ onIssued }: { onIssued: () => void }) {
   const { client } = useConsole();
+  const site = useSiteForNew();
   const [visitors, setVisitors] = useState<Visitor[]>([]);
   const [problems, setProblems] = useState<string[]>([]);
   const [validUntil, setValidUntil] = useState('');
@@ -232,7 +250,7 @@ function IssueFromCsv({ onIssued }: { onIssued: () => void }) {
       for (const [i, group] of groups.entries()) {
         if (i < state.sent) continue;
         const answer = await client.post('/access-codes/bulk', {
-          body: { visitors: group, purpose: purpose.trim() || undefined, valid_until: instant(validUntil) },
+          body: { visitors: group, site_id: site.siteId, purpose: purpose.trim() || undefined, valid_until: instant(validUntil) },
           idempotencyKey: state.keys[i],
         });
         state.sent = i + 1;
@@ -255,6 +273,7 @@ function IssueFromCsv({ onIssued }: { onIssued: () => void }) {
         A CSV with a header row: <code>visitor_name</code>, <code>visitor_phone</code> and, if you like, <code>visitor_email</code>, <code>entry_point</code>,{' '}
         <code>host_user_id</code>, <code>max_uses</code>. The whole file is checked before anything is sent.
       </p>
+      {site.field}
       <label>
         Guest list <input type="file" accept=".csv,text/csv" onChange={(e) => void read(e.target.files?.[0])} data-testid="csv-file" />
       </label>

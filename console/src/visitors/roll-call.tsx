@@ -3,6 +3,7 @@ import { describeError, type Schemas } from '../api.ts';
 import { Empty, ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { navigate } from '../router.tsx';
+import { useSiteScope } from '../sites/site-scope.tsx';
 
 type RollCall = Schemas['RollCall'];
 
@@ -17,13 +18,16 @@ export function RollCalls({ rollCallId }: { rollCallId: string | null }) {
 
 function RollCallList() {
   const { client, can } = useConsole();
-  const list = useLoad((c) => c.get('/roll-calls', { params: { query: { limit: 20 } } }), []);
+  const { siteId, chosen, sites } = useSiteScope();
+  const list = useLoad((c) => c.get('/roll-calls', { params: { query: { limit: 20, site_id: siteId } } }), [siteId]);
+  const siteName = (id: string | null) => (!chosen && id ? sites.find((site) => site.site_id === id)?.name : undefined);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const start = () => {
     setBusy(true);
     setError(null);
-    client.post('/roll-calls', { body: {} }).then(
+    // The chosen site's visitors and gates; with every site shown, everyone on every site.
+    client.post('/roll-calls', { body: { site_id: siteId } }).then(
       (answer) => navigate(`/visitors/roll-call/${encodeURIComponent(answer.roll_call.roll_call_id)}`),
       (failure: unknown) => {
         setBusy(false);
@@ -36,9 +40,11 @@ function RollCallList() {
       {can('operateIncidents') && (
         <p className="row">
           <button type="button" className="danger" onClick={start} disabled={busy} data-testid="start-roll-call">
-            Take a roll call now
+            {chosen ? `Take a roll call of ${chosen.name} now` : 'Take a roll call now'}
           </button>
-          <span className="muted">Everyone on site at this moment, with their phone, to tick off as they are found. Print it or work it together here.</span>
+          <span className="muted">
+            Everyone on {chosen ? chosen.name : 'every site'} at this moment, with their phone, to tick off as they are found. Print it or work it together here.
+          </span>
         </p>
       )}
       <ErrorNote error={error ?? list.error} />
@@ -57,7 +63,7 @@ function RollCallList() {
               >
                 <Time iso={roll.created_at} />
               </a>{' '}
-              by {roll.created_by.label}: {roll.accounted_for} of {roll.total} accounted for
+              {siteName(roll.site_id) ? ` at ${siteName(roll.site_id)}` : ''} by {roll.created_by.label}: {roll.accounted_for} of {roll.total} accounted for
               {roll.warnings.length > 0 && <span className="tag warn">may be incomplete</span>}
             </li>
           ))}
@@ -69,6 +75,7 @@ function RollCallList() {
 
 function RollCallSheet({ rollCallId }: { rollCallId: string }) {
   const { client, environment, can } = useConsole();
+  const { sites } = useSiteScope();
   const [roll, setRoll] = useState<RollCall | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [onlyMissing, setOnlyMissing] = useState(false);
@@ -111,11 +118,12 @@ function RollCallSheet({ rollCallId }: { rollCallId: string }) {
   };
   if (!roll) return <ErrorNote error={error} />;
   const write = can('operateIncidents');
+  const site = roll.site_id ? sites.find((known) => known.site_id === roll.site_id) : undefined;
   const entries = onlyMissing ? roll.entries.filter((entry) => !entry.accounted_for) : roll.entries;
   return (
     <div className="stack roll-call" data-testid="roll-call">
       <h2>
-        Roll call of <Time iso={roll.created_at} /> by {roll.created_by.label}
+        Roll call{site ? ` of ${site.name}` : ''} at <Time iso={roll.created_at} /> by {roll.created_by.label}
         {roll.entry_points ? ` (${roll.entry_points.join(', ')})` : ''}
       </h2>
       <p className="roll-count" data-testid="roll-count">
