@@ -1,13 +1,12 @@
 import type { StreamRegistry } from './events/stream-registry.ts';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Role } from '../shared/schemas/console.ts';
 import type { PassVerifier } from './access-codes/pass-keys.ts';
 import type { KeyCache } from './auth/key-cache.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Engine } from './db/database.ts';
-import type { Guard, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
+import type { Guard, GuardOptions, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
 import type { Db } from './db/schema.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import type { EventFeed } from './events/feed.ts';
@@ -34,7 +33,7 @@ export interface RouteDeps {
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
   idempotent: (answer: IdempotentAnswer) => RequestHandler;
   /** A signed-in console person, for `person` routes. */
-  person: (roles: readonly Role[] | undefined) => RequestHandler;
+  person: (options: GuardOptions | undefined) => RequestHandler;
   /** Records each change in the audit log. */
   audit: (route: RouteDefinition<never>) => RequestHandler;
   /** The database engine, for the few statements that differ (advisory locks). */

@@ -18,6 +18,7 @@ import {
   StatsQuery,
   ValidationResult,
 } from '../../shared/schemas/access.ts';
+import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
@@ -131,7 +132,7 @@ export const accessCodeRouteList = [
     description: '`total_used` counts codes used at least once.',
     responses: { ...ok(200, 'Counts', AccessCodeStats), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await accessCodeStats(deps.db, tenantOf(req), query));
+      res.json(await accessCodeStats(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({

@@ -17,7 +17,8 @@ import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../even
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { defaultSiteIdOf, placeNamedIn, type Place } from '../sites/service.ts';
+import { defaultSiteFor, placeFor, placeNamedIn, type Place } from '../sites/service.ts';
+import { reachesSite } from '../db/tenant.ts';
 import type { Arrival } from '../messages/service.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
@@ -68,12 +69,7 @@ interface NewCode {
  * visits always did. (A key limited to one site will give that site here.)
  */
 async function placeOfCode(db: Executor, tenant: Tenant, named: { site_id?: string; entry_point_id?: string }, field?: string): Promise<Place> {
-  return (
-    (await placeNamedIn(db, tenant.organizationId, named, { active: true, field })) ?? {
-      siteId: await defaultSiteIdOf(db, tenant.organizationId),
-      entryPointId: null,
-    }
-  );
+  return placeFor(db, tenant, named, { active: true, field });
 }
 
 /** The same instant a calendar year later: the longest a code may be valid. */
@@ -348,11 +344,12 @@ async function admitCode(
   at: Date,
   numbering: FeedNumbering,
 ): Promise<ValidationResult> {
-  const place = await placeNamedIn(db, tenant.organizationId, input);
+  const place = await placeNamedIn(db, tenant, input);
   if (!found) return { valid: false, reason: 'Code not found' };
-  const early = refusalReason(found, at) ?? placeRefusal(found, place);
+  // A gate key limited to sites that names no place is at one of its sites: another site's code is refused there too.
+  const early = refusalReason(found, at) ?? placeRefusal(found, place) ?? (reachesSite(tenant.sites, found.site_id, 'everywhere') ? undefined : 'Code is for another site');
   if (early) return { valid: false, reason: early };
-  const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteIdOf(db, tenant.organizationId));
+  const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteFor(db, tenant, { orFirst: true }));
 
   return inTransaction(db, async (trx): Promise<ValidationResult> => {
     // The use is consumed if the code, as it is now, still has one and is not revoked (the row
@@ -472,7 +469,9 @@ export async function isGenuinePass(db: Executor, { clock, verifyPass }: PassRea
 }
 
 /** The code a guard presented: a signed pass (verified against this tenant's key) or a typed code. */
-async function codeNamedBy(db: Executor, { clock, verifyPass }: PassReading, tenant: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
+async function codeNamedBy(db: Executor, { clock, verifyPass }: PassReading, gate: Tenant, presented: string): Promise<AccessCodeRow | undefined> {
+  // Looked up in the whole tenant: a gate limited to sites refuses another site's code by name ('Code is for another site').
+  const tenant = { ...gate, sites: null };
   const text = presented.trim();
   if (looksLikePass(text)) {
     const claims = verifyPass(text, await publicPassKeys(db, tenant, clock.now()));

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
-import { tenantParams, whereTenant } from '../db/tenant.ts';
+import { reachesSite, tenantParams, whereSiteReached, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -10,6 +10,9 @@ const scoped = (db: Executor, tenant: Tenant) =>
   db
     .selectFrom('access_codes')
     .where(whereTenant(tenant));
+
+/** `scoped`, and within a limited caller's sites: a code made before sites is valid at each, so in each one's reach. */
+const reached = (db: Executor, tenant: Tenant, siteId?: string) => scoped(db, tenant).where(whereSiteReached(tenant, 'everywhere', { siteId }));
 
 /**
  * The tenant's next change number, for a code being created: the counter row stays locked until
@@ -74,7 +77,8 @@ export async function insertAccessCode(db: Executor, row: AccessCodeRow): Promis
 }
 
 export async function findAccessCode(db: Executor, tenant: Tenant, codeId: string): Promise<AccessCodeRow | undefined> {
-  return (await accessCodeById(db, { ...tenantParams(tenant), codeId })).rows[0];
+  const row = (await accessCodeById(db, { ...tenantParams(tenant), codeId })).rows[0];
+  return row && reachesSite(tenant.sites, row.site_id, 'everywhere') ? row : undefined;
 }
 
 /** Read on every validation: built and compiled once (server/db/prepared.ts). */
@@ -109,9 +113,8 @@ export async function listAccessCodeRows(
   filter: CodeFilter,
   page: { offset: number; limit: number },
 ): Promise<{ rows: AccessCodeRow[]; total: number }> {
-  let base = scoped(db, tenant);
   // A code made before sites (site_id null) is valid at every site, so it is listed with each.
-  if (filter.siteId) base = base.where((eb) => eb.or([eb('site_id', '=', filter.siteId!), eb('site_id', 'is', null)]));
+  let base = reached(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
@@ -178,7 +181,7 @@ export async function changeCodeStatus(
 }
 
 export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: string, createdBefore?: string) {
-  let base = scoped(db, tenant);
+  let base = reached(db, tenant);
   if (createdFrom) base = base.where('created_at', '>=', createdFrom);
   if (createdBefore) base = base.where('created_at', '<', createdBefore);
   const rows = await base
@@ -197,7 +200,7 @@ export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: stri
 }
 
 export async function codesChangedAfter(db: Executor, tenant: Tenant, cursor: number, limit: number): Promise<AccessCodeRow[]> {
-  return scoped(db, tenant).selectAll().where('change_seq', '>', cursor).orderBy('change_seq').limit(limit).execute();
+  return reached(db, tenant).selectAll().where('change_seq', '>', cursor).orderBy('change_seq').limit(limit).execute();
 }
 
 /** Final codes (used, expired, revoked) of an organization last changed before `changedBefore` whose visitor data is still there. */
@@ -330,5 +333,5 @@ export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<bool
 /** The tenant's codes among `codeIds` (those that exist), their status only. */
 export async function statusesOfCodes(db: Executor, tenant: Tenant, codeIds: readonly string[]): Promise<Array<{ code_id: string; status: string }>> {
   if (codeIds.length === 0) return [];
-  return scoped(db, tenant).select(['code_id', 'status']).where('code_id', 'in', codeIds).execute();
+  return reached(db, tenant).select(['code_id', 'status']).where('code_id', 'in', codeIds).execute();
 }

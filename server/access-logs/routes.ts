@@ -1,3 +1,4 @@
+import { narrowedToSite } from '../db/tenant.ts';
 import {
   AccessLogEnvelope,
   AccessLogPage,
@@ -43,7 +44,7 @@ export const accessLogRouteList = [
     description: 'Checked in and not out, longest on premises first.',
     responses: { ...ok(200, 'Visitors', CurrentVisitors), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await currentVisitors(deps.db, deps.clock, tenantOf(req), query));
+      res.json(await currentVisitors(deps.db, deps.clock, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({
@@ -57,7 +58,7 @@ export const accessLogRouteList = [
     description: 'Visits checked in within the window; `currently_on_premises` is now.',
     responses: { ...ok(200, 'Counts', AccessLogStats), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await accessLogStats(deps.db, tenantOf(req), query));
+      res.json(await accessLogStats(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({

@@ -6,7 +6,7 @@ import { appendEvent, appendEvents, type EventDeps, type NewEvent } from '../eve
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { defaultSiteIdOf, placeNamedIn } from '../sites/service.ts';
+import { placeFor } from '../sites/service.ts';
 import { durationMinutes, rowToAccessLog } from './access-log.ts';
 import { happenedAt } from './replay-window.ts';
 import {
@@ -84,8 +84,7 @@ export interface WalkIn {
 export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
   const checkedInAt = happenedAt(deps.clock, input.checked_in_at, 'checked_in_at');
   // The gate's site as named, else the default site: where an old caller's visits always were.
-  const place = await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id });
-  const siteId = place?.siteId ?? (await defaultSiteIdOf(db, tenant.organizationId));
+  const siteId = (await placeFor(db, tenant, { site_id: input.site_id })).siteId;
   return inTransaction(db, (trx) =>
     recordCheckIn(trx, deps, tenant, {
       codeId: null,

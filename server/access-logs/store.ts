@@ -1,12 +1,14 @@
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 import { containsText } from '../db/search.ts';
 
-const scoped = (db: Executor, tenant: Tenant) =>
+/** The tenant's visits within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
+const scoped = (db: Executor, tenant: Tenant, siteId?: string) =>
   db
     .selectFrom('access_logs')
-    .where(whereTenant(tenant));
+    .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization', { siteId }));
 
 export async function insertAccessLog(db: Executor, row: AccessLogRow): Promise<void> {
   await accessLogInsert(db, row);
@@ -44,8 +46,7 @@ export interface LogFilter {
 }
 
 function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
-  let base = scoped(db, tenant);
-  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
+  let base = scoped(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
@@ -78,8 +79,7 @@ export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<L
 
 /** Open visits at any of these entry points (all open visits when none are given), longest on premises first. */
 export async function openVisitRowsAt(db: Executor, tenant: Tenant, entryPoints?: readonly string[], siteId?: string): Promise<AccessLogRow[]> {
-  let base = scoped(db, tenant).where('status', '=', 'checked_in');
-  if (siteId) base = base.where('site_id', '=', siteId);
+  let base = scoped(db, tenant, siteId).where('status', '=', 'checked_in');
   if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
   return base.selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
 }

@@ -13,7 +13,7 @@ export const auditRouteList = [
     method: 'get',
     path: '/audit-log',
     access: 'admin',
-    guardOptions: { roles: ['owner', 'admin'] },
+    guardOptions: { roles: ['owner', 'admin'], everySite: true },
     query: ListAuditQuery,
     operationId: 'listAuditLog',
     tags: ['Audit log'],

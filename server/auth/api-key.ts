@@ -1,3 +1,4 @@
+import { parseSiteIds } from '../db/tenant.ts';
 import { madeBeyondGrant } from '../../shared/console/grants.ts';
 import type { ApiKey, KeyMaker, Scope } from '../../shared/schemas/api-keys.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
@@ -32,5 +33,6 @@ export function rowToApiKey(row: ApiKeyRow): ApiKey {
     created_by: makerOf(row),
     needs_review: !row.revoked_at && madeBeyondGrant({ ...row, scopes }),
     reviewed_at: row.reviewed_at,
+    site_ids: parseSiteIds(row.site_ids),
   };
 }

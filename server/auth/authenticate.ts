@@ -6,7 +6,7 @@ import type { Db } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { rowToOrganization } from '../organizations/organization.ts';
 import type { RateLimiter } from '../rate-limit/limiter.ts';
-import type { AuthContext } from './context.ts';
+import { assertReachesEverySite, parseSiteIds, type AuthContext } from './context.ts';
 import { uncachedKeys, type KeyCache } from './key-cache.ts';
 import { KEY_PATTERN, hashSecret } from './secrets.ts';
 import { personAuthContext } from '../people/middleware.ts';
@@ -70,6 +70,7 @@ export function createGuard(deps: GuardDeps): Guard {
       keyId: found.key.key_id,
       environment: found.key.environment as Environment,
       scopes,
+      sites: parseSiteIds(found.key.site_ids),
       credential: secret,
       grantable: scopes,
       actor: { type: 'key', id: found.key.key_id, label: found.key.name },
@@ -104,6 +105,7 @@ export function createGuard(deps: GuardDeps): Guard {
       if (auth.person) throw new ApiError(403, `Your role (${auth.person.role}) may not do this (it needs ${anyOf ? `one of ${anyOf}` : scope})`);
       throw new ApiError(403, anyOf ? `This API key holds none of the scopes ${anyOf}` : `This API key lacks the ${scope} scope`);
     }
+    assertReachesEverySite(auth, options);
     next();
   };
 }

@@ -11,6 +11,8 @@ export interface AuthContext {
   keyId: string;
   environment: Environment;
   scopes: ReadonlySet<Scope>;
+  /** The sites the key or person is limited to (issue #34); null: every site of the organization. */
+  sites: readonly string[] | null;
   /** The API key (or console session token) as presented: what an answer that carries a secret is sealed for (server/idempotency/). Never stored. */
   credential: string;
   /** Scopes this caller may give a key it creates or rolls: a key's own; a key-managing person's, all. */
@@ -43,13 +45,27 @@ export function assertCanGrant(auth: AuthContext, scopes: readonly Scope[]): voi
   }
 }
 
+/** A route for callers who reach every site (`everySite`): 403 for a key or person limited to sites. */
+export function assertReachesEverySite(auth: AuthContext, options: { everySite?: boolean } | undefined): void {
+  if (!options?.everySite || !auth.sites) return;
+  throw new ApiError(
+    403,
+    auth.person
+      ? `Your role (${auth.person.role}) is limited to ${siteCount(auth.sites)}; this needs a role for every site`
+      : `This API key is limited to ${siteCount(auth.sites)}; this needs a key for every site`,
+  );
+}
+const siteCount = (sites: readonly string[]) => (sites.length === 1 ? 'one site' : `${sites.length} sites`);
+
 export function authOf(req: Request): AuthContext {
   if (!req.auth) throw new Error('route is not behind authenticate()');
   return req.auth;
 }
 
 /** The partition every store query is filtered by: organization AND environment. */
-export function tenantOf(req: Request): { organizationId: string; environment: Environment } {
+export function tenantOf(req: Request): { organizationId: string; environment: Environment; sites: readonly string[] | null } {
   const auth = authOf(req);
-  return { organizationId: auth.organization.organization_id, environment: auth.environment };
+  return { organizationId: auth.organization.organization_id, environment: auth.environment, sites: auth.sites };
 }
+
+export { parseSiteIds } from '../db/tenant.ts';

@@ -14,6 +14,7 @@ import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { assertCanGrant, authOf, tenantOf, type AuthContext } from './context.ts';
 import type { Maker } from './api-key.ts';
+import { siteLimitFor } from '../sites/service.ts';
 import { createApiKey, keepReviewedKey, keysToReview, listTenantApiKeys, revokeApiKey, rollApiKey, scopesOfKey } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -50,6 +51,7 @@ export const apiKeyRouteList = [
         name: body.name,
         scopes: body.scopes,
         maker: makerOf(auth),
+        siteIds: await siteLimitFor(db, tenantOf(req), body.site_ids),
       });
       res.status(201).json(created);
     },
@@ -112,7 +114,7 @@ export const apiKeyRouteList = [
     method: 'get',
     path: '/api-keys/review',
     access: 'person',
-    guardOptions: { roles: ['owner'] },
+    guardOptions: { roles: ['owner'], everySite: true },
     operationId: 'listApiKeysToReview',
     // A person's browser, not a program: the console's routes (a session, never a key).
     tags: ['Console'],
@@ -128,7 +130,7 @@ export const apiKeyRouteList = [
     method: 'post',
     path: '/api-keys/:keyId/keep',
     access: 'person',
-    guardOptions: { roles: ['owner'] },
+    guardOptions: { roles: ['owner'], everySite: true },
     params: ApiKeyIdParams,
     body: Empty,
     operationId: 'keepReviewedApiKey',

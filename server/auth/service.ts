@@ -5,6 +5,7 @@ import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
+import { parseSiteIds } from '../db/tenant.ts';
 import { makerColumns, rowToApiKey, type Maker } from './api-key.ts';
 import { hashSecret, newKeySecret, secretHint } from './secrets.ts';
 import { findApiKey, findApiKeyById, findOrganizationKey, insertApiKey, listApiKeys, listUnreviewedPersonKeys, markKeyReviewed, markKeyRevoked, setKeyExpiry } from './store.ts';
@@ -21,6 +22,8 @@ export interface NewApiKey {
   scopes: Scope[];
   /** Who makes it: kept on the key, which outlives them (migration 0025). */
   maker: Maker;
+  /** The sites it is limited to (sites/service.ts `siteLimitFor`); null or absent: every site. */
+  siteIds?: readonly string[] | null;
 }
 
 export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey): Promise<CreatedKey> {
@@ -40,6 +43,7 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
     ...makerColumns(input.maker),
     reviewed_at: null,
     reviewed_by: null,
+    site_ids: input.siteIds ? JSON.stringify(input.siteIds) : null,
   };
   await insertApiKey(db, row);
   return { api_key: rowToApiKey(row), secret };
@@ -81,6 +85,7 @@ export async function rollApiKey(db: Executor, clock: Clock, tenant: Tenant, key
       name: row.name,
       scopes: JSON.parse(row.scopes) as Scope[],
       maker,
+      siteIds: parseSiteIds(row.site_ids),
     });
   });
 }

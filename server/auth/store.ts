@@ -1,6 +1,6 @@
 import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Executor, OrganizationRow, Tenant } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSitesWithin, whereTenant } from '../db/tenant.ts';
 import { SCOPES, type ApiKeyFilter } from '../../shared/schemas/api-keys.ts';
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
@@ -67,6 +67,7 @@ export async function findApiKey(db: Executor, scope: Tenant, keyId: string): Pr
     .selectAll()
     .where('key_id', '=', keyId)
     .where(whereTenant(scope))
+    .where(whereSitesWithin(db, scope))
     .executeTakeFirst();
 }
 
@@ -107,7 +108,8 @@ export async function listApiKeys(
 ): Promise<{ rows: ApiKeyRow[]; total: number }> {
   let base = db
     .selectFrom('api_keys')
-    .where(whereTenant(scope));
+    .where(whereTenant(scope))
+    .where(whereSitesWithin(db, scope));
   if (filter.status === 'revoked') base = base.where('revoked_at', 'is not', null);
   if (filter.status === 'active') base = base.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filter.now)]));
   if (filter.status === 'expired') base = base.where('revoked_at', 'is', null).where('expires_at', '<=', filter.now);

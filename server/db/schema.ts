@@ -152,10 +152,12 @@ export interface MembershipRow {
   role: string;
   created_at: string;
   updated_at: string;
+  /** The sites the role applies to, a JSON array (migration 0032); null: every site. */
+  site_ids?: string | null;
 }
 
 /** A person as a member of one organization: what the people store reads and writes. */
-export type PersonRow = PersonTableRow & Pick<MembershipRow, 'organization_id' | 'role'>;
+export type PersonRow = PersonTableRow & Pick<MembershipRow, 'organization_id' | 'role' | 'site_ids'>;
 
 export interface InvitationRow {
   invitation_id: string;
@@ -173,6 +175,8 @@ export interface InvitationRow {
   expires_at: string;
   used_at: string | null;
   revoked_at: string | null;
+  /** The sites the joining person's role will apply to, a JSON array (migration 0032); null: every site. */
+  site_ids?: string | null;
 }
 
 export interface RecoveryCodeRow {
@@ -256,6 +260,8 @@ export interface ApiKeyRow {
   /** An owner kept a key made beyond its maker's grant (shared/console/grants.ts). */
   reviewed_at: string | null;
   reviewed_by: string | null;
+  /** The sites the key is limited to, a JSON array (migration 0032); null: every site. */
+  site_ids?: string | null;
 }
 
 export interface IncidentRow {
@@ -326,6 +332,8 @@ export interface EventRow {
   test?: number;
   /** The stream's position, in the order events became visible (migration 0020); null on PostgreSQL until the sequencer numbers it. */
   feed_seq?: number | null;
+  /** The site of the resource it reports, from its data (migration 0032); null: none. */
+  site_id?: string | null;
 }
 
 export interface IdempotencyRow {
@@ -434,6 +442,8 @@ export interface WebhookEndpointRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The sites whose events it receives, a JSON array (migration 0032); null: every site. */
+  site_ids?: string | null;
 }
 
 export interface WebhookJobRow {
@@ -537,6 +547,12 @@ export interface ThreatEventRow {
 export interface Tenant {
   organizationId: string;
   environment: string;
+  /**
+   * The sites a caller limited to sites reaches (a key or person bound to sites, issue #34);
+   * absent or null: every site. Only a request's tenant carries it (server/auth/context.ts);
+   * the service's own work (sweeps, workers) reaches every site.
+   */
+  sites?: readonly string[] | null;
 }
 
 /** What stores take as their first argument: the database or a transaction on it. */

@@ -75,7 +75,14 @@ function eventRowOf(event: NewEvent, at: Date): EventRow {
     resource_id: event.resourceId,
     data: JSON.stringify(event.data),
     created_at: at.toISOString(),
+    site_id: siteOfData(event.data),
   };
+}
+
+/** The site of the resource an event reports (`data.site_id`), kept beside it so callers limited to sites read only theirs. */
+function siteOfData(data: unknown): string | null {
+  const siteId = typeof data === 'object' && data !== null ? (data as { site_id?: unknown }).site_id : undefined;
+  return typeof siteId === 'string' ? siteId : null;
 }
 
 /**
@@ -113,7 +120,7 @@ export async function appendEvents(trx: Executor, { clock, webhookQueue }: Event
   return rows.map((row) => row.event_id);
 }
 
-const queuedEventOf = (row: EventRow) => ({ eventId: row.event_id, type: row.type, at: row.created_at });
+const queuedEventOf = (row: EventRow) => ({ eventId: row.event_id, type: row.type, at: row.created_at, siteId: row.site_id ?? null });
 
 /**
  * The events when the cached destinations could not be used (none cached, or an endpoint changed

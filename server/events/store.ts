@@ -2,9 +2,13 @@ import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import type { Database, EventRow, Executor, Tenant } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
-const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant));
+/**
+ * The tenant's events within the caller's sites: a key or person limited to sites reads the
+ * events of their sites' incidents, codes, visits and kiosks, and none about no site.
+ */
+const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
 
 export async function insertEvents(trx: Executor, rows: readonly EventRow[]): Promise<void> {
   await eventsInsert(trx, rowParams(rows));
@@ -24,13 +28,13 @@ export async function insertEventsAtWebhookRevision(trx: Executor, rows: readonl
   return Number(result.numAffectedRows ?? 0n) === rows.length;
 }
 
-const EVENT_COLUMNS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'] as const;
+const EVENT_COLUMNS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at', 'site_id'] as const;
 
 /** One event's row, selected from the webhook revision row when the revision still matches. */
 const eventAtRevision = (eb: ExpressionBuilder<Database, 'events'>, row: EventRow, webhookRevision: number) =>
   eb
     .selectFrom('webhook_revision')
-    .select(EVENT_COLUMNS.map((column) => eb.val(row[column]).as(column)))
+    .select(EVENT_COLUMNS.map((column) => eb.val(row[column] ?? null).as(column)))
     .where('id', '=', 1)
     .where('revision', '=', webhookRevision);
 
@@ -55,7 +59,7 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
  */
 export const eventAtRevisionAfter = (after: string, p: Record<(typeof EVENT_COLUMNS)[number] | 'webhookRevision', unknown>) =>
   sql`insert into events (${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))})
-select ${sql.join(EVENT_COLUMNS.map((column) => p[column]))}
+select ${sql.join(EVENT_COLUMNS.map((column) => p[column] ?? null))}
 from webhook_revision
 where id = 1 and revision = ${p.webhookRevision} and exists (select 1 from ${sql.table(after)})
 returning event_id`;

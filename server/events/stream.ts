@@ -6,6 +6,7 @@ import type { AuthContext } from '../auth/context.ts';
 import type { Clock } from '../clock.ts';
 import type { Executor, EventRow, Tenant } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import { reachesSite } from '../db/tenant.ts';
 import { tenantKeyOf, type EventFeed, type FeedEvent, type FeedSubscriber } from './feed.ts';
 import type { StreamRegistry } from './stream-registry.ts';
 import { requireEventReadScopes, rowToEvent } from './service.ts';
@@ -50,13 +51,14 @@ export interface StreamDeps {
  * arrive meanwhile, and never sends an event twice (each is sent once, by its feed position).
  */
 export async function openEventStream(deps: StreamDeps, req: Request, res: Response, auth: AuthContext, request: StreamRequest): Promise<void> {
-  const tenant: Tenant = { organizationId: auth.organization.organization_id, environment: auth.environment };
+  const tenant: Tenant = { organizationId: auth.organization.organization_id, environment: auth.environment, sites: auth.sites };
   // Never echoed unless it has an event id's shape: a header of any length or content is not repeated back.
   if (request.lastEventId && !EVENT_ID.test(request.lastEventId)) {
     throw new ApiError(400, 'Last-Event-ID is not an event id (evt_ and 26 letters and digits): open the stream without it, and read what you missed from GET /events');
   }
   if (request.types?.length) requireEventReadScopes(auth.scopes, request.types);
   let scopes: ReadonlySet<string> = auth.scopes;
+  let sites = auth.sites;
   let position = 0;
   /** Live events held until the answer's head is written and, on a resume, the catch-up is done; undefined once live. */
   let held: FeedEvent[] | undefined = [];
@@ -67,6 +69,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
   const decisions = new Map<string, boolean>();
   const wanted = (row: EventRow) => {
     if (row.test && !request.includeTest) return false;
+    if (!reachesSite(sites, row.site_id, 'organization')) return false;
     let yes = decisions.get(row.type);
     if (yes === undefined) {
       yes = mayReadEventType(scopes, row.type) && (!request.types?.length || request.types.some((pattern) => coversType(pattern, row.type)));
@@ -88,6 +91,7 @@ export async function openEventStream(deps: StreamDeps, req: Request, res: Respo
           scopes = now.scopes;
           decisions.clear();
         }
+        sites = now.sites;
       } catch (err) {
         // Refused (revoked, removed, signed out, suspended): closed. Anything else (a busy or
         // restarting database) is not a refusal: the stream stays, and the next second asks again.

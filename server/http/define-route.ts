@@ -29,6 +29,11 @@ export interface GuardOptions {
   neverRefuse?: (req: Request) => boolean;
   /** The route's scope OR any of these opens it (the event stream: any read scope); the document lists them all. */
   anyScopeOf?: readonly Scope[];
+  /**
+   * Only for callers who reach every site (issue #34): the organization's people, policies and
+   * audit log, and adding or archiving sites. A key or person limited to sites gets a 403.
+   */
+  everySite?: boolean;
 }
 
 /** The access check a scoped route starts with (server/auth/authenticate.ts builds it). */
@@ -115,7 +120,7 @@ export interface RouteWiring {
   responder?: RequestHandler;
   idempotent?: (answer: IdempotentAnswer) => RequestHandler;
   /** A signed-in console person (`person` routes), with the roles the route allows. */
-  person?: (roles: readonly Role[] | undefined) => RequestHandler;
+  person?: (options: GuardOptions | undefined) => RequestHandler;
   /** Records every successful change by a key or a person (server/audit/). */
   audit?: (route: RouteDefinition<never>) => RequestHandler;
 }
@@ -131,7 +136,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
   for (const route of routes) {
     const chain: RequestHandler[] = [];
     if (route.access === 'responder') chain.push(required(wiring.responder, 'responder authentication', route));
-    else if (route.access === 'person') chain.push(required(wiring.person, 'console sessions', route)(route.guardOptions?.roles));
+    else if (route.access === 'person') chain.push(required(wiring.person, 'console sessions', route)(route.guardOptions));
     else if (route.access !== 'public') chain.push(required(wiring.guard, 'a guard', route)(route.access, route.guardOptions));
     const precheck = route.precheck?.bind(route);
     if (precheck) {
@@ -174,7 +179,8 @@ function operationOf(route: RouteDefinition<never>): ZodOpenApiOperationObject {
         : route.guardOptions?.anyScopeOf
           ? `Any of the scopes ${[route.access, ...route.guardOptions.anyScopeOf].map((scope) => `\`${scope}\``).join(', ')}.`
           : `Scope \`${route.access}\`.`;
-  const description = [scope, route.description].filter(Boolean).join(' ');
+  const everySite = route.guardOptions?.everySite ? 'Only for a key or person not limited to sites.' : undefined;
+  const description = [scope, everySite, route.description].filter(Boolean).join(' ');
   const requestParams = {
     ...(route.params && { path: route.params }),
     ...(route.query && { query: route.query }),

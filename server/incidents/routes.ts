@@ -12,6 +12,7 @@ import {
   IncidentPage,
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
+import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import type { Executor, IncidentRow } from '../db/schema.ts';
 import { queueAlarmTexts } from '../messages/service.ts';
@@ -107,7 +108,7 @@ export const incidentRouteList = [
       'Over the incidents created at or after `from_date` and before `to_date` (either may be left out): counts by category, current status and severity (every value, zeros included), and the median and 90th percentile of the seconds to assign and to arrive.',
     responses: { ...ok(200, 'The figures', IncidentAnalytics), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await incidentAnalytics(deps.db, tenantOf(req), query));
+      res.json(await incidentAnalytics(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({

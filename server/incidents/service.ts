@@ -22,7 +22,7 @@ import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { siteOfKiosk } from '../kiosks/service.ts';
-import { placeNamedIn } from '../sites/service.ts';
+import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
 import type { DispatchOpening } from './dispatcher.ts';
 import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
@@ -85,10 +85,14 @@ export async function createIncident(
     const existing = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key);
     if (existing) return { incident: await getIncident(db, tenant, existing.incident_id), created: false };
   }
-  const place = input.site_id === undefined ? undefined : await placeNamedIn(db, tenant.organizationId, { site_id: input.site_id }, { active: true });
-  // A gate kiosk's SOS names its kiosk: it happened at the kiosk's site.
+  const place = input.site_id === undefined ? undefined : await placeNamedIn(db, tenant, { site_id: input.site_id }, { active: true });
+  // A gate kiosk's SOS names its kiosk: it happened at the kiosk's site. A caller limited to
+  // sites reports at one of theirs (an incident at no site is the whole organization's).
   const kioskId = input.subject.metadata?.kiosk_id;
-  const siteId = place?.siteId ?? (kioskId ? await siteOfKiosk(db, tenant, kioskId, input.subject.metadata?.entry_point) : undefined);
+  const siteId =
+    place?.siteId ??
+    (kioskId ? await siteOfKiosk(db, tenant, kioskId, input.subject.metadata?.entry_point) : undefined) ??
+    (tenant.sites ? await defaultSiteFor(db, tenant) : undefined);
   const incident = await inTransaction(db, async (trx) => {
     const now = deps.clock.now();
     const at = now.toISOString();

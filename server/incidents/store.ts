@@ -7,7 +7,7 @@ import { isPostgres, type Executor, type IncidentRow, type ResponderRow, type Te
 import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.ts';
 import { eventAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
 import { jobsForEventOf } from '../webhooks/queue.ts';
-import { tenantParams, whereTenant } from '../db/tenant.ts';
+import { tenantParams, whereTenant, whereSiteReached, reachesSite } from '../db/tenant.ts';
 
 export type { Tenant };
 
@@ -95,7 +95,7 @@ export async function insertIncidentOpening(db: Executor, opening: IncidentOpeni
   };
 }
 
-const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at'] as const;
+const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at', 'site_id'] as const;
 /** The search's parameters when there is none (a simulated incident): `searching` is false, the box empty. */
 const NO_SEARCH: RespondersSearch = { environment: '', minLat: 1, maxLat: 0, minLng: 1, maxLng: 0 };
 
@@ -131,6 +131,7 @@ export async function findIncident(db: Executor, tenant: Tenant, incidentId: str
     .selectAll()
     .where('incident_id', '=', incidentId)
     .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization'))
     .executeTakeFirst();
 }
 
@@ -164,7 +165,9 @@ export type IncidentWithTimeline = { row: IncidentRow; timeline: TimelineRow[] }
  * PostgreSQL, concurrent requests' reads are one query for all of them (server/db/coalesced-read.ts).
  */
 export async function findIncidentWithTimeline(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentWithTimeline | undefined> {
-  return incidentReads(db, { ...tenantParams(tenant), incidentId });
+  const found = await incidentReads(db, { ...tenantParams(tenant), incidentId });
+  // Read by the tenant alone (shared by concurrent requests); a site beyond a limited caller's is not theirs.
+  return found && reachesSite(tenant.sites, found.row.site_id, 'organization') ? found : undefined;
 }
 
 type IncidentKey = { incidentId: string; organizationId: string; environment: string };
@@ -232,8 +235,8 @@ export async function listIncidentRows(
 ): Promise<{ rows: IncidentRow[]; total: number }> {
   let base = db
     .selectFrom('incidents')
-    .where(whereTenant(tenant));
-  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
+    .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization', { siteId: filter.siteId }));
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.statusIn) base = base.where('status', 'in', filter.statusIn);
   if (filter.category) base = base.where('category', '=', filter.category);
@@ -309,7 +312,7 @@ export async function countIncidentsByKind(
   tenant: Tenant,
   window: IncidentWindow,
 ): Promise<Array<{ category: string; status: string; severity: string; n: number }>> {
-  let base = db.selectFrom('incidents').where(whereTenant(tenant));
+  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
   if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
   if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
   return base
@@ -324,7 +327,7 @@ export async function assignmentTimesOf(
   tenant: Tenant,
   window: IncidentWindow,
 ): Promise<Array<{ created_at: string; assigned_at: string | null; on_scene_at: string | null }>> {
-  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where('assigned_at', 'is not', null);
+  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization')).where('assigned_at', 'is not', null);
   if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
   if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
   return base.select(['created_at', 'assigned_at', 'on_scene_at']).execute();

@@ -60,10 +60,10 @@ export async function recordHeartbeat(
   const at = now.toISOString();
   const skewDs = options.replayed ? null : Math.round((Date.parse(heartbeat.clock) - now.getTime()) / 100);
   // The site it was set up for (checked), else the one it has, else where its gate's name says.
-  const named = await placeNamedIn(db, tenant.organizationId, { site_id: heartbeat.site_id });
+  const named = await placeNamedIn(db, tenant, { site_id: heartbeat.site_id });
   return inTransaction(db, async (trx) => {
     const wasOfflineSince = await endOutage(trx, tenant, kioskId, at);
-    const siteId = named?.siteId ?? (await findKiosk(trx, tenant, kioskId))?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant.organizationId, heartbeat.entry_point));
+    const siteId = named?.siteId ?? (await findKiosk(trx, tenant, kioskId))?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant, heartbeat.entry_point));
     await upsertHeartbeat(trx, tenant, kioskId, {
       site_id: siteId,
       entry_point: heartbeat.entry_point,
@@ -92,7 +92,7 @@ export async function recordHeartbeat(
 export async function siteOfKiosk(db: Executor, tenant: Tenant, kioskId: string, entryPoint: string | undefined): Promise<string | undefined> {
   const known = (await findKiosk(db, tenant, kioskId))?.site_id;
   if (known) return known;
-  return entryPoint ? siteForGateName(db, tenant.organizationId, entryPoint) : undefined;
+  return entryPoint ? siteForGateName(db, tenant, entryPoint) : undefined;
 }
 
 export async function getKiosk(db: Executor, times: KioskTimes, tenant: Tenant, kioskId: string): Promise<Kiosk> {

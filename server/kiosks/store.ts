@@ -1,7 +1,8 @@
 import type { Executor, KioskRow, Tenant } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
-const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('kiosks').where(whereTenant(tenant));
+/** The tenant's kiosks within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
+const scoped = (db: Executor, tenant: Tenant, siteId?: string) => db.selectFrom('kiosks').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization', { siteId }));
 
 export async function findKiosk(db: Executor, tenant: Tenant, kioskId: string): Promise<KioskRow | undefined> {
   return scoped(db, tenant).selectAll().where('kiosk_id', '=', kioskId).executeTakeFirst();
@@ -51,7 +52,7 @@ export async function upsertHeartbeat(trx: Executor, tenant: Tenant, kioskId: st
 }
 
 export async function updateKiosk(db: Executor, tenant: Tenant, kioskId: string, changes: Partial<Pick<KioskRow, 'name' | 'retired_at' | 'offline_since' | 'updated_at'>>): Promise<boolean> {
-  const result = await db.updateTable('kiosks').set(changes).where(whereTenant(tenant)).where('kiosk_id', '=', kioskId).executeTakeFirst();
+  const result = await db.updateTable('kiosks').set(changes).where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization')).where('kiosk_id', '=', kioskId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -61,6 +62,7 @@ export async function retireKiosk(db: Executor, tenant: Tenant, kioskId: string,
     .updateTable('kiosks')
     .set({ retired_at: at, offline_since: null, updated_at: at })
     .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization'))
     .where('kiosk_id', '=', kioskId)
     .where('retired_at', 'is', null)
     .executeTakeFirst();
@@ -77,11 +79,10 @@ export interface KioskFilter {
 }
 
 function filtered(db: Executor, tenant: Tenant, filter: KioskFilter) {
-  let base = scoped(db, tenant);
+  let base = scoped(db, tenant, filter.siteId);
   if (filter.status === 'retired') base = base.where('retired_at', 'is not', null);
   if (filter.status === 'online') base = base.where('retired_at', 'is', null).where('last_seen_at', '>', filter.onlineSince);
   if (filter.status === 'offline') base = base.where('retired_at', 'is', null).where('last_seen_at', '<=', filter.onlineSince);
-  if (filter.siteId) base = base.where('site_id', '=', filter.siteId);
   if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
   if (filter.entryPoints) base = base.where('entry_point', 'in', filter.entryPoints.length ? filter.entryPoints : ['']);
   return base;
@@ -98,8 +99,7 @@ export async function listKioskRows(db: Executor, tenant: Tenant, filter: KioskF
 
 /** Every kiosk of the tenant in service (not retired), optionally at these entry points. */
 export async function activeKioskRows(db: Executor, tenant: Tenant, entryPoints?: readonly string[], siteId?: string): Promise<KioskRow[]> {
-  let base = scoped(db, tenant).where('retired_at', 'is', null);
-  if (siteId) base = base.where('site_id', '=', siteId);
+  let base = scoped(db, tenant, siteId).where('retired_at', 'is', null);
   if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
   return base.selectAll().orderBy('entry_point').orderBy('kiosk_id').execute();
 }

@@ -95,7 +95,7 @@ function queuedText(
  */
 export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
   if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
-  const site = await getSite(trx, incident.organization_id, incident.site_id);
+  const site = await getSite(trx, { organizationId: incident.organization_id }, incident.site_id);
   const rows = site.call_list.map((entry) =>
     queuedText(deps, incident, {
       incident_id: incident.incident_id,
@@ -165,7 +165,7 @@ export interface Arrival {
  */
 export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Tenant, arrival: Arrival): Promise<void> {
   if (!deps.gateway || tenant.environment !== 'live') return;
-  const site = arrival.siteId ? await getSite(trx, tenant.organizationId, arrival.siteId).catch(() => undefined) : undefined;
+  const site = arrival.siteId ? await getSite(trx, { organizationId: tenant.organizationId }, arrival.siteId).catch(() => undefined) : undefined;
   const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: site?.time_zone ?? 'Africa/Lagos' }).format(new Date(arrival.checkedInAt));
   const where = [site?.name, arrival.entryPoint].filter(Boolean).join(', ');
   await insertMessages(trx, [

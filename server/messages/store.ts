@@ -1,6 +1,6 @@
 import type { Engine } from '../db/database.ts';
 import type { Executor, Tenant, TextMessageRow } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /** Text messages (migration 0028): this store owns `text_messages`. */
 
@@ -68,7 +68,8 @@ export async function listMessageRows(
   filter: { incidentId?: string; status?: string; withoutReason?: string },
   page: { offset: number; limit: number },
 ): Promise<{ rows: TextMessageRow[]; total: number }> {
-  let base = db.selectFrom('text_messages').where(whereTenant(tenant));
+  // A text is of its incident's or visit's site: a caller limited to sites sees only theirs.
+  let base = db.selectFrom('text_messages').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
   if (filter.withoutReason) base = base.where('reason', '!=', filter.withoutReason);
   if (filter.incidentId) base = base.where('incident_id', '=', filter.incidentId);
   if (filter.status) base = base.where('status', '=', filter.status);

@@ -14,6 +14,7 @@ export const organizationRouteList = [
     method: 'get',
     path: '/visitor-policies',
     access: 'admin',
+    guardOptions: { everySite: true },
     operationId: 'getVisitorPolicies',
     tags,
     summary: "The organization's visitor policies",
@@ -30,7 +31,7 @@ export const organizationRouteList = [
     path: '/visitor-policies',
     access: 'admin',
     // In the console, policies are the owners' and admins' (a developer holds `admin` for keys and webhooks).
-    guardOptions: { roles: ['owner', 'admin'] },
+    guardOptions: { roles: ['owner', 'admin'], everySite: true },
     idempotent: true,
     body: UpdateVisitorPolicies,
     operationId: 'updateVisitorPolicies',

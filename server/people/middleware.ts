@@ -7,7 +7,8 @@ import { ApiError } from '../http/errors.ts';
 import { rowToOrganization } from '../organizations/organization.ts';
 import { ROLE_SCOPES, grantableBy } from '../auth/permissions.ts';
 import { signedInSession, type LiveSession, type SessionSettings } from './session.ts';
-import type { AuthContext } from '../auth/context.ts';
+import { assertReachesEverySite, parseSiteIds, type AuthContext } from '../auth/context.ts';
+import type { GuardOptions } from '../http/define-route.ts';
 import type { Environment } from '../../shared/schemas/common.ts';
 
 declare global {
@@ -28,6 +29,7 @@ export function personAuthContext(live: LiveSession, environment: Environment): 
     keyId: live.person.person_id,
     environment,
     scopes: new Set(ROLE_SCOPES[role]),
+    sites: parseSiteIds(live.person.site_ids),
     credential: live.token,
     grantable: new Set(grantableBy(role)),
     actor: personActor(live.person),
@@ -41,13 +43,14 @@ export function personAuthContext(live: LiveSession, environment: Environment): 
  * so the audit log names the person.
  */
 export function personAccess(deps: { db: Db; clock: Clock; settings: SessionSettings }) {
-  return (roles: readonly Role[] | undefined): RequestHandler =>
+  return (options: GuardOptions | undefined): RequestHandler =>
     async (req, _res, next) => {
       const live = await signedInSession(req, deps);
       const role = live.person.role as Role;
-      if (roles && !roles.includes(role)) throw new ApiError(403, `Your role (${role}) may not do this`);
+      if (options?.roles && !options.roles.includes(role)) throw new ApiError(403, `Your role (${role}) may not do this`);
       req.consoleSession = live;
       req.auth = personAuthContext(live, 'live');
+      assertReachesEverySite(req.auth, options);
       next();
     };
 }

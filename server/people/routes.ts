@@ -29,6 +29,7 @@ import { authOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { ApiError } from '../http/errors.ts';
+import { siteLimitFor } from '../sites/service.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { takeGuess } from '../rate-limit/guesses.ts';
 import { auditPersonEvent } from './audit-person.ts';
@@ -312,7 +313,7 @@ export const peopleRouteList = [
     method: 'get',
     path: '/console/two-step',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     operationId: 'getTwoStepPolicy',
     tags,
     summary: 'Which roles must sign in with a second step',
@@ -326,7 +327,7 @@ export const peopleRouteList = [
     method: 'put',
     path: '/console/two-step',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     body: ChangeTwoStepPolicyRequest,
     operationId: 'changeTwoStepPolicy',
     tags,
@@ -341,7 +342,7 @@ export const peopleRouteList = [
     method: 'get',
     path: '/console/people',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     query: ListPeopleQuery,
     operationId: 'listPeople',
     tags,
@@ -355,7 +356,7 @@ export const peopleRouteList = [
     method: 'get',
     path: '/console/invitations',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     query: ListQuery,
     operationId: 'listInvitations',
     tags,
@@ -369,7 +370,7 @@ export const peopleRouteList = [
     method: 'post',
     path: '/console/invitations',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     body: InviteRequest,
     operationId: 'invitePerson',
     tags,
@@ -377,7 +378,9 @@ export const peopleRouteList = [
     description: 'Answers the link once: give it to the person (no mail server is assumed). Only an owner invites an owner.',
     responses: { ...ok(201, 'Invited', CreatedInvitation), ...errors(403, 409) },
     async handler({ body }, req, res, deps) {
-      const made = await people.invitePerson(peopleDeps(deps), { organizationId: authOf(req).organization.organization_id, ...body, inviter: inviterOf(req) });
+      const organizationId = authOf(req).organization.organization_id;
+      const siteIds = body.site_ids && (await siteLimitFor(deps.db, { organizationId }, body.site_ids));
+      const made = await people.invitePerson(peopleDeps(deps), { organizationId, ...body, inviter: inviterOf(req), siteIds });
       res.status(201).json(made);
     },
   }),
@@ -385,7 +388,7 @@ export const peopleRouteList = [
     method: 'post',
     path: '/console/invitations/:invitationId/withdraw',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     params: InvitationParams,
     body: Empty,
     operationId: 'withdrawInvitation',
@@ -401,7 +404,7 @@ export const peopleRouteList = [
     method: 'patch',
     path: '/console/people/:personId',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     params: PersonParams,
     body: ChangeRoleRequest,
     operationId: 'changeRole',
@@ -410,14 +413,16 @@ export const peopleRouteList = [
     description: 'Only an owner makes, changes or removes an owner; the last owner stays one.',
     responses: { ...ok(200, 'Changed', z.object({ person: Person })), ...errors(403, 404, 409) },
     async handler({ params, body }, req, res, deps) {
-      res.json({ person: await people.changeRole(peopleDeps(deps), authOf(req).organization.organization_id, params.personId, body.role, inviterOf(req)) });
+      const organizationId = authOf(req).organization.organization_id;
+      const siteIds = body.site_ids && (await siteLimitFor(deps.db, { organizationId }, body.site_ids));
+      res.json({ person: await people.changeRole(peopleDeps(deps), organizationId, params.personId, body.role, inviterOf(req), siteIds) });
     },
   }),
   route({
     method: 'delete',
     path: '/console/people/:personId',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     params: PersonParams,
     operationId: 'removePerson',
     tags,
@@ -433,7 +438,7 @@ export const peopleRouteList = [
     method: 'post',
     path: '/console/people/:personId/sign-out',
     access: 'person',
-    guardOptions: { roles: ['owner'] },
+    guardOptions: { roles: ['owner'], everySite: true },
     params: PersonParams,
     body: Empty,
     operationId: 'signOutPerson',
@@ -449,7 +454,7 @@ export const peopleRouteList = [
     method: 'post',
     path: '/console/people/:personId/reset',
     access: 'person',
-    guardOptions: { roles: MANAGERS },
+    guardOptions: { roles: MANAGERS, everySite: true },
     params: PersonParams,
     body: Empty,
     operationId: 'resetPerson',

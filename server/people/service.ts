@@ -1,10 +1,11 @@
+import { parseSiteIds } from '../db/tenant.ts';
 import type { Invitation, Person, Role } from '../../shared/schemas/console.ts';
 import { ROLES, twoStepRequired } from '../../shared/schemas/console.ts';
 import { changeTwoStepRoles, twoStepRolesOf } from '../organizations/service.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import type { ConsoleSessionRow, Db, Executor, InvitationRow, PersonRow } from '../db/schema.ts';
-import { ApiError, conflict, notFound } from '../http/errors.ts';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -59,10 +60,16 @@ function rowToInvitation(row: InvitationRow & { organization_name: string }): In
     name: row.name,
     role: row.role as Role,
     kind: row.kind as Invitation['kind'],
+    site_ids: parseSiteIds(row.site_ids),
     organization_name: row.organization_name,
     created_at: row.created_at,
     expires_at: row.expires_at,
   };
+}
+
+/** An owner reaches every site: a role limited to sites is any other (issue #34). */
+function assertSitesFitRole(role: Role, siteIds: readonly string[] | null | undefined): void {
+  if (role === 'owner' && siteIds) throw badRequest('site_ids: an owner reaches every site; limit an admin, operator, developer or viewer instead');
 }
 
 /** An admin manages everyone but owners: adding, changing or removing one is the owners' own. */
@@ -72,7 +79,7 @@ function assertMayManage(inviter: Inviter, role: Role, what: string): void {
 
 async function makeInvitation(
   deps: InviteDeps,
-  input: { organizationId: string; email: string; role: Role; name?: string | null; kind: 'join' | 'reset'; personId?: string; inviter: Inviter },
+  input: { organizationId: string; email: string; role: Role; name?: string | null; kind: 'join' | 'reset'; personId?: string; inviter: Inviter; siteIds?: readonly string[] | null },
 ): Promise<{ invitation: Invitation; invite_url: string }> {
   const token = newToken();
   const now = deps.clock.now();
@@ -90,6 +97,7 @@ async function makeInvitation(
     expires_at: new Date(now.getTime() + INVITATION_MS).toISOString(),
     used_at: null,
     revoked_at: null,
+    site_ids: input.siteIds ? JSON.stringify(input.siteIds) : null,
   };
   const organization = await deps.db.transaction().execute(async (trx) => {
     await store.revokeOpenInvitationsFor(trx, input.organizationId, input.email, row.created_at);
@@ -100,8 +108,9 @@ async function makeInvitation(
 }
 
 /** A link for a new person (console, CLI, the demo at first start): single use, 7 days. */
-export async function invitePerson(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; inviter: Inviter }) {
+export async function invitePerson(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; inviter: Inviter; siteIds?: readonly string[] | null }) {
   assertMayManage(input.inviter, input.role, 'invite');
+  assertSitesFitRole(input.role, input.siteIds);
   const existing = await store.findPersonByEmail(deps.db, input.email);
   if (existing?.organization_id === input.organizationId) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
   // Someone of another organization is invited as anyone is: the answer never tells this
@@ -114,11 +123,11 @@ export async function resetPerson(deps: InviteDeps, organizationId: string, pers
   const person = await store.findPerson(deps.db, organizationId, personId);
   if (!person) throw notFound('Person');
   assertMayManage(inviter, person.role as Role, 'reset');
-  return makeInvitation(deps, { organizationId, email: person.email, role: person.role as Role, name: person.name, kind: 'reset', personId, inviter });
+  return makeInvitation(deps, { organizationId, email: person.email, role: person.role as Role, name: person.name, kind: 'reset', personId, inviter, siteIds: parseSiteIds(person.site_ids) });
 }
 
 /** The operator's reset from the host (`tsaro console invite` for someone already there): no inviter to check. */
-export async function inviteOrReset(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null }) {
+export async function inviteOrReset(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; siteIds?: readonly string[] | null }) {
   const existing = await store.findPersonByEmail(deps.db, input.email);
   if (existing && existing.organization_id === input.organizationId) return resetPerson(deps, input.organizationId, existing.person_id, { type: 'operator' });
   return invitePerson(deps, { ...input, inviter: { type: 'operator' } });
@@ -170,8 +179,8 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
     let person: PersonRow;
     if (invitation.kind === 'reset' && invitation.person_id) {
       const found = await store.findPerson(trx, invitation.organization_id, invitation.person_id);
-      // Bound to the role at the time it was made: a person whose role changed since gets a new link.
-      if (!found || found.role !== invitation.role) throw invalidLink();
+      // Bound to the role and sites at the time it was made: a person whose role or sites changed since gets a new link.
+      if (!found || found.role !== invitation.role || (found.site_ids ?? null) !== (invitation.site_ids ?? null)) throw invalidLink();
       const changes = { password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
       person = { ...found, ...changes };
       await store.updatePerson(trx, person.person_id, changes);
@@ -185,6 +194,7 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
         email: invitation.email,
         name: input.name ?? invitation.name,
         role: invitation.role,
+        site_ids: invitation.site_ids ?? null,
         password_hash: passwordHash,
         totp_secret: null,
         totp_pending_secret: null,
@@ -327,18 +337,21 @@ async function changePersonLocked<T>(deps: PeopleDeps, organizationId: string, p
  * A new role. Open reset links are withdrawn with it: a link is bound to the role the person had
  * when it was made, so an admin's old reset link for a viewer never signs anyone in as an owner.
  */
-export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter): Promise<Person> {
+export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter, siteIds?: readonly string[] | null): Promise<Person> {
   return changePersonLocked(deps, organizationId, personId, async (trx, person) => {
     assertMayManage(inviter, person.role as Role, 'change');
     assertMayManage(inviter, role, 'make');
+    assertSitesFitRole(role, siteIds);
     if (role !== 'owner') await assertAnotherOwnerRemains(trx, person);
     const at = deps.clock.now().toISOString();
-    if (role !== person.role) await store.revokeOpenInvitationsFor(trx, organizationId, person.email, at);
-    await store.changeRole(trx, organizationId, personId, role, at);
+    // Left out: as they are, except that an owner reaches every site.
+    const sites = role === 'owner' ? null : siteIds === undefined ? (person.site_ids ?? null) : siteIds && JSON.stringify(siteIds);
+    if (role !== person.role || sites !== (person.site_ids ?? null)) await store.revokeOpenInvitationsFor(trx, organizationId, person.email, at);
+    await store.changeRole(trx, organizationId, personId, role, at, sites);
     // Promoted to a role that needs a second step they have not set up: the sessions that never
     // passed one end, and the next sign-in enrols it.
     if (twoStepRequired(role, await twoStepRolesOf(trx, organizationId)) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
-    return rowToPerson({ ...person, role });
+    return rowToPerson({ ...person, role, site_ids: sites });
   });
 }
 

@@ -1,3 +1,4 @@
+import { parseSiteIds } from '../db/tenant.ts';
 import type { Request, Response } from 'express';
 import type { ConsoleSession, Person, Role } from '../../shared/schemas/console.ts';
 import type { Clock } from '../clock.ts';
@@ -109,6 +110,7 @@ export function rowToPerson(row: PersonRow): Person {
     email: row.email,
     name: row.name,
     role: row.role as Role,
+    site_ids: parseSiteIds(row.site_ids),
     totp_enabled: row.totp_enabled === 1,
     created_at: row.created_at,
     last_active_at: row.last_active_at,

@@ -11,13 +11,13 @@ const members = (db: Executor) =>
     .selectFrom('people')
     .innerJoin('memberships', 'memberships.person_id', 'people.person_id')
     .selectAll('people')
-    .select(['memberships.organization_id', 'memberships.role']);
+    .select(['memberships.organization_id', 'memberships.role', 'memberships.site_ids']);
 
 /** A new person and their membership. */
 export async function insertPerson(db: Executor, row: PersonRow): Promise<void> {
-  const { organization_id, role, ...person } = row;
+  const { organization_id, role, site_ids, ...person } = row;
   await db.insertInto('people').values(person).execute();
-  await db.insertInto('memberships').values({ organization_id, person_id: row.person_id, role, created_at: row.created_at, updated_at: row.updated_at }).execute();
+  await db.insertInto('memberships').values({ organization_id, person_id: row.person_id, role, site_ids: site_ids ?? null, created_at: row.created_at, updated_at: row.updated_at }).execute();
 }
 
 export async function findPersonByEmail(db: Executor, email: string): Promise<PersonRow | undefined> {
@@ -33,8 +33,8 @@ export async function updatePerson(db: Executor, personId: string, changes: Part
   await db.updateTable('people').set(changes).where('person_id', '=', personId).execute();
 }
 
-export async function changeRole(db: Executor, organizationId: string, personId: string, role: string, at: string): Promise<void> {
-  await db.updateTable('memberships').set({ role, updated_at: at }).where('organization_id', '=', organizationId).where('person_id', '=', personId).execute();
+export async function changeRole(db: Executor, organizationId: string, personId: string, role: string, at: string, siteIds: string | null): Promise<void> {
+  await db.updateTable('memberships').set({ role, site_ids: siteIds, updated_at: at }).where('organization_id', '=', organizationId).where('person_id', '=', personId).execute();
 }
 
 /** A TOTP step is taken once: false when this step (or a later one) was already used. */
@@ -64,7 +64,7 @@ export async function listPeople(db: Executor, organizationId: string, filter: {
   const [rows, count] = await Promise.all([
     base
       .selectAll('people')
-      .select(['memberships.organization_id', 'memberships.role'])
+      .select(['memberships.organization_id', 'memberships.role', 'memberships.site_ids'])
       .orderBy('people.created_at', 'desc')
       .orderBy('people.person_id', 'desc')
       .offset(page.offset)

@@ -6,7 +6,7 @@ import { inTransaction, type Executor, type RollCallEntryRow, type RollCallRow, 
 import { notFound } from '../http/errors.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { placeNamedIn } from '../sites/service.ts';
+import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
 import { kiosksInService, type KioskTimes } from '../kiosks/service.ts';
 import { entryCounts, eraseEntryVisitor, findRollCall, findRollCallEntry, insertRollCall, listRollCallRows, markEntry, rollCallEntries } from './store.ts';
 
@@ -61,7 +61,8 @@ export async function takeRollCall(
 ): Promise<RollCall> {
   const at = times.clock.now().toISOString();
   const rollCallId = newId('rcl', times.clock.now());
-  const site = siteId === undefined ? undefined : (await placeNamedIn(db, tenant.organizationId, { site_id: siteId }))!.siteId;
+  // A caller limited to sites takes a roll call of one of them; a roll call of every site is for those who reach them all.
+  const site = siteId === undefined ? (tenant.sites ? await defaultSiteFor(db, tenant) : undefined) : (await placeNamedIn(db, tenant, { site_id: siteId }))!.siteId;
   return inTransaction(db, async (trx) => {
     const [visitors, kiosks] = [await visitorsOnSite(trx, tenant, entryPoints, site), await kiosksInService(trx, times, tenant, entryPoints, site)];
     const warnings: Warning[] = [];

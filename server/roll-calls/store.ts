@@ -1,7 +1,9 @@
 import type { Executor, RollCallEntryRow, RollCallRow, Tenant } from '../db/schema.ts';
-import { whereTenant } from '../db/tenant.ts';
+import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
-const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('roll_calls').where(whereTenant(tenant));
+/** The tenant's roll calls within the caller's sites (one of every site is for those who reach them all), perhaps of one site. */
+const scoped = (db: Executor, tenant: Tenant, siteId?: string) =>
+  db.selectFrom('roll_calls').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization', { siteId }));
 
 /** Rows per INSERT: 11 columns each, well under SQLite's 32,766 parameters. */
 const ENTRY_CHUNK = 500;
@@ -26,7 +28,7 @@ export async function findRollCallEntry(db: Executor, rollCallId: string, logId:
 }
 
 export async function listRollCallRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }, siteId?: string): Promise<{ rows: RollCallRow[]; total: number }> {
-  const base = siteId ? scoped(db, tenant).where('site_id', '=', siteId) : scoped(db, tenant);
+  const base = scoped(db, tenant, siteId);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('roll_call_id', 'desc').offset(page.offset).limit(page.limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

@@ -11,7 +11,7 @@ import {
   SitePage,
   UpdateSiteRequest,
 } from '../../shared/schemas/sites.ts';
-import { authOf } from '../auth/context.ts';
+import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -20,17 +20,21 @@ import { addEntryPoint, archiveSite, createSite, getSite, listEntryPoints, listS
 const route = routeFor<RouteDeps>();
 const tags = ['Sites'];
 const orgOf = (req: Parameters<typeof authOf>[0]) => authOf(req).organization.organization_id;
+/** The caller with their reach: a key or person limited to sites reads and changes only those. */
+const callerOf = tenantOf;
 
 /** Any key or person of the organization reads its sites (a kiosk its gate's call list); changing them is for owners and admins. */
 const read = { access: 'access_codes:read', guardOptions: { anyScopeOf: SCOPES.filter((scope) => scope !== 'access_codes:read') } } as const;
 const write = { access: 'admin', guardOptions: { roles: ['owner', 'admin'] } } as const;
+/** Adding and archiving sites: for those who reach every site (a limited admin changes only their own sites). */
+const writeEvery = { access: 'admin', guardOptions: { roles: ['owner', 'admin'], everySite: true } } as const;
 
 /** Sites, an organization's estates or premises, and their entry points (docs/api.md, "Sites"). */
 export const siteRouteList = [
   route({
     method: 'post',
     path: '/sites',
-    ...write,
+    ...writeEvery,
     idempotent: true,
     body: CreateSiteRequest,
     operationId: 'createSite',
@@ -53,7 +57,7 @@ export const siteRouteList = [
     summary: "List the organization's sites, the default one first, then by name",
     responses: { ...ok(200, 'One page', SitePage), ...errors() },
     async handler({ query }, req, res, deps) {
-      res.json(await listSites(deps.db, orgOf(req), query));
+      res.json(await listSites(deps.db, callerOf(req), query));
     },
   }),
   route({
@@ -66,7 +70,7 @@ export const siteRouteList = [
     summary: 'Get a site, with its gates and call list',
     responses: { ...ok(200, 'The site', SiteEnvelope), ...errors(404) },
     async handler({ params }, req, res, deps) {
-      res.json({ site: await getSite(deps.db, orgOf(req), params.siteId) });
+      res.json({ site: await getSite(deps.db, callerOf(req), params.siteId) });
     },
   }),
   route({
@@ -82,13 +86,13 @@ export const siteRouteList = [
     description: 'Each field given is changed; `null` clears `address` or `location`. `call_list` is replaced whole, in the order given.',
     responses: { ...ok(200, 'The site', SiteEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ site: await updateSite(db, deps.clock, orgOf(req), params.siteId, body) });
+      res.json({ site: await updateSite(db, deps.clock, callerOf(req), params.siteId, body) });
     },
   }),
   route({
     method: 'post',
     path: '/sites/:siteId/archive',
-    ...write,
+    ...writeEvery,
     idempotent: true,
     params: SiteIdParams,
     body: Empty,
@@ -111,7 +115,7 @@ export const siteRouteList = [
     summary: "A site's entry points (its gates), by name",
     responses: { ...ok(200, 'Every entry point of the site', EntryPointList), ...errors(404) },
     async handler({ params }, req, res, deps) {
-      res.json({ results: await listEntryPoints(deps.db, orgOf(req), params.siteId) });
+      res.json({ results: await listEntryPoints(deps.db, callerOf(req), params.siteId) });
     },
   }),
   route({
@@ -127,7 +131,7 @@ export const siteRouteList = [
     description: 'Its name is unique within the site (409 naming `name`); an archived site takes none (409).',
     responses: { ...ok(201, 'Added', EntryPointEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.status(201).json({ entry_point: await addEntryPoint(db, deps.clock, orgOf(req), params.siteId, body.name) });
+      res.status(201).json({ entry_point: await addEntryPoint(db, deps.clock, callerOf(req), params.siteId, body.name) });
     },
   }),
 ];

@@ -1,7 +1,8 @@
 import type { Page } from '../../shared/schemas/common.ts';
 import type { CreateSiteRequest, EntryPoint, Site, UpdateSiteRequest } from '../../shared/schemas/sites.ts';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type EntryPointRow, type Executor, type SiteRow } from '../db/schema.ts';
+import { inTransaction, type EntryPointRow, type Executor, type SiteRow, type Tenant } from '../db/schema.ts';
+import { reachesSite } from '../db/tenant.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { setNewest } from '../bounded-map.ts';
 import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
@@ -88,22 +89,31 @@ export async function createSite(db: Executor, clock: Clock, organizationId: str
   });
 }
 
-export async function getSite(db: Executor, organizationId: string, siteId: string): Promise<Site> {
-  const row = await store.findSite(db, organizationId, siteId);
-  if (!row) throw notFound('Site');
+/** A caller of the sites routes: their organization and, when limited to sites, those sites (issue #34). */
+export type SiteCaller = Pick<Tenant, 'organizationId' | 'sites'>;
+
+/** A site the caller reaches: another organization's, or a site beyond a limited caller's, is a 404. */
+async function reachedSite(db: Executor, caller: SiteCaller, siteId: string): Promise<SiteRow> {
+  const row = await store.findSite(db, caller.organizationId, siteId);
+  if (!row || !reachesSite(caller.sites, row.site_id, 'organization')) throw notFound('Site');
+  return row;
+}
+
+export async function getSite(db: Executor, caller: SiteCaller, siteId: string): Promise<Site> {
+  const row = await reachedSite(db, caller, siteId);
   return rowToSite(row, await store.entryPointsOf(db, [row.site_id]));
 }
 
-export async function listSites(db: Executor, organizationId: string, query: PageRequest & { status?: 'active' | 'archived' }): Promise<Page<Site>> {
-  const { rows, total } = await store.listSites(db, organizationId, { status: query.status }, pageWindow(query));
+export async function listSites(db: Executor, caller: SiteCaller, query: PageRequest & { status?: 'active' | 'archived' }): Promise<Page<Site>> {
+  const { rows, total } = await store.listSites(db, caller.organizationId, { status: query.status, sites: caller.sites }, pageWindow(query));
   const entries = await store.entryPointsOf(db, rows.map((row) => row.site_id));
   return toPage(rows.map((row) => rowToSite(row, entries)), total, query);
 }
 
-export async function updateSite(db: Executor, clock: Clock, organizationId: string, siteId: string, input: UpdateSiteRequest): Promise<Site> {
+export async function updateSite(db: Executor, clock: Clock, caller: SiteCaller, siteId: string, input: UpdateSiteRequest): Promise<Site> {
+  const organizationId = caller.organizationId;
   return inTransaction(db, async (trx) => {
-    const row = await store.findSite(trx, organizationId, siteId);
-    if (!row) throw notFound('Site');
+    const row = await reachedSite(trx, caller, siteId);
     if (input.name !== undefined) await assertNameFree(trx, organizationId, input.name, siteId);
     const changes: Partial<SiteRow> = { updated_at: clock.now().toISOString() };
     if (input.name !== undefined) changes.name = input.name;
@@ -132,16 +142,15 @@ export async function archiveSite(db: Executor, clock: Clock, organizationId: st
   });
 }
 
-export async function listEntryPoints(db: Executor, organizationId: string, siteId: string): Promise<EntryPoint[]> {
-  const row = await store.findSite(db, organizationId, siteId);
-  if (!row) throw notFound('Site');
+export async function listEntryPoints(db: Executor, caller: SiteCaller, siteId: string): Promise<EntryPoint[]> {
+  await reachedSite(db, caller, siteId);
   return (await store.entryPointsOf(db, [siteId])).map(rowToEntryPoint);
 }
 
-export async function addEntryPoint(db: Executor, clock: Clock, organizationId: string, siteId: string, name: string): Promise<EntryPoint> {
+export async function addEntryPoint(db: Executor, clock: Clock, caller: SiteCaller, siteId: string, name: string): Promise<EntryPoint> {
+  const organizationId = caller.organizationId;
   return inTransaction(db, async (trx) => {
-    const row = await store.findSite(trx, organizationId, siteId);
-    if (!row) throw notFound('Site');
+    const row = await reachedSite(trx, caller, siteId);
     if (row.archived_at) throw conflict('Site is archived');
     if (await store.findEntryPointByName(trx, siteId, name)) throw conflict(`name: ${row.name} already has an entry point named ${name}`);
     const [entry] = entryPointRows(organizationId, siteId, [name], clock.now());
@@ -181,23 +190,26 @@ export async function siteSummaryOf(db: Executor, organizationId: string, siteId
 
 /**
  * The site of a gate named only in words (a kiosk's `entry_point`): the site that has an entry
- * point of that name when exactly one does, else the organization's default site. The gate is
- * then registered under that site if it was not, so the console lists it.
+ * point of that name when exactly one of the caller's sites does, else the caller's default site
+ * (`defaultSiteFor`). The gate is then registered under that site if it was not, so the console
+ * lists it.
  */
-export async function siteOfGateNamed(db: Executor, clock: Clock, organizationId: string, name: string): Promise<string> {
-  const named = await store.entryPointsNamed(db, organizationId, name);
-  const siteId = await siteOfNamedGates(db, organizationId, named);
-  if (!named.some((entry) => entry.site_id === siteId)) await store.insertEntryPointIfNew(db, entryPointRows(organizationId, siteId, [name], clock.now())[0]!);
+export async function siteOfGateNamed(db: Executor, clock: Clock, caller: SiteCaller, name: string): Promise<string> {
+  const named = await gatesNamed(db, caller, name);
+  const siteId = await siteOfNamedGates(db, caller, named);
+  if (!named.some((entry) => entry.site_id === siteId)) await store.insertEntryPointIfNew(db, entryPointRows(caller.organizationId, siteId, [name], clock.now())[0]!);
   return siteId;
 }
 
 /** `siteOfGateNamed` without registering anything: where a gate named in words most likely is. */
-export async function siteForGateName(db: Executor, organizationId: string, name: string): Promise<string> {
-  return siteOfNamedGates(db, organizationId, await store.entryPointsNamed(db, organizationId, name));
+export async function siteForGateName(db: Executor, caller: SiteCaller, name: string): Promise<string> {
+  return siteOfNamedGates(db, caller, await gatesNamed(db, caller, name));
 }
 
-const siteOfNamedGates = async (db: Executor, organizationId: string, named: EntryPointRow[]) =>
-  named.length === 1 ? named[0]!.site_id : defaultSiteIdOf(db, organizationId);
+const gatesNamed = async (db: Executor, caller: SiteCaller, name: string) =>
+  (await store.entryPointsNamed(db, caller.organizationId, name)).filter((entry) => reachesSite(caller.sites, entry.site_id, 'organization'));
+
+const siteOfNamedGates = async (db: Executor, caller: SiteCaller, named: EntryPointRow[]) => (named.length === 1 ? named[0]!.site_id : defaultSiteFor(db, caller));
 
 /** Where a request says something happens or admits: a site, and perhaps one of its entry points. */
 export interface Place {
@@ -214,14 +226,17 @@ export interface Place {
  */
 export async function placeNamedIn(
   db: Executor,
-  organizationId: string,
+  caller: SiteCaller,
   named: { site_id?: string; entry_point_id?: string },
   options: { active?: boolean; field?: string } = {},
 ): Promise<Place | undefined> {
+  const organizationId = caller.organizationId;
   const prefix = options.field ? `${options.field}.` : '';
   let entryPoint: EntryPointRow | undefined;
   if (named.entry_point_id !== undefined) {
     entryPoint = await store.findEntryPoint(db, organizationId, named.entry_point_id);
+    // A gate of a site beyond a limited caller's is unknown to them, as another organization's.
+    if (entryPoint && !reachesSite(caller.sites, entryPoint.site_id, 'organization')) entryPoint = undefined;
     if (!entryPoint) throw badRequest(`${prefix}entry_point_id: no entry point ${named.entry_point_id} in this organization`);
     if (named.site_id !== undefined && named.site_id !== entryPoint.site_id) {
       throw badRequest(`${prefix}entry_point_id: ${named.entry_point_id} is an entry point of another site than ${named.site_id}`);
@@ -230,7 +245,48 @@ export async function placeNamedIn(
   const siteId = named.site_id ?? entryPoint?.site_id;
   if (siteId === undefined) return undefined;
   const site = await store.findSite(db, organizationId, siteId);
-  if (!site) throw badRequest(`${prefix}site_id: no site ${siteId} in this organization`);
+  if (!site || !reachesSite(caller.sites, site.site_id, 'organization')) throw badRequest(`${prefix}site_id: no site ${siteId} in this organization`);
   if (options.active && site.archived_at) throw badRequest(`${prefix}site_id: ${site.name} is archived`);
   return { siteId: site.site_id, entryPointId: entryPoint?.entry_point_id ?? null };
+}
+
+/**
+ * The site of what names none, for this caller: the organization's default site (where an old
+ * caller's codes and visits always were); for a caller limited to sites, their only site, or the
+ * default site when it is among theirs. A caller limited to several other sites names one: a 400
+ * naming the field, never a site they do not reach.
+ */
+export async function defaultSiteFor(db: Executor, caller: SiteCaller, options: { field?: string; orFirst?: boolean } = {}): Promise<string> {
+  const fallback = await defaultSiteIdOf(db, caller.organizationId);
+  const sites = caller.sites;
+  const field = options.field ?? 'site_id';
+  if (!sites || sites.includes(fallback)) return fallback;
+  // `orFirst`: what happened somewhere among the caller's sites and must be put at one (a visit by a code valid everywhere).
+  if (sites.length === 1 || options.orFirst) return sites[0]!;
+  throw badRequest(`${field}: required, since you are limited to ${sites.length} sites; name one of them`);
+}
+
+/** The place a request names (`placeNamedIn`), else the caller's default site (`defaultSiteFor`). */
+export async function placeFor(
+  db: Executor,
+  caller: SiteCaller,
+  named: { site_id?: string; entry_point_id?: string },
+  options: { active?: boolean; field?: string } = {},
+): Promise<Place> {
+  return (await placeNamedIn(db, caller, named, options)) ?? { siteId: await defaultSiteFor(db, caller, { field: options.field ? `${options.field}.site_id` : 'site_id' }), entryPointId: null };
+}
+
+/**
+ * The sites a new key, membership or webhook endpoint is limited to (issue #34): those named,
+ * each an active site of the organization the caller reaches (400 naming `field` otherwise);
+ * none named: the caller's own limit (null, every site, for a caller who reaches every site).
+ * A caller never makes anything that reaches further than they do.
+ */
+export async function siteLimitFor(db: Executor, caller: SiteCaller, named: readonly string[] | undefined, field = 'site_ids'): Promise<string[] | null> {
+  if (named === undefined) return caller.sites ? [...caller.sites] : null;
+  const unique = [...new Set(named)];
+  const found = new Set((await store.activeSitesAmong(db, caller.organizationId, unique)).map((row) => row.site_id));
+  const unknown = unique.find((siteId) => !found.has(siteId) || !reachesSite(caller.sites, siteId, 'organization'));
+  if (unknown) throw badRequest(`${field}: no active site ${unknown} in this organization${caller.sites ? ' within your sites' : ''}`);
+  return unique;
 }

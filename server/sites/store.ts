@@ -19,6 +19,12 @@ export async function findEntryPoint(db: Executor, organizationId: string, entry
   return db.selectFrom('entry_points').selectAll().where('organization_id', '=', organizationId).where('entry_point_id', '=', entryPointId).executeTakeFirst();
 }
 
+/** Those of `siteIds` that are the organization's active sites. */
+export async function activeSitesAmong(db: Executor, organizationId: string, siteIds: readonly string[]): Promise<SiteRow[]> {
+  if (!siteIds.length) return [];
+  return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('site_id', 'in', siteIds).where('archived_at', 'is', null).execute();
+}
+
 export async function findSiteByName(db: Executor, organizationId: string, name: string): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
 }
@@ -30,10 +36,11 @@ export async function updateSite(db: Executor, siteId: string, changes: Partial<
 export async function listSites(
   db: Executor,
   organizationId: string,
-  filter: { status?: 'active' | 'archived' },
+  filter: { status?: 'active' | 'archived'; sites?: readonly string[] | null },
   page: { offset: number; limit: number },
 ): Promise<{ rows: SiteRow[]; total: number }> {
   let base = db.selectFrom('sites').where('organization_id', '=', organizationId);
+  if (filter.sites) base = filter.sites.length ? base.where('site_id', 'in', filter.sites) : base.where((eb) => eb.lit(false));
   if (filter.status === 'active') base = base.where('archived_at', 'is', null);
   if (filter.status === 'archived') base = base.where('archived_at', 'is not', null);
   const [rows, count] = await Promise.all([

@@ -1,3 +1,4 @@
+import { parseSiteIds } from '../db/tenant.ts';
 import type { WebhookEndpoint } from '../../shared/schemas/webhooks.ts';
 import type { WebhookEndpointRow } from '../db/schema.ts';
 
@@ -7,6 +8,7 @@ export function rowToWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     url: row.url,
     description: row.description,
     events: JSON.parse(row.events) as WebhookEndpoint['events'],
+    site_ids: parseSiteIds(row.site_ids),
     status: row.status as WebhookEndpoint['status'],
     environment: row.environment as WebhookEndpoint['environment'],
     secret_rotated_at: row.secret_rotated_at,

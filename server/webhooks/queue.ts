@@ -2,12 +2,13 @@ import { subscribes } from '../../shared/schemas/webhooks.ts';
 import type { Executor, Tenant, WebhookEndpointRow, WebhookJobRow } from '../db/schema.ts';
 import { setNewest } from '../bounded-map.ts';
 import { newId } from '../ids.ts';
+import { parseSiteIds, reachesSite } from '../db/tenant.ts';
 import { enabledEndpointsAtRevision, insertJobs } from './store.ts';
 
 /** Where a tenant's events go: its enabled endpoints, as read at one webhook revision (migration 0015). */
 export interface Destinations {
   revision: number;
-  endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[];
+  endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events' | 'site_ids'>[];
 }
 
 /** The deliveries insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
@@ -75,6 +76,8 @@ export interface QueuedEvent {
   eventId: string;
   type: string;
   at: string;
+  /** The site of what it reports (null: none): an endpoint limited to sites gets only theirs. */
+  siteId: string | null;
 }
 
 /**
@@ -87,11 +90,11 @@ export async function queueDeliveries(trx: Executor, queue: WebhookQueue, destin
   await queueJobs(trx, queue, deliveriesOf(destinations, events));
 }
 
-/** A delivery of each event to every destination that subscribes to its type. */
+/** A delivery of each event to every destination that subscribes to its type and reaches its site. */
 export function deliveriesOf(destinations: Destinations, events: readonly QueuedEvent[]): WebhookJobRow[] {
   return events.flatMap((event) =>
     destinations.endpoints
-      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type))
+      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type) && reachesSite(parseSiteIds(endpoint.site_ids), event.siteId, 'organization'))
       .map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)),
   );
 }

@@ -20,6 +20,7 @@ import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import { badRequest } from '../http/errors.ts';
+import { siteLimitFor } from '../sites/service.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { SIGNING, SUBSCRIBING } from './openapi.ts';
 import {
@@ -65,7 +66,8 @@ export const webhookRouteList = [
     description: `The \`whsec_\` secret is in this answer only. Live endpoints: https, public addresses only (checked now and at every send). Sandbox endpoints may be http; on loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE). ${SIGNING} ${SUBSCRIBING}`,
     responses: { ...ok(201, 'Registered', CreatedWebhookEndpoint), ...errors() },
     async handler({ body, db }, req, res, deps) {
-      res.status(201).json(await createWebhookEndpoint(db, hooksOf(deps), tenantOf(req), body, authOf(req).scopes));
+      const siteIds = await siteLimitFor(db, tenantOf(req), body.site_ids);
+      res.status(201).json(await createWebhookEndpoint(db, hooksOf(deps), tenantOf(req), { ...body, site_ids: siteIds }, authOf(req).scopes));
     },
   }),
   route({
@@ -109,7 +111,11 @@ export const webhookRouteList = [
     description: `A disabled endpoint gets no deliveries until enabled again. ${SUBSCRIBING} Changing \`events\` or \`url\`, or enabling, checks the endpoint's subscriptions so.`,
     responses: { ...ok(200, 'Updated', WebhookEndpointEnvelope), ...errors(404) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ webhook_endpoint: await updateWebhookEndpoint(db, hooksOf(deps), tenantOf(req), params.endpointId, body, authOf(req).scopes) });
+      const tenant = tenantOf(req);
+      // null: every site, which only a caller who reaches them all may give.
+      if (body.site_ids === null && tenant.sites) throw badRequest('site_ids: you are limited to sites, so an endpoint you change is too: name its sites');
+      const siteIds = body.site_ids === undefined ? undefined : body.site_ids === null ? null : await siteLimitFor(db, tenant, body.site_ids);
+      res.json({ webhook_endpoint: await updateWebhookEndpoint(db, hooksOf(deps), tenant, params.endpointId, { ...body, site_ids: siteIds }, authOf(req).scopes) });
     },
   }),
   route({

@@ -30,7 +30,7 @@ export async function createWebhookEndpoint(
   db: Executor,
   deps: WebhookDeps,
   tenant: Tenant,
-  input: z.infer<typeof CreateWebhookEndpointRequest>,
+  input: Omit<z.infer<typeof CreateWebhookEndpointRequest>, 'site_ids'> & { site_ids: readonly string[] | null },
   scopes: ReadonlySet<string>,
 ): Promise<{ webhook_endpoint: WebhookEndpoint; secret: string }> {
   requireEventReadScopes(scopes, input.events);
@@ -52,6 +52,7 @@ export async function createWebhookEndpoint(
     created_at: at,
     updated_at: at,
     deleted_at: null,
+    site_ids: input.site_ids ? JSON.stringify(input.site_ids) : null,
   };
   await insertEndpoint(db, row);
   return { webhook_endpoint: rowToWebhookEndpoint(row), secret };
@@ -77,7 +78,7 @@ export async function updateWebhookEndpoint(
   deps: WebhookDeps,
   tenant: Tenant,
   endpointId: string,
-  input: z.infer<typeof UpdateWebhookEndpointRequest>,
+  input: Omit<z.infer<typeof UpdateWebhookEndpointRequest>, 'site_ids'> & { site_ids?: readonly string[] | null },
   scopes: ReadonlySet<string>,
 ): Promise<WebhookEndpoint> {
   const row = await endpointOf(db, tenant, endpointId);
@@ -91,6 +92,7 @@ export async function updateWebhookEndpoint(
     ...(input.events !== undefined && { events: JSON.stringify([...new Set(input.events)]) }),
     ...(input.description !== undefined && { description: input.description }),
     ...(input.status !== undefined && { status: input.status }),
+    ...(input.site_ids !== undefined && { site_ids: input.site_ids && JSON.stringify(input.site_ids) }),
     updated_at: deps.clock.now().toISOString(),
   });
   return getWebhookEndpoint(db, tenant, endpointId);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
-import { tenantParams, whereTenant } from '../db/tenant.ts';
+import { tenantParams, whereSitesWithin, whereTenant } from '../db/tenant.ts';
 
 const endpoints = (db: Executor, tenant: Tenant) =>
   db
@@ -14,7 +14,7 @@ export async function insertEndpoint(db: Executor, row: WebhookEndpointRow): Pro
 }
 
 export async function findEndpoint(db: Executor, tenant: Tenant, endpointId: string): Promise<WebhookEndpointRow | undefined> {
-  return endpoints(db, tenant).selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
+  return endpoints(db, tenant).where(whereSitesWithin(db, tenant)).selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
 }
 
 export async function findEndpointById(db: Executor, endpointId: string): Promise<WebhookEndpointRow | undefined> {
@@ -22,7 +22,8 @@ export async function findEndpointById(db: Executor, endpointId: string): Promis
 }
 
 export async function listEndpointRows(db: Executor, tenant: Tenant, filter: { status?: 'enabled' | 'disabled' }, page: { offset: number; limit: number }) {
-  const matching = () => (filter.status ? endpoints(db, tenant).where('status', '=', filter.status) : endpoints(db, tenant));
+  const reached = () => endpoints(db, tenant).where(whereSitesWithin(db, tenant));
+  const matching = () => (filter.status ? reached().where('status', '=', filter.status) : reached());
   const [rows, count] = await Promise.all([
     matching().selectAll().orderBy('created_at', 'desc').orderBy('endpoint_id', 'desc').offset(page.offset).limit(page.limit).execute(),
     matching().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -41,19 +42,19 @@ export async function updateEndpoint(db: Executor, endpointId: string, changes: 
 export async function enabledEndpointsAtRevision(
   db: Executor,
   tenant: Tenant,
-): Promise<{ revision: number; endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events'>[] }> {
+): Promise<{ revision: number; endpoints: Pick<WebhookEndpointRow, 'endpoint_id' | 'events' | 'site_ids'>[] }> {
   const { rows } = await endpointsAtRevision(db, tenantParams(tenant));
   return {
     revision: Number(rows[0]!.revision),
-    endpoints: rows.flatMap((row) => (row.endpoint_id === null ? [] : [{ endpoint_id: row.endpoint_id, events: row.events! }])),
+    endpoints: rows.flatMap((row) => (row.endpoint_id === null ? [] : [{ endpoint_id: row.endpoint_id, events: row.events!, site_ids: row.site_ids ?? null }])),
   };
 }
 
 const endpointsAtRevision = preparedQuery((db, tenant: Tenant) =>
   db
     .selectFrom('webhook_revision')
-    .leftJoin(endpoints(db, tenant).select(['endpoint_id', 'events']).where('status', '=', 'enabled').as('enabled'), (join) => join.onTrue())
-    .select(['webhook_revision.revision', 'enabled.endpoint_id', 'enabled.events'])
+    .leftJoin(endpoints(db, tenant).select(['endpoint_id', 'events', 'site_ids']).where('status', '=', 'enabled').as('enabled'), (join) => join.onTrue())
+    .select(['webhook_revision.revision', 'enabled.endpoint_id', 'enabled.events', 'enabled.site_ids'])
     .where('webhook_revision.id', '=', 1),
 );
 

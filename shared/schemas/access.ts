@@ -173,7 +173,7 @@ export const AccessCodeStats = z
     total_active: z.int(),
   })
   .meta({ id: 'AccessCodeStats', description: 'Counts of codes created in the window' });
-export const StatsQuery = DateRangeQuery;
+export const StatsQuery = DateRangeQuery.extend({ site_id: SiteRef.optional().meta({ description: 'Only this site (codes: its own, and those made before sites)' }) });
 
 export const CodeFeedQuery = z.object({
   cursor: queryNumber(z.int().min(0)).default(0).meta({ description: '`next_cursor` of the previous page; 0 for everything' }),
@@ -279,6 +279,7 @@ export const CurrentVisitors = z
   .object({ visitors: z.array(CurrentVisitor), count: z.int() })
   .meta({ id: 'CurrentVisitors', description: 'Everyone checked in and not out, longest on premises first' });
 export const CurrentVisitorsQuery = z.object({
+  site_id: SiteRef.optional().meta({ description: 'Only who is at this site' }),
   entry_point: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
 });

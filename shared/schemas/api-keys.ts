@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Environment, PageQuery, Timestamp, paginated, nullMeansAbsent } from './common.ts';
+import { Environment, PageQuery, SiteLimit, SiteLimitInput, Timestamp, paginated, nullMeansAbsent } from './common.ts';
 
 /** The reference's seven scopes plus `admin`, which manages the organization's own keys and webhook endpoints. */
 export const SCOPES = [
@@ -43,6 +43,7 @@ export const ApiKey = z
       .boolean()
       .meta({ description: 'The key holds scopes its maker\'s role may not grant (a developer\'s `admin` key from before the grant rule) and no owner has kept it yet: an owner keeps or revokes it' }),
     reviewed_at: Timestamp.nullable().meta({ description: 'When an owner kept a key made beyond its maker\'s grant' }),
+    site_ids: SiteLimit.meta({ description: "The sites it is limited to (a gate's key: its site): it reads and changes only their codes, visits, kiosks, roll calls, incidents and events. null: every site" }),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -54,6 +55,7 @@ export const CreateApiKeyRequest = nullMeansAbsent(z.strictObject({
       .min(1)
       .max(SCOPES.length)
       .meta({ description: 'Only scopes the calling key holds itself can be granted' }),
+    site_ids: SiteLimitInput,
   }))
   .meta({
     id: 'CreateApiKeyRequest',

@@ -197,3 +197,16 @@ export const Empty = z.object({}).meta({ id: 'Empty' });
 export const SiteRef = z.string().trim().min(1).max(100).meta({ description: "One of the organization's sites (`GET /sites`)", example: 'site_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });
 /** An entry point named in a body (`ent_...`): one of the site's gates. */
 export const EntryPointRef = z.string().trim().min(1).max(100).meta({ description: 'One of the site\'s entry points (`GET /sites/{siteId}/entry-points`)', example: 'ent_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' });
+
+/** The sites a key, a person's role or a webhook endpoint is limited to (issue #34): null, every site. */
+export const SiteLimit = z
+  .array(z.string())
+  .nullable()
+  .meta({ description: 'The sites it is limited to; null: every site of the organization' });
+/** Sites to limit something new to: each an active site the caller reaches; left out, the caller\'s own limit (every site for a caller who reaches them all). */
+export const SiteLimitInput = z
+  .array(SiteRef)
+  .min(1)
+  .max(100)
+  .optional()
+  .meta({ description: "Limits it to these sites (each an active site you reach; 400 naming `site_ids` otherwise). Left out: your own sites, or every site when you reach them all" });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, Timestamp, nullMeansAbsent, paginated } from './common.ts';
+import { DateRangeQuery, PageQuery, SiteLimit, SiteRef, Timestamp, nullMeansAbsent, paginated } from './common.ts';
 
 /** The console's roles (CONTRACT.md, "The console"): what a person may do through the same routes keys use. */
 export const ROLES = ['owner', 'admin', 'developer', 'operator', 'viewer'] as const;
@@ -50,6 +50,7 @@ export const Person = z
     email: z.string(),
     name: z.string().nullable(),
     role: Role,
+    site_ids: SiteLimit.meta({ description: 'The sites their role applies to: they see and change only those sites (never the people, policies or audit log). null: every site' }),
     totp_enabled: z.boolean(),
     created_at: Timestamp,
     last_active_at: Timestamp.nullable(),
@@ -100,6 +101,7 @@ export const Invitation = z
     name: z.string().nullable(),
     role: Role,
     kind: z.enum(['join', 'reset']),
+    site_ids: SiteLimit,
     organization_name: z.string(),
     created_at: Timestamp,
     expires_at: Timestamp,
@@ -109,9 +111,15 @@ export type Invitation = z.infer<typeof Invitation>;
 export const CreatedInvitation = z
   .object({ invitation: Invitation, invite_url: z.string().meta({ description: 'Single use, for 7 days: give it to the person; it is not shown again' }) })
   .meta({ id: 'CreatedInvitation' });
-export const InviteRequest = nullMeansAbsent(z.strictObject({ email: Email, role: Role, name: z.string().trim().min(1).max(200).optional() })).meta({ id: 'InviteRequest' });
+/** A role limited to sites (an estate manager): each one of the organization's active sites; an owner is never limited. */
+const PersonSites = z.array(SiteRef).min(1).max(100).meta({ description: 'Limits the role to these sites (an estate manager sees and changes only them). Left out or null: every site. Never for an owner' });
+export const InviteRequest = nullMeansAbsent(
+  z.strictObject({ email: Email, role: Role, name: z.string().trim().min(1).max(200).optional(), site_ids: PersonSites.optional() }),
+).meta({ id: 'InviteRequest' });
 export const AcceptInvitationRequest = nullMeansAbsent(z.strictObject({ password: Password, name: z.string().trim().min(1).max(200).optional() })).meta({ id: 'AcceptInvitationRequest' });
-export const ChangeRoleRequest = z.strictObject({ role: Role }).meta({ id: 'ChangeRoleRequest' });
+export const ChangeRoleRequest = z
+  .strictObject({ role: Role, site_ids: PersonSites.nullable().optional().meta({ description: 'The sites the role applies to; null: every site; left out: as they are (an owner: every site, always)' }) })
+  .meta({ id: 'ChangeRoleRequest' });
 
 export const ConsoleSessionInfo = z
   .object({

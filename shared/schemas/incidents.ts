@@ -150,7 +150,7 @@ export const ListIncidentsQuery = PageQuery.extend({
   severity: IncidentSeverity.optional(),
 }).extend(DateRangeQuery.shape);
 
-export const IncidentAnalyticsQuery = DateRangeQuery;
+export const IncidentAnalyticsQuery = DateRangeQuery.extend({ site_id: SiteRef.optional().meta({ description: 'Only the incidents of this site' }) });
 
 const countsOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.object(Object.fromEntries(values.map((value) => [value, z.int()])) as Record<T[number], z.ZodInt>);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, Timestamp, TimestampInput, paginated, nullMeansAbsent } from './common.ts';
+import { DateRangeQuery, PageQuery, SiteLimit, SiteLimitInput, Timestamp, TimestampInput, paginated, nullMeansAbsent } from './common.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'incident.created',
@@ -49,6 +49,7 @@ export const WebhookEndpoint = z
     url: z.string(),
     description: z.string().nullable(),
     events: z.array(EventSubscription),
+    site_ids: SiteLimit.meta({ description: 'Only events about these sites are sent to it; null: every site, and events about none' }),
     status: z.enum(['enabled', 'disabled']),
     environment: z.enum(['live', 'sandbox']),
     secret_rotated_at: Timestamp.nullable(),
@@ -69,6 +70,7 @@ export const CreateWebhookEndpointRequest = nullMeansAbsent(z.strictObject({
     url: Url.meta({ description: 'Live: https, public address only. Sandbox: http too; loopback or private addresses only where the operator allows it (WEBHOOK_ALLOW_PRIVATE).' }),
     events: z.array(EventSubscription).min(1).max(32),
     description: z.string().trim().max(500).optional(),
+    site_ids: SiteLimitInput,
   }))
   .meta({ id: 'CreateWebhookEndpointRequest' });
 
@@ -77,6 +79,7 @@ export const UpdateWebhookEndpointRequest = nullMeansAbsent(z.strictObject({
     events: z.array(EventSubscription).min(1).max(32).optional(),
     description: z.string().trim().max(500).nullable().optional(),
     status: z.enum(['enabled', 'disabled']).optional(),
+    site_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(100).nullable().optional().meta({ description: 'Replaces its sites (each one you reach); null: every site, for a caller who reaches them all' }),
   }))
   .meta({ id: 'UpdateWebhookEndpointRequest' });
 

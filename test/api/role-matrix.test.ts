@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../shared/schemas/console.ts';
+import { SCOPES } from '../../shared/schemas/api-keys.ts';
 import { partnerFeatures } from '../../server/partner-api.ts';
 import { joinConsole, type JoinedPerson } from '../support/console.ts';
 import { serverForSuite } from '../support/server.ts';
@@ -43,19 +44,37 @@ function allowedRoles(route: Route): readonly Role[] {
 /** The route's path with made-up ids: allowed routes answer 404 or 400, never 403. */
 const pathOf = (route: Route) => route.path.replace(/:(\w+)/g, (_m, name: string) => `${name.replace(/Id$/, '')}_made_up`);
 
-describe('the role matrix: every route for every role', () => {
+/**
+ * For a role limited to sites (issue #34): the organization's people, invitations, two-step
+ * policy, visitor policies, audit log, the owners' key review, and adding or archiving sites
+ * are for those who reach every site; everything else as the role allows, within their sites.
+ */
+function needsEverySite(route: Route): boolean {
+  if (route.path.startsWith('/console/people') || route.path.startsWith('/console/invitations') || route.path === '/console/two-step') return true;
+  if (['/audit-log', '/visitor-policies'].includes(route.path)) return true;
+  if (['signOutPerson', 'listApiKeysToReview', 'keepReviewedApiKey', 'createSite', 'archiveSite'].includes(route.operationId)) return true;
+  return false;
+}
+
+describe.each([
+  ['every site', false],
+  ['one site', true],
+] as const)('the role matrix: every route for every role, reaching %s', (_reach, limited) => {
   const suite = serverForSuite();
   const people = new Map<Role, JoinedPerson>();
+  let siteId: string | undefined;
   const personOf = async (role: Role) => {
-    if (!people.has(role)) people.set(role, await joinConsole(suite.server, suite.org.organizationId, role));
+    if (limited && !siteId) siteId = (await suite.org.live.post('/sites', { name: 'Admiralty Estate' })).body.site.site_id as string;
+    if (!people.has(role)) people.set(role, await joinConsole(suite.server, suite.org.organizationId, role, undefined, { siteIds: siteId ? [siteId] : undefined }));
     return people.get(role)!;
   };
+  const roles = limited ? ALL.filter((role) => role !== 'owner') : ALL;
 
   it('covers every route the server serves to people, more than seventy', () => {
     expect(ROUTES.length).toBeGreaterThan(70);
   });
 
-  it.each(ALL.map((role) => [role]))('%s', async (role) => {
+  it.each(roles.map((role) => [role]))('%s', async (role) => {
     const person = await personOf(role as Role);
     const seen: string[] = [];
     const wrong: string[] = [];
@@ -70,11 +89,31 @@ describe('the role matrix: every route for every role', () => {
       } else {
         status = (await person.browser.request(route.method.toUpperCase(), path, route.method === 'get' || route.method === 'delete' ? undefined : {})).status;
       }
-      const allowed = allowedRoles(route).includes(role as Role);
+      const allowed = allowedRoles(route).includes(role as Role) && !(limited && needsEverySite(route));
       seen.push(`${route.method} ${route.path}`);
       if (status === 401 || status === 429 || allowed === (status === 403)) wrong.push(`${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${status}, expected ${allowed ? 'allowed' : '403'}`);
     }
     expect(wrong).toEqual([]);
     expect(seen).toHaveLength(ROUTES.length);
+  });
+});
+
+describe('the key matrix: every route for a key limited to one site, holding every scope', () => {
+  const suite = serverForSuite();
+
+  it('answers 403 exactly where a key of every site is needed', async () => {
+    const siteId = (await suite.org.live.post('/sites', { name: 'Admiralty Estate' })).body.site.site_id as string;
+    const made = await suite.org.live.post('/api-keys', { name: 'Admiralty', scopes: [...SCOPES], site_ids: [siteId] });
+    expect(made.status).toBe(201);
+    const key = suite.server.client(made.body.secret);
+    const wrong: string[] = [];
+    const keyRoutes = ROUTES.filter((route) => route.access !== 'person' && route.path !== '/events/stream');
+    expect(keyRoutes.length).toBeGreaterThan(50);
+    for (const route of keyRoutes) {
+      const status = (await key.request(route.method.toUpperCase(), pathOf(route), { body: route.method === 'get' || route.method === 'delete' ? undefined : {} })).status;
+      const refused = needsEverySite(route);
+      if (status === 401 || status === 429 || refused !== (status === 403)) wrong.push(`${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${status}, expected ${refused ? '403' : 'allowed'}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -162,6 +162,7 @@ describe('webhooks and the event log', () => {
         url: 'https://8.8.8.8/tsaro/hooks',
         description: 'Control room',
         events: ['incident.*', 'access_code.created'],
+        site_ids: null,
         status: 'enabled',
         environment: 'live',
         secret_rotated_at: null,

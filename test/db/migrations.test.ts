@@ -400,4 +400,36 @@ describe('migrations', () => {
       { organization_id: 'org_b', site_id: defaults.get('org_b') },
     ]);
   });
+
+  it("0032-site-limits leaves every endpoint reaching every site, puts each earlier event at its data's site, and an endpoint's sites move the webhook revision", async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    await migrateToLatest(db, through('0031-roll-call-sites'));
+    const event = (event_id: string, data: string) => ({ event_id, organization_id: 'org_a', environment: 'live', type: 'incident.created', resource_id: 'inc_1', data, created_at: now });
+    await db
+      .insertInto('events')
+      .values([event('evt_at_site', '{"incident_id":"inc_1","site_id":"site_a"}'), event('evt_nowhere', '{"incident_id":"inc_2","site_id":null}'), event('evt_old', '{"incident_id":"inc_3"}')])
+      .execute();
+    await db
+      .insertInto('webhook_endpoints')
+      .values({
+        endpoint_id: 'whe_1', organization_id: 'org_a', environment: 'live', url: 'https://hooks.example.com', description: null, events: '["*"]', status: 'enabled', secret: 's',
+        previous_secret: null, previous_secret_expires_at: null, secret_rotated_at: null, secret_rotation_due: 0, created_at: now, updated_at: now, deleted_at: null,
+      } as never) // 0031's columns
+      .execute();
+    expect(await migrateToLatest(db, through('0032-site-limits'))).toEqual(['0032-site-limits']);
+    const sites = await db.selectFrom('events').select(['event_id', 'site_id']).orderBy('event_id').execute();
+    expect(sites).toEqual([
+      { event_id: 'evt_at_site', site_id: 'site_a' },
+      { event_id: 'evt_nowhere', site_id: null },
+      { event_id: 'evt_old', site_id: null },
+    ]);
+    expect((await db.selectFrom('webhook_endpoints').select('site_ids').executeTakeFirstOrThrow()).site_ids).toBeNull();
+    const revision = async () => Number((await db.selectFrom('webhook_revision').select('revision').executeTakeFirstOrThrow()).revision);
+    const before = await revision();
+    await db.updateTable('webhook_endpoints').set({ site_ids: '["site_a"]' }).where('endpoint_id', '=', 'whe_1').execute();
+    expect(await revision()).not.toBe(before);
+  });
 });

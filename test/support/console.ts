@@ -72,10 +72,16 @@ export interface JoinedPerson {
 }
 
 /** Invited from the host (as `tsaro console invite` does), joined through the API, second factor enrolled where the role needs it. */
-export async function joinConsole(server: TestServer, organizationId: string, role: Role, email = `${role}-${Math.random().toString(36).slice(2, 8)}@estate.example`): Promise<JoinedPerson> {
+export async function joinConsole(
+  server: TestServer,
+  organizationId: string,
+  role: Role,
+  email = `${role}-${Math.random().toString(36).slice(2, 8)}@estate.example`,
+  options: { siteIds?: string[] } = {},
+): Promise<JoinedPerson> {
   const { invite_url } = await inviteOrReset(
     { db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin },
-    { organizationId, email, role },
+    { organizationId, email, role, siteIds: options.siteIds },
   );
   const token = invite_url.split('/').pop()!;
   const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);

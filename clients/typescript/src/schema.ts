@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * The organization's visitor policies
-         * @description Scope `admin`.
+         * @description Scope `admin`. Only for a key or person not limited to sites.
          */
         get: operations["getVisitorPolicies"];
         put?: never;
@@ -519,7 +519,7 @@ export interface paths {
         head?: never;
         /**
          * Set auto-checkout and retention
-         * @description Scope `admin`. `auto_checkout_hours`: anyone still checked in after N hours is checked out at arrival + N h (`auto_checked_out: true`). `retention_days`: visitor names and phones of visits closed, and of final codes, more than N days ago are erased; counts stay. `null` turns a policy off.
+         * @description Scope `admin`. Only for a key or person not limited to sites. `auto_checkout_hours`: anyone still checked in after N hours is checked out at arrival + N h (`auto_checked_out: true`). `retention_days`: visitor names and phones of visits closed, and of final codes, more than N days ago are erased; counts stay. `null` turns a policy off.
          */
         patch: operations["updateVisitorPolicies"];
         trace?: never;
@@ -913,7 +913,7 @@ export interface paths {
         };
         /**
          * Keys made beyond their maker's grant, for owners to review
-         * @description Console session (cookie); roles owner. Owners only, both environments: keys that still answer and hold scopes their maker's role may not grant (a developer's `admin` key made before the grant rule). Each is kept (`POST /api-keys/{keyId}/keep`) or revoked.
+         * @description Console session (cookie); roles owner. Only for a key or person not limited to sites. Owners only, both environments: keys that still answer and hold scopes their maker's role may not grant (a developer's `admin` key made before the grant rule). Each is kept (`POST /api-keys/{keyId}/keep`) or revoked.
          */
         get: operations["listApiKeysToReview"];
         put?: never;
@@ -935,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a key made beyond its maker's grant
-         * @description Console session (cookie); roles owner. Owners only: the key keeps its scopes and leaves the review list; the audit log records who kept it. A key that needs no review: 409.
+         * @description Console session (cookie); roles owner. Only for a key or person not limited to sites. Owners only: the key keeps its scopes and leaves the review list; the audit log records who kept it. A key that needs no review: 409.
          */
         post: operations["keepReviewedApiKey"];
         delete?: never;
@@ -953,7 +953,7 @@ export interface paths {
         };
         /**
          * Every change made by people or with keys, newest first
-         * @description Scope `admin`. Both environments: each entry says which. `actor` is the person or key that made the change (or `operator`, the CLI on the host); `ip` is the client's address, behind a balancer as TRUST_PROXY allows. In the console: owners and admins.
+         * @description Scope `admin`. Only for a key or person not limited to sites. Both environments: each entry says which. `actor` is the person or key that made the change (or `operator`, the CLI on the host); `ip` is the client's address, behind a balancer as TRUST_PROXY allows. In the console: owners and admins.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -1187,12 +1187,12 @@ export interface paths {
         };
         /**
          * Which roles must sign in with a second step
-         * @description Console session (cookie); roles owner, admin. Owner and admin always; of developer, operator and viewer, those the organization chose (operator by default).
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. Owner and admin always; of developer, operator and viewer, those the organization chose (operator by default).
          */
         get: operations["getTwoStepPolicy"];
         /**
          * Choose which roles must sign in with a second step
-         * @description Console session (cookie); roles owner, admin. People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.
          */
         put: operations["changeTwoStepPolicy"];
         post?: never;
@@ -1211,7 +1211,7 @@ export interface paths {
         };
         /**
          * The organization's people
-         * @description Console session (cookie); roles owner, admin.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites.
          */
         get: operations["listPeople"];
         put?: never;
@@ -1231,13 +1231,13 @@ export interface paths {
         };
         /**
          * Invitations not yet used
-         * @description Console session (cookie); roles owner, admin.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites.
          */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone with a role
-         * @description Console session (cookie); roles owner, admin. Answers the link once: give it to the person (no mail server is assumed). Only an owner invites an owner.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. Answers the link once: give it to the person (no mail server is assumed). Only an owner invites an owner.
          */
         post: operations["invitePerson"];
         delete?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw an invitation
-         * @description Console session (cookie); roles owner, admin.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites.
          */
         post: operations["withdrawInvitation"];
         delete?: never;
@@ -1278,14 +1278,14 @@ export interface paths {
         post?: never;
         /**
          * Remove someone
-         * @description Console session (cookie); roles owner, admin. Their sessions end at once, on every host.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. Their sessions end at once, on every host.
          */
         delete: operations["removePerson"];
         options?: never;
         head?: never;
         /**
          * Change someone's role
-         * @description Console session (cookie); roles owner, admin. Only an owner makes, changes or removes an owner; the last owner stays one.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. Only an owner makes, changes or removes an owner; the last owner stays one.
          */
         patch: operations["changeRole"];
         trace?: never;
@@ -1301,7 +1301,7 @@ export interface paths {
         put?: never;
         /**
          * End all of someone's sessions
-         * @description Console session (cookie); roles owner. Owners only (a lost laptop or phone): every session of the person ends at once, on every host; they sign in again.
+         * @description Console session (cookie); roles owner. Only for a key or person not limited to sites. Owners only (a lost laptop or phone): every session of the person ends at once, on every host; they sign in again.
          */
         post: operations["signOutPerson"];
         delete?: never;
@@ -1321,7 +1321,7 @@ export interface paths {
         put?: never;
         /**
          * A new link to reset a password or a lost phone
-         * @description Console session (cookie); roles owner, admin. When used, it replaces the password and the authenticator, and ends their sessions.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. When used, it replaces the password and the authenticator, and ends their sessions.
          */
         post: operations["resetPerson"];
         delete?: never;
@@ -1477,7 +1477,7 @@ export interface paths {
         put?: never;
         /**
          * Add a site: an estate or premises, its gates and its call list
-         * @description Scope `admin`. Shared by the live and sandbox environments. A name the organization already uses, or a gate named twice, is a 409 naming the field. Phones are checked and answered in E.164; one without a country code is read as Nigerian.
+         * @description Scope `admin`. Only for a key or person not limited to sites. Shared by the live and sandbox environments. A name the organization already uses, or a gate named twice, is a 409 naming the field. Phones are checked and answered in E.164; one without a country code is read as Nigerian.
          */
         post: operations["createSite"];
         delete?: never;
@@ -1521,7 +1521,7 @@ export interface paths {
         put?: never;
         /**
          * Archive a site
-         * @description Scope `admin`. Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409); nor one already archived.
+         * @description Scope `admin`. Only for a key or person not limited to sites. Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409); nor one already archived.
          */
         post: operations["archiveSite"];
         delete?: never;
@@ -1844,6 +1844,8 @@ export interface components {
             url: string;
             events: components["schemas"]["EventSubscription"][];
             description?: string | null;
+            /** @description Limits it to these sites (each an active site you reach; 400 naming `site_ids` otherwise). Left out: your own sites, or every site when you reach them all */
+            site_ids?: string[] | null;
         };
         /**
          * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
@@ -1855,6 +1857,8 @@ export interface components {
             events?: components["schemas"]["EventSubscription"][] | null;
             description?: string | null;
             status?: ("enabled" | "disabled") | null;
+            /** @description Replaces its sites (each one you reach); null: every site, for a caller who reaches them all */
+            site_ids?: string[] | null;
         };
         RotateSecretRequest: {
             /** @description How long the old secret keeps signing too (0: at once) */
@@ -1885,6 +1889,8 @@ export interface components {
             name: string;
             /** @description Only scopes the calling key holds itself can be granted */
             scopes: components["schemas"]["Scope"][];
+            /** @description Limits it to these sites (each an active site you reach; 400 naming `site_ids` otherwise). Left out: your own sites, or every site when you reach them all */
+            site_ids?: string[] | null;
         };
         /** @enum {string} */
         Scope: "incidents:read" | "incidents:write" | "access_codes:read" | "access_codes:write" | "access_codes:validate" | "logs:read" | "analytics:read" | "admin";
@@ -1928,9 +1934,12 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
             name?: string | null;
+            site_ids?: string[] | null;
         };
         ChangeRoleRequest: {
             role: components["schemas"]["Role"];
+            /** @description The sites the role applies to; null: every site; left out: as they are (an owner: every site, always) */
+            site_ids?: string[] | null;
         };
         /**
          * @description `online`: heard from within KIOSK_OFFLINE_AFTER_S (default 120 s); `offline`: not since; `retired`: taken out of service (never alerts)
@@ -2722,6 +2731,8 @@ export interface components {
             url: string;
             description: string | null;
             events: components["schemas"]["EventSubscription"][];
+            /** @description Only events about these sites are sent to it; null: every site, and events about none */
+            site_ids: string[] | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
             /** @enum {string} */
@@ -2849,6 +2860,8 @@ export interface components {
             needs_review: boolean;
             /** @description When an owner kept a key made beyond its maker's grant */
             reviewed_at: string | null;
+            /** @description The sites it is limited to (a gate's key: its site): it reads and changes only their codes, visits, kiosks, roll calls, incidents and events. null: every site */
+            site_ids: string[] | null;
         };
         KeyMaker: {
             /**
@@ -2914,6 +2927,8 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @enum {string} */
             kind: "join" | "reset";
+            /** @description The sites it is limited to; null: every site of the organization */
+            site_ids: string[] | null;
             organization_name: string;
             /**
              * Format: date-time
@@ -2965,6 +2980,8 @@ export interface components {
             email: string;
             name: string | null;
             role: components["schemas"]["Role"];
+            /** @description The sites their role applies to: they see and change only those sites (never the people, policies or audit log). null: every site */
+            site_ids: string[] | null;
             totp_enabled: boolean;
             /**
              * Format: date-time
@@ -3579,6 +3596,8 @@ export interface operations {
                 from_date?: string;
                 /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
                 to_date?: string;
+                /** @description Only the incidents of this site */
+                site_id?: string;
             };
             header?: never;
             path?: never;
@@ -4779,6 +4798,8 @@ export interface operations {
                 from_date?: string;
                 /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
                 to_date?: string;
+                /** @description Only this site (codes: its own, and those made before sites) */
+                site_id?: string;
             };
             header?: never;
             path?: never;
@@ -5530,6 +5551,8 @@ export interface operations {
     currentVisitors: {
         parameters: {
             query?: {
+                /** @description Only who is at this site */
+                site_id?: string;
                 entry_point?: string;
                 search?: string;
             };
@@ -5621,6 +5644,8 @@ export interface operations {
                 from_date?: string;
                 /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
                 to_date?: string;
+                /** @description Only this site (codes: its own, and those made before sites) */
+                site_id?: string;
             };
             header?: never;
             path?: never;

@@ -27,6 +27,7 @@ import * as textMessages from './0028-text-messages.ts';
 import * as kioskSites from './0029-kiosk-sites.ts';
 import * as hostTexts from './0030-host-texts.ts';
 import * as rollCallSites from './0031-roll-call-sites.ts';
+import * as siteLimits from './0032-site-limits.ts';
 import * as sitePassKeys from './0033-site-pass-keys.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
@@ -72,5 +73,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0029-kiosk-sites': kioskSites,
   '0030-host-texts': hostTexts,
   '0031-roll-call-sites': rollCallSites,
+  '0032-site-limits': siteLimits,
   '0033-site-pass-keys': sitePassKeys,
 });
