@@ -55,17 +55,21 @@ export function auditChanges(deps: { db: Db; clock: Clock; logger: Logger }) {
     (req, res, next) => {
       const send = res.json.bind(res);
       const params = () => Object.values(req.params ?? {}).filter((v): v is string => typeof v === 'string');
-      const entry = (db: Executor, resourceId: string | null) => {
+      const entry = async (db: Executor, resourceId: string | null) => {
         const auth = req.auth!;
-        return recordAudit(db, deps.clock, {
-          organizationId: auth.organization.organization_id,
-          environment: route.access === 'person' ? null : auth.environment,
-          actor: auth.actor,
-          action: route.operationId,
-          resourceType: route.path.split('/')[1] ?? null,
-          resourceId,
-          ip: req.ip ?? null,
-        });
+        // A person's own change is theirs in every organization they belong to (issue #34).
+        const organizations = route.personal && auth.person ? auth.person.organizationIds : [auth.organization.organization_id];
+        for (const organizationId of organizations) {
+          await recordAudit(db, deps.clock, {
+            organizationId,
+            environment: route.access === 'person' ? null : auth.environment,
+            actor: auth.actor,
+            action: route.operationId,
+            resourceType: route.path.split('/')[1] ?? null,
+            resourceId,
+            ip: req.ip ?? null,
+          });
+        }
       };
       let recorded = false;
       req.audit = {

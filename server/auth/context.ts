@@ -20,7 +20,7 @@ export interface AuthContext {
   /** Who acts, for the audit log. */
   actor: { type: 'key' | 'person'; id: string; label: string };
   /** A person signed in to the console (absent for a key). */
-  person?: { personId: string; role: Role; sessionId: string };
+  person?: { personId: string; role: Role; sessionId: string; /** Every organization they belong to (their own changes are audited in each). */ organizationIds: readonly string[] };
   /**
    * Authenticates the same request again (key or session, plan, suspension): a long answer (the
    * event stream) asks on every heartbeat whether its caller may still read. Rejects as the guard would.

@@ -73,6 +73,8 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
   idempotent?: boolean | IdempotentAnswer;
   /** false: a write that reports rather than changes (a kiosk's heartbeat, every 30 s) leaves no audit entry. */
   audited?: false;
+  /** A person's own change (their password, their sessions): its audit entry goes to each of their organizations' logs. */
+  personal?: true;
   params?: P;
   query?: Q;
   body?: B;

@@ -33,7 +33,7 @@ export function personAuthContext(live: LiveSession, environment: Environment): 
     credential: live.token,
     grantable: new Set(grantableBy(role)),
     actor: personActor(live.person),
-    person: { personId: live.person.person_id, role, sessionId: live.session.session_id },
+    person: { personId: live.person.person_id, role, sessionId: live.session.session_id, organizationIds: live.memberships.map((membership) => membership.organization_id) },
   };
 }
 

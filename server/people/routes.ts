@@ -37,7 +37,7 @@ import { deviceCookieFor, setDeviceCookie, trustedDevice } from './device-cookie
 import { sessionOf } from './middleware.ts';
 import * as people from './service.ts';
 import { WRONG_CURRENT_PASSWORD } from './service.ts';
-import { assertConsoleWrite, clearSessionCookie, idleMs, isConsoleOrigin, readSession, sessionView, setSessionCookie, type SessionSettings } from './session.ts';
+import { ORGANIZATION_HEADER, assertConsoleWrite, clearSessionCookie, idleMs, isConsoleOrigin, readSession, sessionView, setSessionCookie, type SessionSettings } from './session.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Console'];
@@ -133,9 +133,21 @@ export const peopleRouteList = [
     tags,
     summary: 'What an invitation link is for',
     description: 'The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old.',
-    responses: { ...ok(200, 'The invitation', z.object({ invitation: Invitation })), ...errors(404) },
+    responses: {
+      ...ok(
+        200,
+        'The invitation',
+        z.object({
+          invitation: Invitation,
+          signs_in_already: z.boolean().meta({ description: 'The address signs in to Tsaro already (another organization): the holder joins with that password. Told only to the link\'s holder' }),
+        }),
+      ),
+      ...errors(404),
+    },
     async handler({ params }, _req, res, deps) {
-      res.json({ invitation: await people.invitationByToken(peopleDeps(deps), params.token) });
+      const invitation = await people.invitationByToken(peopleDeps(deps), params.token);
+      const signsIn = invitation.kind === 'join' && (await people.personByEmail(deps.db, invitation.email)) !== undefined;
+      res.json({ invitation, signs_in_already: signsIn });
     },
   }),
   route({
@@ -148,11 +160,19 @@ export const peopleRouteList = [
     tags,
     summary: 'Join (or reset) with a password',
     description:
-      'At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session.',
+      'At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step.',
     responses: { ...ok(201, 'Joined', SessionEnvelope), ...errors(404, 409) },
     async handler({ params, body }, req, res, deps) {
       assertOwnOrigin(req, settingsOf(deps));
-      const { token } = await people.acceptInvitation(peopleDeps(deps), params.token, body, metaOf(req));
+      // Someone who signs in already joins with their password: its guesses are counted as a sign-in's.
+      const { email } = await people.invitationByToken(peopleDeps(deps), params.token);
+      let token = '';
+      let organizationId = '';
+      await signInLimited(deps, req, email, async () => {
+        ({ token, organizationId } = await people.acceptInvitation(peopleDeps(deps), params.token, body, metaOf(req)));
+      });
+      // The session answers in the organization just joined (a person may belong to several).
+      req.headers[ORGANIZATION_HEADER] = organizationId;
       await answerSession(deps, req, res, token, 'acceptInvitation', 201);
     },
   }),
@@ -272,6 +292,7 @@ export const peopleRouteList = [
   route({
     method: 'delete',
     path: '/console/sessions/:sessionId',
+    personal: true,
     access: 'person',
     params: SessionParams,
     operationId: 'endConsoleSession',
@@ -286,6 +307,7 @@ export const peopleRouteList = [
   route({
     method: 'post',
     path: '/console/password',
+    personal: true,
     access: 'person',
     body: ChangePasswordRequest,
     operationId: 'changePassword',

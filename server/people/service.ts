@@ -112,9 +112,10 @@ export async function invitePerson(deps: InviteDeps, input: { organizationId: st
   assertMayManage(input.inviter, input.role, 'invite');
   assertSitesFitRole(input.role, input.siteIds);
   const existing = await store.findPersonByEmail(deps.db, input.email);
-  if (existing?.organization_id === input.organizationId) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
-  // Someone of another organization is invited as anyone is: the answer never tells this
-  // organization that the address is known elsewhere (the link says so only to its holder).
+  if (existing && (await store.findPerson(deps.db, input.organizationId, existing.person_id))) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
+  // Someone of another organization is invited as anyone is, and joins with the sign-in they
+  // have: the answer never tells this organization that the address is known elsewhere (the
+  // link says so only to its holder).
   return makeInvitation(deps, { ...input, kind: 'join' });
 }
 
@@ -123,13 +124,18 @@ export async function resetPerson(deps: InviteDeps, organizationId: string, pers
   const person = await store.findPerson(deps.db, organizationId, personId);
   if (!person) throw notFound('Person');
   assertMayManage(inviter, person.role as Role, 'reset');
+  // A reset replaces the one password and phone the person signs in to every organization with:
+  // one organization's admin does not take over someone who belongs to others too.
+  if (inviter.type === 'person' && (await store.membershipsOf(deps.db, personId)).length > 1) {
+    throw new ApiError(403, `${person.email} belongs to other organizations too: only they (Account, "Change password") or the operator's CLI can reset their sign-in`);
+  }
   return makeInvitation(deps, { organizationId, email: person.email, role: person.role as Role, name: person.name, kind: 'reset', personId, inviter, siteIds: parseSiteIds(person.site_ids) });
 }
 
 /** The operator's reset from the host (`tsaro console invite` for someone already there): no inviter to check. */
 export async function inviteOrReset(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; siteIds?: readonly string[] | null }) {
   const existing = await store.findPersonByEmail(deps.db, input.email);
-  if (existing && existing.organization_id === input.organizationId) return resetPerson(deps, input.organizationId, existing.person_id, { type: 'operator' });
+  if (existing && (await store.findPerson(deps.db, input.organizationId, existing.person_id))) return resetPerson(deps, input.organizationId, existing.person_id, { type: 'operator' });
   return invitePerson(deps, { ...input, inviter: { type: 'operator' } });
 }
 
@@ -162,17 +168,31 @@ async function startSession(db: Db, clock: Clock, person: PersonRow, stage: stri
 }
 
 /** After the password: the code, enrolling one (the role needs it, by the organization's policy), or done. */
+/** A second step is due if any organization the person belongs to requires one of their role there. */
 async function stageAfterPassword(db: Executor, person: PersonRow): Promise<string> {
   if (person.totp_enabled === 1) return 'totp';
-  return twoStepRequired(person.role as Role, await twoStepRolesOf(db, person.organization_id)) ? 'enrol_totp' : 'active';
+  for (const membership of await store.membershipsOf(db, person.person_id)) {
+    if (twoStepRequired(membership.role as Role, await twoStepRolesOf(db, membership.organization_id))) return 'enrol_totp';
+  }
+  return 'active';
 }
 
 /** Joining (a new person) or a reset (new password, no phone yet, every session ended): a session starts. */
 export async function acceptInvitation(deps: PeopleDeps, token: string, input: { password: string; name?: string }, meta: SessionMeta) {
-  checkNewPassword(input.password, 'password');
-  await invitationByToken(deps, token);
-  const passwordHash = await hashPassword(input.password);
-  return deps.db.transaction().execute(async (trx) => {
+  const invited = await invitationByToken(deps, token);
+  // Someone with a sign-in already (a member of another organization) joins with it: their
+  // password proves it is them, and nothing of their sign-in changes (issue #34).
+  const signedUp = invited.kind === 'join' ? await store.findPersonByEmail(deps.db, invited.email) : undefined;
+  let passwordHash = '';
+  if (signedUp) {
+    if (!signedUp.password_hash || !(await passwordMatches(signedUp.password_hash, input.password))) {
+      throw new ApiError(401, `password: ${invited.email} signs in to Tsaro already; enter that password to join ${invited.organization_name}`);
+    }
+  } else {
+    checkNewPassword(input.password, 'password');
+    passwordHash = await hashPassword(input.password);
+  }
+  const joined = await deps.db.transaction().execute(async (trx) => {
     const invitation = await store.findInvitationByToken(trx, tokenHash(token));
     if (!invitation || !(await store.useInvitation(trx, invitation.invitation_id, deps.clock.now().toISOString()))) throw invalidLink();
     const at = deps.clock.now().toISOString();
@@ -186,6 +206,11 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
       await store.updatePerson(trx, person.person_id, changes);
       await store.replaceRecoveryCodes(trx, person.person_id, []);
       await store.endSessions(trx, { personId: person.person_id }, at);
+    } else if (signedUp) {
+      if (await store.findPerson(trx, invitation.organization_id, signedUp.person_id)) throw conflict(`${invitation.email} is in ${invited.organization_name} already: sign in`);
+      const membership = { organization_id: invitation.organization_id, person_id: signedUp.person_id, role: invitation.role, site_ids: invitation.site_ids ?? null, created_at: at, updated_at: at };
+      await store.insertMembership(trx, membership);
+      person = { ...signedUp, ...membership };
     } else {
       if (await store.findPersonByEmail(trx, invitation.email)) throw conflict(`${invitation.email} has joined already: sign in`);
       person = {
@@ -206,8 +231,9 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
       };
       await store.insertPerson(trx, person);
     }
-    return startSession(trx as unknown as Db, deps.clock, person, await stageAfterPassword(trx, person), meta);
+    return { ...(await startSession(trx as unknown as Db, deps.clock, person, await stageAfterPassword(trx, person), meta)), organizationId: invitation.organization_id };
   });
+  return joined;
 }
 
 export class WrongCredentials extends ApiError {

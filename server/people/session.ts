@@ -9,6 +9,8 @@ import { findLiveSession, updateSession, type SessionWithPerson } from './store.
 import { DAY_MS } from '../../shared/time.ts';
 
 export const SESSION_COOKIE = 'tsaro_console';
+/** The console's choice of organization for a person in several; absent, the one they joined first. */
+export const ORGANIZATION_HEADER = 'tsaro-organization';
 /** A session ends 7 days after sign-in, however active (CONTRACT.md). */
 export const SESSION_MAX_MS = 7 * DAY_MS;
 /** last_active_at is written at most this often per session: a write per request would make every read a write. */
@@ -62,7 +64,10 @@ export const idleMs = (settings: SessionSettings) => settings.idleTimeoutMin * 6
 export async function readSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }, activity = true): Promise<LiveSession | undefined> {
   const token = cookieToken(req);
   if (!token) return undefined;
-  const found = await findLiveSession(deps.db, tokenHash(token));
+  // The organization the console works in (several per person, issue #34), as Tsaro-Environment picks the environment.
+  const organizationId = req.get(ORGANIZATION_HEADER) || undefined;
+  const found = await findLiveSession(deps.db, tokenHash(token), organizationId);
+  if (found === 'not a member') throw new ApiError(404, `Organization not found: you are not a member of ${organizationId}`);
   if (!found) return undefined;
   const now = deps.clock.now();
   const nowMs = now.getTime();
@@ -118,10 +123,16 @@ export function rowToPerson(row: PersonRow): Person {
 }
 
 export function sessionView(live: LiveSession, settings: SessionSettings): ConsoleSession {
-  const { session, person, organization } = live;
+  const { session, person, organization, memberships } = live;
   return {
     stage: session.stage as ConsoleSession['stage'],
     person: rowToPerson(person),
+    organizations: memberships.map((membership) => ({
+      organization_id: membership.organization_id,
+      name: membership.name,
+      role: membership.role as Role,
+      site_ids: parseSiteIds(membership.site_ids),
+    })),
     organization: {
       organization_id: organization.organization_id,
       name: organization.name,

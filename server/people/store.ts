@@ -1,9 +1,9 @@
-import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type OrganizationRow, type PersonRow, type PersonTableRow } from '../db/schema.ts';
+import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type MembershipRow, type OrganizationRow, type PersonRow, type PersonTableRow } from '../db/schema.ts';
 
 /**
  * The console's people, their memberships, invitations, recovery codes and sessions: this store
- * owns those tables. A person is read with their membership (organization and role); a person has
- * one membership for now (migration 0024).
+ * owns those tables. A person is read with one membership (organization, role and sites); a
+ * person may belong to several organizations (migration 0034), each a membership of its own.
  */
 
 const members = (db: Executor) =>
@@ -20,8 +20,34 @@ export async function insertPerson(db: Executor, row: PersonRow): Promise<void> 
   await db.insertInto('memberships').values({ organization_id, person_id: row.person_id, role, site_ids: site_ids ?? null, created_at: row.created_at, updated_at: row.updated_at }).execute();
 }
 
+/** A person by email, with their first membership (the organization they joined first). */
 export async function findPersonByEmail(db: Executor, email: string): Promise<PersonRow | undefined> {
-  return members(db).where('people.email', '=', email).executeTakeFirst();
+  return members(db).where('people.email', '=', email).orderBy('memberships.created_at').orderBy('memberships.organization_id').executeTakeFirst();
+}
+
+/** A person's organizations, in the order they joined them, with their role and sites in each. */
+export interface Membership {
+  organization_id: string;
+  name: string;
+  role: string;
+  site_ids: string | null;
+}
+
+export async function membershipsOf(db: Executor, personId: string): Promise<Membership[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('organizations', 'organizations.organization_id', 'memberships.organization_id')
+    .select(['memberships.organization_id', 'organizations.name', 'memberships.role', 'memberships.site_ids'])
+    .where('memberships.person_id', '=', personId)
+    .orderBy('memberships.created_at')
+    .orderBy('memberships.organization_id')
+    .execute();
+  return rows.map((row) => ({ ...row, site_ids: row.site_ids ?? null }));
+}
+
+/** Someone who has a sign-in already joins another organization: a membership of its own. */
+export async function insertMembership(db: Executor, row: MembershipRow): Promise<void> {
+  await db.insertInto('memberships').values(row).execute();
 }
 
 export async function findPerson(db: Executor, organizationId: string, personId: string): Promise<PersonRow | undefined> {
@@ -191,21 +217,30 @@ export async function insertSession(db: Executor, row: ConsoleSessionRow): Promi
 
 export interface SessionWithPerson {
   session: ConsoleSessionRow;
+  /** The person as a member of the request's organization. */
   person: PersonRow;
   organization: OrganizationRow;
+  /** Every organization the person belongs to (the console's switcher). */
+  memberships: Membership[];
 }
 
 /**
- * A session by its token's hash, with its person and organization, read on every request: a
+ * A session by its token's hash, with its person in the request's organization (`organizationId`,
+ * the console's `Tsaro-Organization`; else the one they joined first), read on every request: a
  * person removed or a session ended on any host is refused on the next request everywhere.
+ * `not a member`: the session is live, but the person is not a member of that organization.
  */
-export async function findLiveSession(db: Executor, hash: string): Promise<SessionWithPerson | undefined> {
+export async function findLiveSession(db: Executor, hash: string, organizationId?: string): Promise<SessionWithPerson | 'not a member' | undefined> {
   const session = await db.selectFrom('console_sessions').selectAll().where('token_hash', '=', hash).where('ended_at', 'is', null).executeTakeFirst();
   if (!session) return undefined;
-  const person = await members(db).where('people.person_id', '=', session.person_id).executeTakeFirst();
+  const memberships = await membershipsOf(db, session.person_id);
+  if (!memberships.length) return undefined;
+  const chosen = organizationId === undefined ? memberships[0]! : memberships.find((membership) => membership.organization_id === organizationId);
+  if (!chosen) return 'not a member';
+  const person = await members(db).where('people.person_id', '=', session.person_id).where('memberships.organization_id', '=', chosen.organization_id).executeTakeFirst();
   if (!person) return undefined;
-  const organization = await db.selectFrom('organizations').selectAll().where('organization_id', '=', person.organization_id).executeTakeFirstOrThrow();
-  return { session, person, organization };
+  const organization = await db.selectFrom('organizations').selectAll().where('organization_id', '=', chosen.organization_id).executeTakeFirstOrThrow();
+  return { session, person, organization, memberships };
 }
 
 export async function updateSession(db: Executor, sessionId: string, changes: Partial<ConsoleSessionRow>): Promise<void> {

@@ -66,7 +66,12 @@ export const ConsoleSession = z
   .object({
     stage: SessionStage,
     person: Person,
-    organization: z.object({ organization_id: z.string(), name: z.string(), plan: z.string(), subscription_status: z.string() }),
+    organization: z.object({ organization_id: z.string(), name: z.string(), plan: z.string(), subscription_status: z.string() }).meta({
+      description: 'The organization this request works in: the `Tsaro-Organization` header, else the one the person joined first',
+    }),
+    organizations: z
+      .array(z.object({ organization_id: z.string(), name: z.string(), role: Role, site_ids: SiteLimit }))
+      .meta({ description: 'Every organization the person belongs to, in the order they joined, with their role and sites in each: send `Tsaro-Organization` to work in another' }),
     csrf_token: z.string().meta({ description: 'Send as `X-CSRF-Token` on every request that changes something' }),
     expires_at: Timestamp.meta({ description: 'The session ends then, whatever happens (7 days after sign-in)' }),
     idle_expires_at: Timestamp.meta({ description: 'The session ends then unless used before (CONSOLE_IDLE_TIMEOUT_MIN)' }),

@@ -432,4 +432,25 @@ describe('migrations', () => {
     await db.updateTable('webhook_endpoints').set({ site_ids: '["site_a"]' }).where('endpoint_id', '=', 'whe_1').execute();
     expect(await revision()).not.toBe(before);
   });
+
+  it('0034-several-organizations lets a person with a membership join a second organization, still once per organization', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    await db
+      .insertInto('people')
+      .values({ person_id: 'per_1', email: 'control@a.test', name: null, password_hash: 'h', totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, created_at: now, updated_at: now, last_active_at: null })
+      .execute();
+    await db.insertInto('memberships').values({ organization_id: 'org_a', person_id: 'per_1', role: 'operator', created_at: now, updated_at: now } as never).execute();
+    await migrateToLatest(db, through('0033-site-pass-keys'));
+    await expect(db.insertInto('memberships').values({ organization_id: 'org_b', person_id: 'per_1', role: 'admin', created_at: now, updated_at: now }).execute()).rejects.toThrow();
+    expect(await migrateToLatest(db, through('0034-several-organizations'))).toEqual(['0034-several-organizations']);
+    await db.insertInto('memberships').values({ organization_id: 'org_b', person_id: 'per_1', role: 'admin', created_at: now, updated_at: now }).execute();
+    await expect(db.insertInto('memberships').values({ organization_id: 'org_b', person_id: 'per_1', role: 'viewer', created_at: now, updated_at: now }).execute()).rejects.toThrow();
+    expect(await db.selectFrom('memberships').select(['organization_id', 'role']).where('person_id', '=', 'per_1').orderBy('organization_id').execute()).toEqual([
+      { organization_id: 'org_a', role: 'operator' },
+      { organization_id: 'org_b', role: 'admin' },
+    ]);
+  });
 });

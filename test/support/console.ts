@@ -17,13 +17,15 @@ export class ConsoleBrowser {
   csrf: string | undefined;
   setCookie: string[] = [];
   environment: 'live' | 'sandbox' = 'live';
+  /** Headers sent with every request (`tsaro-organization` for a person in several organizations). */
+  headers: Record<string, string> = {};
   constructor(
     readonly baseUrl: string,
     readonly origin: string,
   ) {}
 
   async request<T = any>(method: string, path: string, body?: unknown, options: { origin?: string | null; csrf?: string | null } = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { 'tsaro-environment': this.environment };
+    const headers: Record<string, string> = { 'tsaro-environment': this.environment, ...this.headers };
     if (this.cookie) headers.cookie = this.cookie;
     const origin = options.origin === undefined ? this.origin : options.origin;
     if (origin !== null) headers.origin = origin;

@@ -995,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Join (or reset) with a password
-         * @description At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session.
+         * @description At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -2953,12 +2953,21 @@ export interface components {
              */
             stage: "totp" | "enrol_totp" | "active";
             person: components["schemas"]["Person"];
+            /** @description The organization this request works in: the `Tsaro-Organization` header, else the one the person joined first */
             organization: {
                 organization_id: string;
                 name: string;
                 plan: string;
                 subscription_status: string;
             };
+            /** @description Every organization the person belongs to, in the order they joined, with their role and sites in each: send `Tsaro-Organization` to work in another */
+            organizations: {
+                organization_id: string;
+                name: string;
+                role: components["schemas"]["Role"];
+                /** @description The sites it is limited to; null: every site of the organization */
+                site_ids: string[] | null;
+            }[];
             /** @description Send as `X-CSRF-Token` on every request that changes something */
             csrf_token: string;
             /**
@@ -8769,6 +8778,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         invitation: components["schemas"]["Invitation"];
+                        /** @description The address signs in to Tsaro already (another organization): the holder joins with that password. Told only to the link's holder */
+                        signs_in_already: boolean;
                     };
                 };
             };

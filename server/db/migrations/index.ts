@@ -29,6 +29,7 @@ import * as hostTexts from './0030-host-texts.ts';
 import * as rollCallSites from './0031-roll-call-sites.ts';
 import * as siteLimits from './0032-site-limits.ts';
 import * as sitePassKeys from './0033-site-pass-keys.ts';
+import * as severalOrganizations from './0034-several-organizations.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -75,4 +76,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0031-roll-call-sites': rollCallSites,
   '0032-site-limits': siteLimits,
   '0033-site-pass-keys': sitePassKeys,
+  '0034-several-organizations': severalOrganizations,
 });
