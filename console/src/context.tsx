@@ -27,7 +27,7 @@ export function useConsole(): ConsoleContext {
   return value;
 }
 
-export const canFor = (session: Session) => (permission: Permission) => can(session.person.role, permission);
+export const canFor = (session: Session) => (permission: Permission) => can(session.person, permission);
 
 export interface Loaded<T> {
   data: T | undefined;

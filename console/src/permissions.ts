@@ -1,28 +1,46 @@
 import type { Role } from '../../shared/schemas/console.ts';
 
+interface Rule {
+  roles: readonly Role[];
+  /** Only for a person whose role reaches every site: the server answers 403 to one limited to sites (its routes' `everySite`). */
+  everySite?: true;
+}
+
 /**
- * What the screens offer a role: the server's permission map decides (CONTRACT.md, "The console"),
- * this only hides what it would refuse, so a viewer never meets a button that answers 403.
+ * What the screens offer a person: the server's permission map decides (CONTRACT.md, "The
+ * console"), this only hides what it would refuse, so a viewer never meets a button that answers
+ * 403, nor an estate manager limited to their sites the organization's people or audit log.
  */
 export const PERMISSIONS = {
   /** Create, roll and revoke keys; add, rotate, test, resend and remove webhook endpoints. */
-  manageIntegrations: ['owner', 'admin', 'developer'],
+  manageIntegrations: { roles: ['owner', 'admin', 'developer'] },
   /** Read keys, endpoints, deliveries and events (the `admin` scope's reads; never a secret). */
-  readIntegrations: ['owner', 'admin', 'developer', 'viewer'],
-  /** Invite, change roles, remove, reissue links; read the audit log. */
-  managePeople: ['owner', 'admin'],
-  readAuditLog: ['owner', 'admin'],
-  /** Add sites, change their call lists and gates, archive them (the server's roles on `/sites` writes). */
-  manageSites: ['owner', 'admin'],
+  readIntegrations: { roles: ['owner', 'admin', 'developer', 'viewer'] },
+  /** Invite, change roles, remove, reissue links, the two-step policy. */
+  managePeople: { roles: ['owner', 'admin'], everySite: true },
+  readAuditLog: { roles: ['owner', 'admin'], everySite: true },
+  /** Change a site's call list and gates (a person limited to sites: their own sites'). */
+  manageSites: { roles: ['owner', 'admin'] },
+  /** Add and archive sites. */
+  addSites: { roles: ['owner', 'admin'], everySite: true },
   /** Keep or revoke keys made beyond their maker's grant (`/api-keys/review`). */
-  reviewKeys: ['owner'],
+  reviewKeys: { roles: ['owner'], everySite: true },
   /** Report, cancel, note and acknowledge incidents; access codes, roll calls and kiosks. */
-  operateIncidents: ['owner', 'admin', 'operator'],
-} as const satisfies Record<string, readonly Role[]>;
+  operateIncidents: { roles: ['owner', 'admin', 'operator'] },
+} as const satisfies Record<string, Rule>;
 
 export type Permission = keyof typeof PERMISSIONS;
 
-export const can = (role: Role, permission: Permission): boolean => (PERMISSIONS[permission] as readonly Role[]).includes(role);
+/** Who asks: their role, and the sites it is limited to (null: every site). */
+export interface Grantee {
+  role: Role;
+  site_ids: readonly string[] | null;
+}
+
+export function can(person: Grantee, permission: Permission): boolean {
+  const rule: Rule = PERMISSIONS[permission];
+  return rule.roles.includes(person.role) && (!rule.everySite || person.site_ids === null);
+}
 
 /** An admin may do everything except add, change or remove owners. */
 export const rolesGrantableBy = (role: Role): Role[] =>

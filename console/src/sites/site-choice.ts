@@ -3,16 +3,6 @@ import type { Incident } from '../live/incidents.ts';
 
 export type Site = Schemas['Site'];
 
-/**
- * The sites a person's role is limited to, or null when it reaches every site. Read without the
- * generated type's help: `person.site_ids` comes with the server's sites-per-person change, and
- * until then a person without it may see every site.
- */
-export function limitedTo(person: object): readonly string[] | null {
-  const ids = 'site_ids' in person ? person.site_ids : undefined;
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : null;
-}
-
 /** What the switcher offers: the sites not archived, within the person's sites when limited. */
 export function choicesFor(sites: readonly Site[], limited: readonly string[] | null): Site[] {
   return sites.filter((site) => !site.archived_at && (!limited || limited.includes(site.site_id)));

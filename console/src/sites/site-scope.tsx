@@ -3,7 +3,7 @@ import { useConsole, useLoad } from '../context.tsx';
 import { entryPointOf, type Incident } from '../live/incidents.ts';
 import { readAllPages } from '../lists/read-all-pages.ts';
 import { usePath } from '../router.tsx';
-import { choicesFor, limitedTo, resolveChoice, siteChoiceKey, siteOfIncident, type Site } from './site-choice.ts';
+import { choicesFor, resolveChoice, siteChoiceKey, siteOfIncident, type Site } from './site-choice.ts';
 
 /** More sites than a company guards. */
 const MOST_SITES = 1_000;
@@ -57,7 +57,8 @@ export function SiteScopeProvider({ children }: { children: ReactNode }) {
     const timer = setInterval(reload, REFRESH_MS);
     return () => clearInterval(timer);
   }, [reload]);
-  const limited = limitedTo(session.person);
+  // The sites the person's role is limited to; null: every site.
+  const limited = session.person.site_ids;
   const limitKey = limited?.join(',') ?? null;
   const value = useMemo<SiteScope>(() => {
     const sites = loaded.data?.items ?? [];

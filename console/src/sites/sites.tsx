@@ -105,7 +105,7 @@ function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
 
 /** A site's call list and gates, changed in place by owners and admins. */
 function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => void; onDone: () => void }) {
-  const { client } = useConsole();
+  const { client, can } = useConsole();
   const [callers, setCallers] = useState<Caller[]>(site.call_list.length ? site.call_list : [{ name: '', phone: '' }]);
   const [gate, setGate] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -146,7 +146,8 @@ function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => vo
       </form>
       <ErrorNote error={error} />
       <p className="row">
-        {!site.is_default && (
+        {/* Archiving, as adding, is for people of every site. */}
+        {!site.is_default && can('addSites') && (
           <ConfirmButton label="Archive site" question={`Archive ${site.name}? It stays listed as archived, with its history.`} onConfirm={() => run(() => client.post('/sites/{siteId}/archive', { ...path, body: {} }))} />
         )}
         <button type="button" onClick={onDone}>
@@ -165,6 +166,7 @@ function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => vo
 export function SitesScreen() {
   const { can } = useConsole();
   const manage = can('manageSites');
+  const add = can('addSites');
   const [shown, setShown] = useState<'active' | 'archived'>('active');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
@@ -180,7 +182,7 @@ export function SitesScreen() {
       <ScreenHeader
         title="Sites"
         action={
-          manage &&
+          add &&
           !creating && (
             <button type="button" className="primary" onClick={() => setCreating(true)} data-testid="new-site-button">
               New site
