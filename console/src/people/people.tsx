@@ -7,6 +7,7 @@ import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
 import { ScreenHeader } from '../components/layout.tsx';
+import { SiteLimitField, SitesOf, siteLimitProblem, type SiteLimit } from '../sites/site-limit.tsx';
 
 type Role = Schemas['Role'];
 type Person = Schemas['Person'];
@@ -85,12 +86,19 @@ function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: strin
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
+  const [sites, setSites] = useState<SiteLimit>(null);
   const [error, setError] = useState<string | null>(null);
+  // An owner reaches every site: the server refuses sites for one.
+  const limit = role === 'owner' ? null : sites;
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setError(null);
+    const problem = siteLimitProblem(limit);
+    setError(problem);
+    if (problem) return;
     try {
-      const answer = await client.post('/console/invitations', { body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) } });
+      const answer = await client.post('/console/invitations', {
+        body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}), ...(limit ? { site_ids: [...limit] } : {}) },
+      });
       onInvited(answer.invite_url, email.trim());
     } catch (failure) {
       setError(describeError(failure));
@@ -116,8 +124,35 @@ function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: strin
           </label>
         ))}
       </fieldset>
+      {role !== 'owner' && <SiteLimitField value={sites} onChange={setSites} idPrefix="invite" legend="Sites: where the role applies" />}
       <ErrorNote error={error} />
       <FormButtons submit="Make invitation link" onCancel={onCancel} />
+    </form>
+  );
+}
+
+/** A person's sites, changed in place: every site, or some (an estate manager's estate). */
+function ChangeSites({ person, onSaved, onCancel }: { person: Person; onSaved: () => void; onCancel: () => void }) {
+  const { client } = useConsole();
+  const [sites, setSites] = useState<SiteLimit>(person.site_ids);
+  const [error, setError] = useState<string | null>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const problem = siteLimitProblem(sites);
+    setError(problem);
+    if (problem) return;
+    try {
+      await client.patch('/console/people/{personId}', { params: { path: { personId: person.person_id } }, body: { role: person.role, site_ids: sites && [...sites] } });
+      onSaved();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }
+  return (
+    <form className="inline-panel stack" onSubmit={submit} data-testid="change-sites">
+      <SiteLimitField value={sites} onChange={setSites} idPrefix={`sites-${person.person_id}`} legend={`Sites of ${person.email}`} />
+      <ErrorNote error={error} />
+      <FormButtons submit="Save sites" onCancel={onCancel} />
     </form>
   );
 }
@@ -127,6 +162,7 @@ export function PeopleScreen() {
   const [roleFilter, setRoleFilter] = useState<'' | Role>('');
   const [inviting, setInviting] = useState(false);
   const [link, setLink] = useState<{ url: string; email: string } | null>(null);
+  const [changingSites, setChangingSites] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const people = useList('/console/people', { role: roleFilter || undefined });
   const invitations = useList('/console/invitations', {});
@@ -149,7 +185,7 @@ export function PeopleScreen() {
           )
         }
       >
-        Who can sign in to this console for {session.organization.name}, with which role. People see both Live and Sandbox.
+        Who can sign in to this console for {session.organization.name}, with which role, at every site or some. People see both Live and Sandbox.
       </ScreenHeader>
       {inviting && (
         <Invite
@@ -208,6 +244,23 @@ export function PeopleScreen() {
                 person.role
               ),
           },
+          {
+            header: 'Sites',
+            cell: (person) =>
+              changingSites === person.person_id ? (
+                <ChangeSites person={person} onCancel={() => setChangingSites(null)} onSaved={() => (setChangingSites(null), people.reload())} />
+              ) : (
+                <>
+                  <SitesOf limit={person.site_ids} />
+                  {/* An owner reaches every site, always. */}
+                  {mayManage(person) && person.role !== 'owner' && (
+                    <button type="button" className="link" onClick={() => setChangingSites(person.person_id)} aria-label={`Change the sites of ${person.email}`}>
+                      Change
+                    </button>
+                  )}
+                </>
+              ),
+          },
           { header: 'Two-step', cell: (person) => (person.totp_enabled ? <span className="tag good">On</span> : <span className="tag">Off</span>) },
           { header: 'Last active', cell: (person) => <Time iso={person.last_active_at} relative /> },
           {
@@ -250,6 +303,7 @@ export function PeopleScreen() {
         columns={[
           { header: 'Email', cell: (invitation) => invitation.email },
           { header: 'Role', cell: (invitation) => invitation.role },
+          { header: 'Sites', cell: (invitation) => <SitesOf limit={invitation.site_ids} /> },
           { header: 'Made', cell: (invitation) => <Time iso={invitation.created_at} /> },
           { header: 'Expires', cell: (invitation) => <Time iso={invitation.expires_at} relative /> },
           {
