@@ -2,20 +2,23 @@ import { useState, type ReactElement } from 'react';
 import { useSiteScope } from './site-scope.tsx';
 
 /**
- * The site a new code (or list of codes) is for: the site chosen in the top bar; with every site
- * shown, the one picked in the form, at first the default site. Undefined with one site to
- * offer: the server puts it at the only one.
+ * The site a new thing is for (a code, a list of codes, a gate): the site chosen in the top bar;
+ * with every site shown, the one picked in the form, at first the default site. With one site to
+ * offer, undefined (the server puts a code at the only one) unless `named`: a gate's key names
+ * its site, so a site added later is not one of its own.
  */
-export function useSiteForNew(): { siteId: string | undefined; field: ReactElement | null } {
+export function useSiteForNew(options: { note?: string; named?: boolean } = {}): { siteId: string | undefined; field: ReactElement | null } {
+  const { note = 'the site chosen at the top: its gates only.', named = false } = options;
   const { chosen, choices } = useSiteScope();
   const [picked, setPicked] = useState<string | null>(null);
-  if (chosen)
+  const only = chosen ?? (choices.length === 1 && named ? choices[0]! : null);
+  if (only)
     return {
-      siteId: chosen.site_id,
+      siteId: only.site_id,
       field:
-        choices.length > 1 ? (
+        choices.length > 1 || named ? (
           <p className="muted" data-testid="new-for-site">
-            For <strong>{chosen.name}</strong>, the site chosen at the top: its gates only.
+            For <strong>{only.name}</strong>, {note}
           </p>
         ) : null,
     };
