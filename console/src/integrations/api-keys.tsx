@@ -9,6 +9,7 @@ import { daysSince } from '../format.ts';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { ScreenHeader } from '../components/layout.tsx';
+import { SiteLimitField, SitesOf, siteLimitProblem, useOwnSites, type SiteLimit } from '../sites/site-limit.tsx';
 
 type ApiKey = Schemas['ApiKey'];
 
@@ -64,17 +65,18 @@ function CreateKey({ onCreated, onCancel }: { onCreated: () => void; onCancel: (
   const { client, environment } = useConsole();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
+  // The person's own sites at first: every site, or those their role is limited to.
+  const own = useOwnSites();
+  const [sites, setSites] = useState<SiteLimit>(own);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | null>(null);
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (scopes.size === 0) {
-      setError('Choose at least one scope.');
-      return;
-    }
-    setError(null);
+    const problem = scopes.size === 0 ? 'Choose at least one scope.' : siteLimitProblem(sites);
+    setError(problem);
+    if (problem) return;
     try {
-      setCreated(await client.post('/api-keys', { body: { name: name.trim(), scopes: SCOPES.filter((s) => scopes.has(s)) } }));
+      setCreated(await client.post('/api-keys', { body: { name: name.trim(), scopes: SCOPES.filter((s) => scopes.has(s)), ...(sites ? { site_ids: [...sites] } : {}) } }));
       onCreated();
     } catch (failure) {
       setError(describeError(failure));
@@ -96,7 +98,8 @@ function CreateKey({ onCreated, onCancel }: { onCreated: () => void; onCancel: (
         <input id="key-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
       </Field>
       <ScopeChecklist chosen={scopes} onChange={setScopes} idPrefix="new-scope" />
-      <p className="muted small">Give a key only what its program needs. You can grant only scopes your role may grant.</p>
+      <SiteLimitField value={sites} onChange={setSites} idPrefix="new-key" legend="Sites: whose data the key reads and changes" />
+      <p className="muted small">Give a key only what its program needs. You can grant only scopes your role may grant, at your own sites.</p>
       <ErrorNote error={error} />
       <FormButtons submit="Create key" onCancel={onCancel} />
     </form>
@@ -284,6 +287,7 @@ export function ApiKeysScreen() {
               </ul>
             ),
           },
+          { header: 'Sites', cell: (key) => <SitesOf limit={key.site_ids} /> },
           {
             header: 'Created',
             cell: (key) => (

@@ -11,6 +11,7 @@ import { Link, navigate } from '../router.tsx';
 import { GRACE_CHOICES } from './api-keys.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { EndpointForm, EndpointHealth } from './webhooks.tsx';
+import { SitesOf } from '../sites/site-limit.tsx';
 
 /** `datetime-local` gives local time without a zone: the API takes it as UTC unless told, so convert. */
 const localToIso = (value: string): string => new Date(value).toISOString();
@@ -234,6 +235,11 @@ export function EndpointScreen({ endpointId }: { endpointId: string }) {
         </dd>
         <dt>Events</dt>
         <dd>{found.events.join(', ')}</dd>
+        <dt>Sites</dt>
+        <dd data-testid="endpoint-sites">
+          <SitesOf limit={found.site_ids} />
+          {found.site_ids === null && <span className="muted small"> Events about any site, and about none.</span>}
+        </dd>
         <dt>Secret rotated</dt>
         <dd>
           {found.secret_rotated_at ? <Time iso={found.secret_rotated_at} /> : 'Never'}

@@ -8,6 +8,7 @@ import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { Link } from '../router.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
+import { SiteLimitField, SitesOf, siteLimitProblem, useOwnSites, type SiteLimit } from '../sites/site-limit.tsx';
 
 type WebhookEndpoint = Schemas['WebhookEndpoint'];
 type EventSubscription = Schemas['EventSubscription'];
@@ -62,18 +63,20 @@ export function EndpointForm({
   const [url, setUrl] = useState(initial?.url ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
   const [events, setEvents] = useState<Set<string>>(new Set<string>(initial?.events ?? []));
+  // A new endpoint reaches the person's own sites at first (every site, for one who reaches them all).
+  const own = useOwnSites();
+  const [sites, setSites] = useState<SiteLimit>(initial ? initial.site_ids : own);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (events.size === 0) {
-      setError('Choose at least one event.');
-      return;
-    }
+    const problem = events.size === 0 ? 'Choose at least one event.' : siteLimitProblem(sites);
+    setError(problem);
+    if (problem) return;
     setBusy(true);
-    setError(null);
     try {
-      await onSubmit({ url: url.trim(), events: [...events].filter(isSubscription), description: description.trim() || (initial ? null : undefined) });
+      // null: every site (left out on a new endpoint; on a change, it replaces a list of sites).
+      await onSubmit({ url: url.trim(), events: [...events].filter(isSubscription), description: description.trim() || (initial ? null : undefined), site_ids: sites && [...sites] });
     } catch (failure) {
       setError(describeError(failure));
     } finally {
@@ -97,6 +100,7 @@ export function EndpointForm({
         <input id="endpoint-description" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
       </Field>
       <EventPicker chosen={events} onChange={setEvents} idPrefix={initial ? `edit-${initial.endpoint_id}` : 'new-event'} />
+      <SiteLimitField value={sites} onChange={setSites} idPrefix={initial ? `edit-${initial.endpoint_id}` : 'new-endpoint'} legend="Sites: it receives events about these" />
       <ErrorNote error={error} />
       <FormButtons submit={submitLabel} busy={busy} onCancel={onCancel} />
     </form>
@@ -191,6 +195,7 @@ export function WebhooksScreen() {
               </ul>
             ),
           },
+          { header: 'Sites', cell: (endpoint) => <SitesOf limit={endpoint.site_ids} /> },
           { header: 'Health', cell: (endpoint) => <EndpointHealth endpointId={endpoint.endpoint_id} /> },
           {
             header: 'Status',
