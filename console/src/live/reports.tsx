@@ -10,6 +10,8 @@ import { useSiteScope } from '../sites/site-scope.tsx';
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const seconds = (value: number | null) => (value === null ? '—' : clock(value * 1000));
+/** A site's name in a file name: letters and digits, the rest as dashes. */
+const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '').toLowerCase();
 
 /** One table of a report, with its CSV. */
 function ReportTable({ title, file, header, rows, testId }: { title: string; file: string; header: string[]; rows: Cell[][]; testId: string }) {
@@ -51,15 +53,18 @@ function ReportTable({ title, file, header, rows, testId }: { title: string; fil
 export function ReportsScreen() {
   const [from, setFrom] = useState(() => isoDay(Date.now() - 29 * DAY_MS));
   const [to, setTo] = useState(() => isoDay(Date.now()));
-  const period = { from_date: from, to_date: to };
-  const incidents = useLoad((c) => c.get('/incidents/analytics', { params: { query: period } }), [from, to]);
-  const visitors = useLoad((c) => c.get('/access-logs/stats', { params: { query: period } }), [from, to]);
-  const suffix = `${from}_to_${to}`;
+  // With a site chosen, the server counts that site's only.
+  const { chosen, siteId } = useSiteScope();
+  const query = { from_date: from, to_date: to, site_id: siteId };
+  const incidents = useLoad((c) => c.get('/incidents/analytics', { params: { query } }), [from, to, siteId]);
+  const visitors = useLoad((c) => c.get('/access-logs/stats', { params: { query } }), [from, to, siteId]);
+  const suffix = `${chosen ? `${fileSafe(chosen.name)}_` : ''}${from}_to_${to}`;
   const a = incidents.data;
-  const { chosen } = useSiteScope();
   return (
     <div className="stack" data-testid="screen-reports">
-      <ScreenHeader title="Reports">Incidents and visitors over a period, each table as CSV for a spreadsheet.</ScreenHeader>
+      <ScreenHeader title={chosen ? `Reports of ${chosen.name}` : 'Reports'}>
+        Incidents and visitors over a period{chosen ? ` at ${chosen.name}` : ', every site together'}, each table as CSV for a spreadsheet.
+      </ScreenHeader>
       <form className="filters" onSubmit={(event) => event.preventDefault()} aria-label="Period">
         <label>
           From <input type="date" value={from} max={to} onChange={(e) => e.target.value && setFrom(e.target.value)} data-testid="report-from" />
@@ -68,11 +73,6 @@ export function ReportsScreen() {
           To (inclusive) <input type="date" value={to} min={from} onChange={(e) => e.target.value && setTo(e.target.value)} data-testid="report-to" />
         </label>
       </form>
-      {chosen && (
-        <p className="warning" role="status" data-testid="reports-all-sites">
-          These reports count every site, not only {chosen.name}: the server's report routes do not take a site yet.
-        </p>
-      )}
       <ErrorNote error={incidents.error ?? visitors.error} />
       {a && (
         <>

@@ -1,51 +1,24 @@
 import { useEffect, useRef, useState } from 'react';
-import { describeError, type Client, type Schemas } from '../api.ts';
+import { describeError, type Schemas } from '../api.ts';
 import { Empty, ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { useLiveEvents } from '../live/hooks.ts';
-import { readAllPages } from '../lists/read-all-pages.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
 
 type Visitors = Schemas['CurrentVisitors'];
-
-/** The most visitors one site's list reads; past it, the screen says how many it left out. */
-const MOST_ON_SITE = 5_000;
-
-/**
- * Everyone checked in and not out. `GET /access-logs/current-visitors` takes no site, so one
- * site's are its open visits (`status=checked_in`) from the access logs, which do, longest on
- * site first as the current-visitors list has them.
- */
-async function readOnSite(client: Client, siteId: string | undefined, search: string | undefined): Promise<Visitors & { leftOut: number }> {
-  if (!siteId) return { ...(await client.get('/access-logs/current-visitors', { params: { query: { search } } })), leftOut: 0 };
-  const open = await readAllPages(client, '/access-logs', { status: 'checked_in', site_id: siteId, search }, MOST_ON_SITE);
-  const visitors = open.items
-    .map(({ log_id, code_id, visitor_name, visitor_phone, entry_point, host_user_id, checked_in_at, duration_minutes }) => ({
-      log_id,
-      code_id,
-      visitor_name,
-      visitor_phone,
-      entry_point,
-      host_user_id,
-      checked_in_at,
-      duration_minutes,
-    }))
-    .sort((a, b) => Date.parse(a.checked_in_at) - Date.parse(b.checked_in_at));
-  return { visitors, count: open.total, leftOut: open.total - visitors.length };
-}
 
 /** Everyone on site now, per entry point, kept current by the stream's visitor events. */
 export function OnSite() {
   const { client, environment } = useConsole();
   const { siteId } = useSiteScope();
-  const [data, setData] = useState<(Visitors & { leftOut: number }) | null>(null);
+  const [data, setData] = useState<Visitors | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [search, setSearch] = useState('');
   const [round, setRound] = useState(0);
   const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => {
     let current = true;
-    readOnSite(client, siteId, search.trim() || undefined).then(
+    client.get('/access-logs/current-visitors', { params: { query: { site_id: siteId, search: search.trim() || undefined } } }).then(
       (next) => current && (setData(next), setError(null)),
       (failure: unknown) => current && setError(describeError(failure)),
     );
@@ -79,11 +52,6 @@ export function OnSite() {
         <strong data-testid="on-site-count">{data ? `${data.count} on site` : 'Reading…'}</strong>
       </div>
       <ErrorNote error={error} />
-      {data && data.leftOut > 0 && (
-        <p className="warning" role="status">
-          {data.leftOut} more visitors are on site than this list reads: search by name or phone to find one.
-        </p>
-      )}
       {data && data.count === 0 && <Empty title="Nobody is on site">Visitors appear here when a gate checks them in, and leave when it checks them out.</Empty>}
       {[...groups.entries()].map(([entryPoint, visitors]) => (
         <section key={entryPoint} className="panel" aria-label={`On site through ${entryPoint}`} data-testid="on-site-gate">
