@@ -259,11 +259,15 @@ export function ApiKeysScreen() {
         }}
         columns={[
           {
-            header: 'Name',
+            // Its sites under its name, not a column of their own: Roll and Revoke stay in view on a tablet.
+            header: 'Name and sites',
             cell: (key) => (
               <>
                 <strong>{key.name}</strong>
                 {isForgotten(key) && <span className="tag warn">unused {UNUSED_DAYS}+ days</span>}
+                <div className="key-sites">
+                  <SitesOf limit={key.site_ids} />
+                </div>
               </>
             ),
           },
@@ -287,7 +291,6 @@ export function ApiKeysScreen() {
               </ul>
             ),
           },
-          { header: 'Sites', cell: (key) => <SitesOf limit={key.site_ids} /> },
           {
             header: 'Created',
             cell: (key) => (

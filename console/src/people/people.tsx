@@ -251,7 +251,7 @@ export function PeopleScreen() {
                 <ChangeSites person={person} onCancel={() => setChangingSites(null)} onSaved={() => (setChangingSites(null), people.reload())} />
               ) : (
                 <>
-                  <SitesOf limit={person.site_ids} />
+                  <SitesOf limit={person.site_ids} />{' '}
                   {/* An owner reaches every site, always. */}
                   {mayManage(person) && person.role !== 'owner' && (
                     <button type="button" className="link" onClick={() => setChangingSites(person.person_id)} aria-label={`Change the sites of ${person.email}`}>

@@ -79,7 +79,7 @@ export function SitesOf({ limit }: { limit: SiteLimit }) {
   const names = siteNames(limit, sites);
   if (names === null)
     return (
-      <span className="tag" data-testid="sites-of">
+      <span className="tag nowrap" data-testid="sites-of">
         Every site
       </span>
     );
