@@ -141,9 +141,11 @@ async function seed(origin: string) {
     // The newest incident: its subject's name, as a partner's app sent it, is text on every screen.
     expect((await api.post('/incidents', incidentBody({ subject: { name: 'Ada <script>alert(1)</script>', phone: '+2348012345678' } }))).status).toBe(201);
   }
-  await inviteFromHost(server, org.organizationId, 'operator', 'musa@lekkishield.ng', 'Musa Bello');
   server.clock.set(new Date().toISOString());
-  await seedControlRoom();
+  const admiralty = await seedControlRoom();
+  // Admiralty's own guard supervisor and residents' app: limited to that estate.
+  await inviteFromHost(server, org.organizationId, 'operator', 'musa@lekkishield.ng', 'Musa Bello', [admiralty]);
+  expect((await org.live.post('/api-keys', { name: 'Admiralty residents app', scopes: ['access_codes:read', 'access_codes:write'], site_ids: [admiralty] })).status).toBe(201);
   // Rolled today: the old secret answers for three more days while the import switches.
   expect((await org.live.post(`/api-keys/${zapier}/roll`, { expires_in_hours: 72 })).status).toBe(201);
   await vi.waitFor(() => expect(received).toBeGreaterThanOrEqual(6), { timeout: 15_000, interval: 50 });
@@ -152,8 +154,9 @@ async function seed(origin: string) {
 /**
  * The control room's last hour in Live: the older incidents nobody took are escalated, a
  * resident's SOS has a responder on the way, a medical call was resolved, and visitors are in.
+ * Answers the second estate's site id.
  */
-async function seedControlRoom() {
+async function seedControlRoom(): Promise<string> {
   const { server } = stack;
   // A second estate with its gates and call list, beside the default site.
   const estate = await org.live.post('/sites', {
@@ -228,6 +231,7 @@ async function seedControlRoom() {
   expect((await api.patch(`/roll-calls/${rollCallId}/entries/${roll.entries[0].log_id}`, { accounted_for: true })).status).toBe(200);
   server.clock.set(new Date().toISOString());
   firstIncidentId = (await api.get('/incidents?status=active&limit=1')).body.results[0].incident_id;
+  return estate.body.site.site_id as string;
 }
 
 /** No page error and no CSP refusal; a signed-out page's session check answering 401 is the API's, not a problem. */
@@ -258,6 +262,7 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
     await page.setViewportSize(SCREENS.desktop);
     await page.getByRole('navigation').getByRole('link', { name: 'Gates', exact: true }).click();
     await page.getByTestId('new-gate-button').click();
+    await page.getByTestId('new-site-choice').selectOption({ label: 'Admiralty Estate' });
     await page.getByLabel('Gate name').fill('Admiralty main gate');
     await page.getByLabel('Entry point').fill('Gate A');
     await page.getByLabel('Location (latitude, longitude)').fill('6.4281, 3.4216');
@@ -288,7 +293,11 @@ describe('every console screen with real data, at 1366×768 and on a 10-inch tab
           await page.getByTestId('event-row').first().getByRole('button').click();
           await page.getByTestId('delivery-row').first().waitFor();
         }
-        if (name === 'endpoint') await page.getByTestId('delivery-row').first().locator('summary').click();
+        if (name === 'endpoint') {
+          await page.getByTestId('delivery-row').first().locator('summary').click();
+          // The click scrolled the payload into view: the picture starts at the endpoint's facts.
+          await page.evaluate('window.scrollTo(0, 0)');
+        }
         if (name === 'incident') await page.getByTestId('incident-map-legend').getByText('danger zones within').waitFor();
         await shoot(page, `${name}-${size}`, size !== 'desktop');
       }

@@ -17,11 +17,11 @@ export interface BrowserPerson {
   recoveryCodes: string[];
 }
 
-/** The invite link `tsaro console invite` prints (made on the host, for the console's origin). */
-export async function inviteFromHost(server: TestServer, organizationId: string, role: Role, email: string, name?: string): Promise<string> {
+/** The invite link `tsaro console invite` prints (made on the host, for the console's origin); `siteIds` limits the role to those sites. */
+export async function inviteFromHost(server: TestServer, organizationId: string, role: Role, email: string, name?: string, siteIds?: string[]): Promise<string> {
   const { invite_url } = await inviteOrReset(
     { db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin },
-    { organizationId, email, role, name },
+    { organizationId, email, role, name, siteIds },
   );
   return invite_url;
 }
