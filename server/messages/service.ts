@@ -11,6 +11,7 @@ import { newId } from '../ids.ts';
 import { addIncidentTimelineEntry } from '../incidents/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { getSite } from '../sites/service.ts';
+import { textable } from '../../shared/schemas/sites.ts';
 import type { SmsGateway } from './gateway.ts';
 import { findMessageById, insertMessages, listMessageRows, messageCounts, reportDelivery } from './store.ts';
 
@@ -96,7 +97,8 @@ function queuedText(
 export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
   if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
   const site = await getSite(trx, { organizationId: incident.organization_id }, incident.site_id);
-  const rows = site.call_list.map((entry) =>
+  // An emergency short code (112) is called, not texted.
+  const rows = site.call_list.filter((entry) => textable(entry.phone)).map((entry) =>
     queuedText(deps, incident, {
       incident_id: incident.incident_id,
       site_id: site.site_id,

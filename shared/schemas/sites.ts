@@ -13,12 +13,23 @@ import { PageQuery, Timestamp, nullMeansAbsent, paginated } from './common.ts';
  * checked with libphonenumber-js's metadata and stored in E.164 (+2348031234567). A number
  * without a country code is read as Nigerian.
  */
+/**
+ * Nigeria's emergency short codes, which a call list names as they are dialled ("Police 112"):
+ * 112 (national emergency), 199 (police, fire, ambulance), 767 (Lagos State emergency), 122
+ * (road safety). Called, never texted: an SMS goes to full numbers only.
+ */
+export const EMERGENCY_NUMBERS: readonly string[] = ['112', '199', '767', '122'];
+
+/** Whether a call-list number is a full one (E.164) that a text can go to. */
+export const textable = (phone: string): boolean => phone.startsWith('+');
+
 export const PhoneNumber = z
   .string()
   .trim()
   .min(3)
   .max(40)
   .transform((value, ctx) => {
+    if (EMERGENCY_NUMBERS.includes(value)) return value;
     const parsed = parsePhoneNumberFromString(value, 'NG');
     if (!parsed || !parsed.isValid()) {
       ctx.addIssue({ code: 'custom', message: 'must be a phone number, e.g. +234 803 123 4567 or 0803 123 4567' });
@@ -26,7 +37,7 @@ export const PhoneNumber = z
     }
     return parsed.number;
   })
-  .meta({ description: 'A phone number; a number without a country code is read as Nigerian. Stored and answered in E.164', example: '+2348031234567' });
+  .meta({ description: 'A phone number; a number without a country code is read as Nigerian. Stored and answered in E.164; or an emergency short code (112, 199, 767, 122), kept as dialled and only called, never texted', example: '+2348031234567' });
 
 /** The languages Tsaro writes to people in: the kiosk's three (English, Hausa, Nigerian Pidgin). */
 export const TEXT_LANGUAGES = ['en', 'ha', 'pcm'] as const;

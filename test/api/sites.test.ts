@@ -32,6 +32,7 @@ describe('sites', () => {
         { name: 'Estate control', phone: '0803 123 4567' },
         { name: 'Police', phone: '+234 (0) 909 000 1122' },
         { name: 'Chairman', phone: '2348051234567' },
+        { name: 'Emergency', phone: '112' },
       ],
       entry_points: ['North gate', 'South gate'],
     });
@@ -44,6 +45,8 @@ describe('sites', () => {
         { name: 'Estate control', phone: '+2348031234567' },
         { name: 'Police', phone: '+2349090001122' },
         { name: 'Chairman', phone: '+2348051234567' },
+        // Nigeria's emergency short code, kept as dialled (called, never texted).
+        { name: 'Emergency', phone: '112' },
       ],
     });
     expect(made.body.site.entry_points.map((entry: { name: string }) => entry.name)).toEqual(['North gate', 'South gate']);

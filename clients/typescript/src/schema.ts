@@ -1981,7 +1981,7 @@ export interface components {
             /** @example Estate control */
             name: string;
             /**
-             * @description A phone number; a number without a country code is read as Nigerian. Stored and answered in E.164
+             * @description A phone number; a number without a country code is read as Nigerian. Stored and answered in E.164; or an emergency short code (112, 199, 767, 122), kept as dialled and only called, never texted
              * @example +2348031234567
              */
             phone: string;
