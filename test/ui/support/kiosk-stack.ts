@@ -120,42 +120,13 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   const link = options.throughLink ? await startCuttableLink(serverPort) : null;
   const kioskServerUrl = link ? serverUrl.replace(`:${serverPort}/`, `:${link.port}/`) : serverUrl;
 
-  const kioskPort = await freePort();
-  const dataDir = join(tmp, 'kiosk-data');
-  mkdirSync(dataDir, { recursive: true });
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    TMPDIR: tmp,
-    KIOSK_PORT: String(kioskPort),
-    KIOSK_DATA_DIR: dataDir,
-    // The guard's 600 ms for a server decision, on a host that runs Chromium, the server and
-    // other suites at once, would turn an answering server into an offline decision. No screen
-    // test goes offline by that timeout: its link is cut, or its server stopped.
-    KIOSK_ONLINE_WAIT_MS: '10000',
-  };
-  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES', 'KIOSK_COVERAGE_CHECK_S']) delete env[name];
-  Object.assign(env, options.env ?? {});
-  if (options.configured !== false) {
-    Object.assign(env, {
-      KIOSK_SERVER_URL: kioskServerUrl,
-      KIOSK_API_KEY: gateKey,
-      KIOSK_ENTRY_POINT: GATE.entryPoint,
-      KIOSK_LOCATION: `${GATE.latitude},${GATE.longitude}`,
-    });
-  }
-  const log = createWriteStream(join(dir, 'kiosk-host.log'));
-  // Its own process group, so stopping it stops npm and the host under it, and nothing else.
-  const host: ChildProcess = spawn('npm', ['run', '--silent', 'kiosk:web'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  host.stdout?.pipe(log);
-  host.stderr?.pipe(log);
-  let hostExited = false;
-  host.once('exit', () => (hostExited = true));
-  const kioskUrl = `http://127.0.0.1:${kioskPort}/`;
-  await waitFor('the kiosk browser host', async () => {
-    if (hostExited) throw new Error(`npm run kiosk:web exited; see ${join(dir, 'kiosk-host.log')}`);
-    const response = await fetch(kioskUrl);
-    return response.ok ? true : undefined;
+  const host = await startKioskHost({
+    dir,
+    tmp,
+    env: options.env,
+    configured: options.configured === false ? undefined : { serverUrl: kioskServerUrl, apiKey: gateKey, entryPoint: GATE.entryPoint, latitude: GATE.latitude, longitude: GATE.longitude },
   });
+  const kioskUrl = host.url;
 
   const stack: KioskStack = {
     kioskUrl,
@@ -177,16 +148,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
       running = true;
       stack.server = server;
     },
-    async stopHost() {
-      if (hostExited || !host.pid) return;
-      const exited = new Promise((done) => host.once('exit', done));
-      try {
-        process.kill(-host.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
-    },
+    stopHost: () => host.stop(),
     async stop() {
       await stack.stopHost();
       await link?.close();
@@ -196,4 +158,74 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
     },
   };
   return stack;
+}
+
+export interface KioskHostOptions {
+  /** The test's folder: the host's log goes there. */
+  dir: string;
+  /** The kiosk's data and Chromium's TMPDIR (short: Unix socket paths). */
+  tmp: string;
+  /** Set up through KIOSK_* variables; left out, the kiosk starts at its first-run setup. */
+  configured?: { serverUrl: string; apiKey: string; entryPoint: string; latitude: number; longitude: number };
+  /** More KIOSK_* settings (e.g. KIOSK_ALARM_PHONES). */
+  env?: Record<string, string>;
+  /** The log file's name (several hosts in one folder). */
+  logName?: string;
+}
+
+export interface KioskHost {
+  /** The browser host's page. */
+  url: string;
+  /** Stops the kiosk's browser host (the gate's kiosk switched off). */
+  stop(): Promise<void>;
+}
+
+/** One gate's kiosk, as a gate runs it without Electron: `npm run kiosk:web` on its own port and data folder. */
+export async function startKioskHost(options: KioskHostOptions): Promise<KioskHost> {
+  const kioskPort = await freePort();
+  const dataDir = join(options.tmp, `kiosk-data-${kioskPort}`);
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    TMPDIR: options.tmp,
+    KIOSK_PORT: String(kioskPort),
+    KIOSK_DATA_DIR: dataDir,
+    // The guard's 600 ms for a server decision, on a host that runs Chromium, the server and
+    // other suites at once, would turn an answering server into an offline decision. No screen
+    // test goes offline by that timeout: its link is cut, or its server stopped.
+    KIOSK_ONLINE_WAIT_MS: '10000',
+  };
+  for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES', 'KIOSK_COVERAGE_CHECK_S']) delete env[name];
+  Object.assign(env, options.env ?? {});
+  if (options.configured) {
+    const { serverUrl, apiKey, entryPoint, latitude, longitude } = options.configured;
+    Object.assign(env, { KIOSK_SERVER_URL: serverUrl, KIOSK_API_KEY: apiKey, KIOSK_ENTRY_POINT: entryPoint, KIOSK_LOCATION: `${latitude},${longitude}` });
+  }
+  const logPath = join(options.dir, options.logName ?? 'kiosk-host.log');
+  const log = createWriteStream(logPath);
+  // Its own process group, so stopping it stops npm and the host under it, and nothing else.
+  const host: ChildProcess = spawn('npm', ['run', '--silent', 'kiosk:web'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  host.stdout?.pipe(log);
+  host.stderr?.pipe(log);
+  let hostExited = false;
+  host.once('exit', () => (hostExited = true));
+  const url = `http://127.0.0.1:${kioskPort}/`;
+  await waitFor('the kiosk browser host', async () => {
+    if (hostExited) throw new Error(`npm run kiosk:web exited; see ${logPath}`);
+    const response = await fetch(url);
+    return response.ok ? true : undefined;
+  });
+  return {
+    url,
+    async stop() {
+      if (hostExited || !host.pid) return;
+      const exited = new Promise((done) => host.once('exit', done));
+      try {
+        process.kill(-host.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+    },
+  };
 }
