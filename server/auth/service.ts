@@ -51,7 +51,7 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
 
 /** The keys of the caller's organization and environment, newest first, a page at a time. */
 export async function listTenantApiKeys(db: Executor, clock: Clock, tenant: Tenant, query: PageRequest & ApiKeyFilter): Promise<Page<ApiKey>> {
-  const { rows, total } = await listApiKeys(db, tenant, { status: query.status, scopes: query.scopes, now: clock.now().toISOString() }, pageWindow(query));
+  const { rows, total } = await listApiKeys(db, tenant, { status: query.status, scopes: query.scopes, site_id: query.site_id, now: clock.now().toISOString() }, pageWindow(query));
   return toPage(rows.map(rowToApiKey), total, query);
 }
 

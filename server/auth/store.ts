@@ -113,6 +113,8 @@ export async function listApiKeys(
   if (filter.status === 'revoked') base = base.where('revoked_at', 'is not', null);
   if (filter.status === 'active') base = base.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filter.now)]));
   if (filter.status === 'expired') base = base.where('revoked_at', 'is', null).where('expires_at', '<=', filter.now);
+  // Site ids are `site_` and letters and digits: quoted, one is never part of another.
+  if (filter.site_id) base = base.where((eb) => eb.or([eb('site_ids', 'is', null), eb('site_ids', 'like', `%"${filter.site_id}"%`)]));
   if (filter.scopes) {
     // Scopes are stored as a JSON array of scope names (none is a substring of another's quoted
     // form): exactly these scopes is each of them present and every other absent.

@@ -96,6 +96,7 @@ export const ListApiKeysQuery = PageQuery.extend({
     .refine((scopes) => scopes.length > 0 && scopes.every((scope) => (SCOPES as readonly string[]).includes(scope)), { message: 'must be scopes separated by commas' })
     .optional()
     .meta({ description: 'Only keys with exactly these scopes, separated by commas in any order (a gate key: `access_codes:read,access_codes:write,access_codes:validate,logs:read,incidents:read,incidents:write`)' }),
+  site_id: z.string().regex(/^[A-Za-z0-9_]{1,100}$/, 'a site id (site_…)').optional().meta({ description: 'Only keys that reach this site: limited to it (among others), or to no site at all' }),
 });
-export type ApiKeyFilter = { status?: (typeof API_KEY_STATUSES)[number]; scopes?: string[] };
+export type ApiKeyFilter = { status?: (typeof API_KEY_STATUSES)[number]; scopes?: string[]; site_id?: string };
 export const ApiKeyIdParams = z.object({ keyId: z.string() });

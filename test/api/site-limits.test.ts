@@ -152,6 +152,11 @@ describe('keys, people and endpoints limited to sites', () => {
     expect(everySiteKey).toBeDefined();
     expect((await gateA.delete(`/api-keys/${everySiteKey}`)).status).toBe(404);
     expect((await gateA.post(`/api-keys/${everySiteKey}/roll`, {})).status).toBe(404);
+    // The organization lists the keys that reach a site: limited to it, or to none.
+    const reachingB = ids((await org.live.get(`/api-keys?limit=100&site_id=${b}`)).body, 'key_id');
+    expect(reachingB).not.toContain(made.body.api_key.key_id);
+    expect(reachingB).toContain(everySiteKey);
+    expect(ids((await org.live.get(`/api-keys?limit=100&site_id=${a}`)).body, 'key_id')).toContain(made.body.api_key.key_id);
     // A key it rolls keeps its sites.
     const rolled = await gateA.post(`/api-keys/${made.body.api_key.key_id}/roll`, {});
     expect(rolled.body.api_key.site_ids).toEqual([a]);

@@ -8073,6 +8073,8 @@ export interface operations {
                 status?: "active" | "expired" | "revoked";
                 /** @description Only keys with exactly these scopes, separated by commas in any order (a gate key: `access_codes:read,access_codes:write,access_codes:validate,logs:read,incidents:read,incidents:write`) */
                 scopes?: string;
+                /** @description Only keys that reach this site: limited to it (among others), or to no site at all */
+                site_id?: string;
             };
             header?: never;
             path?: never;
