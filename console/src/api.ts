@@ -31,6 +31,8 @@ export interface ClientContext {
   /** The session's CSRF token, sent on every request that changes something. */
   csrfToken: () => string | undefined;
   environment: () => Environment;
+  /** The organization worked in, for a person in several (`Tsaro-Organization`); undefined: the one they joined first. */
+  organization: () => string | undefined;
   /** A 401 from a data route: the session ended (idle, signed out elsewhere, person removed). */
   onSessionEnded: () => void;
 }
@@ -68,6 +70,8 @@ export function consoleMiddleware(ctx: ClientContext): Middleware {
     onRequest({ request }) {
       request.headers.set('accept', 'application/json');
       request.headers.set('tsaro-environment', ctx.environment());
+      const organization = ctx.organization();
+      if (organization) request.headers.set('tsaro-organization', organization);
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         const token = ctx.csrfToken();
         if (token) request.headers.set('x-csrf-token', token);

@@ -21,6 +21,9 @@ const ENVIRONMENT_KEY = 'tsaro.console.environment';
  */
 const sessionEnded = (current: Auth): Auth =>
   current.status === 'out' ? current : { status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' };
+const ORGANIZATION_KEY = 'tsaro.console.organization';
+/** The organization last worked in, for a person in several; the server's 404 says when it is no longer theirs. */
+const storedOrganization = (): string | undefined => localStorage.getItem(ORGANIZATION_KEY) ?? undefined;
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
 /**
@@ -118,21 +121,29 @@ export function App() {
   csrf.current = session?.csrf_token;
   const env = useRef(environment);
   env.current = environment;
+  const organization = useRef(storedOrganization());
   const client = useMemo(
     () =>
       createClient({
         csrfToken: () => csrf.current,
         environment: () => env.current,
+        organization: () => organization.current,
         onSessionEnded: () => setAuth(sessionEnded),
       }),
     [],
   );
 
   useEffect(() => {
-    client.get('/console/session').then(
-      ({ session }) => setAuth({ status: 'in', session }),
-      (error: unknown) => setAuth({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null }),
-    );
+    const open = () => client.get('/console/session').then(({ session }) => setAuth({ status: 'in', session }));
+    open().catch((error: unknown) => {
+      // The organization kept from last time is no longer theirs: the one they joined first.
+      if (error instanceof ApiError && error.status === 404 && organization.current) {
+        localStorage.removeItem(ORGANIZATION_KEY);
+        organization.current = undefined;
+        return open();
+      }
+      throw error;
+    }).catch((error: unknown) => setAuth({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null }));
   }, [client]);
 
   const setEnvironment = useCallback((next: Environment) => {
@@ -140,7 +151,12 @@ export function App() {
     env.current = next;
     setEnvironmentState(next);
   }, []);
-  const onSession = useCallback((next: Session) => setAuth({ status: 'in', session: next }), []);
+  const onSession = useCallback((next: Session) => {
+    // A session answers in the organization it was asked for (a join: the one just joined): keep working there.
+    organization.current = next.organization.organization_id;
+    localStorage.setItem(ORGANIZATION_KEY, next.organization.organization_id);
+    setAuth({ status: 'in', session: next });
+  }, []);
   const signOut = useCallback(async () => {
     await client.post('/console/sign-out', { body: {} }).catch(() => undefined);
     setAuth({ status: 'out', notice: 'You are signed out.' });
@@ -150,15 +166,23 @@ export function App() {
     const { session: next } = await client.get('/console/session');
     setAuth({ status: 'in', session: next });
   }, [client]);
+  /** Works in another of the person's organizations from the next request on: role, sites and stream follow. */
+  const setOrganization = useCallback(
+    async (organizationId: string) => {
+      organization.current = organizationId;
+      localStorage.setItem(ORGANIZATION_KEY, organizationId);
+      await refreshSession();
+    },
+    [refreshSession],
+  );
 
   // One stream per signed-in person and environment, for the page's life; closed on sign-out or a switch.
-  const streaming = session?.stage === 'active' ? `${session.person.person_id}:${environment}` : null;
+  const streaming = session?.stage === 'active' ? `${session.person.person_id}:${session.organization.organization_id}:${environment}` : null;
+  const streamOrganization = session?.organization.organization_id;
   const [live, setLive] = useState<LiveStream | null>(null);
   useEffect(() => {
     if (!streaming) return;
-    const stream = new LiveStream(env.current, () =>
-      setAuth(sessionEnded),
-    );
+    const stream = new LiveStream(env.current, () => setAuth(sessionEnded), streamOrganization!);
     setLive(stream);
     return () => {
       stream.close();
@@ -167,8 +191,8 @@ export function App() {
   }, [streaming]);
 
   const context = useMemo<ConsoleContext | null>(
-    () => (session && live ? { session, client, environment, setEnvironment, refreshSession, signOut, can: canFor(session), live } : null),
-    [session, client, environment, setEnvironment, refreshSession, signOut, live],
+    () => (session && live ? { session, client, environment, setEnvironment, setOrganization, refreshSession, signOut, can: canFor(session), live } : null),
+    [session, client, environment, setEnvironment, setOrganization, refreshSession, signOut, live],
   );
 
   const join = /^\/join\/([^/]+)$/.exec(path);

@@ -11,6 +11,8 @@ export interface ConsoleContext {
   client: Client;
   environment: Environment;
   setEnvironment: (environment: Environment) => void;
+  /** Works in another of the person's organizations (they may belong to several). */
+  setOrganization: (organizationId: string) => Promise<void>;
   /** Reads the session again (after a role or TOTP change). */
   refreshSession: () => Promise<void>;
   signOut: () => Promise<void>;

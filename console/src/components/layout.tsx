@@ -59,9 +59,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           <img src="/console/icon.svg" alt="" width="28" height="28" />
           <span>Tsaro</span>
         </Link>
-        <span className="org" data-testid="organization">
-          {organization.name}
-        </span>
+        <OrganizationSwitch />
         <div className="env-switch" role="group" aria-label="Environment">
           <button type="button" aria-pressed={!sandbox} className={!sandbox ? 'on' : ''} onClick={() => setEnvironment('live')} data-testid="env-live">
             Live
@@ -101,6 +99,34 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
         </main>
       </div>
     </div>
+  );
+}
+
+/**
+ * The organization worked in: its name, or, for a person who belongs to several (a control room
+ * serving several estate companies), a choice of them, each with their role there. Choosing one
+ * sends `Tsaro-Organization` from then on; role, sites and screens follow, without signing in again.
+ */
+function OrganizationSwitch() {
+  const { session, setOrganization } = useConsole();
+  const { organization, organizations } = session;
+  if (organizations.length <= 1)
+    return (
+      <span className="org" data-testid="organization">
+        {organization.name}
+      </span>
+    );
+  return (
+    <label className="org-switch">
+      <span className="visually-hidden">Organization</span>
+      <select value={organization.organization_id} onChange={(event) => void setOrganization(event.target.value)} data-testid="organization-switch">
+        {organizations.map((org) => (
+          <option key={org.organization_id} value={org.organization_id}>
+            {org.name} ({org.role})
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -42,7 +42,8 @@ type Message =
   | { kind: 'hello' };
 
 /**
- * The console's one connection to `GET /events/stream` per environment, shared by every tab:
+ * The console's one connection to `GET /events/stream` per organization and environment, shared
+ * by every tab working in them:
  * a browser allows six connections to one origin, and a control room keeps several tabs open.
  * One tab holds a Web Lock and the connection; it passes every event to the others on a
  * BroadcastChannel. When it closes, another tab takes the lock and resumes from the last event
@@ -63,8 +64,10 @@ export class LiveStream {
   constructor(
     private readonly environment: Environment,
     private readonly onSessionEnded: () => void,
+    /** The organization worked in (a person may belong to several); its events only, never another's tab's. */
+    private readonly organizationId: string,
   ) {
-    const name = `tsaro-console-stream-${environment}`;
+    const name = `tsaro-console-stream-${organizationId}-${environment}`;
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : null;
     this.channel?.addEventListener('message', (message: MessageEvent<Message>) => this.hear(message.data));
     const locks = (navigator as Navigator & { locks?: LockManager }).locks;
@@ -150,7 +153,7 @@ export class LiveStream {
       clearTimeout(silence);
       silence = setTimeout(() => connection.abort(), SILENCE_MS);
     };
-    const headers: Record<string, string> = { accept: 'text/event-stream', 'tsaro-environment': this.environment };
+    const headers: Record<string, string> = { accept: 'text/event-stream', 'tsaro-environment': this.environment, 'tsaro-organization': this.organizationId };
     if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
     try {
       heard();

@@ -12,6 +12,8 @@ export const PASSWORD_RULES = 'At least 12 characters, and not a common password
  */
 export function JoinScreen({ client, token, onSession }: { client: Client; token: string; onSession: (session: Schemas['ConsoleSession']) => void }) {
   const [invitation, setInvitation] = useState<Schemas['Invitation'] | null>(null);
+  /** The email signs in to Tsaro already (another organization): they join with that password. */
+  const [signsIn, setSignsIn] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
@@ -22,9 +24,10 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
     let current = true;
     // The client encodes the token into the path.
     client.get('/console/invitations/{token}', { params: { path: { token } } }).then(
-      ({ invitation }) => {
+      ({ invitation, signs_in_already }) => {
         if (!current) return;
         setInvitation(invitation);
+        setSignsIn(signs_in_already);
         setName(invitation.name ?? '');
       },
       (failure: unknown) =>
@@ -42,6 +45,19 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    if (signsIn) {
+      setBusy(true);
+      setError(null);
+      try {
+        const { session } = await client.post('/console/invitations/{token}/accept', { params: { path: { token } }, body: { password } });
+        onSession(session);
+      } catch (failure) {
+        setError(describeError(failure));
+      } finally {
+        setBusy(false);
+      }
+      return;
+    }
     if (password !== again) {
       setError('The two passwords differ.');
       return;
@@ -77,6 +93,28 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
       </AuthFrame>
     );
   const reset = invitation.kind === 'reset';
+  if (signsIn)
+    return (
+      <AuthFrame title={`Join ${invitation.organization_name}`}>
+        <p data-testid="invitation">
+          You are invited as <strong>{invitation.role}</strong> with <strong>{invitation.email}</strong>. {ROLE_SENTENCES[invitation.role]}
+        </p>
+        <p data-testid="signs-in-already">
+          You already sign in to Tsaro with this email: enter your password to join {invitation.organization_name}. Your password and two-step sign-in
+          stay as they are, and you switch between your organizations in the console.
+        </p>
+        <form onSubmit={submit} className="stack" data-testid="join-form">
+          <input type="email" autoComplete="username" value={invitation.email} readOnly hidden />
+          <Field label="Your Tsaro password" id="current-password">
+            <input id="current-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </Field>
+          <ErrorNote error={error} />
+          <button type="submit" className="primary" disabled={busy}>
+            Join {invitation.organization_name}
+          </button>
+        </form>
+      </AuthFrame>
+    );
   return (
     <AuthFrame title={reset ? 'Choose a new password' : `Join ${invitation.organization_name ?? 'your organization'}`}>
       <p data-testid="invitation">
