@@ -3,6 +3,7 @@ import { useConsole } from '../context.tsx';
 import { useNow, useStreamStatus } from '../live/hooks.ts';
 import { clock } from '../live/incidents.ts';
 import { Link } from '../router.tsx';
+import { SiteOptions } from '../sites/site-field.tsx';
 import { useSiteScope } from '../sites/site-scope.tsx';
 
 interface NavItem {
@@ -147,11 +148,7 @@ function SiteSwitch() {
       <span className="visually-hidden">Site</span>
       <select value={chosen?.site_id ?? ''} onChange={(event) => choose(event.target.value || null)} data-testid="site-switch">
         {mayChooseAll && <option value="">All sites</option>}
-        {choices.map((site) => (
-          <option key={site.site_id} value={site.site_id}>
-            {site.name}
-          </option>
-        ))}
+        <SiteOptions sites={choices} />
       </select>
     </label>
   );

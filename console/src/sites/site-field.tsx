@@ -30,13 +30,22 @@ export function useSiteForNew(options: { note?: string; named?: boolean } = {}):
       <label>
         Site{' '}
         <select value={siteId} onChange={(event) => setPicked(event.target.value)} data-testid="new-site-choice">
-          {choices.map((site) => (
-            <option key={site.site_id} value={site.site_id}>
-              {site.name}
-            </option>
-          ))}
+          <SiteOptions sites={choices} />
         </select>
       </label>
     ),
   };
+}
+
+/** A `<select>`'s options, one per site by name: the top bar's switcher and the forms' site choice. */
+export function SiteOptions({ sites }: { sites: readonly { site_id: string; name: string }[] }) {
+  return (
+    <>
+      {sites.map((site) => (
+        <option key={site.site_id} value={site.site_id}>
+          {site.name}
+        </option>
+      ))}
+    </>
+  );
 }
