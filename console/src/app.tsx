@@ -1,11 +1,12 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
-import { ApiError, createClient, type Environment } from './api.ts';
+import { ApiError, createClient, describeError, type Environment } from './api.ts';
 import { Console, canFor, type ConsoleContext, type Session } from './context.tsx';
 import { LiveStream } from './live/stream.ts';
 import { navigate, usePath } from './router.tsx';
 import { BoardScreen } from './live/board.tsx';
 import { IncidentScreen } from './live/incident.tsx';
 import { JoinScreen } from './session/join.tsx';
+import { forgetOrganization, keepOrganization, keptOrganization, organizationToOpen } from './session/organization.ts';
 import { Layout } from './components/layout.tsx';
 import { SiteScopeProvider } from './sites/site-scope.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './session/sign-in.tsx';
@@ -21,9 +22,6 @@ const ENVIRONMENT_KEY = 'tsaro.console.environment';
  */
 const sessionEnded = (current: Auth): Auth =>
   current.status === 'out' ? current : { status: 'out', notice: 'Your session ended: signed out elsewhere, removed, or idle too long. Sign in again.' };
-const ORGANIZATION_KEY = 'tsaro.console.organization';
-/** The organization last worked in, for a person in several; the server's 404 says when it is no longer theirs. */
-const storedOrganization = (): string | undefined => localStorage.getItem(ORGANIZATION_KEY) ?? undefined;
 const storedEnvironment = (): Environment => (localStorage.getItem(ENVIRONMENT_KEY) === 'sandbox' ? 'sandbox' : 'live');
 
 /**
@@ -114,54 +112,90 @@ export function App() {
   const [auth, setAuth] = useState<Auth>({ status: 'loading' });
   const [environment, setEnvironmentState] = useState<Environment>(storedEnvironment);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  /** Why the console works in another organization than the one chosen (the person left it). */
+  const [organizationNotice, setOrganizationNotice] = useState<string | null>(null);
 
-  // The client reads the latest token and environment through refs: one client for the page's life.
+  // The client reads the latest token, environment and organization through refs: one client for the page's life.
   const session = auth.status === 'in' ? auth.session : null;
+  const sessionNow = useRef(session);
+  sessionNow.current = session;
   const csrf = useRef<string | undefined>(undefined);
   csrf.current = session?.csrf_token;
   const env = useRef(environment);
   env.current = environment;
-  const organization = useRef(storedOrganization());
+  // The organization worked in (`Tsaro-Organization`): at first the one kept from last time.
+  const organization = useRef(keptOrganization());
+  /**
+   * Signed out, no organization is named: the next sign-in (perhaps another person's, at a shared
+   * control-room screen) answers in the first they joined, and `settle` opens the kept one if theirs.
+   */
+  const goOut = useCallback((next: (current: Auth) => Auth) => {
+    organization.current = undefined;
+    setAuth(next);
+  }, []);
   const client = useMemo(
     () =>
       createClient({
         csrfToken: () => csrf.current,
         environment: () => env.current,
         organization: () => organization.current,
-        onSessionEnded: () => setAuth(sessionEnded),
+        onSessionEnded: () => goOut(sessionEnded),
       }),
-    [],
+    [goOut],
+  );
+
+  /** A session answered: worked in from now on, or, just signed in, the organization kept from last time if still theirs. */
+  const settle = useCallback(
+    async (answered: Session) => {
+      let next = answered;
+      const open = organizationToOpen(next, keptOrganization());
+      if (open) {
+        organization.current = open;
+        // Left it between the two reads: where the sign-in answered.
+        next = await client.get('/console/session').then(({ session: reopened }) => reopened, () => next);
+      }
+      organization.current = next.organization.organization_id;
+      if (next.stage === 'active') keepOrganization(organization.current);
+      setAuth({ status: 'in', session: next });
+    },
+    [client],
   );
 
   useEffect(() => {
-    const open = () => client.get('/console/session').then(({ session }) => setAuth({ status: 'in', session }));
-    open().catch((error: unknown) => {
-      // The organization kept from last time is no longer theirs: the one they joined first.
-      if (error instanceof ApiError && error.status === 404 && organization.current) {
-        localStorage.removeItem(ORGANIZATION_KEY);
-        organization.current = undefined;
-        return open();
-      }
-      throw error;
-    }).catch((error: unknown) => setAuth({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null }));
-  }, [client]);
+    const read = () => client.get('/console/session');
+    read()
+      .catch((error: unknown) => {
+        // The organization kept from last time is no longer theirs: the one they joined first.
+        if (error instanceof ApiError && error.status === 404 && organization.current) {
+          forgetOrganization();
+          organization.current = undefined;
+          return read();
+        }
+        throw error;
+      })
+      .then(
+        ({ session: next }) => settle(next),
+        (error: unknown) => goOut(() => ({ status: 'out', notice: error instanceof ApiError && error.status !== 401 ? error.message : null })),
+      );
+  }, [client, settle, goOut]);
 
   const setEnvironment = useCallback((next: Environment) => {
     localStorage.setItem(ENVIRONMENT_KEY, next);
     env.current = next;
     setEnvironmentState(next);
   }, []);
-  const onSession = useCallback((next: Session) => {
-    // A session answers in the organization it was asked for (a join: the one just joined): keep working there.
-    organization.current = next.organization.organization_id;
-    localStorage.setItem(ORGANIZATION_KEY, next.organization.organization_id);
-    setAuth({ status: 'in', session: next });
-  }, []);
+  const onSession = useCallback(
+    (next: Session) => {
+      setOrganizationNotice(null);
+      void settle(next);
+    },
+    [settle],
+  );
   const signOut = useCallback(async () => {
     await client.post('/console/sign-out', { body: {} }).catch(() => undefined);
-    setAuth({ status: 'out', notice: 'You are signed out.' });
+    goOut(() => ({ status: 'out', notice: 'You are signed out.' }));
     navigate('/sign-in', { replace: true });
-  }, [client]);
+  }, [client, goOut]);
   const refreshSession = useCallback(async () => {
     const { session: next } = await client.get('/console/session');
     setAuth({ status: 'in', session: next });
@@ -169,20 +203,50 @@ export function App() {
   /** Works in another of the person's organizations from the next request on: role, sites and stream follow. */
   const setOrganization = useCallback(
     async (organizationId: string) => {
+      const from = organization.current;
       organization.current = organizationId;
-      localStorage.setItem(ORGANIZATION_KEY, organizationId);
-      await refreshSession();
+      try {
+        const { session: next } = await client.get('/console/session');
+        keepOrganization(organizationId);
+        setOrganizationNotice(null);
+        setAuth({ status: 'in', session: next });
+      } catch (error) {
+        organization.current = from;
+        if (error instanceof ApiError && error.status === 401) return goOut(sessionEnded);
+        const name = sessionNow.current?.organizations.find((membership) => membership.organization_id === organizationId)?.name;
+        if (!(error instanceof ApiError && error.status === 404)) return setOrganizationNotice(`${name} did not open: ${describeError(error)}`);
+        // Removed from it since the page loaded: the switcher forgets it.
+        setOrganizationNotice(`You are no longer a member of ${name}.`);
+        await refreshSession().catch(() => undefined);
+      }
     },
-    [refreshSession],
+    [client, refreshSession, goOut],
   );
+  /**
+   * The stream was refused the organization worked in (the person was removed from it): the
+   * console goes on in the one they joined first, and says why.
+   */
+  const organizationLost = useCallback(() => {
+    const lost = sessionNow.current?.organization.name;
+    forgetOrganization();
+    organization.current = undefined;
+    client.get('/console/session').then(
+      ({ session: next }) => {
+        setOrganizationNotice(`You are no longer a member of ${lost}: now working in ${next.organization.name}.`);
+        void settle(next);
+      },
+      (error: unknown) => error instanceof ApiError && error.status === 401 && goOut(sessionEnded),
+    );
+  }, [client, settle, goOut]);
 
-  // One stream per signed-in person and environment, for the page's life; closed on sign-out or a switch.
-  const streaming = session?.stage === 'active' ? `${session.person.person_id}:${session.organization.organization_id}:${environment}` : null;
-  const streamOrganization = session?.organization.organization_id;
+  // One stream per signed-in person, organization and environment; closed on sign-out or a switch of either.
+  const active = session?.stage === 'active' ? session : null;
+  const streamOrganization = active?.organization.organization_id ?? null;
+  const streaming = active ? `${active.person.person_id}:${streamOrganization}:${environment}` : null;
   const [live, setLive] = useState<LiveStream | null>(null);
   useEffect(() => {
-    if (!streaming) return;
-    const stream = new LiveStream(env.current, () => setAuth(sessionEnded), streamOrganization!);
+    if (!streaming || !streamOrganization) return;
+    const stream = new LiveStream(env.current, streamOrganization, { sessionEnded: () => goOut(sessionEnded), organizationLost });
     setLive(stream);
     return () => {
       stream.close();
@@ -202,6 +266,8 @@ export function App() {
         client={client}
         token={decodeURIComponent(join[1]!)}
         onSession={(next) => {
+          // Joined: work in the organization just joined, whatever was chosen before.
+          keepOrganization(next.organization.organization_id);
           onSession(next);
           navigate(homeFor(next), { replace: true });
         }}
@@ -261,10 +327,22 @@ export function App() {
     <Console.Provider value={context}>
       {/* The site chosen is the organization's: another organization starts from its own. */}
       <SiteScopeProvider key={context.session.organization.organization_id}>
-        <Layout path={path}>
+        <Layout path={path} notice={organizationNotice && <OrganizationNotice text={organizationNotice} onDismiss={() => setOrganizationNotice(null)} />}>
           <Suspense fallback={<p className="muted">Opening…</p>}>{screenFor(path)}</Suspense>
         </Layout>
       </SiteScopeProvider>
     </Console.Provider>
+  );
+}
+
+/** Why the console opened another organization than the one chosen; stays until dismissed or the next switch. */
+function OrganizationNotice({ text, onDismiss }: { text: string; onDismiss: () => void }) {
+  return (
+    <div className="banner organization-notice" role="alert" data-testid="organization-notice">
+      {text}{' '}
+      <button type="button" className="link" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
   );
 }

@@ -17,7 +17,7 @@ export interface ConsoleContext {
   refreshSession: () => Promise<void>;
   signOut: () => Promise<void>;
   can: (permission: Permission) => boolean;
-  /** The environment's event stream, shared by every tab (live/stream.ts). */
+  /** The organization's and environment's event stream, shared by every tab working in them (live/stream.ts). */
   live: LiveStream;
 }
 

@@ -12,8 +12,8 @@ interface NavItem {
   show: boolean;
 }
 
-/** The frame of every signed-in screen: who, which organization, which environment, where to go. */
-export function Layout({ path, children }: { path: string; children: ReactNode }) {
+/** The frame of every signed-in screen: who, which organization, which environment, where to go; `notice` goes with the banners. */
+export function Layout({ path, notice, children }: { path: string; notice?: ReactNode; children: ReactNode }) {
   const { session, environment, setEnvironment, signOut, can } = useConsole();
   const { organization, person } = session;
   const sandbox = environment === 'sandbox';
@@ -55,6 +55,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           billing.
         </div>
       )}
+      {notice}
       <header className="topbar">
         <Link to="/board" className="brand">
           <img src="/console/icon.svg" alt="" width="28" height="28" />
@@ -120,7 +121,8 @@ function OrganizationSwitch() {
   return (
     <label className="org-switch">
       <span className="visually-hidden">Organization</span>
-      <select value={organization.organization_id} onChange={(event) => void setOrganization(event.target.value)} data-testid="organization-switch">
+      {/* A long name is cut in the bar (a tablet held upright): the title gives it whole. */}
+      <select value={organization.organization_id} title={organization.name} onChange={(event) => void setOrganization(event.target.value)} data-testid="organization-switch">
         {organizations.map((org) => (
           <option key={org.organization_id} value={org.organization_id}>
             {org.name} ({org.role})

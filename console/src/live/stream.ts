@@ -35,6 +35,14 @@ export interface StreamListener {
 const SILENCE_MS = 45_000;
 const BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
 
+/** What the page does when the server refuses the stream for good. */
+export interface StreamEndings {
+  /** 401: the session ended (idle, signed out elsewhere, person removed everywhere). */
+  sessionEnded(): void;
+  /** 404: the person no longer belongs to the organization worked in (removed from it, not from the others). */
+  organizationLost(): void;
+}
+
 type Message =
   | { kind: 'event'; event: LiveEvent }
   | { kind: 'status'; status: StreamStatus }
@@ -50,7 +58,8 @@ type Message =
  * it heard. Where Web Locks are missing (a console served over plain http on a LAN address is
  * not a secure context), each tab keeps its own connection.
  *
- * Read through fetch, not EventSource: the environment header and `Last-Event-ID` go with it.
+ * Read through fetch, not EventSource: the environment and organization headers and
+ * `Last-Event-ID` go with it.
  */
 export class LiveStream {
   private readonly listeners = new Set<StreamListener>();
@@ -63,9 +72,9 @@ export class LiveStream {
 
   constructor(
     private readonly environment: Environment,
-    private readonly onSessionEnded: () => void,
-    /** The organization worked in (a person may belong to several); its events only, never another's tab's. */
+    /** The organization worked in (a person may belong to several): its events only, shared only with tabs working in it too. */
     private readonly organizationId: string,
+    private readonly endings: StreamEndings,
   ) {
     const name = `tsaro-console-stream-${organizationId}-${environment}`;
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : null;
@@ -160,7 +169,13 @@ export class LiveStream {
       const response = await fetch(`${API_BASE}/events/stream`, { headers, credentials: 'same-origin', cache: 'no-store', signal: connection.signal });
       if (response.status === 401) {
         this.announce('ended', 'Your session ended.');
-        this.onSessionEnded();
+        this.endings.sessionEnded();
+        return 'ended';
+      }
+      if (response.status === 404) {
+        // Only a session's organization is a 404 here: the page opens another, with a stream of its own.
+        this.announce('reconnecting', 'You are no longer a member of this organization.');
+        this.endings.organizationLost();
         return 'ended';
       }
       if (!response.ok || !response.body) {
