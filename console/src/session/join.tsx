@@ -7,8 +7,9 @@ import { AuthFrame } from './sign-in.tsx';
 export const PASSWORD_RULES = 'At least 12 characters, and not a common password. A few unrelated words make a good one.';
 
 /**
- * An invitation link: who invited you to what, then a password. What follows (the authenticator,
- * the recovery codes) is the session's stage, which the app takes from here.
+ * An invitation link: who invited you to what, then a password: a new one, or for someone who
+ * signs in to Tsaro already (another organization), the one they have. What follows (a code, the
+ * authenticator, the recovery codes) is the session's stage, which the app takes from here.
  */
 export function JoinScreen({ client, token, onSession }: { client: Client; token: string; onSession: (session: Schemas['ConsoleSession']) => void }) {
   const [invitation, setInvitation] = useState<Schemas['Invitation'] | null>(null);
@@ -45,31 +46,19 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (signsIn) {
-      setBusy(true);
-      setError(null);
-      try {
-        const { session } = await client.post('/console/invitations/{token}/accept', { params: { path: { token } }, body: { password } });
-        onSession(session);
-      } catch (failure) {
-        setError(describeError(failure));
-      } finally {
-        setBusy(false);
-      }
-      return;
-    }
-    if (password !== again) {
+    // Someone who signs in already gives the password they have: nothing to compare, no name to choose.
+    if (!signsIn && password !== again) {
       setError('The two passwords differ.');
       return;
     }
-    if (password.length < 12) {
+    if (!signsIn && password.length < 12) {
       setError('The password needs at least 12 characters.');
       return;
     }
     setBusy(true);
     setError(null);
     try {
-      const body = invitation?.kind === 'reset' || !name.trim() ? { password } : { password, name: name.trim() };
+      const body = signsIn || invitation?.kind === 'reset' || !name.trim() ? { password } : { password, name: name.trim() };
       const { session } = await client.post('/console/invitations/{token}/accept', { params: { path: { token } }, body });
       onSession(session);
     } catch (failure) {
@@ -93,6 +82,11 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
       </AuthFrame>
     );
   const reset = invitation.kind === 'reset';
+  const expiry = (
+    <p className="muted small">
+      This link works once, until <Time iso={invitation.expires_at} />.
+    </p>
+  );
   if (signsIn)
     return (
       <AuthFrame title={`Join ${invitation.organization_name}`}>
@@ -103,6 +97,7 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
           You already sign in to Tsaro with this email: enter your password to join {invitation.organization_name}. Your password and two-step sign-in
           stay as they are, and you switch between your organizations in the console.
         </p>
+        {expiry}
         <form onSubmit={submit} className="stack" data-testid="join-form">
           <input type="email" autoComplete="username" value={invitation.email} readOnly hidden />
           <Field label="Your Tsaro password" id="current-password">
@@ -128,9 +123,7 @@ export function JoinScreen({ client, token, onSession }: { client: Client; token
           </>
         )}
       </p>
-      <p className="muted small">
-        This link works once, until <Time iso={invitation.expires_at} />.
-      </p>
+      {expiry}
       <form onSubmit={submit} className="stack" data-testid="join-form">
         {!reset && (
           <Field label="Your name" id="name" hint="How colleagues see you in the people list and the audit log.">
