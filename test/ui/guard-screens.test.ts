@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText, findOffScreen } from './support/cut-text.ts';
-import { writeEmptyVideo } from './support/fake-camera.ts';
+import { chromiumAtEmptyGate } from './support/fake-camera.ts';
 import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
 import { chooseLanguage, dismissAnswer, holdPanicButton, keepScreenshot, openKiosk, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
 
@@ -63,9 +61,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)("the guard's screens: one bann
       serverConfig: { DISPATCH_WINDOW_S: '1', ESCALATION_WINDOW_S: '3600' },
       env: { KIOSK_ALARM_PHONES: PHONES },
     });
-    const video = join(stack.dir, 'empty-gate.y4m');
-    writeEmptyVideo(video);
-    browser = await launchChromium({ cameraVideo: video });
+    browser = await chromiumAtEmptyGate(stack.dir);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

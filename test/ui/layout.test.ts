@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText, findOffScreen } from './support/cut-text.ts';
-import { writeEmptyVideo } from './support/fake-camera.ts';
+import { chromiumAtEmptyGate } from './support/fake-camera.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
 import { chooseLanguage, dismissAnswer, keepScreenshot, LAPTOP, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
 
@@ -20,9 +18,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('every screen at 1280x800, 102
     // A responder near the gate: the README's pictures show a gate as it should be, not the
     // "No responders near this gate" warning (gate-truth.test.ts shows that one).
     stack = await startKioskStack({ name: 'layout', configured: false, responderNearGate: true });
-    const video = join(stack.dir, 'empty-gate.y4m');
-    writeEmptyVideo(video);
-    browser = await launchChromium({ cameraVideo: video });
+    browser = await chromiumAtEmptyGate(stack.dir);
     page = await browser.newPage({ viewport: SMALL });
   }, 120_000);
   afterAll(async () => {

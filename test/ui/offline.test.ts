@@ -1,9 +1,7 @@
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
-import { writeEmptyVideo } from './support/fake-camera.ts';
+import { chromiumAtEmptyGate } from './support/fake-camera.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
 import { findCutText } from './support/cut-text.ts';
 import { holdPanicButton, keepScreenshot, kioskCall, LARGE, openKiosk, SMALL, wedgeScan } from './support/page.ts';
@@ -14,9 +12,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the gate with the server down
   beforeAll(async () => {
     await ensureRendererBuilt();
     stack = await startKioskStack({ name: 'offline', responderNearGate: true });
-    const video = join(stack.dir, 'empty-gate.y4m');
-    writeEmptyVideo(video);
-    browser = await launchChromium({ cameraVideo: video });
+    browser = await chromiumAtEmptyGate(stack.dir);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

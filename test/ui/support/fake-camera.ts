@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import QRCode from 'qrcode';
 
@@ -18,6 +21,13 @@ export function writeQrVideo(path: string, text: string, modulePixels = 5): void
 /** A camera looking at an empty gate: a soft grey gradient, nothing to decode. */
 export function writeEmptyVideo(path: string): void {
   writeFrameFile(path, emptyFrame());
+}
+
+/** Chromium whose camera looks at an empty gate (the video written into the test's folder `dir`). */
+export async function chromiumAtEmptyGate(dir: string): Promise<Browser> {
+  const video = join(dir, 'empty-gate.y4m');
+  writeEmptyVideo(video);
+  return launchChromium({ cameraVideo: video });
 }
 
 /**
