@@ -53,10 +53,9 @@ export function reachesSite(sites: readonly string[] | null | undefined, siteId:
  * `site_id` filter) only that site's rows, still within reach. Written once, for every list and
  * read of a site table.
  */
-export function whereSiteReached(tenant: Tenant, siteless: SitelessRow, options: { siteId?: string; table?: SiteTable } = {}) {
-  const column = sql.ref<string | null>(options.table ? `${options.table}.site_id` : 'site_id');
-  const reach = tenant.sites ?? null;
-  const wanted = options.siteId === undefined ? reach : reach && !reach.includes(options.siteId) ? [] : [options.siteId];
+export function whereSiteReached(tenant: Tenant, siteless: SitelessRow, options: { siteId?: string } = {}) {
+  const column = sql.ref<string | null>('site_id');
+  const wanted = narrowedToSite(tenant, options.siteId).sites ?? null;
   return <TB extends SiteTable>(eb: ExpressionBuilder<Database, TB>): Expression<SqlBool> => {
     if (wanted === null) return eb.and([]);
     const inSites = wanted.length ? eb(column, 'in', wanted) : eb.lit(false);
