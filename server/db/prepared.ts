@@ -22,9 +22,9 @@ import type { Executor } from './schema.ts';
 export function preparedQuery<P extends object, O>(
   build: (db: Executor, params: P) => Compilable<O>,
   options: { deferred?: boolean } = {},
-): (db: Executor, params: P) => Promise<QueryResult<O>> {
+): PreparedQuery<P, O> {
   const templates = new Map<string, Template>();
-  return async (db, params) => {
+  const compiled = (db: Executor, params: P): CompiledQuery<O> => {
     const values = params as Record<string, unknown>;
     const names = Object.keys(values);
     const adapter = db.getExecutor().adapter;
@@ -42,12 +42,22 @@ export function preparedQuery<P extends object, O>(
       if (value === undefined) throw new Error(`prepared query: parameter ${slot} is undefined`);
       return value;
     });
-    // SQLite's root db: a read runs on the query-only connection without Kysely (direct-read.ts).
-    const direct = directReadOf(db)?.(template.sql, parameters);
-    if (direct) return direct as QueryResult<O>;
-    return db.executeQuery<O>(CompiledQuery.raw(template.sql, parameters) as CompiledQuery<O>);
+    return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<O>;
   };
+  const run = async (db: Executor, params: P): Promise<QueryResult<O>> => {
+    const query = compiled(db, params);
+    // SQLite's root db: a read runs on the query-only connection without Kysely (direct-read.ts).
+    const direct = directReadOf(db)?.(query.sql, query.parameters);
+    if (direct) return direct as QueryResult<O>;
+    return db.executeQuery<O>(query);
+  };
+  return Object.assign(run, { compiled });
 }
+
+/** Runs the query; `compiled` only compiles it, for a caller that sends several at once (server/db/pipeline.ts). */
+export type PreparedQuery<P, O> = ((db: Executor, params: P) => Promise<QueryResult<O>>) & {
+  compiled(db: Executor, params: P): CompiledQuery<O>;
+};
 
 interface Template {
   sql: string;

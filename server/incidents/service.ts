@@ -16,8 +16,9 @@ import {
 } from '../../shared/schemas/incidents.ts';
 import { happenedAt } from '../access-logs/replay-window.ts';
 import { addSeconds } from '../clock.ts';
-import { inTransaction, isPostgres, type Executor, type IncidentRow } from '../db/schema.ts';
-import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
+import { inTransaction, isPostgres, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
+import { transactionGroup } from '../db/transaction-group.ts';
+import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent, type PlannedEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -34,6 +35,8 @@ import {
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
   insertIncidentOpening,
+  insertIncidentOpenings,
+  type OpeningWritten,
   insertIncidentWithTimeline,
   listIncidentRows,
   timelinesOf,
@@ -72,7 +75,7 @@ export async function getIncident(db: Executor, tenant: Tenant, incidentId: stri
  * one `incident.created` event. On PostgreSQL the incident, its timeline, its event and
  * deliveries, and dispatch's search are one statement (`insertIncidentOpening`), sent with the
  * BEGIN; the first offers and the audit entry are deferred writes that go with the COMMIT: two
- * round trips in all. A known `idempotency_key` answers the
+ * round trips in all, shared by the SOSs that arrive together (`openIncidents`). A known `idempotency_key` answers the
  * first incident instead (`created: false`), whatever the body says (reference rule 2).
  */
 export async function createIncident(
@@ -93,82 +96,125 @@ export async function createIncident(
     place?.siteId ??
     (kioskId ? await siteOfKiosk(db, tenant, kioskId, input.subject.metadata?.entry_point) : undefined) ??
     (tenant.sites ? await defaultSiteFor(db, tenant) : undefined);
-  const incident = await inTransaction(db, async (trx) => {
-    const now = deps.clock.now();
-    const at = now.toISOString();
-    const incidentId = newId('inc', now);
-    const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
-    const opening = openIncident(incidentId, at, {
-      created: input.is_drill ? 'Drill incident reported' : 'Incident reported',
-      dispatched: dispatchMessage(tenant.environment, input.is_drill),
-    });
-    const row: IncidentRow = {
-      incident_id: incidentId,
-      organization_id: tenant.organizationId,
-      environment: tenant.environment,
-      idempotency_key: input.idempotency_key ?? null,
-      category: input.category,
-      severity: input.severity,
-      status: opening.status,
-      title: input.title ?? defaultIncidentTitle(input.category, input.severity),
-      description: input.description ?? null,
-      is_drill: input.is_drill ? 1 : 0,
-      subject_name: input.subject.name,
-      subject_phone: input.subject.phone ?? null,
-      subject_email: input.subject.email ?? null,
-      subject_reference: input.subject.reference ?? null,
-      subject_metadata: JSON.stringify(input.subject.metadata ?? {}),
-      longitude: input.location.coordinates[0],
-      latitude: input.location.coordinates[1],
-      address: input.location.address ?? null,
-      landmark: input.location.landmark ?? null,
-      version: opening.version,
-      dispatch_deadline: dispatchDeadline.toISOString(),
-      escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
-      assigned_at: null,
-      on_scene_at: null,
-      resolution_outcome: null,
-      resolution_notes: null,
-      created_at: at,
-      updated_at: at,
-      resolved_at: null,
-      cancelled_at: null,
-      responder_id: null,
-      responder_name: null,
-      responder_phone: null,
-      responder_latitude: null,
-      responder_longitude: null,
-      eta_minutes: null,
-      next_step_at: null,
-      dispatch_round: 0,
-      site_id: siteId ?? null,
-    };
-    const dispatch = deps.opening?.(row);
-    if (dispatch) Object.assign(row, dispatch.columns);
-    const incident = rowToIncident(row, opening.timeline);
-    const event: NewEvent = { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident };
-    if (isPostgres(trx)) {
-      // One statement: the incident, its timeline, its event and deliveries, and the first round's candidates.
-      const planned = planEvent(deps, event);
-      const written = await insertIncidentOpening(trx, { row, timeline: opening.timeline, event: planned, search: dispatch?.search });
-      // Another create with this idempotency_key won.
-      if (!written.created) return undefined;
-      await completePlannedEvent(trx, deps, planned, written.eventWritten);
-      await dispatch?.offer?.(trx, dispatch.search && written.candidates);
-    } else {
-      // SQLite: each statement is a call into this process, not a round trip.
-      if (!(await insertIncidentWithTimeline(trx, row, opening.timeline))) return undefined;
-      await appendEvent(trx, deps, event);
-      await dispatch?.offer?.(trx);
-    }
-    // The request's audit entry commits with the SOS (a deferred write: it rides with the COMMIT).
-    await deps.audit?.(trx, incidentId);
-    return incident;
-  });
+  const sos = sosOpening(deps, tenant, input, siteId ?? null);
+  const incident = await openIncidents(db, sos);
   if (incident) return { incident, created: true };
   // Two creates with one idempotency_key raced: the loser answers the winner's incident.
   const winner = await findIncidentByIdempotencyKey(db, tenant, input.idempotency_key!);
   return { incident: await getIncident(db, tenant, winner!.incident_id), created: false };
+}
+
+/** An SOS ready to be written: its row, opening timeline, event and dispatch, built before any statement. */
+interface SosOpening {
+  deps: IncidentDeps;
+  tenant: Tenant;
+  row: IncidentRow;
+  timeline: TimelineRow[];
+  incident: Incident;
+  event: NewEvent;
+  dispatch: DispatchOpening | undefined;
+}
+
+function sosOpening(deps: IncidentDeps, tenant: Tenant, input: CreateIncidentRequest, siteId: string | null): SosOpening {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const incidentId = newId('inc', now);
+  const dispatchDeadline = addSeconds(now, deps.windows.dispatchWindowS);
+  const opening = openIncident(incidentId, at, {
+    created: input.is_drill ? 'Drill incident reported' : 'Incident reported',
+    dispatched: dispatchMessage(tenant.environment, input.is_drill),
+  });
+  const row: IncidentRow = {
+    incident_id: incidentId,
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    idempotency_key: input.idempotency_key ?? null,
+    category: input.category,
+    severity: input.severity,
+    status: opening.status,
+    title: input.title ?? defaultIncidentTitle(input.category, input.severity),
+    description: input.description ?? null,
+    is_drill: input.is_drill ? 1 : 0,
+    subject_name: input.subject.name,
+    subject_phone: input.subject.phone ?? null,
+    subject_email: input.subject.email ?? null,
+    subject_reference: input.subject.reference ?? null,
+    subject_metadata: JSON.stringify(input.subject.metadata ?? {}),
+    longitude: input.location.coordinates[0],
+    latitude: input.location.coordinates[1],
+    address: input.location.address ?? null,
+    landmark: input.location.landmark ?? null,
+    version: opening.version,
+    dispatch_deadline: dispatchDeadline.toISOString(),
+    escalation_deadline: addSeconds(dispatchDeadline, deps.windows.escalationWindowS).toISOString(),
+    assigned_at: null,
+    on_scene_at: null,
+    resolution_outcome: null,
+    resolution_notes: null,
+    created_at: at,
+    updated_at: at,
+    resolved_at: null,
+    cancelled_at: null,
+    responder_id: null,
+    responder_name: null,
+    responder_phone: null,
+    responder_latitude: null,
+    responder_longitude: null,
+    eta_minutes: null,
+    next_step_at: null,
+    dispatch_round: 0,
+    site_id: siteId,
+  };
+  const dispatch = deps.opening?.(row);
+  if (dispatch) Object.assign(row, dispatch.columns);
+  const incident = rowToIncident(row, opening.timeline);
+  return { deps, tenant, row, timeline: opening.timeline, incident, event: { ...tenant, type: 'incident.created', resourceId: incidentId, data: incident }, dispatch };
+}
+
+/**
+ * Writes SOSs: the incident, its timeline, its event and deliveries, the first offers and the
+ * request's audit entry, in one transaction; undefined for one whose idempotency_key another
+ * create took first. On PostgreSQL the SOSs that arrive together share a transaction
+ * (server/db/transaction-group.ts): their opening statements leave in one write with the BEGIN
+ * and their offers and audit entries ride with the one COMMIT, two flights for all of them.
+ */
+const openIncidents = transactionGroup<SosOpening, Incident | undefined>({
+  async together(trx, all) {
+    const planned = all.map((sos) => planEvent(sos.deps, sos.event));
+    const written = await insertIncidentOpenings(
+      trx,
+      all.map((sos, i) => ({ row: sos.row, timeline: sos.timeline, event: planned[i]!, search: sos.dispatch?.search })),
+    );
+    const answers: Array<Incident | undefined> = [];
+    for (const [i, sos] of all.entries()) answers.push(await finishOpening(trx, sos, planned[i]!, written[i]!));
+    return answers;
+  },
+  alone: (db, sos) =>
+    inTransaction(db, async (trx) => {
+      if (isPostgres(trx)) {
+        // One statement: the incident, its timeline, its event and deliveries, and the first round's candidates.
+        const planned = planEvent(sos.deps, sos.event);
+        const written = await insertIncidentOpening(trx, { row: sos.row, timeline: sos.timeline, event: planned, search: sos.dispatch?.search });
+        return finishOpening(trx, sos, planned, written);
+      }
+      // SQLite: each statement is a call into this process, not a round trip.
+      if (!(await insertIncidentWithTimeline(trx, sos.row, sos.timeline))) return undefined;
+      await appendEvent(trx, sos.deps, sos.event);
+      await sos.dispatch?.offer?.(trx);
+      await sos.deps.audit?.(trx, sos.row.incident_id);
+      return sos.incident;
+    }),
+});
+
+/** PostgreSQL: what follows an SOS's opening statement, all of it deferred writes that ride with the COMMIT. */
+async function finishOpening(trx: Executor, sos: SosOpening, planned: PlannedEvent, written: OpeningWritten): Promise<Incident | undefined> {
+  // Another create with this idempotency_key won.
+  if (!written.created) return undefined;
+  await completePlannedEvent(trx, sos.deps, planned, written.eventWritten);
+  await sos.dispatch?.offer?.(trx, sos.dispatch.search && written.candidates);
+  // The request's audit entry commits with the SOS (a deferred write: it rides with the COMMIT).
+  await sos.deps.audit?.(trx, sos.row.incident_id);
+  return sos.incident;
 }
 
 function dispatchMessage(environment: string, isDrill: boolean): string {

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Compilable } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { coalescedRead } from '../db/coalesced-read.ts';
+import { pipelined } from '../db/pipeline.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { isPostgres, type Executor, type IncidentRow, type ResponderRow, type Tenant, type TimelineRow } from '../db/schema.ts';
 import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.ts';
@@ -71,8 +72,24 @@ export interface OpeningWritten {
  * that after commit (migration 0020), so unrelated organizations' SOSs do not queue behind each other.
  */
 export async function insertIncidentOpening(db: Executor, opening: IncidentOpening): Promise<OpeningWritten> {
-  const { row, timeline, event, search } = opening;
-  const params: Record<string, unknown> = {
+  return openingWritten((await incidentOpening(db, openingParams(opening))).rows[0]!);
+}
+
+/**
+ * PostgreSQL: several SOSs' opening statements (`insertIncidentOpening`) sent at once, for a
+ * transaction they share (server/incidents/service.ts): one write, one flight for all of them.
+ * Fails whole if any statement fails.
+ */
+export async function insertIncidentOpenings(db: Executor, openings: readonly IncidentOpening[]): Promise<OpeningWritten[]> {
+  const results = await pipelined(
+    db,
+    openings.map((opening) => incidentOpening.compiled(db, openingParams(opening))),
+  );
+  return results.map((result) => openingWritten(result.rows[0]!));
+}
+
+function openingParams({ row, timeline, event, search }: IncidentOpening): Record<string, unknown> {
+  return {
     ...prefixed('incident.', row),
     seqs: timeline.map((entry) => entry.seq),
     statuses: timeline.map((entry) => entry.status),
@@ -87,13 +104,13 @@ export async function insertIncidentOpening(db: Executor, opening: IncidentOpeni
     searching: search !== undefined,
     ...prefixed('search.', search ?? NO_SEARCH),
   };
-  const answer = (await incidentOpening(db, params)).rows[0]!;
-  return {
-    created: Number(answer.created) === 1,
-    eventWritten: Number(answer.evented) === 1,
-    candidates: answer.candidates ?? [],
-  };
 }
+
+const openingWritten = (answer: { created: number; evented: number; candidates: ResponderRow[] | null }): OpeningWritten => ({
+  created: Number(answer.created) === 1,
+  eventWritten: Number(answer.evented) === 1,
+  candidates: answer.candidates ?? [],
+});
 
 const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at', 'site_id'] as const;
 /** The search's parameters when there is none (a simulated incident): `searching` is false, the box empty. */
