@@ -330,7 +330,7 @@ export interface EventRow {
   created_at: string;
   /** 1: a test event sent from the console or `POST /webhook-endpoints/{id}/test` (migration 0018); defaults to 0. */
   test?: number;
-  /** The stream's position, in the order events became visible (migration 0020); null on PostgreSQL until the sequencer numbers it. */
+  /** The stream's position, in the order events became visible (migration 0020; on SQLite taken by the insert itself, 0035); null on PostgreSQL until the sequencer numbers it. */
   feed_seq?: number | null;
   /** The site of the resource it reports, from its data (migration 0032); null: none. */
   site_id?: string | null;

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
-import type { Database, EventRow, Executor, Tenant } from '../db/schema.ts';
+import { isPostgres, type Database, type EventRow, type Executor, type Tenant } from '../db/schema.ts';
 import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /**
@@ -10,12 +10,25 @@ import { whereSiteReached, whereTenant } from '../db/tenant.ts';
  */
 const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
 
+/**
+ * SQLite: the feed position of the `index`-th row (from 0) of one insert, taken from the counter
+ * in the insert itself, so the row is written once with its number; a trigger then moves the
+ * counter to it (migration 0035). An INSERT on a table with row triggers reads every row of its
+ * VALUES or SELECT before writing the first, so the rows of one statement read the same counter
+ * and take the next numbers in their order (test/db/sos-writes.test.ts; read row by row, they
+ * would still take increasing numbers, only not consecutive ones). PostgreSQL: none (the
+ * sequencer numbers committed events, migration 0020).
+ */
+const feedSeqOf = (trx: Executor, index: number) => (isPostgres(trx) ? undefined : sql<number>`(select seq from event_feed where id = 1) + ${sql.lit(index + 1)}`);
+
 export async function insertEvents(trx: Executor, rows: readonly EventRow[]): Promise<void> {
   await eventsInsert(trx, rowParams(rows));
 }
 
 /** Built and compiled once per row count (server/db/prepared.ts). */
-const eventsInsert = preparedQuery((trx, p: Record<string, unknown>) => trx.insertInto('events').values(paramRows(p) as unknown as EventRow[]));
+const eventsInsert = preparedQuery((trx, p: Record<string, unknown>) =>
+  trx.insertInto('events').values((paramRows(p) as unknown as EventRow[]).map((row, index) => ({ ...row, feed_seq: feedSeqOf(trx, index) }))),
+);
 
 /**
  * Inserts the event only while the webhook revision (migration 0015) still reads `webhookRevision`:
@@ -30,13 +43,16 @@ export async function insertEventsAtWebhookRevision(trx: Executor, rows: readonl
 
 const EVENT_COLUMNS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at', 'site_id'] as const;
 
-/** One event's row, selected from the webhook revision row when the revision still matches. */
-const eventAtRevision = (eb: ExpressionBuilder<Database, 'events'>, row: EventRow, webhookRevision: number) =>
-  eb
+/** One event's row, selected from the webhook revision row when the revision still matches; on SQLite with its feed position. */
+const eventAtRevision = (trx: Executor, eb: ExpressionBuilder<Database, 'events'>, row: EventRow, index: number, webhookRevision: number) => {
+  const feedSeq = feedSeqOf(trx, index);
+  return eb
     .selectFrom('webhook_revision')
     .select(EVENT_COLUMNS.map((column) => eb.val(row[column] ?? null).as(column)))
+    .$if(feedSeq !== undefined, (select) => select.select(feedSeq!.as('feed_seq')))
     .where('id', '=', 1)
     .where('revision', '=', webhookRevision);
+};
 
 /** Every change that reports events (a validation, two): one template per row count, rows as flat parameters. */
 const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) => {
@@ -44,10 +60,11 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
   const [first, ...rest] = paramRows(flat) as unknown as EventRow[];
   return trx
     .insertInto('events')
-    .columns([...EVENT_COLUMNS])
-    .expression((eb) =>
-      rest.reduce((union, row) => union.unionAll(eventAtRevision(eb, row, webhookRevision as number)), eventAtRevision(eb, first!, webhookRevision as number)),
-    );
+    .columns(isPostgres(trx) ? [...EVENT_COLUMNS] : [...EVENT_COLUMNS, 'feed_seq'])
+    .expression((eb) => {
+      const at = (row: EventRow, index: number) => eventAtRevision(trx, eb, row, index, webhookRevision as number);
+      return rest.reduce((union, row, i) => union.unionAll(at(row, i + 1)), at(first!, 0));
+    });
 });
 
 /**
@@ -96,7 +113,7 @@ export async function listEventRows(
 
 /** A test event: stored so its deliveries are recorded, left out of the log unless asked for. */
 export async function insertTestEvent(db: Executor, row: EventRow): Promise<void> {
-  await db.insertInto('events').values({ ...row, test: 1 }).execute();
+  await db.insertInto('events').values({ ...row, test: 1, feed_seq: feedSeqOf(db, 0) }).execute();
 }
 
 export async function findEvent(db: Executor, tenant: Tenant, eventId: string): Promise<EventRow | undefined> {

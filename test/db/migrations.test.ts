@@ -8,7 +8,8 @@ import { serverMigrations, withoutSealingKey } from '../../server/db/migrations/
 import type { PassKeyRow } from '../../server/db/schema.ts';
 import { createSecretBox, isSealed, sealingKey, type SecretBox } from '../../server/secrets/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { sequenceCommittedEvents } from '../../server/events/store.ts';
+import { insertEvents, insertEventsAtWebhookRevision, sequenceCommittedEvents } from '../../server/events/store.ts';
+import { hasActiveAssignment, incidentsNeedingDispatch } from '../../server/dispatch/store.ts';
 import type { Db } from '../../server/db/schema.ts';
 
 /** PostgreSQL numbers committed events with a sequencer; SQLite numbered them as they were inserted. */
@@ -452,5 +453,44 @@ describe('migrations', () => {
       { organization_id: 'org_a', role: 'operator' },
       { organization_id: 'org_b', role: 'admin' },
     ]);
+  });
+
+  it('0035-leaner-sos-writes numbers later events after those made before it, by every insert path, and still finds busy responders and due steps', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    await migrateToLatest(db, through('0034-several-organizations'));
+    const event = (id: string, second: number) => ({
+      event_id: id, organization_id: 'org_a', environment: 'live', type: 'incident.created', resource_id: 'inc_1', data: '{}', created_at: `2026-11-22T10:00:0${second}.000Z`, site_id: null,
+    });
+    await db.insertInto('events').values([event('evt_1', 1), event('evt_2', 2)]).execute();
+    const incident = (id: string, columns: object) => ({
+      incident_id: id, organization_id: 'org_a', environment: 'live', idempotency_key: null, category: 'sos', severity: 'critical', status: 'dispatching', title: 'SOS',
+      description: null, is_drill: 0, subject_name: 'Ada', subject_phone: null, subject_email: null, subject_reference: null, subject_metadata: '{}', longitude: 3.4, latitude: 6.5,
+      address: null, landmark: null, version: 1, dispatch_deadline: '2026-11-22T11:00:00.000Z', escalation_deadline: '2026-11-22T11:00:00.000Z', assigned_at: null, on_scene_at: null,
+      resolution_outcome: null, resolution_notes: null, created_at: now, updated_at: now, resolved_at: null, cancelled_at: null, responder_id: null, responder_name: null,
+      responder_phone: null, responder_latitude: null, responder_longitude: null, eta_minutes: null, next_step_at: null, dispatch_round: 1, site_id: null, ...columns,
+    });
+    await db
+      .insertInto('incidents')
+      .values([incident('inc_new', {}), incident('inc_busy', { status: 'on_scene', responder_id: 'rsp_1' }), incident('inc_due', { next_step_at: '2026-11-22T10:00:05.000Z' })] as never)
+      .execute();
+    await sequenceEvents(db, opened!.engine);
+
+    expect(await migrateToLatest(db, through('0035-leaner-sos-writes'))).toEqual(['0035-leaner-sos-writes']);
+    const revision = Number((await db.selectFrom('webhook_revision').select('revision').executeTakeFirstOrThrow()).revision);
+    await insertEventsAtWebhookRevision(db, [event('evt_3', 3), event('evt_4', 4)], revision);
+    await insertEvents(db, [event('evt_5', 5)]);
+    await db.insertInto('events').values(event('evt_6', 6)).execute();
+    await sequenceEvents(db, opened!.engine);
+    const numbered = (await db.selectFrom('events').select(['event_id', 'feed_seq']).orderBy('event_id').execute()).map((row) => [row.event_id, Number(row.feed_seq)]);
+    expect(numbered).toEqual([1, 2, 3, 4, 5, 6].map((n) => [`evt_${n}`, n]));
+    if (opened!.engine === 'sqlite') expect(Number((await db.selectFrom('event_feed').select('seq').executeTakeFirstOrThrow()).seq)).toBe(6);
+
+    expect(await hasActiveAssignment(db, 'rsp_1')).toBe(true);
+    expect(await hasActiveAssignment(db, 'rsp_2')).toBe(false);
+    const due = await incidentsNeedingDispatch(db, '2026-11-22T10:00:10.000Z', '2026-11-22T09:00:00.000Z', 10);
+    expect(due.map((row) => row.incident_id)).toEqual(['inc_due']);
   });
 });

@@ -30,6 +30,7 @@ import * as rollCallSites from './0031-roll-call-sites.ts';
 import * as siteLimits from './0032-site-limits.ts';
 import * as sitePassKeys from './0033-site-pass-keys.ts';
 import * as severalOrganizations from './0034-several-organizations.ts';
+import * as leanerSosWrites from './0035-leaner-sos-writes.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -77,4 +78,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0032-site-limits': siteLimits,
   '0033-site-pass-keys': sitePassKeys,
   '0034-several-organizations': severalOrganizations,
+  '0035-leaner-sos-writes': leanerSosWrites,
 });
