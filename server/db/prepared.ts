@@ -23,18 +23,20 @@ export function preparedQuery<P extends object, O>(
   build: (db: Executor, params: P) => Compilable<O>,
   options: { deferred?: boolean } = {},
 ): PreparedQuery<P, O> {
-  const templates = new Map<string, Template>();
+  const templates: Template[] = [];
   const compiled = (db: Executor, params: P): CompiledQuery<O> => {
     const values = params as Record<string, unknown>;
     const names = Object.keys(values);
-    const adapter = db.getExecutor().adapter;
-    // One engine per process in practice; keyed by the adapter's class all the same.
-    const key = `${adapter.constructor.name}\n${names.join('\n')}`;
-    let template = templates.get(key);
+    // One engine per process in practice; told apart by the adapter's class all the same.
+    const adapter = db.getExecutor().adapter.constructor;
+    // Found by comparing names (the same strings each call, so each comparison is one of
+    // pointers), not by joining them into a key: an SOS's seventy names made a string to hash per call.
+    let template = templates.find((known) => known.adapter === adapter && sameNames(known.names, names));
     if (!template) {
       template = compileTemplate(db, names, build as unknown as (db: Executor, params: Record<string, unknown>) => Compilable<unknown>);
+      template.adapter = adapter;
       if (options.deferred) template.sql += DEFERRED_WRITE;
-      templates.set(key, template);
+      templates.push(template);
     }
     const parameters = template.slots.map((slot) => {
       if (typeof slot !== 'string') return slot.value;
@@ -59,7 +61,12 @@ export type PreparedQuery<P, O> = ((db: Executor, params: P) => Promise<QueryRes
   compiled(db: Executor, params: P): CompiledQuery<O>;
 };
 
+const sameNames = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
+
 interface Template {
+  adapter?: unknown;
+  /** The parameters' names, in the order given. */
+  names: readonly string[];
   sql: string;
   /** Per parameter position: the name of the value to put there, or a constant Kysely compiled in. */
   slots: Array<string | { value: unknown }>;
@@ -81,7 +88,7 @@ function compileTemplate(db: Executor, names: string[], build: (db: Executor, pa
   });
   const unused = names.filter((name) => !used.has(name));
   if (unused.length) throw new Error(`prepared query: parameters not found in the compiled query: ${unused.join(', ')}`);
-  return { sql: compiled.sql, slots };
+  return { names, sql: compiled.sql, slots };
 }
 
 /**

@@ -89,22 +89,38 @@ export async function insertIncidentOpenings(db: Executor, openings: readonly In
 }
 
 function openingParams({ row, timeline, event, search }: IncidentOpening): Record<string, unknown> {
-  return {
-    ...prefixed('incident.', row),
+  const params: Record<string, unknown> = {
     seqs: timeline.map((entry) => entry.seq),
     statuses: timeline.map((entry) => entry.status),
     events: timeline.map((entry) => entry.event),
     messages: timeline.map((entry) => entry.message),
     timestamps: timeline.map((entry) => entry.timestamp),
-    ...prefixed('event.', pick(event.row, EVENT_PARTS)),
     webhookRevision: event.webhookRevision,
     jobIds: event.deliveries.map((job) => job.job_id),
     endpointIds: event.deliveries.map((job) => job.endpoint_id),
     jobsAt: event.row.created_at,
     searching: search !== undefined,
-    ...prefixed('search.', search ?? NO_SEARCH),
   };
+  putPrefixed(params, 'incident.', row, Object.keys(row));
+  putPrefixed(params, 'event.', event.row, EVENT_PARTS);
+  putPrefixed(params, 'search.', search ?? NO_SEARCH, Object.keys(search ?? NO_SEARCH));
+  return params;
 }
+
+/**
+ * `values`' `names` into `params` as `<prefix><name>`. The prefixed names are made once per
+ * prefix and name (every SOS made some seventy new strings, and their hashes, before).
+ */
+function putPrefixed(params: Record<string, unknown>, prefix: string, values: object, names: readonly string[]): void {
+  let prefixedNames = PREFIXED.get(prefix);
+  if (!prefixedNames) PREFIXED.set(prefix, (prefixedNames = new Map()));
+  for (const name of names) {
+    let key = prefixedNames.get(name);
+    if (key === undefined) prefixedNames.set(name, (key = `${prefix}${name}`));
+    params[key] = (values as Record<string, unknown>)[name];
+  }
+}
+const PREFIXED = new Map<string, Map<string, string>>();
 
 const openingWritten = (answer: { created: number; evented: number; candidates: ResponderRow[] | null }): OpeningWritten => ({
   created: Number(answer.created) === 1,
@@ -116,10 +132,8 @@ const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'reso
 /** The search's parameters when there is none (a simulated incident): `searching` is false, the box empty. */
 const NO_SEARCH: RespondersSearch = { environment: '', minLat: 1, maxLat: 0, minLng: 1, maxLng: 0 };
 
-const prefixed = (prefix: string, values: object) => Object.fromEntries(Object.entries(values).map(([name, value]) => [`${prefix}${name}`, value]));
 const unprefixed = (prefix: string, params: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(params).filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length), value]));
-const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) => Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
 
 /** Compiled once (server/db/prepared.ts): the timeline and deliveries are arrays, so one text serves every SOS. */
 const incidentOpening = preparedQuery((db, p: Record<string, unknown>): Compilable<{ created: number; evented: number; candidates: ResponderRow[] | null }> => {
