@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addResponder } from '../../server/responders/service.ts';
 import { countingRelay } from '../support/counting-relay.ts';
@@ -78,6 +79,24 @@ describe('an SOS on PostgreSQL: written in two round trips, and whole', () => {
       offers: 1,
       audit: ['createIncident'],
     });
+  });
+
+  it('SOSs that arrive together share a transaction, and each is written whole, with its own audit entry, event, delivery and offer', async () => {
+    const db = server.running.database.db;
+    let shared = false;
+    // A burst is read in one round of the event loop as a rule; three tries make "as a rule" certain enough.
+    for (let burst = 0; burst < 3 && !shared; burst++) {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => sos()));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+      const ids: string[] = answers.map((answer) => answer.body.incident.incident_id);
+      for (const id of ids) {
+        expect(await written(id)).toEqual({ timeline: ['created', 'dispatched'], events: ['incident.created'], deliveries: [endpointId], offers: 1, audit: ['createIncident'] });
+      }
+      // Rows one transaction inserted carry its id (xmin).
+      const transactions = await sql<{ tx: string }>`select distinct xmin::text as tx from incidents where incident_id in (${sql.join(ids)})`.execute(db);
+      shared = transactions.rows.length < ids.length;
+    }
+    expect(shared, 'some SOSs of a burst shared a transaction').toBe(true);
   });
 
   it('after an endpoint changed (its cached destinations stale), the SOS still writes its event with the deliveries of the endpoints as they are now', async () => {
