@@ -89,6 +89,35 @@ describe('SOS writes (migration 0035)', () => {
     if (opened!.engine === 'sqlite') expect(await counter(db)).toBe(9);
   });
 
+  it('events of overlapping transactions are numbered in the order the transactions commit', async () => {
+    const db = await migrated();
+    const committed: string[] = [];
+    let aInserted!: () => void;
+    const aHasInserted = new Promise<void>((resolve) => (aInserted = resolve));
+    // A inserts first and commits 100 ms later; B inserts after A did and commits as soon as it may
+    // (PostgreSQL: before A; SQLite, one writer: after A).
+    const a = db.transaction().execute(async (trx) => {
+      await insertEvents(trx, [event(1)]);
+      aInserted();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await insertEvents(trx, [event(2)]);
+    }).then(() => committed.push('a'));
+    await aHasInserted;
+    const b = db
+      .transaction()
+      .execute((trx) => insertEvents(trx, [event(3)]))
+      .then(async () => {
+        committed.push('b');
+        // PostgreSQL: the hosts' sequencer numbers what has committed; here it runs while A is still open.
+        if (opened!.engine === 'postgres') await sequenceCommittedEvents(db);
+      });
+    await Promise.all([a, b]);
+    const byTransaction = { a: ['evt_001', 'evt_002'], b: ['evt_003'] };
+    const inFeedOrder = (await numbers(db)).sort((x, y) => Number(x[1]) - Number(y[1])).map(([eventId]) => eventId);
+    expect(inFeedOrder).toEqual(committed.flatMap((name) => byTransaction[name as 'a' | 'b']));
+    expect(committed).toEqual(opened!.engine === 'postgres' ? ['b', 'a'] : ['a', 'b']);
+  });
+
   it('SQLite: events are written once, with their number, and the counter never moves back', async () => {
     const db = await migrated();
     if (opened!.engine !== 'sqlite') return;
