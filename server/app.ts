@@ -15,6 +15,7 @@ import { createStreamRegistry } from './events/stream-registry.ts';
 import { bySegment } from './http/by-segment.ts';
 import { errorHandler, routeNotFound } from './http/errors.ts';
 import { inputGuard, JSON_MEDIA_TYPES } from './http/input-guard.ts';
+import { answerJsonDirectly } from './http/json-answer.ts';
 import { requestLog } from './http/request-log.ts';
 import type { RouteDeps } from './route-deps.ts';
 import { idempotency } from './idempotency/middleware.ts';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
   // Only the balancers the operator names are believed for X-Forwarded-For (TRUST_PROXY).
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   app.set('query parser', 'simple');
+  answerJsonDirectly(app);
 
   app.use(requestLog(deps.logger));
   if (deps.metrics) app.use(deps.metrics.http);
