@@ -12,7 +12,7 @@ import { KEY_PATTERN, hashSecret } from './secrets.ts';
 import { personAuthContext } from '../people/middleware.ts';
 import { hasSessionCookie, signedInSession, type SessionSettings } from '../people/session.ts';
 import { personMay } from './permissions.ts';
-import { findKeyBySecretHash, touchKeyLastUsed } from './store.ts';
+import { findKeyBySecretHash, touchKeyLastUsed, type KeyWithOrganization } from './store.ts';
 
 import type { Guard } from '../http/define-route.ts';
 
@@ -37,9 +37,27 @@ export interface GuardDeps {
   sessions?: { settings: SessionSettings };
 }
 
+type KeyDerived = Pick<AuthContext, 'organization' | 'scopes' | 'sites' | 'actor'>;
+
 export function createGuard(deps: GuardDeps): Guard {
   const keys = deps.keys ?? uncachedKeys;
   const lastTouched = new Map<string, number>();
+  // What a key's row means (its organization, scopes, sites), worked out once per row the key
+  // cache holds rather than per request: a cached row is the same object until it is dropped.
+  const derived = new WeakMap<KeyWithOrganization, KeyDerived>();
+  const derivedOf = (found: KeyWithOrganization): KeyDerived => {
+    let known = derived.get(found);
+    if (!known) {
+      known = {
+        organization: rowToOrganization(found.organization),
+        scopes: new Set(JSON.parse(found.key.scopes) as Scope[]),
+        sites: parseSiteIds(found.key.site_ids),
+        actor: { type: 'key', id: found.key.key_id, label: found.key.name },
+      };
+      derived.set(found, known);
+    }
+    return known;
+  };
 
   async function authenticate(req: Request): Promise<AuthContext> {
     const header = req.get('authorization');
@@ -54,7 +72,7 @@ export function createGuard(deps: GuardDeps): Guard {
     if (found.key.revoked_at) throw unauthorized('API key has been revoked');
     const nowMs = deps.clock.now().getTime();
     if (found.key.expires_at && Date.parse(found.key.expires_at) <= nowMs) throw unauthorized('API key has expired (it was rolled)');
-    const organization = rowToOrganization(found.organization);
+    const { organization, scopes, sites, actor } = derivedOf(found);
     if (organization.plan === 'none') throw new ApiError(402, 'Your plan does not include API access');
     if (organization.subscription_status === 'suspended') throw new ApiError(402, 'Your subscription is suspended');
 
@@ -64,16 +82,15 @@ export function createGuard(deps: GuardDeps): Guard {
       lastTouched.set(found.key.key_id, nowMs);
       await touchKeyLastUsed(deps.db, found.key.key_id, new Date(nowMs).toISOString());
     }
-    const scopes = new Set(JSON.parse(found.key.scopes) as Scope[]);
     return {
       organization,
       keyId: found.key.key_id,
       environment: found.key.environment as Environment,
       scopes,
-      sites: parseSiteIds(found.key.site_ids),
+      sites,
       credential: secret,
       grantable: scopes,
-      actor: { type: 'key', id: found.key.key_id, label: found.key.name },
+      actor,
     };
   }
 
