@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { setNewest } from '../bounded-map.ts';
+import { directReadOf } from '../db/direct-read.ts';
 import type { Db } from '../db/schema.ts';
 import { authRevision, type KeyWithOrganization } from './store.ts';
 
@@ -64,12 +65,29 @@ class Entries {
 /** No cache: every request reads the key (what a caller without a cache gets). */
 export const uncachedKeys: KeyCache = { lookup: (_hash, load) => load(), hold: () => () => undefined, close: async () => undefined };
 
+/**
+ * SQLite's `data_version` of the query-only connection: it changes whenever any other connection
+ * (this process's writer, the CLI, another process) commits, and costs no table read. Undefined
+ * without that connection (an in-memory database).
+ */
+function dataVersionOf(db: Db): unknown {
+  return directReadOf(db)?.('pragma data_version', [])?.rows[0];
+}
+
 export function createSqliteKeyCache(db: Db): KeyCache {
   const entries = new Entries();
   let revision: number | undefined;
+  // The data_version the revision was read at: while it stands nothing has committed since, so
+  // the revision stands too and is not read again (a GET-only load reads it once per write).
+  let revisionAt: number | undefined;
   return {
     async lookup(hash, load) {
-      const current = await authRevision(db);
+      const version = dataVersionOf(db) as { data_version: number } | undefined;
+      let current = revision;
+      if (version === undefined || version.data_version !== revisionAt || current === undefined) {
+        current = await authRevision(db);
+        revisionAt = version?.data_version;
+      }
       if (current === undefined) return load();
       if (current !== revision) {
         entries.clear();
