@@ -233,12 +233,21 @@ class ResilientClient implements PostgresPoolClient {
         setImmediate(() => this.#uncork());
       }
     }
-    const sent = this.#send(client, sql, parameters, prepared);
+    const sent = this.#renewWhenStale(this.#send(client, sql, parameters, prepared), sql, prepared);
+    this.#deferred.push(sent);
+    return { command: 'DEFERRED', rowCount: null, rows: [] } as unknown as PostgresQueryResult<unknown>;
+  }
+
+  /**
+   * A statement whose failure is reported by another (a deferred write's, by the next statement;
+   * a pipeline's, by the pipeline): if PostgreSQL refused it as stale, its SQL is prepared anew
+   * under a new name for the next run. `sent` itself is answered unchanged.
+   */
+  #renewWhenStale(sent: Promise<unknown>, sql: string, prepared: PreparedStatement | undefined): Promise<unknown> {
     sent.catch((err: unknown) => {
       if (prepared && isStalePreparedStatement(err)) this.#names.renewed(sql, prepared);
     });
-    this.#deferred.push(sent);
-    return { command: 'DEFERRED', rowCount: null, rows: [] } as unknown as PostgresQueryResult<unknown>;
+    return sent;
   }
 
   #uncork(): void {
@@ -265,11 +274,7 @@ class ResilientClient implements PostgresPoolClient {
     try {
       sent = statements.map(({ sql, parameters }) => {
         const prepared = this.#names.preparedFor(sql, parameters.length);
-        const one = this.#send(client, sql, parameters, prepared);
-        one.catch((err: unknown) => {
-          if (prepared && isStalePreparedStatement(err)) this.#names.renewed(sql, prepared);
-        });
-        return one;
+        return this.#renewWhenStale(this.#send(client, sql, parameters, prepared), sql, prepared);
       });
     } finally {
       stream?.uncork?.();

@@ -18,7 +18,7 @@ import { happenedAt } from '../access-logs/replay-window.ts';
 import { addSeconds } from '../clock.ts';
 import { inTransaction, isPostgres, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
 import { transactionGroup } from '../db/transaction-group.ts';
-import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent, type PlannedEvent } from '../events/service.ts';
+import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
@@ -34,9 +34,7 @@ import {
   findIncident,
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
-  insertIncidentOpening,
   insertIncidentOpenings,
-  type OpeningWritten,
   insertIncidentWithTimeline,
   listIncidentRows,
   timelinesOf,
@@ -73,7 +71,7 @@ export async function getIncident(db: Executor, tenant: Tenant, incidentId: stri
 /**
  * Reports an incident: created and handed to dispatch (`dispatching`) in one transaction, with
  * one `incident.created` event. On PostgreSQL the incident, its timeline, its event and
- * deliveries, and dispatch's search are one statement (`insertIncidentOpening`), sent with the
+ * deliveries, and dispatch's search are one statement (`insertIncidentOpenings`), sent with the
  * BEGIN; the first offers and the audit entry are deferred writes that go with the COMMIT: two
  * round trips in all, shared by the SOSs that arrive together (`openIncidents`). A known `idempotency_key` answers the
  * first incident instead (`created: false`), whatever the body says (reference rule 2).
@@ -179,24 +177,10 @@ function sosOpening(deps: IncidentDeps, tenant: Tenant, input: CreateIncidentReq
  * and their offers and audit entries ride with the one COMMIT, two flights for all of them.
  */
 const openIncidents = transactionGroup<SosOpening, Incident | undefined>({
-  async together(trx, all) {
-    const planned = all.map((sos) => planEvent(sos.deps, sos.event));
-    const written = await insertIncidentOpenings(
-      trx,
-      all.map((sos, i) => ({ row: sos.row, timeline: sos.timeline, event: planned[i]!, search: sos.dispatch?.search })),
-    );
-    const answers: Array<Incident | undefined> = [];
-    for (const [i, sos] of all.entries()) answers.push(await finishOpening(trx, sos, planned[i]!, written[i]!));
-    return answers;
-  },
+  together: openOnPostgres,
   alone: (db, sos) =>
     inTransaction(db, async (trx) => {
-      if (isPostgres(trx)) {
-        // One statement: the incident, its timeline, its event and deliveries, and the first round's candidates.
-        const planned = planEvent(sos.deps, sos.event);
-        const written = await insertIncidentOpening(trx, { row: sos.row, timeline: sos.timeline, event: planned, search: sos.dispatch?.search });
-        return finishOpening(trx, sos, planned, written);
-      }
+      if (isPostgres(trx)) return (await openOnPostgres(trx, [sos]))[0];
       // SQLite: each statement is a call into this process, not a round trip.
       if (!(await insertIncidentWithTimeline(trx, sos.row, sos.timeline))) return undefined;
       await appendEvent(trx, sos.deps, sos.event);
@@ -206,15 +190,30 @@ const openIncidents = transactionGroup<SosOpening, Incident | undefined>({
     }),
 });
 
-/** PostgreSQL: what follows an SOS's opening statement, all of it deferred writes that ride with the COMMIT. */
-async function finishOpening(trx: Executor, sos: SosOpening, planned: PlannedEvent, written: OpeningWritten): Promise<Incident | undefined> {
-  // Another create with this idempotency_key won.
-  if (!written.created) return undefined;
-  await completePlannedEvent(trx, sos.deps, planned, written.eventWritten);
-  await sos.dispatch?.offer?.(trx, sos.dispatch.search && written.candidates);
-  // The request's audit entry commits with the SOS (a deferred write: it rides with the COMMIT).
-  await sos.deps.audit?.(trx, sos.row.incident_id);
-  return sos.incident;
+/**
+ * PostgreSQL: SOSs in one transaction. One statement each (the incident, its timeline, its event
+ * and deliveries, and the first round's candidates), all sent at once; then, for each, deferred
+ * writes that ride with the COMMIT: the first offers and the request's audit entry. Undefined for
+ * an SOS whose idempotency_key another create took first.
+ */
+async function openOnPostgres(trx: Executor, all: readonly SosOpening[]): Promise<Array<Incident | undefined>> {
+  const planned = all.map((sos) => planEvent(sos.deps, sos.event));
+  const written = await insertIncidentOpenings(
+    trx,
+    all.map((sos, i) => ({ row: sos.row, timeline: sos.timeline, event: planned[i]!, search: sos.dispatch?.search })),
+  );
+  const answers: Array<Incident | undefined> = [];
+  for (const [i, sos] of all.entries()) {
+    if (!written[i]!.created) {
+      answers.push(undefined);
+      continue;
+    }
+    await completePlannedEvent(trx, sos.deps, planned[i]!, written[i]!.eventWritten);
+    await sos.dispatch?.offer?.(trx, sos.dispatch.search && written[i]!.candidates);
+    await sos.deps.audit?.(trx, sos.row.incident_id);
+    answers.push(sos.incident);
+  }
+  return answers;
 }
 
 function dispatchMessage(environment: string, isDrill: boolean): string {

@@ -34,7 +34,7 @@ const incidentInsert = preparedQuery((db, row: IncidentRow) =>
 /**
  * Inserts an incident and its opening timeline rows; false, and nothing written, when an
  * incident with its idempotency_key exists already. SQLite's create, where a statement is a call
- * into the process; PostgreSQL's writes all of an SOS in one statement (`insertIncidentOpening`).
+ * into the process; PostgreSQL's writes all of an SOS in one statement (`insertIncidentOpenings`).
  */
 export async function insertIncidentWithTimeline(db: Executor, row: IncidentRow, timeline: TimelineRow[]): Promise<boolean> {
   if (!(await insertIncident(db, row))) return false;
@@ -42,7 +42,7 @@ export async function insertIncidentWithTimeline(db: Executor, row: IncidentRow,
   return true;
 }
 
-/** What an SOS's opening statement writes and reads (PostgreSQL): see `insertIncidentOpening`. */
+/** What an SOS's opening statement writes and reads (PostgreSQL): see `insertIncidentOpenings`. */
 export interface IncidentOpening {
   row: IncidentRow;
   /** The opening timeline rows, at least one. */
@@ -70,15 +70,10 @@ export interface OpeningWritten {
  * dispatch round's candidates are read in its final SELECT. Each table's part comes from the
  * store that owns it. The event's feed position is not taken here: the feed's numbering does
  * that after commit (migration 0020), so unrelated organizations' SOSs do not queue behind each other.
- */
-export async function insertIncidentOpening(db: Executor, opening: IncidentOpening): Promise<OpeningWritten> {
-  return openingWritten((await incidentOpening(db, openingParams(opening))).rows[0]!);
-}
-
-/**
- * PostgreSQL: several SOSs' opening statements (`insertIncidentOpening`) sent at once, for a
- * transaction they share (server/incidents/service.ts): one write, one flight for all of them.
- * Fails whole if any statement fails.
+ *
+ * Several SOSs of one transaction (server/incidents/service.ts, `openIncidents`) send their
+ * statements at once (server/db/pipeline.ts): one write, one flight for all of them, failing
+ * whole if any statement fails. One answer per opening, in their order.
  */
 export async function insertIncidentOpenings(db: Executor, openings: readonly IncidentOpening[]): Promise<OpeningWritten[]> {
   const results = await pipelined(

@@ -13,7 +13,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * - Both engines: `incidents_by_responder` and `incidents_by_next_step` hold only the incidents
  *   with a responder, and with a step due. A new SOS has neither, and every query on those
  *   columns compares them (`responder_id = ?`, `next_step_at <= ?`), which implies IS NOT NULL,
- *   so both planners still use the partial index (EXPLAIN in test/db/leaner-sos-writes.test.ts).
+ *   so both planners still use the partial index (EXPLAIN in test/db/sos-writes.test.ts).
  *   The next-step index also stops growing with the resolved incidents, which have no step due.
  *
  * The PostgreSQL numbering (0020's sequencer) does not change.
