@@ -105,12 +105,22 @@ export function createGuard(deps: GuardDeps): Guard {
     return auth;
   }
 
+  /**
+   * The same request checked again later (a stream's heartbeat): not the person's activity.
+   * Made here, not inside the middleware below: a closure made there would share the
+   * middleware's whole scope, and V8 then kept every request's objects alive past a young
+   * collection (docs/benchmarks.md, "A closure that kept every request").
+   */
+  const recheckOf =
+    (req: Request, personSettings: SessionSettings | undefined): (() => Promise<AuthContext>) =>
+    () =>
+      personSettings ? authenticatePerson(req, personSettings, false) : authenticate(req);
+
   return (scope, options = {}) => async (req, res, next) => {
     const sessions = deps.sessions;
     const byPerson = sessions !== undefined && req.get('authorization') === undefined && hasSessionCookie(req);
     const auth = { ...(byPerson ? await authenticatePerson(req, sessions.settings) : await authenticate(req)) };
-    // The same request checked again later (a stream's heartbeat): not the person's activity.
-    auth.recheck = () => (byPerson ? authenticatePerson(req, sessions.settings, false) : authenticate(req));
+    auth.recheck = recheckOf(req, byPerson ? sessions.settings : undefined);
     req.auth = auth;
     const may = (needed: Scope) => (auth.person ? personMay(auth.person.role, needed, req.method, options.roles) : auth.scopes.has(needed));
     const allowed = may(scope) || (options.anyScopeOf ?? []).some(may);
