@@ -136,4 +136,24 @@ export default tseslint.config(
     files: ['responder-app/public/sw.js'],
     languageOptions: { globals: { ...globals.serviceworker } },
   },
+  {
+    // Two shapes that made V8 keep every request's objects alive through its young collections
+    // (each request promoted, young collections of 25-35 ms: docs/benchmarks.md, "A closure that
+    // kept every request"). A function installs a closure made elsewhere (a module-level factory)
+    // or a method of an object; a handler's object with a getter is a class instance.
+    files: ['server/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "AssignmentExpression[left.type='MemberExpression'][left.object.name=/^(req|res)$/][right.type=/^(ArrowFunctionExpression|FunctionExpression)$/]",
+          message: 'A closure made here and installed on req/res keeps the request alive through young collections: make it in a module-level factory.',
+        },
+        {
+          selector: ":function[params.0.name='req'] Property[kind='get']",
+          message: "An object literal's getter in a request handler is a new hidden class per request: use a class with the getter on its prototype.",
+        },
+      ],
+    },
+  },
 );

@@ -12,7 +12,7 @@
  * BENCH_SERVE_ORGANIZATION (`0`: make no organization; another host on the same database).
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { systemClock } from '../server/clock.ts';
 import { loadConfig } from '../server/config.ts';
@@ -69,16 +69,34 @@ async function main() {
   sampler.unref();
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
+  // Garbage collection pauses: young collections that take milliseconds mean objects that should
+  // die young are surviving (docs/benchmarks.md, "A closure that kept every request").
+  const gc = { young: [] as number[], full: [] as number[] };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) gc.young.push(entry.duration);
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gc.full.push(entry.duration);
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const pauses = (durations: number[]) => {
+    if (!durations.length) return '0';
+    const sorted = [...durations].sort((a, b) => a - b);
+    return `${sorted.length} (median ${sorted[sorted.length >> 1]!.toFixed(1)} ms, longest ${sorted.at(-1)!.toFixed(1)} ms)`;
+  };
   stopOnSignalOrOrphan(async () => {
     clearInterval(sampler);
     loopDelay.disable();
+    gcObserver.disconnect();
     const stats = running.database.groupCommit?.stats;
     const ms = (ns: number) => (ns / 1e6).toFixed(1);
     process.stderr.write(
       `bench serve ${process.pid} (${running.database.engine}): ${busy.requests} requests, ` +
         `CPU ${busy.requests ? Math.round(busy.cpuUs / busy.requests) : 0} µs a request; ` +
         (stats ? `${stats.commits} group commits (${Math.round(stats.commitMs)} ms in COMMIT, longest ${Math.round(stats.commitMaxMs)} ms; ${Math.round(stats.syncMs)} ms in WAL syncs off the event loop, longest ${Math.round(stats.syncMaxMs)} ms; ${stats.checkpoints} checkpoints on their thread, ${Math.round(stats.checkpointMs)} ms) carried ${stats.transactions} transactions; ` : '') +
-        `event loop delay p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms\n`,
+        `event loop delay p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms; ` +
+        `young collections ${pauses(gc.young)}, full collections ${pauses(gc.full)}\n`,
     );
     await running.stop();
   });
