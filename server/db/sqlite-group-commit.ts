@@ -86,13 +86,28 @@ interface Batch {
   openedAt: number;
 }
 
-/** What Kysely sees as a connection: one per acquire, cheap; the real connections are shared. */
+/**
+ * What Kysely sees as a connection, cheap; the real connections are shared. Leases are reused
+ * (`GroupCommitDriver`): with a query log, Kysely wraps each connection object it has not seen
+ * before in logging closures assigned onto it, a shape V8 keeps alive past its young
+ * collections, so a new lease per query kept every request's transaction alive
+ * (docs/benchmarks.md, "A closure that kept every request").
+ */
 class Lease implements DatabaseConnection {
   savepoint: string | undefined;
   aborted: Error | undefined;
   holdTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly committer: GroupCommitter) {}
+
+  /** Whether it can serve another acquire: no transaction open, and then as new. */
+  reset(): boolean {
+    if (this.savepoint !== undefined) return false;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    this.aborted = undefined;
+    return true;
+  }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return this.committer.execute(this, query) as Promise<QueryResult<R>>;
@@ -470,11 +485,17 @@ export class GroupCommitter {
   }
 }
 
+/** More leases than this idle at once (a burst's) are left to the garbage collector. */
+const MAX_IDLE_LEASES = 256;
+
 class GroupCommitDriver implements Driver {
   constructor(private readonly committer: GroupCommitter) {}
   async init(): Promise<void> {}
+  /** Released leases, reused. */
+  private readonly idle: Lease[] = [];
+
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.committer.lease();
+    return this.idle.pop() ?? this.committer.lease();
   }
   beginTransaction(connection: DatabaseConnection): Promise<void> {
     return this.committer.begin(connection as Lease);
@@ -489,6 +510,7 @@ class GroupCommitDriver implements Driver {
     const lease = connection as Lease;
     // A transaction Kysely gave up on without commit or rollback must not keep the writer.
     if (lease.savepoint) await this.committer.rollback(lease);
+    if (lease.reset() && this.idle.length < MAX_IDLE_LEASES) this.idle.push(lease);
   }
   async destroy(): Promise<void> {
     await this.committer.close();

@@ -120,6 +120,25 @@ describe('SQLite group commit', () => {
     expect(onDisk()).toEqual(['x', 'y']);
   });
 
+  it('after a transaction rolled back for holding the writer, the next ones commit (connections are reused), and a query log sees each query', async () => {
+    await opened.close();
+    const logged: string[] = [];
+    opened = openDatabase(path, { groupCommit: { maxHoldMs: 300 }, log: (event) => void (event.level === 'query' && logged.push(event.query.sql)) });
+    db = opened.db as unknown as Kysely<any>;
+    const slow = await db.startTransaction().execute();
+    await slow.insertInto('notes').values({ body: 'slow' }).execute();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await expect(slow.commit().execute()).rejects.toThrow(/held the database writer/);
+    // Its connection goes back to be reused.
+    await slow.rollback().execute();
+    for (const body of ['a', 'b', 'c']) {
+      await db.transaction().execute((trx) => trx.insertInto('notes').values({ body }).execute());
+      await db.insertInto('notes').values({ body: `${body}-plain` }).execute();
+    }
+    expect(onDisk()).toEqual(['a', 'a-plain', 'b', 'b-plain', 'c', 'c-plain']);
+    expect(logged.filter((text) => text.startsWith('insert into "notes"'))).toHaveLength(7);
+  });
+
   it('a batch stops growing at its size bound', async () => {
     await opened.close();
     opened = openDatabase(path, { groupCommit: { maxBatch: 4 } });
