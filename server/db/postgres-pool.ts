@@ -56,8 +56,8 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool &
     max: options.max,
     connectionTimeoutMillis: options.connectTimeoutMs,
     statement_timeout: options.statementTimeoutMs,
-    // A server that stops answering mid-statement (a half-open connection) is caught here.
-    query_timeout: options.statementTimeoutMs + options.connectTimeoutMs,
+    // No query_timeout: a server that stops answering mid-statement (a half-open connection) is
+    // caught by `ask`'s own read timeout (below).
     keepAlive: true,
     // Queries are written without waiting for the one before to answer; Kysely still awaits each
     // statement of a transaction before the next, so only the held-back BEGIN (below) rides along.
@@ -67,7 +67,7 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool &
   pool.on('connect', (client) => client.on('error', options.onConnectionError));
   const names = new StatementNames(options.preparedStatements === false ? 0 : undefined);
   return {
-    connect: async () => new ResilientClient(pool, await pool.connect(), names),
+    connect: async () => new ResilientClient(pool, await pool.connect(), names, options.statementTimeoutMs + options.connectTimeoutMs),
     end: () => pool.end(),
     counts: () => ({ totalCount: pool.totalCount, idleCount: pool.idleCount, waitingCount: pool.waitingCount }),
   };
@@ -89,6 +89,7 @@ function numericInt8(): pg.CustomTypesConfig {
 interface Corkable {
   cork?(): void;
   uncork?(): void;
+  destroy?(): void;
 }
 
 /** The client's socket (pg's `connection.stream`), to write several messages in one go. */
@@ -101,6 +102,49 @@ const REPEATS = 3;
 const PLAIN_BEGIN = /^\s*begin\s*;?\s*$/i;
 
 const leadingWord = (sql: string) => /^\s*([a-z]+)/i.exec(sql)?.[1]?.toLowerCase() ?? '';
+
+/** A statement waiting for its answer (`ask`). */
+interface Asked {
+  client: pg.PoolClient;
+  resolve(result: pg.QueryResult): void;
+  reject(err: unknown): void;
+  timer: NodeJS.Timeout | undefined;
+  settled: boolean;
+}
+
+/**
+ * One statement on `client`, answered as a promise, failed with node-postgres's own "Query read
+ * timeout" when no answer came within `readTimeoutMs` (the connection is then destroyed, as
+ * node-postgres does, which also fails what was pipelined behind it).
+ *
+ * Not node-postgres's promise or its `query_timeout`: each assigns a closure onto the query in
+ * the function that made it, a shape V8 keeps alive past its young collections, and with a
+ * statement per request that kept every request's objects alive (docs/benchmarks.md, "A closure
+ * that kept every request"). Here the callback comes from a factory and the timer gets its
+ * state as an argument.
+ */
+function ask(client: pg.PoolClient, query: pg.QueryConfig, readTimeoutMs: number): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    const asked: Asked = { client, resolve, reject, timer: undefined, settled: false };
+    asked.timer = setTimeout(readTimedOut, readTimeoutMs, asked);
+    client.query(query, answerTo(asked));
+  });
+}
+
+const answerTo = (asked: Asked) => (err: Error | undefined, result: pg.QueryResult) => {
+  clearTimeout(asked.timer);
+  if (asked.settled) return;
+  asked.settled = true;
+  if (err) asked.reject(err);
+  else asked.resolve(result);
+};
+
+function readTimedOut(asked: Asked): void {
+  if (asked.settled) return;
+  asked.settled = true;
+  asked.reject(new Error('Query read timeout'));
+  streamOf(asked.client)?.destroy?.();
+}
 
 class ResilientClient implements PostgresPoolClient {
   #pool: pg.Pool;
@@ -118,10 +162,14 @@ class ResilientClient implements PostgresPoolClient {
   /** Why the current connection may not be reused; it is destroyed on release. */
   #broken: Error | undefined;
 
-  constructor(pool: pg.Pool, client: pg.PoolClient, names: StatementNames) {
+  /** The longest wait for a statement's answer: then the connection is taken as gone. */
+  #readTimeoutMs: number;
+
+  constructor(pool: pg.Pool, client: pg.PoolClient, names: StatementNames, readTimeoutMs: number) {
     this.#pool = pool;
     this.#client = client;
     this.#names = names;
+    this.#readTimeoutMs = readTimeoutMs;
   }
 
   // Kysely calls query(sql, parameters) for statements and query(cursor) for streams.
@@ -259,7 +307,7 @@ class ResilientClient implements PostgresPoolClient {
   #send(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): Promise<unknown> {
     const statements = pipelinedStatements(sql, parameters);
     if (statements) return this.#sendAll(client, statements);
-    return prepared ? client.query({ ...prepared, values: [...parameters] }) : client.query(sql, [...parameters]);
+    return prepared ? ask(client, { ...prepared, values: [...parameters] }, this.#readTimeoutMs) : ask(client, { text: sql, values: [...parameters] }, this.#readTimeoutMs);
   }
 
   /**
@@ -299,7 +347,7 @@ class ResilientClient implements PostgresPoolClient {
     let begun: Promise<unknown>;
     let result: Promise<unknown>;
     try {
-      begun = client.query(begin);
+      begun = ask(client, { text: begin }, this.#readTimeoutMs);
       result = this.#send(client, sql, parameters, prepared);
     } finally {
       stream?.uncork?.();
