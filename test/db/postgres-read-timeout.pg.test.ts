@@ -1,58 +1,19 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isConnectionLost } from '../../server/db/errors.ts';
 import { createPostgresPool } from '../../server/db/postgres-pool.ts';
+import { countingRelay } from '../support/counting-relay.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-
-/**
- * A relay in front of PostgreSQL that can go silent: the client's bytes still leave, PostgreSQL's
- * answers are dropped, as on a half-open connection (a server that froze, a link that died
- * without a reset).
- */
-async function silencingRelay(target: URL) {
-  const sockets = new Set<Socket>();
-  let silent = false;
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
-    upstream.on('data', (chunk: Buffer) => {
-      if (!silent) client.write(chunk);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as { port: number }).port);
-  return {
-    url: url.toString(),
-    silence: (on: boolean) => void (silent = on),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 // The pool's own read timeout (server/db/postgres-pool.ts, `ask`): a statement whose answer never
 // comes fails as a lost connection after statement timeout + connect timeout, and the pool goes
 // on with a fresh connection.
 describe('a PostgreSQL server that stops answering', () => {
   let database: TestDatabase;
-  let relay: Awaited<ReturnType<typeof silencingRelay>>;
+  let relay: Awaited<ReturnType<typeof countingRelay>>;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    relay = await silencingRelay(new URL(database.url));
+    relay = await countingRelay(new URL(database.url));
   });
 
   afterAll(async () => {
