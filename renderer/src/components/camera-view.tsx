@@ -2,11 +2,10 @@ import { Html5Qrcode, Html5QrcodeSupportedFormats } from 'html5-qrcode';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { useI18n } from '../i18n/index.tsx';
 import { readFramesOf } from '../scanning/frame-reader.ts';
+import { PassInView } from '../scanning/pass-in-view.ts';
 import { FIRST_DECODER_FPS, traceScan } from '../scanning/scan-timing.ts';
 
 const CAMERA_KEY = 'tsaro.cameraId';
-/** The same text decoded again within this long of its last sighting is the same pass still held up. */
-export const REPEAT_WINDOW_MS = 3000;
 
 interface Camera {
   id: string;
@@ -38,7 +37,7 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
   const [repeats, setRepeats] = useState(0);
   const [width, setWidth] = useState<number | null>(null);
   const scannerRef = useRef<Html5Qrcode | null>(null);
-  const lastSeen = useRef<{ text: string; at: number } | null>(null);
+  const inView = useRef(new PassInView());
   const latest = useRef({ onDecode, paused });
   latest.current = { onDecode, paused };
 
@@ -81,17 +80,17 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
     const onText = (text: string, source = 'html5-qrcode') => {
       traceScan('decoded', source);
       const now = performance.now();
-      const previous = lastSeen.current;
-      if (previous && previous.text === text && now - previous.at < REPEAT_WINDOW_MS) {
-        lastSeen.current = { text, at: now };
+      if (inView.current.holds(text, now)) {
+        inView.current.saw(text, source, now);
         setRepeats((count) => count + 1);
         return;
       }
       // A new pass shown while the answer is still up is read once the screen is back.
       if (latest.current.paused) return;
-      lastSeen.current = { text, at: now };
+      inView.current.saw(text, source, now);
       latest.current.onDecode(text);
     };
+    const onMiss = (source: string) => inView.current.missed(source);
     // html5-qrcode is the camera layer and the first decoder; the second reads the same frames.
     let stopFrames = () => undefined as void;
     const started = scanner
@@ -105,12 +104,13 @@ export function CameraView({ onDecode, paused }: CameraViewProps) {
           },
         },
         (text) => onText(text),
-        () => undefined,
+        // Called for every frame it looked at and found no code in.
+        () => onMiss('html5-qrcode'),
       )
       .then(() => {
         setState('running');
         const container = document.getElementById(elementId);
-        if (container) stopFrames = readFramesOf(container, onText);
+        if (container) stopFrames = readFramesOf(container, onText, onMiss);
         try {
           const feature = scanner.getRunningTrackCameraCapabilities().torchFeature();
           setTorch({ supported: feature.isSupported(), on: false });

@@ -22,7 +22,7 @@ const DECODER_OVERRIDES = {
  * a pass that comes into view is read from the first frame that shows it, not up to a whole
  * timer period later. One frame at a time: a slow read delays the next, never piles up.
  */
-export function readFramesOf(container: HTMLElement, onText: (text: string, source: string) => void): () => void {
+export function readFramesOf(container: HTMLElement, onText: (text: string, source: string) => void, onMiss: (source: string) => void = () => undefined): () => void {
   prepareZXingModule({ overrides: DECODER_OVERRIDES, equalityFn: Object.is });
   const canvas = document.createElement('canvas');
   const context = canvas.getContext('2d', { willReadFrequently: true });
@@ -69,7 +69,9 @@ export function readFramesOf(container: HTMLElement, onText: (text: string, sour
       context.drawImage(video, 0, 0, width, height);
       const text = await readPassText(context.getImageData(0, 0, width, height));
       traceScan('read-end');
-      if (text && !stopped) onText(text, 'zxing-wasm');
+      if (stopped) return;
+      if (text) onText(text, 'zxing-wasm');
+      else onMiss('zxing-wasm');
     } catch {
       // A frame that cannot be read (camera switching, decoder still loading) is skipped.
     }
