@@ -88,9 +88,9 @@ async function floorRows(engine: Engine, database: BenchDatabase, context: Secti
   context.log(`[http-api/${engine}] starting floor server`);
   const floor = await startChild<FloorReady>(`floor server (${engine})`, { script: 'bench/floor-server.ts', env: { DATABASE_URL: database.url } });
   try {
-    const read: LoadTarget = { url: `${floor.ready.baseUrl}/read/${floor.ready.readId}` };
+    const read: LoadTarget = { url: `${floor.ready.baseUrl}/read/${floor.ready.readId}`, serverPid: floor.pid };
     // The same body as POST /incidents, so parsing and storing it cost the same bytes.
-    const write: LoadTarget = { url: `${floor.ready.baseUrl}/write`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INCIDENT_BODY) };
+    const write: LoadTarget = { url: `${floor.ready.baseUrl}/write`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INCIDENT_BODY), serverPid: floor.pid };
     await expectStatus(read, 200);
     await expectStatus(write, 201);
     const rows: ResultRow[] = [];
@@ -149,14 +149,15 @@ async function engineBlock(
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify(INCIDENT_BODY),
+      serverPid: server.pid,
     };
     const created = (await expectStatus(post, 201)) as { incident: { incident_id: string } };
-    const get: LoadTarget = { url: `${baseUrl}/incidents/${created.incident.incident_id}`, headers: auth };
+    const get: LoadTarget = { url: `${baseUrl}/incidents/${created.incident.incident_id}`, headers: auth, serverPid: server.pid };
     await expectStatus(get, 200);
     await expectStatus({ url: hello.ready.url }, 200);
 
     context.log(`[http-api/${engine}] bare hello`);
-    const bare = await measure({ url: hello.ready.url }, context.load);
+    const bare = await measure({ url: hello.ready.url, serverPid: hello.pid }, context.load);
     const ratio = ratioTo(bare);
     const rows: ResultRow[] = [{ target: 'bare express hello', engine, measurement: bare }];
     const targets = targetsWanted();

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { startCpuAccount, type CpuPerRequest } from './cpu.ts';
 
 export interface LoadTarget {
   url: string;
@@ -7,6 +8,8 @@ export interface LoadTarget {
   body?: string;
   /** Bodies sent in turn, one per request (instead of `body`). */
   bodies?: string[];
+  /** The process that answers: the measured run then reports CPU per request (`cpu`). */
+  serverPid?: number;
 }
 
 export interface LoadSettings {
@@ -26,6 +29,8 @@ export interface LoadMeasurement {
   non2xx: number;
   statusCodes: Record<string, number>;
   durationS: number;
+  /** With `serverPid`, on Linux: CPU per request of the server, the database and the load generator. */
+  cpu?: CpuPerRequest;
 }
 
 function assertLoopback(url: string) {
@@ -62,7 +67,10 @@ export async function measureTogether(targets: LoadTarget[], settings: LoadSetti
 /** Warm-up (discarded), then the measured run, both from this process with autocannon. */
 export async function measure(target: LoadTarget, settings: LoadSettings): Promise<LoadMeasurement> {
   if (settings.warmupS > 0) await fire(target, settings.connections, settings.warmupS);
-  return toMeasurement(await fire(target, settings.connections, settings.durationS));
+  const account = target.serverPid === undefined ? undefined : startCpuAccount(target.serverPid);
+  const measurement = toMeasurement(await fire(target, settings.connections, settings.durationS));
+  const cpu = account?.finish(measurement.requestsTotal);
+  return cpu ? { ...measurement, cpu } : measurement;
 }
 
 function toMeasurement(result: autocannon.Result): LoadMeasurement {

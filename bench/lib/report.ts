@@ -14,11 +14,14 @@ export function formatSection(result: SectionResult): string {
   const out: string[] = [`== ${result.name} ==`, ''];
   const tables = result.tables ?? [];
   if (result.rows.length || !tables.length) {
+    // CPU per request (bench/lib/cpu.ts), where the section measured it.
+    const withCpu = result.rows.some((row) => row.measurement.cpu);
     out.push(
       table(
-        ['target', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'x bare'],
+        ['target', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'x bare', ...(withCpu ? ['CPU µs/req: srv+db+load', 'busy'] : [])],
         result.rows.map((row) => {
           const m = row.measurement;
+          const cpu = m.cpu;
           return [
             row.target,
             row.engine,
@@ -28,9 +31,14 @@ export function formatSection(result: SectionResult): string {
             String(m.errors),
             String(m.non2xx),
             row.ratioToBare === undefined ? '1.00 (base)' : row.ratioToBare.toFixed(2),
+            ...(withCpu
+              ? cpu
+                ? [`${fmt(cpu.server)}+${fmt(cpu.database)}+${fmt(cpu.load)} = ${fmt(cpu.server + cpu.database + cpu.load)}`, `${fmt(cpu.machineBusy * 100)} %`]
+                : ['', '']
+              : []),
           ];
         }),
-        [false, false, true, true, true, true, true, true],
+        [false, false, true, true, true, true, true, true, true, true],
       ),
     );
   }
