@@ -307,7 +307,7 @@ class ResilientClient implements PostgresPoolClient {
   #send(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): Promise<unknown> {
     const statements = pipelinedStatements(sql, parameters);
     if (statements) return this.#sendAll(client, statements);
-    return prepared ? ask(client, { ...prepared, values: [...parameters] }, this.#readTimeoutMs) : ask(client, { text: sql, values: [...parameters] }, this.#readTimeoutMs);
+    return ask(client, prepared ? { ...prepared, values: [...parameters] } : { text: sql, values: [...parameters] }, this.#readTimeoutMs);
   }
 
   /**

@@ -14,13 +14,18 @@ export interface HealthDeps {
 /** Whether the database answers within 2 s, and Redis (when configured), in the answer's shape. */
 export async function checkHealth(deps: HealthDeps): Promise<{ databaseUp: boolean; health: z.infer<typeof Health> }> {
   const rateLimits = deps.rateLimitStore.check();
+  // The 2 s limit's timer is cleared once the database has answered: a load balancer polling
+  // every host leaves no timers behind it.
+  let limit: NodeJS.Timeout | undefined;
   const databaseUp = await Promise.race([
     sql`select 1`.execute(deps.db).then(
       () => true,
       () => false,
     ),
-    new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
-  ]);
+    new Promise<boolean>((resolve) => {
+      limit = setTimeout(resolve, 2000, false).unref();
+    }),
+  ]).finally(() => clearTimeout(limit));
   const mode = await rateLimits;
   const checks: z.infer<typeof Health>['checks'] = { database: databaseUp ? 'ok' : 'down' };
   if (mode !== 'memory') checks.redis = mode === 'shared' ? 'ok' : 'down';
