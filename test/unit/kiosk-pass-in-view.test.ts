@@ -64,6 +64,29 @@ describe('a pass held up to the kiosk camera is decided once', () => {
     expect(kiosk.decided).toEqual([PASS, PASS]);
   });
 
+  it('a pass both decoders have read is gone only when both have missed it, whichever read it last', () => {
+    const kiosk = reader();
+    kiosk.read(PASS, 'zxing-wasm', 0);
+    kiosk.read(PASS, 'html5-qrcode', 100);
+    // A starved page: html5-qrcode's timer keeps missing a marginal pass; zxing-wasm gets one frame, and misses it once.
+    kiosk.miss('html5-qrcode', 20);
+    kiosk.miss('zxing-wasm', MISSES_TO_LEAVE - 1);
+    kiosk.read(PASS, 'zxing-wasm', REPEAT_WINDOW_MS * 2);
+    expect(kiosk.decided).toEqual([PASS]);
+    // A sighting by either starts both counts again.
+    kiosk.miss('zxing-wasm', MISSES_TO_LEAVE);
+    kiosk.read(PASS, 'html5-qrcode', REPEAT_WINDOW_MS * 2 + 100);
+    kiosk.miss('html5-qrcode', MISSES_TO_LEAVE);
+    kiosk.miss('zxing-wasm', MISSES_TO_LEAVE - 1);
+    kiosk.read(PASS, 'zxing-wasm', REPEAT_WINDOW_MS * 4);
+    expect(kiosk.decided).toEqual([PASS]);
+    // Both missed it, in a row, and the window passed: shown again.
+    kiosk.miss('zxing-wasm', MISSES_TO_LEAVE);
+    kiosk.miss('html5-qrcode', MISSES_TO_LEAVE);
+    kiosk.read(PASS, 'html5-qrcode', REPEAT_WINDOW_MS * 6);
+    expect(kiosk.decided).toEqual([PASS, PASS]);
+  });
+
   it('another pass in between makes the first one new again', () => {
     const kiosk = reader();
     kiosk.read(PASS, 'zxing-wasm', 0);
