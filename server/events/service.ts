@@ -9,7 +9,7 @@ import { cachedDestinations, deliveriesInserted, deliveriesOf, freshDestinations
 import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, listEventRows, replaceEventData } from './store.ts';
 
 /** The event insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
-export { eventAtRevisionAfter } from './store.ts';
+export { eventsAtRevisionAfter } from './store.ts';
 
 /** The reference's event types: one list, in shared/, for the server, the OpenAPI document and clients. */
 export type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -68,18 +68,20 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
 });
 
 /**
- * PostgreSQL, a part of a larger statement (an SOS's opening, incidents/store.ts): inserts the
- * event only when the WITH query named `after` returned a row (the change it reports was made)
- * and the webhook revision still reads `webhookRevision` (the caller's cached destinations are
- * current), returning its event_id; otherwise nothing, and the caller writes it as
- * `appendEvents` does.
+ * PostgreSQL, a part of a larger statement (the SOSs of one transaction, incidents/store.ts):
+ * inserts the events of `events`, a JSON array of event rows each with its `webhookRevision`,
+ * whose resource the WITH query named `after` returned (the change it reports was made), and only
+ * while the webhook revision still reads that event's `webhookRevision` (the caller's cached
+ * destinations are current). Returns each written event's event_id and resource_id; an event not
+ * written is written by the caller as `appendEvents` does.
  */
-export const eventAtRevisionAfter = (after: string, p: Record<(typeof EVENT_COLUMNS)[number] | 'webhookRevision', unknown>) =>
+export const eventsAtRevisionAfter = (after: string, events: string) =>
   sql`insert into events (${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))})
-select ${sql.join(EVENT_COLUMNS.map((column) => p[column] ?? null))}
-from webhook_revision
-where id = 1 and revision = ${p.webhookRevision} and exists (select 1 from ${sql.table(after)})
-returning event_id`;
+select ${sql.join(EVENT_COLUMNS.map((column) => sql.ref(`e.${column}`)))}
+from jsonb_to_recordset(${events}::jsonb) as e(${sql.raw(EVENT_COLUMNS.map((column) => `${column} text`).join(', '))}, "webhookRevision" bigint)
+join webhook_revision on webhook_revision.id = 1 and webhook_revision.revision = e."webhookRevision"
+where e.resource_id in (select incident_id from ${sql.table(after)})
+returning event_id, resource_id`;
 
 export interface EventFilter {
   /** The exact types to list (the caller's readable types, narrowed by the query's type). */

@@ -2,12 +2,11 @@ import { CompiledQuery, sql, type Compilable } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { coalescedRead } from '../db/coalesced-read.ts';
-import { pipelined } from '../db/pipeline.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { isPostgres, type Executor, type IncidentRow, type ResponderRow, type Tenant, type TimelineRow } from '../db/schema.ts';
 import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.ts';
-import { eventAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
-import { jobsForEventOf } from '../webhooks/queue.ts';
+import { eventsAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
+import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite } from '../db/tenant.ts';
 
 export type { Tenant };
@@ -63,59 +62,38 @@ export interface OpeningWritten {
 }
 
 /**
- * PostgreSQL: an SOS in one statement, so its BEGIN and this go out in one write and come back
- * in one answer. The incident, its timeline, its event and the event's webhook deliveries are
- * written by WITH queries that each need the one before (nothing when the idempotency_key is
- * taken, no event or deliveries when an endpoint changed since they were cached), and the first
- * dispatch round's candidates are read in its final SELECT. Each table's part comes from the
- * store that owns it. The event's feed position is not taken here: the feed's numbering does
- * that after commit (migration 0020), so unrelated organizations' SOSs do not queue behind each other.
+ * PostgreSQL: the SOSs of one transaction (server/incidents/service.ts, `openIncidents`; one or
+ * many) in one statement, sent with the BEGIN: one write, one answer. Each table's rows go as one
+ * JSON parameter, so one statement text serves any number of SOSs and PostgreSQL starts its
+ * executor once for all of them: a statement per SOS spent more of PostgreSQL's time starting
+ * and ending the executor than writing rows (docs/benchmarks.md, "What an SOS costs the machine").
  *
- * Several SOSs of one transaction (server/incidents/service.ts, `openIncidents`) send their
- * statements at once (server/db/pipeline.ts): one write, one flight for all of them, failing
- * whole if any statement fails. One answer per opening, in their order.
+ * The incidents, their timelines, their events and the events' webhook deliveries are written by
+ * WITH queries that each need the one before: nothing for an SOS whose idempotency_key is taken,
+ * no event or deliveries for one whose cached destinations an endpoint change made stale. The
+ * first dispatch round's candidates of each SOS are read in the final SELECT. Each table's part
+ * comes from the store that owns it. The events' feed positions are not taken here: the feed's
+ * numbering does that after commit (migration 0020), so unrelated organizations' SOSs do not
+ * queue behind each other. Any failure fails the whole statement, and so the whole group
+ * (server/db/transaction-group.ts runs its members again alone). One answer per opening, in
+ * their order.
  */
 export async function insertIncidentOpenings(db: Executor, openings: readonly IncidentOpening[]): Promise<OpeningWritten[]> {
-  const results = await pipelined(
-    db,
-    openings.map((opening) => incidentOpening.compiled(db, openingParams(opening))),
-  );
-  return results.map((result) => openingWritten(result.rows[0]!));
+  const result = await incidentOpenings(db, {
+    incidents: JSON.stringify(openings.map((opening) => opening.row)),
+    timelines: JSON.stringify(openings.flatMap((opening) => opening.timeline)),
+    events: JSON.stringify(openings.map((opening) => ({ ...opening.event.row, webhookRevision: opening.event.webhookRevision }))),
+    jobs: JSON.stringify(
+      openings.flatMap(({ event }) =>
+        event.deliveries.map((job) => ({ job_id: job.job_id, endpoint_id: job.endpoint_id, event_id: event.row.event_id, at: event.row.created_at })),
+      ),
+    ),
+    searches: JSON.stringify(
+      openings.map((opening, i) => ({ ord: i + 1, incident_id: opening.row.incident_id, searching: opening.search !== undefined, ...(opening.search ?? NO_SEARCH) })),
+    ),
+  });
+  return result.rows.map(openingWritten);
 }
-
-function openingParams({ row, timeline, event, search }: IncidentOpening): Record<string, unknown> {
-  const params: Record<string, unknown> = {
-    seqs: timeline.map((entry) => entry.seq),
-    statuses: timeline.map((entry) => entry.status),
-    events: timeline.map((entry) => entry.event),
-    messages: timeline.map((entry) => entry.message),
-    timestamps: timeline.map((entry) => entry.timestamp),
-    webhookRevision: event.webhookRevision,
-    jobIds: event.deliveries.map((job) => job.job_id),
-    endpointIds: event.deliveries.map((job) => job.endpoint_id),
-    jobsAt: event.row.created_at,
-    searching: search !== undefined,
-  };
-  putPrefixed(params, 'incident.', row, Object.keys(row));
-  putPrefixed(params, 'event.', event.row, EVENT_PARTS);
-  putPrefixed(params, 'search.', search ?? NO_SEARCH, Object.keys(search ?? NO_SEARCH));
-  return params;
-}
-
-/**
- * `values`' `names` into `params` as `<prefix><name>`. The prefixed names are made once per
- * prefix and name (every SOS made some seventy new strings, and their hashes, before).
- */
-function putPrefixed(params: Record<string, unknown>, prefix: string, values: object, names: readonly string[]): void {
-  let prefixedNames = PREFIXED.get(prefix);
-  if (!prefixedNames) PREFIXED.set(prefix, (prefixedNames = new Map()));
-  for (const name of names) {
-    let key = prefixedNames.get(name);
-    if (key === undefined) prefixedNames.set(name, (key = `${prefix}${name}`));
-    params[key] = (values as Record<string, unknown>)[name];
-  }
-}
-const PREFIXED = new Map<string, Map<string, string>>();
 
 const openingWritten = (answer: { created: number; evented: number; candidates: ResponderRow[] | null }): OpeningWritten => ({
   created: Number(answer.created) === 1,
@@ -123,33 +101,39 @@ const openingWritten = (answer: { created: number; evented: number; candidates: 
   candidates: answer.candidates ?? [],
 });
 
-const EVENT_PARTS = ['event_id', 'organization_id', 'environment', 'type', 'resource_id', 'data', 'created_at', 'site_id'] as const;
 /** The search's parameters when there is none (a simulated incident): `searching` is false, the box empty. */
 const NO_SEARCH: RespondersSearch = { environment: '', minLat: 1, maxLat: 0, minLng: 1, maxLng: 0 };
 
-const unprefixed = (prefix: string, params: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(params).filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length), value]));
+/** Each SOS's search, as columns of the row `s` of the statement's final SELECT. */
+const SEARCH_OF_ROW = {
+  environment: sql.ref('s.environment'),
+  minLat: sql.ref('s.minLat'),
+  maxLat: sql.ref('s.maxLat'),
+  minLng: sql.ref('s.minLng'),
+  maxLng: sql.ref('s.maxLng'),
+} as unknown as RespondersSearch;
 
-/** Compiled once (server/db/prepared.ts): the timeline and deliveries are arrays, so one text serves every SOS. */
-const incidentOpening = preparedQuery((db, p: Record<string, unknown>): Compilable<{ created: number; evented: number; candidates: ResponderRow[] | null }> => {
-  const incident = unprefixed('incident.', p) as unknown as IncidentRow;
-  const event = unprefixed('event.', p) as Record<(typeof EVENT_PARTS)[number], unknown>;
-  const search = unprefixed('search.', p) as unknown as RespondersSearch;
-  const statement = sql<{ created: number; evented: number; candidates: ResponderRow[] | null }>`with inserted as (${db
-    .insertInto('incidents')
-    .values(incident)
-    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
-    .returning('incident_id')}),
+/** Compiled once (server/db/prepared.ts): every table's rows are one JSON parameter. */
+const incidentOpenings = preparedQuery(
+  (db, p: { incidents: string; timelines: string; events: string; jobs: string; searches: string }): Compilable<{ created: number; evented: number; candidates: ResponderRow[] | null }> => {
+    const statement = sql<{ created: number; evented: number; candidates: ResponderRow[] | null }>`with inserted as (insert into incidents
+  select * from jsonb_populate_recordset(null::incidents, ${p.incidents}::jsonb)
+  on conflict (organization_id, environment, idempotency_key) where idempotency_key is not null do nothing
+  returning incident_id),
 timeline as (insert into incident_timeline (incident_id, seq, status, event, message, "timestamp")
-  select inserted.incident_id, t.seq, t.status, t.event, t.message, t.at
-  from inserted cross join unnest(${p.seqs}::integer[], ${p.statuses}::text[], ${p.events}::text[], ${p.messages}::text[], ${p.timestamps}::text[]) as t(seq, status, event, message, at)),
-written_event as (${eventAtRevisionAfter('inserted', { ...event, webhookRevision: p.webhookRevision })}),
-deliveries as (${jobsForEventOf('written_event', { jobIds: p.jobIds, endpointIds: p.endpointIds, at: p.jobsAt })})
-select (select count(*) from inserted) as created,
-  (select count(*) from written_event) as evented,
-  (select json_agg(r) from (${respondersInBoxQuery(db, search)}) as r where ${p.searching}::boolean) as candidates`;
-  return { compile: () => statement.compile(db) };
-});
+  select t.incident_id, t.seq, t.status, t.event, t.message, t."timestamp"
+  from jsonb_populate_recordset(null::incident_timeline, ${p.timelines}::jsonb) as t
+  where t.incident_id in (select incident_id from inserted)),
+written_events as (${eventsAtRevisionAfter('inserted', p.events)}),
+deliveries as (${jobsForEventsOf('written_events', p.jobs)})
+select (select count(*) from inserted where inserted.incident_id = s.incident_id) as created,
+  (select count(*) from written_events where written_events.resource_id = s.incident_id) as evented,
+  (select json_agg(r) from (${respondersInBoxQuery(db, SEARCH_OF_ROW)}) as r where s.searching) as candidates
+from jsonb_to_recordset(${p.searches}::jsonb) as s(ord integer, incident_id text, searching boolean, environment text, "minLat" double precision, "maxLat" double precision, "minLng" double precision, "maxLng" double precision)
+order by s.ord`;
+    return { compile: () => statement.compile(db) };
+  },
+);
 
 export async function findIncident(db: Executor, tenant: Tenant, incidentId: string): Promise<IncidentRow | undefined> {
   return db

@@ -12,7 +12,7 @@ export interface Destinations {
 }
 
 /** The deliveries insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
-export { jobsForEventOf } from './store.ts';
+export { jobsForEventsOf } from './store.ts';
 
 const CAPACITY = 10_000;
 

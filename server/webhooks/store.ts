@@ -63,15 +63,16 @@ export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<v
 }
 
 /**
- * PostgreSQL, a part of a larger statement (an SOS's opening, incidents/store.ts): inserts new
- * jobs (`jobIds`, `endpointIds`: text arrays of one length, due `at`) for the event the WITH
- * query named `eventQuery` returned, none when it returned none. Arrays, so one statement text
- * serves any number of destinations.
+ * PostgreSQL, a part of a larger statement (the SOSs of one transaction, incidents/store.ts):
+ * inserts the jobs of `jobs`, a JSON array of `{ job_id, endpoint_id, event_id, at }` (due `at`),
+ * for the events the WITH query named `eventQuery` returned; a job whose event it did not return
+ * is not inserted. JSON, so one statement text serves any number of events and destinations.
  */
-export const jobsForEventOf = (eventQuery: string, p: { jobIds: unknown; endpointIds: unknown; at: unknown }) =>
+export const jobsForEventsOf = (eventQuery: string, jobs: string) =>
   sql`insert into webhook_jobs (job_id, endpoint_id, event_id, state, attempts, next_attempt_at, locked_until, created_at)
-select j.job_id, j.endpoint_id, e.event_id, 'pending', 0, ${p.at}, null, ${p.at}
-from ${sql.table(eventQuery)} as e cross join unnest(${p.jobIds}::text[], ${p.endpointIds}::text[]) as j(job_id, endpoint_id)`;
+select j.job_id, j.endpoint_id, e.event_id, 'pending', 0, j.at, null, j.at
+from jsonb_to_recordset(${jobs}::jsonb) as j(job_id text, endpoint_id text, event_id text, at text)
+join ${sql.table(eventQuery)} as e on e.event_id = j.event_id`;
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */
 export async function cancelPendingJobs(db: Executor, endpointId: string): Promise<void> {
