@@ -2,7 +2,6 @@ import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryRes
 import pg from 'pg';
 import { isDeferredWrite } from './deferred-write.ts';
 import { isAnswerTimeout, isConnectionLost, isNeverSent } from './errors.ts';
-import { pipelinedStatements, type PipelinedStatement } from './pipeline.ts';
 import { isStalePreparedStatement, StatementNames, type PreparedStatement } from './statement-names.ts';
 
 export interface PostgresPoolOptions {
@@ -46,8 +45,6 @@ export interface PoolCounts {
  *   Only a plain BEGIN is held back (one with an isolation level or access mode can fail).
  * - A write marked deferred (deferred-write.ts) inside a transaction is written without waiting,
  *   and its answer checked with the next statement's, which goes out in the same write.
- * - Several statements sent as one pipeline (pipeline.ts) go out in one write and are answered
- *   together: the statements of a transaction that concurrent requests share (transaction-group.ts).
  */
 export function createPostgresPool(options: PostgresPoolOptions): PostgresPool & { counts(): PoolCounts } {
   const pool = new pg.Pool({
@@ -200,8 +197,7 @@ class ResilientClient implements PostgresPoolClient {
       this.#inTransaction = false;
       return { command: word === 'rollback' ? 'ROLLBACK' : 'COMMIT', rowCount: null, rows: [] } as unknown as PostgresQueryResult<R>;
     }
-    // A pipeline's carrier is never prepared: its statements are, each on its own (#sendAll).
-    let prepared = pipelinedStatements(sql, parameters) ? undefined : this.#names.preparedFor(sql, parameters.length);
+    let prepared = this.#names.preparedFor(sql, parameters.length);
     if (this.#inTransaction && this.#heldBegin === undefined && this.#savepoints === 0 && isDeferredWrite(sql)) {
       return this.#defer(sql, parameters, prepared) as unknown as PostgresQueryResult<R>;
     }
@@ -305,36 +301,7 @@ class ResilientClient implements PostgresPoolClient {
   }
 
   #send(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>, prepared: PreparedStatement | undefined): Promise<unknown> {
-    const statements = pipelinedStatements(sql, parameters);
-    if (statements) return this.#sendAll(client, statements);
     return ask(client, prepared ? { ...prepared, values: [...parameters] } : { text: sql, values: [...parameters] }, this.#readTimeoutMs);
-  }
-
-  /**
-   * A pipeline's statements in one write (the socket corked while pipeline mode queues them),
-   * answered as one result whose rows are each statement's result; the first failure once all
-   * have answered (those after a failure fail too: the transaction is aborted).
-   */
-  async #sendAll(client: pg.PoolClient, statements: readonly PipelinedStatement[]): Promise<unknown> {
-    const stream = streamOf(client);
-    stream?.cork?.();
-    let sent: Array<Promise<unknown>>;
-    try {
-      sent = statements.map(({ sql, parameters }) => {
-        const prepared = this.#names.preparedFor(sql, parameters.length);
-        return this.#renewWhenStale(this.#send(client, sql, parameters, prepared), sql, prepared);
-      });
-    } finally {
-      stream?.uncork?.();
-    }
-    const answers = await Promise.allSettled(sent);
-    const failed = answers.find((answer) => answer.status === 'rejected');
-    if (failed) throw failed.reason;
-    const rows = answers.map((answer) => {
-      const result = (answer as PromiseFulfilledResult<pg.QueryResult>).value;
-      return { rows: result.rows, numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount) };
-    });
-    return { command: 'PIPELINE', rowCount: null, rows };
   }
 
   /**

@@ -53,13 +53,11 @@ export function preparedQuery<P extends object, O>(
     if (direct) return direct as QueryResult<O>;
     return db.executeQuery<O>(query);
   };
-  return Object.assign(run, { compiled });
+  return run;
 }
 
-/** Runs the query; `compiled` only compiles it, for a caller that sends several at once (server/db/pipeline.ts). */
-export type PreparedQuery<P, O> = ((db: Executor, params: P) => Promise<QueryResult<O>>) & {
-  compiled(db: Executor, params: P): CompiledQuery<O>;
-};
+/** Runs the query: compiled once per engine and set of parameter names, then bound to new values. */
+export type PreparedQuery<P, O> = (db: Executor, params: P) => Promise<QueryResult<O>>;
 
 const sameNames = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
 

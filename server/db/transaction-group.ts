@@ -7,9 +7,9 @@ const MAX_MEMBERS = 32;
 
 export interface TransactionGroup<M, R> {
   /**
-   * The members' work in one transaction, one result per member in their order. It should send
-   * the members' statements together (`pipelined`, server/db/pipeline.ts), so the lot is one
-   * flight to PostgreSQL with the BEGIN, and make the rest of each member's writes deferred
+   * The members' work in one transaction, one result per member in their order. It should write
+   * all the members in one statement (as `insertIncidentOpenings` does, incidents/store.ts), so
+   * the lot is one flight to PostgreSQL with the BEGIN, and make the rest of each member's writes deferred
    * (server/db/deferred-write.ts), to ride with the COMMIT. Throwing (or any statement failing)
    * ends the shared transaction with nothing written.
    */
