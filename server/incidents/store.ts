@@ -83,11 +83,7 @@ export async function insertIncidentOpenings(db: Executor, openings: readonly In
     incidents: JSON.stringify(openings.map((opening) => opening.row)),
     timelines: JSON.stringify(openings.flatMap((opening) => opening.timeline)),
     events: JSON.stringify(openings.map((opening) => ({ ...opening.event.row, webhookRevision: opening.event.webhookRevision }))),
-    jobs: JSON.stringify(
-      openings.flatMap(({ event }) =>
-        event.deliveries.map((job) => ({ job_id: job.job_id, endpoint_id: job.endpoint_id, event_id: event.row.event_id, at: event.row.created_at })),
-      ),
-    ),
+    jobs: JSON.stringify(openings.flatMap((opening) => opening.event.deliveries)),
     searches: JSON.stringify(
       openings.map((opening, i) => ({ ord: i + 1, incident_id: opening.row.incident_id, searching: opening.search !== undefined, ...(opening.search ?? NO_SEARCH) })),
     ),

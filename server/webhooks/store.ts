@@ -64,15 +64,15 @@ export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<v
 
 /**
  * PostgreSQL, a part of a larger statement (the SOSs of one transaction, incidents/store.ts):
- * inserts the jobs of `jobs`, a JSON array of `{ job_id, endpoint_id, event_id, at }` (due `at`),
- * for the events the WITH query named `eventQuery` returned; a job whose event it did not return
- * is not inserted. JSON, so one statement text serves any number of events and destinations.
+ * inserts `jobs`, a JSON array of job rows (`newJob`'s), whose event the WITH query named
+ * `eventQuery` returned; a job whose event it did not return is not inserted. JSON, so one
+ * statement text serves any number of events and destinations.
  */
 export const jobsForEventsOf = (eventQuery: string, jobs: string) =>
   sql`insert into webhook_jobs (job_id, endpoint_id, event_id, state, attempts, next_attempt_at, locked_until, created_at)
-select j.job_id, j.endpoint_id, e.event_id, 'pending', 0, j.at, null, j.at
-from jsonb_to_recordset(${jobs}::jsonb) as j(job_id text, endpoint_id text, event_id text, at text)
-join ${sql.table(eventQuery)} as e on e.event_id = j.event_id`;
+select j.job_id, j.endpoint_id, j.event_id, j.state, j.attempts, j.next_attempt_at, j.locked_until, j.created_at
+from jsonb_populate_recordset(null::webhook_jobs, ${jobs}::jsonb) as j
+where j.event_id in (select event_id from ${sql.table(eventQuery)})`;
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */
 export async function cancelPendingJobs(db: Executor, endpointId: string): Promise<void> {
