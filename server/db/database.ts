@@ -111,6 +111,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   // The group committer checkpoints between batches (sqlite-group-commit.ts, checkpointIfDue).
   if (wal) writer.pragma('wal_autocheckpoint = 0');
   writer.pragma('foreign_keys = ON');
+  // Every transaction of a batch is a SAVEPOINT (sqlite-group-commit.ts), and SQLite copies each
+  // page a savepoint first changes to its sub-journal, a temporary file by default: a pwrite per
+  // page, about a tenth of the event loop's time under a burst of SOSs (docs/benchmarks.md). In
+  // memory, the sub-journal is emptied at each RELEASE, so it holds one transaction's pages at most.
+  writer.pragma('temp_store = MEMORY');
   // No busy_timeout: the group committer waits for the write lock without blocking the event loop.
   // Reads outside a transaction see only committed (durable) rows and never wait for the writer.
   let reader: SqliteDatabase.Database | undefined;

@@ -85,6 +85,26 @@ describe('SQLite group commit', () => {
     expect(onDisk()).toEqual(['a', 'c', 'taken']);
   });
 
+  it('the savepoints of a batch journal in memory, and a member that changed many pages still rolls back whole', async () => {
+    // temp_store = MEMORY on the writer: the sub-journal is not a file written page by page.
+    const [store] = (await db.transaction().execute((trx) => sql<{ temp_store: number }>`pragma temp_store`.execute(trx))).rows;
+    expect(store?.temp_store).toBe(2);
+    await db.insertInto('notes').values({ body: 'taken' }).execute();
+    const big = (i: number) => `${'x'.repeat(4000)}-${i}`; // about a page a row, past the 64 KiB spill size
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'a' }).execute()),
+      db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 200; i++) await trx.insertInto('notes').values({ body: big(i) }).execute();
+        await trx.updateTable('notes').set({ body: 'a-changed' }).where('body', '=', 'a').execute();
+        await trx.insertInto('notes').values({ body: 'taken' }).execute(); // unique: fails
+      }),
+      db.transaction().execute((trx) => trx.insertInto('notes').values({ body: 'c' }).execute()),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(onDisk()).toEqual(['a', 'c', 'taken']);
+    expect(await bodies()).toEqual(['a', 'c', 'taken']);
+  });
+
   it('a read outside a transaction never sees a change that is not yet durable', async () => {
     // The batch must still be open when the reads run: on a loaded machine the first insert can
     // take longer than the default 10 ms batch age, and the batch would then commit on release.
