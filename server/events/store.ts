@@ -78,7 +78,7 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
 export const eventsAtRevisionAfter = (after: string, events: string) =>
   sql`insert into events (${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))})
 select ${sql.join(EVENT_COLUMNS.map((column) => sql.ref(`e.${column}`)))}
-from jsonb_to_recordset(${events}::jsonb) as e(${sql.raw(EVENT_COLUMNS.map((column) => `${column} text`).join(', '))}, "webhookRevision" bigint)
+from json_to_recordset(${events}::json) as e(${sql.raw(EVENT_COLUMNS.map((column) => `${column} text`).join(', '))}, "webhookRevision" bigint)
 join webhook_revision on webhook_revision.id = 1 and webhook_revision.revision = e."webhookRevision"
 where e.resource_id in (select incident_id from ${sql.table(after)})
 returning event_id, resource_id`;

@@ -71,7 +71,7 @@ export async function insertJobs(db: Executor, jobs: WebhookJobRow[]): Promise<v
 export const jobsForEventsOf = (eventQuery: string, jobs: string) =>
   sql`insert into webhook_jobs (job_id, endpoint_id, event_id, state, attempts, next_attempt_at, locked_until, created_at)
 select j.job_id, j.endpoint_id, j.event_id, j.state, j.attempts, j.next_attempt_at, j.locked_until, j.created_at
-from jsonb_populate_recordset(null::webhook_jobs, ${jobs}::jsonb) as j
+from json_populate_recordset(null::webhook_jobs, ${jobs}::json) as j
 where j.event_id in (select event_id from ${sql.table(eventQuery)})`;
 
 /** A deleted endpoint gets nothing more: its deliveries still waiting are cancelled. */
