@@ -266,18 +266,18 @@ function checkAims(rows: ResultRow[], engine: string): AimCheck[] {
   // Issue #33's aims, against the floor rows measured in the same block: what one statement a
   // request reaches on this machine with these drivers. SQLite's write is held to 30 ms, as the
   // issue holds it (a commit there is a local file, not a round trip).
-  const floors: [string, string, number][] = [
-    ['GET /incidents/{id}', CEILING_READ, AIMS.readP99Ms],
-    ['POST /incidents', CEILING_WRITE, engine === 'sqlite' ? 30 : AIMS.writeP99Ms],
+  // [target, its floor row, the floor's statement, a p99 aim stricter than the one above or undefined]
+  const floors: [string, string, string, number | undefined][] = [
+    ['GET /incidents/{id}', CEILING_READ, 'SELECT', undefined],
+    ['POST /incidents', CEILING_WRITE, 'INSERT', engine === 'sqlite' ? 30 : undefined],
   ];
-  for (const [target, floorTarget, p99Ms] of floors) {
+  for (const [target, floorTarget, kind, p99Ms] of floors) {
     const row = rows.find((r) => r.engine === engine && r.target === target);
     const floor = rows.find((r) => r.engine === engine && r.target === floorTarget);
     if (!row || !floor) continue;
     const ratio = row.measurement.requestsPerSecond / floor.measurement.requestsPerSecond;
-    const kind = floorTarget === CEILING_READ ? 'SELECT' : 'INSERT';
     aims.push({ aim: `${target} req/s >= 0.5 x floor ${kind}`, engine, actual: `${ratio.toFixed(2)} x`, met: ratio >= 0.5 });
-    if (p99Ms !== (target.startsWith('GET') ? AIMS.readP99Ms : AIMS.writeP99Ms)) {
+    if (p99Ms !== undefined) {
       const p99 = row.measurement.latencyMs.p99;
       aims.push({ aim: `${target} p99 < ${p99Ms} ms`, engine, actual: `${p99} ms`, met: p99 < p99Ms });
     }

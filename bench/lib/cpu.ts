@@ -36,12 +36,18 @@ export function ticksOf(stat: string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-function processTicks(pid: number): number {
+/** A process's `/proc/<pid>/stat` line, or undefined when it is gone (or never was). */
+function statOf(pid: number | string): string | undefined {
   try {
-    return ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+function processTicks(pid: number): number {
+  const stat = statOf(pid);
+  return stat === undefined ? 0 : ticksOf(stat);
 }
 
 /** Every process whose command is `postgres` (the server and all its children). */
@@ -49,12 +55,8 @@ function postgresTicks(): number {
   let total = 0;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (stat.includes(' (postgres) ')) total += ticksOf(stat);
-    } catch {
-      // Gone between the listing and the read.
-    }
+    const stat = statOf(name);
+    if (stat?.includes(' (postgres) ')) total += ticksOf(stat);
   }
   return total;
 }
