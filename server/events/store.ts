@@ -70,17 +70,17 @@ const eventsInsertAtRevision = preparedQuery((trx, p: Record<string, unknown>) =
 /**
  * PostgreSQL, a part of a larger statement (the SOSs of one transaction, incidents/store.ts):
  * inserts the events of `events`, a JSON array of event rows each with its `webhookRevision`,
- * whose resource the WITH query named `after` returned (the change it reports was made), and only
- * while the webhook revision still reads that event's `webhookRevision` (the caller's cached
- * destinations are current). Returns each written event's event_id and resource_id; an event not
- * written is written by the caller as `appendEvents` does.
+ * whose resource_id the WITH query named `after` returned in its column `afterId` (the change it
+ * reports was made), and only while the webhook revision still reads that event's
+ * `webhookRevision` (the caller's cached destinations are current). Returns each written event's
+ * event_id and resource_id; an event not written is written by the caller as `appendEvents` does.
  */
-export const eventsAtRevisionAfter = (after: string, events: string) =>
+export const eventsAtRevisionAfter = (after: { query: string; afterId: string }, events: string) =>
   sql`insert into events (${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))})
 select ${sql.join(EVENT_COLUMNS.map((column) => sql.ref(`e.${column}`)))}
 from json_to_recordset(${events}::json) as e(${sql.raw(EVENT_COLUMNS.map((column) => `${column} text`).join(', '))}, "webhookRevision" bigint)
 join webhook_revision on webhook_revision.id = 1 and webhook_revision.revision = e."webhookRevision"
-where e.resource_id in (select incident_id from ${sql.table(after)})
+where e.resource_id in (select ${sql.ref(after.afterId)} from ${sql.table(after.query)})
 returning event_id, resource_id`;
 
 export interface EventFilter {

@@ -122,7 +122,7 @@ timeline as (insert into incident_timeline (incident_id, seq, status, event, mes
   select t.incident_id, t.seq, t.status, t.event, t.message, t."timestamp"
   from json_populate_recordset(null::incident_timeline, ${p.timelines}::json) as t
   where t.incident_id in (select incident_id from inserted)),
-written_events as (${eventsAtRevisionAfter('inserted', p.events)}),
+written_events as (${eventsAtRevisionAfter({ query: 'inserted', afterId: 'incident_id' }, p.events)}),
 deliveries as (${jobsForEventsOf('written_events', p.jobs)})
 select (select count(*) from inserted where inserted.incident_id = s.incident_id) as created,
   (select count(*) from written_events where written_events.resource_id = s.incident_id) as evented,
