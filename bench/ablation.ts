@@ -8,7 +8,8 @@
  * folder, applies bench/ablation.patch there (each part behind `ABL=<part>,...` in the server's
  * environment) and runs the http-api section in that copy once per variant, the variants
  * alternating, `BENCH_ABLATION_PASSES` times (these machines drift by ±10 % between runs). It
- * prints each variant's ratio to its floor row and its CPU per request, run by run and the median.
+ * prints each variant's ratio to its floor row and its CPU per request, run by run and their p50
+ * (bench/lib/stats.ts: the nearest rank, so the lower of two runs).
  *
  *   node --import tsx bench/ablation.ts get    # SQLite GET /incidents/{id}: full, then without ops, limit, etag, keyver
  *   node --import tsx bench/ablation.ts post   # POST /incidents on both engines: full, then also without audit, event, dispatch
@@ -22,6 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './lib/children.ts';
+import { summarize } from './lib/stats.ts';
 
 type Kind = 'get' | 'post';
 const kind = process.argv[2] as Kind;
@@ -101,19 +103,13 @@ function safeList(dir: string): string[] {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
 process.stdout.write(`\n== ablation: ${target.prefix} against "${target.floor}" (${passes} passes) ==\n\n`);
 for (const engine of engines.split(',')) {
   for (const variant of variants) {
     const mine = runs.filter((r) => r.engine === engine && r.variant === variant);
     const list = (pick: (r: (typeof mine)[number]) => number, digits: number) => mine.map((r) => pick(r).toFixed(digits)).join(' / ');
     process.stdout.write(
-      `${engine.padEnd(9)} ${(variant === 'full' ? 'full' : `without ${variant}`).padEnd(48)} ratio ${median(mine.map((r) => r.ratio)).toFixed(2)}x (${list((r) => r.ratio, 2)})  ` +
+      `${engine.padEnd(9)} ${(variant === 'full' ? 'full' : `without ${variant}`).padEnd(48)} ratio ${summarize(mine.map((r) => r.ratio)).p50.toFixed(2)}x (${list((r) => r.ratio, 2)})  ` +
         `server ${list((r) => r.server, 0)} µs  db ${list((r) => r.database, 0)} µs  p99 ${list((r) => r.p99, 0)} ms\n`,
     );
   }
