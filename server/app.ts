@@ -36,6 +36,8 @@ import type { SecretBox } from './secrets/secret-box.ts';
 export interface AppDeps {
   config: Config;
   db: Db;
+  /** The read lane for broad reads (server/db/read-lane.ts); default `db`. */
+  readDb?: Db;
   clock: Clock;
   logger: Logger;
   rateLimitStore: ResilientRateLimitStore;
@@ -92,6 +94,7 @@ export function createApp(deps: AppDeps): Express {
   const routeDeps: RouteDeps = {
     config: deps.config,
     db: deps.db,
+    readDb: deps.readDb ?? deps.db,
     clock: deps.clock,
     logger: deps.logger,
     dispatcher: deps.dispatcher ?? noDispatcher,

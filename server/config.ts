@@ -30,6 +30,17 @@ export const ConfigSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_S: z.coerce.number().min(0.5).max(3600).default(30),
   /** PostgreSQL: prepare the statements that run again and again once per connection. `0` behind PgBouncer in transaction mode without `max_prepared_statements`. */
   DATABASE_PREPARED_STATEMENTS: flag(true),
+  /** PostgreSQL: connections this host keeps for everything but broad reads (the SOS, the gates, writes, reads of one thing). No broad read ever takes one. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(10),
+  /**
+   * Broad reads (lists, searches, stats, analytics, reports) running at once on this host: on
+   * PostgreSQL the connections of their own pool, on SQLite their worker threads. More wait their turn.
+   */
+  DATABASE_READ_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Seconds a broad read may run; longer is stopped and answered 503 "too broad" (narrow the request). */
+  DATABASE_READ_TIMEOUT_S: z.coerce.number().min(0.1).max(600).default(5),
+  /** Seconds a broad read may wait for its turn; longer is answered 503 with Retry-After. */
+  DATABASE_READ_QUEUE_S: z.coerce.number().min(0.1).max(600).default(10),
   /** `redis://...`: rate limits shared by every host. Unset: limits are kept in this process. */
   REDIS_URL: z
     .string()

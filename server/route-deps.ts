@@ -19,6 +19,8 @@ import type { TextingDeps } from './messages/service.ts';
 export interface RouteDeps {
   config: Config;
   db: Db;
+  /** The read lane (server/db/read-lane.ts): what `lane: 'reads'` routes read from. */
+  readDb: Db;
   clock: Clock;
   logger: Logger;
   dispatcher: Dispatcher;

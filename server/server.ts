@@ -95,6 +95,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
   const database = openDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    readLane: {
+      concurrency: config.DATABASE_READ_CONCURRENCY,
+      timeoutMs: config.DATABASE_READ_TIMEOUT_S * 1000,
+      queueMs: config.DATABASE_READ_QUEUE_S * 1000,
+    },
     connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
     statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
@@ -192,6 +198,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventFeed,
     keyCache,
     db: database.db,
+    readDb: database.readDb,
     clock,
     logger,
     rateLimitStore,

@@ -123,6 +123,7 @@ export const accessCodeRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/access-codes/stats',
     access: 'access_codes:read',
     query: StatsQuery,
@@ -131,8 +132,8 @@ export const accessCodeRouteList = [
     summary: 'Counts of codes created in a window',
     description: '`total_used` counts codes used at least once.',
     responses: { ...ok(200, 'Counts', AccessCodeStats), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await accessCodeStats(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
+    async handler({ query, db }, req, res) {
+      res.json(await accessCodeStats(db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({
@@ -176,6 +177,7 @@ export const accessCodeRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/access-codes',
     access: 'access_codes:read',
     query: ListAccessCodesQuery,
@@ -184,8 +186,8 @@ export const accessCodeRouteList = [
     summary: 'List access codes, newest first',
     description: '`from_date`/`to_date` filter on `created_at`.',
     responses: { ...ok(200, 'One page', AccessCodePage), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await listAccessCodes(deps.db, tenantOf(req), query));
+    async handler({ query, db }, req, res) {
+      res.json(await listAccessCodes(db, tenantOf(req), query));
     },
   }),
   route({

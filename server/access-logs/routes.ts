@@ -49,6 +49,7 @@ export const accessLogRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/access-logs/stats',
     access: 'logs:read',
     query: StatsQuery,
@@ -57,12 +58,13 @@ export const accessLogRouteList = [
     summary: 'Visit statistics for a window',
     description: 'Visits checked in within the window; `currently_on_premises` is now.',
     responses: { ...ok(200, 'Counts', AccessLogStats), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await accessLogStats(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
+    async handler({ query, db }, req, res) {
+      res.json(await accessLogStats(db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/access-logs',
     access: 'logs:read',
     query: ListAccessLogsQuery,
@@ -71,8 +73,8 @@ export const accessLogRouteList = [
     summary: 'List visits, newest check-in first',
     description: '`from_date`/`to_date` filter on `checked_in_at` (a visit is created when it checks in).',
     responses: { ...ok(200, 'One page', AccessLogPage), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await listAccessLogs(deps.db, deps.clock, tenantOf(req), query));
+    async handler({ query, db }, req, res, deps) {
+      res.json(await listAccessLogs(db, deps.clock, tenantOf(req), query));
     },
   }),
   route({

@@ -11,6 +11,7 @@ const route = routeFor<RouteDeps>();
 export const auditRouteList = [
   route({
     method: 'get',
+    lane: 'reads',
     path: '/audit-log',
     access: 'admin',
     guardOptions: { roles: ['owner', 'admin'], everySite: true },
@@ -21,10 +22,10 @@ export const auditRouteList = [
     description:
       "Both environments: each entry says which. `actor` is the person or key that made the change (or `operator`, the CLI on the host); `ip` is the client's address, behind a balancer as TRUST_PROXY allows. In the console: owners and admins.",
     responses: { ...ok(200, 'One page', AuditPage), ...errors() },
-    async handler({ query }, req, res, deps) {
+    async handler({ query, db }, req, res) {
       res.json(
         await auditLog(
-          deps.db,
+          db,
           {
             organizationId: authOf(req).organization.organization_id,
             actorType: query.actor_type,

@@ -7,6 +7,8 @@ import { allowDirectReads } from './direct-read.ts';
 import { isDatabaseUnavailable } from './errors.ts';
 import { serverMigrations, withoutSealingKey } from './migrations/index.ts';
 import { createPostgresPool, type PoolCounts } from './postgres-pool.ts';
+import { readLanePool, type ReadLaneSettings } from './read-lane.ts';
+import { ReadWorkersDialect, SqliteReadWorkers } from './sqlite-read-workers.ts';
 import type { Database, Db } from './schema.ts';
 import { ownerOnlyDatabaseFiles } from '../../shared/node/owner-only-files.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
@@ -16,6 +18,12 @@ export type Engine = 'sqlite' | 'postgres';
 
 export interface OpenedDatabase {
   db: Db;
+  /**
+   * The read lane (read-lane.ts): where broad reads run, never on what the SOS and the gates
+   * use. PostgreSQL: a pool of its own; SQLite: worker threads (an in-memory database has only
+   * the one connection, so there it is `db`).
+   */
+  readDb: Db;
   engine: Engine;
   /** A short, password-free description for logs: `sqlite:./data/tsaro.db` or `postgres://host:5432/db`. */
   describe: string;
@@ -33,7 +41,10 @@ export interface OpenedDatabase {
 }
 
 export interface OpenOptions {
+  /** PostgreSQL: the main pool's connections (DATABASE_POOL_SIZE). */
   poolSize?: number;
+  /** The read lane's cap and limits (DATABASE_READ_*). */
+  readLane?: ReadLaneSettings;
   /** PostgreSQL: a connection not made within this fails (DATABASE_CONNECT_TIMEOUT_S). */
   connectTimeoutS?: number;
   /** PostgreSQL: a statement running longer is cancelled (DATABASE_STATEMENT_TIMEOUT_S). */
@@ -51,6 +62,7 @@ export interface OpenOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_S = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_S = 30;
+export const DEFAULT_READ_LANE: ReadLaneSettings = { concurrency: 2, timeoutMs: 5_000, queueMs: 10_000 };
 
 /**
  * Opens SQLite (WAL, group commit, and every acknowledged write synced to disk first, so it
@@ -90,13 +102,27 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       onConnectionError: options.onConnectionError ?? (() => undefined),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
+    const lane = options.readLane ?? DEFAULT_READ_LANE;
+    const reads = createPostgresPool({
+      url,
+      max: lane.concurrency,
+      connectTimeoutMs: lane.queueMs,
+      statementTimeoutMs: lane.timeoutMs,
+      preparedStatements: options.preparedStatements,
+      onConnectionError: options.onConnectionError ?? (() => undefined),
+    });
+    const readDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readLanePool(reads, lane) }), log: options.log });
     const parsed = new URL(url);
     return {
       db,
+      readDb,
       engine: 'postgres',
       describe: `postgres://${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
       poolCounts: pool.counts,
-      close: () => db.destroy(),
+      close: async () => {
+        await readDb.destroy();
+        await db.destroy();
+      },
     };
   }
   const path = sqlitePath(url);
@@ -128,6 +154,10 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   const disk = wal && checkpointer && { sync: options.walSync ? options.walSync(wal.sync) : wal.sync, checkpoint: checkpointer.checkpoint };
   const groupCommit = new GroupCommitter(writer, reader, { ...GROUP_COMMIT_DEFAULTS, ...options.groupCommit }, disk);
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(groupCommit), log: options.log });
+  const readDb =
+    path === ':memory:'
+      ? db
+      : new Kysely<Database>({ dialect: new ReadWorkersDialect(new SqliteReadWorkers(resolve(path), options.readLane ?? DEFAULT_READ_LANE, groupCommit)), log: options.log });
   const log = options.log;
   const queryLogged = (sql: string, parameters: readonly unknown[], queryDurationMillis: number): LogEvent => new DirectReadLogged(sql, parameters, queryDurationMillis);
   allowDirectReads(
@@ -148,6 +178,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   );
   return {
     db,
+    readDb,
     engine: 'sqlite',
     describe: `sqlite:${path}`,
     groupCommit,
@@ -158,6 +189,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       writer.pragma('wal_checkpoint(TRUNCATE)');
     },
     close: async () => {
+      if (readDb !== db) await readDb.destroy();
       await db.destroy();
       await checkpointer?.close();
       wal?.close();

@@ -163,6 +163,10 @@ export class GroupCommitter {
   private broken: Error | undefined;
   private readerPinned = false;
   private checkpointedAt = 0;
+  /** The highest commit (by `stats.commits`) known to be on disk. */
+  private durableCommits = 0;
+  /** Reads on other connections waiting for a commit they may have seen to reach the disk. */
+  private durableWaiters: Array<{ commit: number; resolve(): void; reject(err: unknown): void }> = [];
   /**
    * Commits made, transactions they carried, ms spent in COMMIT on the event loop and in the
    * WAL sync off it, for tests and the benchmark's notes.
@@ -196,6 +200,33 @@ export class GroupCommitter {
 
   lease(): Lease {
     return new Lease(this);
+  }
+
+  /**
+   * Commits made so far. A read on a connection of its own (a worker thread's) that ends now saw
+   * at most this many: it may answer once `whenDurable` of it resolves, so it never shows a
+   * commit whose sync has not returned (the reader's rule, above, for reads off this thread).
+   */
+  get committed(): number {
+    return this.stats.commits;
+  }
+
+  /** Resolves once commit number `commit` is on disk; rejects if its sync failed. */
+  whenDurable(commit: number): Promise<void> {
+    if (commit <= this.durableCommits) return Promise.resolve();
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => this.durableWaiters.push({ commit, resolve, reject }));
+  }
+
+  private markDurable(commit: number): void {
+    this.durableCommits = Math.max(this.durableCommits, commit);
+    if (this.durableWaiters.length === 0) return;
+    const still: typeof this.durableWaiters = [];
+    for (const waiter of this.durableWaiters) {
+      if (waiter.commit <= this.durableCommits) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.durableWaiters = still;
   }
 
   async execute(lease: Lease, query: CompiledQuery): Promise<QueryResult<unknown>> {
@@ -373,7 +404,9 @@ export class GroupCommitter {
       return;
     }
     this.stats.commits++;
+    const commit = this.stats.commits;
     if (!this.disk) {
+      this.markDurable(commit);
       for (const member of batch.members) member.resolve();
       return;
     }
@@ -385,12 +418,14 @@ export class GroupCommitter {
         this.stats.syncMs += ms;
         if (ms > this.stats.syncMaxMs) this.stats.syncMaxMs = ms;
         this.unpinReader();
+        this.markDurable(commit);
         for (const member of batch.members) member.resolve();
       },
       (err: unknown) => {
         this.broken = new Error(`the database's write-ahead log could not be synced to disk; no write is accepted until the server restarts: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         this.unpinReader();
         for (const member of batch.members) member.reject(this.broken);
+        for (const waiter of this.durableWaiters.splice(0)) waiter.reject(this.broken);
       },
     );
     this.syncing = syncing.finally(() => {

@@ -16,6 +16,7 @@ const EventIdParams = z.object({ eventId: z.string() });
 export const eventRouteList = [
   route({
     method: 'get',
+    lane: 'reads',
     path: '/events',
     access: 'admin',
     query: ListEventsQuery,
@@ -25,8 +26,8 @@ export const eventRouteList = [
     description:
       'Everything a webhook would have delivered, so a receiver that was down can recover. Lists only the types the key may read: `incidents:read` → `incident.*`, `access_codes:read` → `access_code.*`, `logs:read` → `visitor.*` and `kiosk.*`; a `type` filter the key may not read is a 403 naming the scope.',
     responses: { ...ok(200, 'One page', EventPage), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await listEvents(deps.db, tenantOf(req), authOf(req).scopes, query));
+    async handler({ query, db }, req, res) {
+      res.json(await listEvents(db, tenantOf(req), authOf(req).scopes, query));
     },
   }),
   // Before /events/:eventId, which would take `stream` for an id.

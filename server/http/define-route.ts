@@ -75,6 +75,12 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
   audited?: false;
   /** A person's own change (their password, their sessions): its audit entry goes to each of their organizations' logs. */
   personal?: true;
+  /**
+   * `reads`: a broad read (a list, a search, stats, a report). Its `input.db` is the read lane
+   * (server/db/read-lane.ts): a pool or threads of its own, capped and time-limited, so it never
+   * takes what the SOS, the gates and every write run on.
+   */
+  lane?: 'reads';
   params?: P;
   query?: Q;
   body?: B;
@@ -118,6 +124,8 @@ export interface RouteWiring {
   guard?: Guard;
   /** The database, for handlers that read `input.db` outside a request transaction. */
   db?: Db;
+  /** The read lane's database, for `lane: 'reads'` routes (default `db`). */
+  readDb?: Db;
   /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
   responder?: RequestHandler;
   idempotent?: (answer: IdempotentAnswer) => RequestHandler;
@@ -171,7 +179,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
     if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route)(route.idempotent === true ? 'plain' : route.idempotent));
     // After idempotency: a replay is not a change; the entry commits in the request's transaction.
     if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && route.audited !== false && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
-    const routeDb = () => required(wiring.db, 'the database', route);
+    const routeDb = route.lane === 'reads' && wiring.readDb ? () => wiring.readDb! : () => required(wiring.db, 'the database', route);
     chain.push(async (req, res) => {
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');

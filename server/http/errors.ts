@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/errors.ts';
+import { ReadLaneBusy, ReadTooBroad } from '../db/read-lane.ts';
 import type { FieldProblem } from '../../shared/schemas/common.ts';
 import { errorBody } from './error-body.ts';
 
@@ -36,6 +37,28 @@ export function databaseUnavailable(): ApiError {
   });
 }
 
+/**
+ * A broad read (a list, search, stats or report) stopped by its time limit: 503, without
+ * Retry-After, saying the request was too broad. Asking the same again would take as long;
+ * a narrower one (a filter, a shorter window, a longer search, the next page by cursor) answers.
+ */
+export function readTooBroad(err: ReadTooBroad): ApiError {
+  return new ApiError(
+    503,
+    `The request was too broad to answer within ${err.limitMs / 1000} s: narrow it (a filter, a shorter date range, a longer search term) or page on with cursor. Sending it again unchanged will not help`,
+  );
+}
+
+/** Seconds a client is told to wait when every broad-read place is taken. */
+export const READS_BUSY_RETRY_AFTER_S = 1;
+
+/** Every broad-read place is taken (DATABASE_READ_CONCURRENCY) and stayed so: 503 with Retry-After. */
+export function readsBusy(): ApiError {
+  return new ApiError(503, 'Too many lists, searches and reports are running on this server right now; retry shortly', {
+    'Retry-After': String(READS_BUSY_RETRY_AFTER_S),
+  });
+}
+
 export const routeNotFound: RequestHandler = (req) => {
   throw new ApiError(404, `No route for ${req.method} ${req.path}`);
 };
@@ -59,6 +82,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let status = 500;
     let message = 'Internal server error';
     let problems: FieldProblem[] | undefined;
+    if (err instanceof ReadTooBroad) err = readTooBroad(err);
+    else if (err instanceof ReadLaneBusy) err = readsBusy();
     const databaseFault = isDatabaseUnavailable(err);
     if (databaseFault) {
       logger.warn({ err, reqId: req.id }, 'request failed: database unavailable');

@@ -83,6 +83,7 @@ export const incidentRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/incidents',
     access: 'incidents:read',
     query: ListIncidentsQuery,
@@ -91,13 +92,14 @@ export const incidentRouteList = [
     summary: 'List incidents, newest first',
     description: 'Only the calling organization and environment. `status=active` lists every active status at once.',
     responses: { ...ok(200, 'One page', IncidentPage), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await listIncidents(deps.db, tenantOf(req), query));
+    async handler({ query, db }, req, res) {
+      res.json(await listIncidents(db, tenantOf(req), query));
     },
   }),
   // Before /incidents/:incidentId, which would take `analytics` for an id.
   route({
     method: 'get',
+    lane: 'reads',
     path: '/incidents/analytics',
     access: 'analytics:read',
     query: IncidentAnalyticsQuery,
@@ -107,8 +109,8 @@ export const incidentRouteList = [
     description:
       'Over the incidents created at or after `from_date` and before `to_date` (either may be left out): counts by category, current status and severity (every value, zeros included), and the median and 90th percentile of the seconds to assign and to arrive.',
     responses: { ...ok(200, 'The figures', IncidentAnalytics), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await incidentAnalytics(deps.db, narrowedToSite(tenantOf(req), query.site_id), query));
+    async handler({ query, db }, req, res) {
+      res.json(await incidentAnalytics(db, narrowedToSite(tenantOf(req), query.site_id), query));
     },
   }),
   route({

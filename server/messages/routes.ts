@@ -14,6 +14,7 @@ const tags = ['Text messages'];
 export const messageRouteList = [
   route({
     method: 'get',
+    lane: 'reads',
     path: '/messages',
     access: 'incidents:read',
     query: ListTextMessagesQuery,
@@ -23,9 +24,9 @@ export const messageRouteList = [
     description:
       "An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`).",
     responses: { ...ok(200, 'One page', TextMessagePage), ...errors() },
-    async handler({ query }, req, res, deps) {
+    async handler({ query, db }, req, res) {
       // A host's text names a visitor: listed only to those who may read visits.
-      res.json(await listTextMessages(deps.db, tenantOf(req), query, { hostTexts: authOf(req).scopes.has('logs:read') }));
+      res.json(await listTextMessages(db, tenantOf(req), query, { hostTexts: authOf(req).scopes.has('logs:read') }));
     },
   }),
   route({

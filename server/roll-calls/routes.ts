@@ -59,6 +59,7 @@ export const rollCallRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/roll-calls',
     access: 'logs:read',
     query: ListRollCallsQuery,
@@ -67,8 +68,8 @@ export const rollCallRouteList = [
     summary: 'List roll calls, newest first',
     description: 'Each with its counts and warnings, without its entries.',
     responses: { ...ok(200, 'One page', RollCallPage), ...errors() },
-    async handler({ query }, req, res, deps) {
-      res.json(await listRollCalls(deps.db, tenantOf(req), query));
+    async handler({ query, db }, req, res) {
+      res.json(await listRollCalls(db, tenantOf(req), query));
     },
   }),
   route({

@@ -151,6 +151,7 @@ export const webhookRouteList = [
   }),
   route({
     method: 'get',
+    lane: 'reads',
     path: '/webhook-endpoints/:endpointId/deliveries',
     access: 'admin',
     params: EndpointIdParams,
@@ -161,8 +162,8 @@ export const webhookRouteList = [
     description:
       'Status code, error, duration and when the next attempt is due, and the `payload` delivered: null for an event type the key may not read (the read scope rule of `listEvents`).',
     responses: { ...ok(200, 'One page', WebhookDeliveryPage), ...errors(404) },
-    async handler({ params, query }, req, res, deps) {
-      res.json(await listWebhookDeliveries(deps.db, tenantOf(req), params.endpointId, query, authOf(req).scopes));
+    async handler({ params, query, db }, req, res) {
+      res.json(await listWebhookDeliveries(db, tenantOf(req), params.endpointId, query, authOf(req).scopes));
     },
   }),
   route({

@@ -1,0 +1,68 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+
+/**
+ * The read lane (issue #45): where broad reads run (lists, searches, stats, analytics, reports),
+ * so that they never take what the emergency and gate paths need. On PostgreSQL a pool of its
+ * own with its own statement timeout, beside the main pool that serves the SOS, the gates and
+ * every write; on SQLite worker threads with connections of their own, off the event loop
+ * (sqlite-read-workers.ts). A route says it is a broad read (`lane: 'reads'`,
+ * server/http/define-route.ts) and its handler's `input.db` is then this lane's database.
+ */
+export interface ReadLaneSettings {
+  /** Broad reads running at once: the pool's connections, or the threads. */
+  concurrency: number;
+  /** The longest one may run. */
+  timeoutMs: number;
+  /** The longest one may wait for its turn. */
+  queueMs: number;
+}
+
+/**
+ * A broad read stopped by its time limit. Not the database's fault and not worth retrying as it
+ * is: the answer (503) says to narrow the request, and carries no Retry-After.
+ */
+export class ReadTooBroad extends Error {
+  constructor(readonly limitMs: number) {
+    super(`broad read stopped after ${limitMs} ms`);
+  }
+}
+
+/** Every broad-read place was taken for longer than the queue allows: retry shortly. */
+export class ReadLaneBusy extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`no broad-read place free within ${waitedMs} ms`);
+  }
+}
+
+const codeOf = (err: unknown) => String((err as { code?: unknown } | null)?.code ?? '');
+const messageOf = (err: unknown) => String((err as { message?: unknown } | null)?.message ?? '');
+
+/**
+ * The read pool as Kysely's dialect takes it: PostgreSQL's own cancellation by the pool's
+ * `statement_timeout` (57014) becomes ReadTooBroad, and a wait for a connection that ran out while
+ * every connection was busy becomes ReadLaneBusy (a refused or unreachable database stays what
+ * it is, a 503 "not answering").
+ */
+export function readLanePool(pool: PostgresPool & { counts(): { totalCount: number; idleCount: number } }, settings: ReadLaneSettings): PostgresPool {
+  const translated = (err: unknown): unknown => (codeOf(err) === '57014' ? new ReadTooBroad(settings.timeoutMs) : err);
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const busyBefore = pool.counts().totalCount >= settings.concurrency && pool.counts().idleCount === 0;
+      let client: PostgresPoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        if (busyBefore && /timeout exceeded when trying to connect/.test(messageOf(err))) throw new ReadLaneBusy(settings.queueMs);
+        throw err;
+      }
+      return {
+        query: ((sql: unknown, parameters?: readonly unknown[]) => {
+          const result = (client.query as (a: unknown, b?: unknown) => unknown)(sql, parameters);
+          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(translated(err))) : result;
+        }) as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}

@@ -1,0 +1,54 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+
+/**
+ * Broad reads (lists, searches, stats, reports) run on a lane of their own (issue #45): on
+ * PostgreSQL a pool that no SOS uses, on SQLite worker threads off the event loop. An SOS and a
+ * gate's validation answer while every broad-read place is taken, and a broad read that runs too
+ * long is stopped and answered 503 "too broad" (not "database unavailable", which clients retry).
+ */
+describe('the read lane on PostgreSQL: a pool of its own', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '2', DATABASE_READ_QUEUE_S: '1', DATABASE_READ_TIMEOUT_S: '3', DATABASE_POOL_SIZE: '4' } });
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('twelve lists stuck behind a lock hold every read connection, and an SOS and a validation still answer', async () => {
+    const code = await org.live.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348030000001' });
+    const locker = new pg.Client({ connectionString: server.database.url });
+    await locker.connect();
+    try {
+      // Roll calls: a list no SOS or validation writes to, so only the lists wait on the lock.
+      await locker.query('begin');
+      await locker.query('lock table roll_calls in access exclusive mode');
+      const lists = Array.from({ length: 12 }, () => org.live.get('/roll-calls'));
+      // Both read connections wait on the lock; without the lane the twelve would have taken the main pool's four.
+      await expect
+        .poll(async () => (await locker.query(`select count(*)::int as n from pg_locks where relation = 'roll_calls'::regclass and not granted`)).rows[0].n, { timeout: 5_000, interval: 50 })
+        .toBe(2);
+      const sos = await org.live.post('/incidents', incidentBody());
+      expect(sos.status, JSON.stringify(sos.body)).toBe(201);
+      const again = await org.live.post('/incidents', incidentBody({ severity: 'high' }));
+      expect(again.status).toBe(201);
+      const validated = await org.live.post('/access-codes/validate', { code: code.body.access_code.code });
+      expect(validated.body.valid).toBe(true);
+      const answers = await Promise.all(lists);
+      // Those that ran were stopped by the read timeout: "too broad", no Retry-After; the others
+      // waited their turn for a second and were told to retry. Nothing else.
+      const tooBroad = answers.filter((answer) => answer.status === 503 && /too broad/.test(answer.body.message) && answer.headers.get('retry-after') === null);
+      const busy = answers.filter((answer) => answer.status === 503 && /retry shortly/.test(answer.body.message) && answer.headers.get('retry-after') === '1');
+      expect(tooBroad.length).toBeGreaterThanOrEqual(1);
+      expect(busy.length).toBeGreaterThanOrEqual(1);
+      expect(tooBroad.length + busy.length, JSON.stringify(answers.map((answer) => answer.body))).toBe(12);
+    } finally {
+      await locker.query('rollback').catch(() => undefined);
+      await locker.end();
+    }
+    expect((await org.live.get('/roll-calls')).status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReadLaneBusy, ReadTooBroad } from '../../server/db/read-lane.ts';
+import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
+
+/**
+ * Broad reads (lists, searches, stats, reports) run on a lane of their own (issue #45): on
+ * PostgreSQL a pool that no SOS uses, on SQLite worker threads off the event loop. An SOS and a
+ * gate's validation answer while every broad-read place is taken, and a broad read that runs too
+ * long is stopped and answered 503 "too broad" (not "database unavailable", which clients retry).
+ */
+/** A read that keeps a SQLite thread busy for a few seconds whatever the data (a count to 40 million). */
+const slowSqliteRead = sql<{ n: number }>`with recursive c(n) as (select 1 union all select n + 1 from c where n < 40000000) select count(*) as n from c`;
+
+describe('the read lane on SQLite: worker threads', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '1', DATABASE_READ_QUEUE_S: '0.3', DATABASE_READ_TIMEOUT_S: '30' } });
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('an SOS and a code validation answer while a slow broad read runs, and a list waiting for its turn is told to retry', async () => {
+    const code = await org.live.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348030000001' });
+    expect(code.status).toBe(201);
+    let slowDone = false;
+    const slow = slowSqliteRead.execute(server.running.database.readDb).finally(() => (slowDone = true));
+
+    const sos = await org.live.post('/incidents', incidentBody());
+    expect(sos.status, JSON.stringify(sos.body)).toBe(201);
+    const validated = await org.live.post('/access-codes/validate', { code: code.body.access_code.code });
+    expect(validated.body.valid).toBe(true);
+    // The only broad-read place is taken: a list waits its turn, then is told to come back.
+    const list = await org.live.get('/access-logs');
+    expectErrorBody(list.body, 503, expect.stringContaining('retry shortly'));
+    expect(list.headers.get('retry-after')).toBe('1');
+    expect(slowDone, 'the slow read was still running when all of that answered').toBe(false);
+
+    expect((await slow).rows[0]!.n).toBe(40_000_000);
+    const after = await org.live.get('/access-logs');
+    expect(after.status).toBe(200);
+    expect(after.body.results.map((log: { log_id: string }) => log.log_id)).toEqual([validated.body.log_id]);
+  }, 60_000);
+
+  it('a read never answers a change before it is on disk, and answers it once it is', async () => {
+    const made = await org.live.post('/incidents', incidentBody({ category: 'medical' }));
+    const listed = await org.live.get('/incidents?category=medical');
+    expect(listed.body.results.map((incident: { incident_id: string }) => incident.incident_id)).toContain(made.body.incident.incident_id);
+  });
+});
+
+describe('a broad read over its time limit on SQLite', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '1', DATABASE_READ_QUEUE_S: '0.2', DATABASE_READ_TIMEOUT_S: '0.5' } });
+  });
+  afterAll(() => server.stop());
+
+  it('is stopped with ReadTooBroad, and its thread keeps its place until its statement has ended', async () => {
+    const org = await server.createOrganization();
+    await expect(slowSqliteRead.execute(server.running.database.readDb)).rejects.toBeInstanceOf(ReadTooBroad);
+    // The ended thread still finishes its statement: the cap of one holds meanwhile.
+    await expect(sql`select 1`.execute(server.running.database.readDb)).rejects.toBeInstanceOf(ReadLaneBusy);
+    await expect.poll(async () => (await org.live.get('/access-logs')).status, { timeout: 20_000, interval: 200 }).toBe(200);
+  }, 30_000);
+});
+
