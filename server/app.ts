@@ -8,6 +8,7 @@ import { auditChanges } from './audit/middleware.ts';
 import { personAccess } from './people/middleware.ts';
 import type { Clock } from './clock.ts';
 import { isPostgresUrl, type Config } from './config.ts';
+import type { IndexBuildState } from './db/online-indexes.ts';
 import type { Db } from './db/schema.ts';
 import type { EventFeed } from './events/feed.ts';
 import { docsRoutes } from './docs/routes.ts';
@@ -57,6 +58,8 @@ export interface AppDeps {
   webhookQueue: WebhookQueue;
   /** The SMS gateway; none: SMS is off. */
   smsGateway?: SmsGateway;
+  /** The upgrade's online index builds (PostgreSQL), for /health. */
+  indexBuilds?: () => IndexBuildState;
 }
 
 export const API_BASE = '/v1/external';
@@ -110,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
     webhookQueue: deps.webhookQueue,
     eventFeed: deps.eventFeed,
     eventStreams: createStreamRegistry({ maxPerCaller: deps.config.STREAM_MAX_PER_KEY, maxPerHost: deps.config.STREAM_MAX_PER_HOST, recheckMs: STREAM_RECHECK_MS }),
+    indexBuilds: deps.indexBuilds,
     texting: { gateway: deps.smsGateway, publicUrl: deps.config.PUBLIC_URL, secretBox: deps.secretBox, clock: deps.clock, webhookQueue: deps.webhookQueue },
   };
 

@@ -5,6 +5,7 @@ import type { PassVerifier } from './access-codes/pass-keys.ts';
 import type { KeyCache } from './auth/key-cache.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { IndexBuildState } from './db/online-indexes.ts';
 import type { Engine } from './db/database.ts';
 import type { Guard, GuardOptions, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
 import type { Db } from './db/schema.ts';
@@ -48,6 +49,8 @@ export interface RouteDeps {
   eventFeed: EventFeed;
   /** This host's open event streams: their ceilings and their recheck. */
   eventStreams: StreamRegistry;
+  /** The upgrade's online index builds, for /health (PostgreSQL); absent on SQLite. */
+  indexBuilds?: () => IndexBuildState;
   /** Text messages: the SMS gateway (none: SMS is off), links, and the sealing key of delivery-report tokens. */
   texting: TextingDeps;
 }

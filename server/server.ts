@@ -7,6 +7,7 @@ import { createPostgresKeyCache, createSqliteKeyCache, type KeyCache, type Postg
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { checkReachable, migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
+import { NO_INDEX_BUILDS, startIndexBuilds, type IndexBuilder } from './db/online-indexes.ts';
 import { serverMigrations } from './db/migrations/index.ts';
 import { addressesParagraph, demoBanner, ensureDemoOrganization } from './demo.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
@@ -19,6 +20,7 @@ import { createResilientRateLimitStore, localOnly } from './rate-limit/fallback-
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
 import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
+import { createTallyFolder } from './tally-folder.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
@@ -56,6 +58,10 @@ export interface RunningServer {
   advanceDispatch(): Promise<number>;
   /** Hands every due text message to the SMS gateway now; answers how many were attempted. */
   deliverTexts(): Promise<number>;
+  /** The upgrade's online index builds (PostgreSQL; tests wait for `settled`). */
+  indexBuilder: IndexBuilder;
+  /** Folds every settled row into the lists' tallies now (tests; it runs in the background anyway). */
+  foldTallies(): Promise<number>;
   /** Loads threat events written since the last load (done every second in the background). */
   refreshThreatIndex(): Promise<boolean>;
   stop(): Promise<void>;
@@ -84,6 +90,8 @@ export interface StartOptions {
   requestTimeouts?: RequestTimeouts;
   /** The event stream's heartbeat comment (default 15 s); tests shorten it. */
   eventStreamHeartbeatMs?: number;
+  /** false: tallies are folded only when a test calls `foldTallies()` (default: in the background). */
+  foldTallies?: boolean;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -127,6 +135,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger.info(load, 'loaded a shipped UCDP file (new or newer version) into the threat event store');
     }
   }
+  // PostgreSQL builds the indexes of an upgrade after it serves (server/db/online-indexes.ts).
+  const indexBuilder: IndexBuilder = database.engine === 'postgres' ? startIndexBuilds(config.DATABASE_URL, logger) : NO_INDEX_BUILDS;
   const threat = await createThreatEngine(database.db, logger);
   const webhooks = createWebhookWorker({
     db: database.db,
@@ -209,6 +219,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onChange: options.deliverWebhooks === false ? undefined : webhooks.wake,
     webhookQueue,
     smsGateway,
+    indexBuilds: indexBuilder.state,
   });
 
   // A request that stalls while arriving is closed with a 408 (shared/http-timeouts.ts).
@@ -245,6 +256,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   print(addressesParagraph(baseUrl, config.PORT === 0 ? new URL(baseUrl).origin : config.PUBLIC_URL, database.describe));
 
   const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
+  // Settled rows into the lists' tallies (server/db/tallies.ts), in the background.
+  const tallies = createTallyFolder(database.db, logger);
+  if (options.foldTallies !== false) tallies.start();
   const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, sweepSettings, logger, config.SWEEP_INTERVAL_S * 1000);
   // Imports from the CLI and verified incidents from any host reach the index within a second:
   // a refresh with nothing new is one read of the revision counter.
@@ -283,6 +297,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     webhookPasses: () => webhooks.passes,
     advanceDispatch: () => advanceDispatch(dispatchDeps),
     refreshThreatIndex: () => threat.refresh(),
+    indexBuilder,
+    foldTallies: () => tallies.runOnce(),
     async stop() {
       // Stop taking requests first (event streams end now, long polls get 5 s), then the background work, then storage.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -293,6 +309,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await closed;
       clearTimeout(force);
       await metricsListener?.close();
+      await indexBuilder.stop();
+      await tallies.stop();
       await stopSweeps();
       dispatcher.stop?.();
       clearInterval(dispatchTimer);

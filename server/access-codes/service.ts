@@ -15,7 +15,8 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
 import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../events/service.ts';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { defaultSiteFor, placeFor, placeNamedIn, type Place } from '../sites/service.ts';
 import { reachesSite } from '../db/tenant.ts';
@@ -38,6 +39,7 @@ import {
   finalCodesToErase,
   statusesOfCodes,
   insertAccessCode,
+  countAccessCodes,
   listAccessCodeRows,
   nextChangeSeq,
 } from './store.ts';
@@ -213,20 +215,16 @@ export interface CodeListQuery extends PageRequest {
 }
 
 export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeListQuery): Promise<Page<AccessCode>> {
-  const { rows, total } = await listAccessCodeRows(
-    db,
-    tenant,
-    {
-      siteId: query.site_id,
-      status: query.status,
-      visitorPhone: query.visitor_phone,
-      search: query.search,
-      createdFrom: utcInstant(query.from_date),
-      createdBefore: utcInstant(query.to_date),
-    },
-    pageWindow(query),
-  );
-  return toPage(rows.map(rowToAccessCode), total, query);
+  const filter = {
+    siteId: query.site_id,
+    status: query.status,
+    visitorPhone: query.visitor_phone,
+    search: query.search,
+    createdFrom: utcInstant(query.from_date),
+    createdBefore: utcInstant(query.to_date),
+  };
+  const [paged, total] = await Promise.all([listAccessCodeRows(db, tenant, filter, query), countAccessCodes(db, tenant, filter)]);
+  return toPage(paged.rows.map(rowToAccessCode), total, paged, query.limit);
 }
 
 export async function accessCodeStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
@@ -530,3 +528,6 @@ export async function eraseVisitorDataOfFinalCodes(db: Executor, organizationId:
   }
   return erased;
 }
+
+/** The codes' tallies (server/db/tallies.ts), folded in the background. */
+export { CODE_TALLY } from './store.ts';

@@ -2,8 +2,11 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
-import { reachesSite, tenantParams, whereSiteReached, whereTenant } from '../db/tenant.ts';
-import { containsText } from '../db/search.ts';
+import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
+import { countRows, countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import type { Total } from '../http/pagination.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 const scoped = (db: Executor, tenant: Tenant) =>
@@ -12,7 +15,27 @@ const scoped = (db: Executor, tenant: Tenant) =>
     .where(whereTenant(tenant));
 
 /** `scoped`, and within a limited caller's sites: a code made before sites is valid at each, so in each one's reach. */
-const reached = (db: Executor, tenant: Tenant, siteId?: string) => scoped(db, tenant).where(whereSiteReached(tenant, 'everywhere', { siteId }));
+const reached = (db: Executor, tenant: Tenant, siteId?: string) => fromTenant(db, tenant, 'access_codes', { siteId });
+
+/** Codes, newest first: the cursor seeks `access_codes_by_created`. */
+const CODE_ORDER: ListOrder = { name: 'access_codes', kind: 'keyset', column: 'created_at', id: 'code_id', direction: 'desc' };
+
+/** `search`: the code, the visitor's name and phone, the purpose (migration 0036's text indexes). */
+const CODE_SEARCH: SearchSpec = { columns: ['code', 'visitor_name', 'visitor_phone', 'purpose'], fts: 'access_codes_fts' };
+
+const CODE_ROLLUP: Rollup = { table: 'code_tallies', dims: ['site_id', 'status'], sums: { used: () => sql<number>`case when b.use_count > 0 then 1 else 0 end` } };
+
+/** Codes are tallied by creation day once used up, expired or revoked (server/db/tallies.ts). */
+export const CODE_TALLY: TallySpec = {
+  name: 'codes',
+  lockKey: 3,
+  table: 'access_codes',
+  id: 'code_id',
+  dayColumn: 'created_at',
+  scope: ['organization_id', 'environment'],
+  settled: sql<boolean>`b.status in ('used', 'expired', 'revoked')`,
+  rollups: [CODE_ROLLUP],
+};
 
 /**
  * The tenant's next change number, for a code being created: the counter row stays locked until
@@ -107,29 +130,33 @@ export interface CodeFilter {
   createdBefore?: string;
 }
 
-export async function listAccessCodeRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: CodeFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: AccessCodeRow[]; total: number }> {
+function filteredCodes(db: Executor, tenant: Tenant, filter: CodeFilter) {
   // A code made before sites (site_id null) is valid at every site, so it is listed with each.
   let base = reached(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
-  if (filter.search) {
-    const text = filter.search;
-    base = base.where((eb) =>
-      eb.or([containsText('code', text), containsText('visitor_name', text), containsText('visitor_phone', text)]),
-    );
-  }
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('code_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  if (filter.search) base = base.where(matchesText(db, CODE_SEARCH, filter.search));
+  return base;
+}
+
+export async function listAccessCodeRows(db: Executor, tenant: Tenant, filter: CodeFilter, page: PageRequest) {
+  return pagedRows(filteredCodes(db, tenant, filter).selectAll(), CODE_ORDER, page);
+}
+
+/** How many codes match: a search up to its ceiling, an exact phone on its index, the rest from the tallies. */
+export async function countAccessCodes(db: Executor, tenant: Tenant, filter: CodeFilter): Promise<Total> {
+  if (filter.search) return countRowsUpTo(db, filteredCodes(db, tenant, filter), SEARCH_COUNT_CEILING);
+  if (filter.visitorPhone) return { n: await countRows(filteredCodes(db, tenant, filter)) };
+  return {
+    n: await talliedCount(db, CODE_TALLY, CODE_ROLLUP, {
+      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'everywhere'),
+      equals: filter.status ? { status: filter.status } : {},
+      from: filter.createdFrom,
+      before: filter.createdBefore,
+    }),
+  };
 }
 
 /**
@@ -181,18 +208,11 @@ export async function changeCodeStatus(
 }
 
 export async function codeStats(db: Executor, tenant: Tenant, createdFrom?: string, createdBefore?: string) {
-  let base = reached(db, tenant);
-  if (createdFrom) base = base.where('created_at', '>=', createdFrom);
-  if (createdBefore) base = base.where('created_at', '<', createdBefore);
-  const rows = await base
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .select((eb) => eb.fn.sum<number>(eb.case().when('use_count', '>', 0).then(1).else(0).end()).as('used'))
-    .groupBy('status')
-    .execute();
-  const byStatus = new Map(rows.map((row) => [row.status, row.n]));
+  const groups = await talliedGroups(db, CODE_TALLY, CODE_ROLLUP, { ...tenantTally(tenant, 'everywhere'), from: createdFrom, before: createdBefore }, ['status']);
+  const byStatus = new Map(groups.map((group) => [group.status, group.n]));
   return {
-    total_generated: rows.reduce((sum, row) => sum + row.n, 0),
-    total_used: rows.reduce((sum, row) => sum + (row.used ?? 0), 0),
+    total_generated: groups.reduce((sum, group) => sum + group.n, 0),
+    total_used: groups.reduce((sum, group) => sum + group.sums.used!, 0),
     total_expired: byStatus.get('expired') ?? 0,
     total_revoked: byStatus.get('revoked') ?? 0,
     total_active: byStatus.get('active') ?? 0,

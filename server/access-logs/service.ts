@@ -4,20 +4,22 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
 import { appendEvent, appendEvents, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { placeFor } from '../sites/service.ts';
 import { durationMinutes, rowToAccessLog } from './access-log.ts';
 import { happenedAt } from './replay-window.ts';
 import {
   closeVisit,
+  countAccessLogs,
   countOpenVisits,
   findAccessLog,
   insertAccessLog,
   listAccessLogRows,
   openVisitRows,
   openVisitRowsAt,
-  visitRowsCheckedInBetween,
+  visitTallies,
 } from './store.ts';
 
 export interface NewVisit {
@@ -148,25 +150,22 @@ export interface LogListQuery extends PageRequest {
 
 /** Visits, newest check-in first. The window filters on check-in time, a visit's creation. */
 export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant, query: LogListQuery): Promise<Page<AccessLog>> {
-  const { rows, total } = await listAccessLogRows(
-    db,
-    tenant,
-    {
-      siteId: query.site_id,
-      status: query.status,
-      visitorPhone: query.visitor_phone,
-      entryPoint: query.entry_point,
-      search: query.search,
-      checkedInFrom: utcInstant(query.from_date),
-      checkedInBefore: utcInstant(query.to_date),
-    },
-    pageWindow(query),
-  );
+  const filter = {
+    siteId: query.site_id,
+    status: query.status,
+    visitorPhone: query.visitor_phone,
+    entryPoint: query.entry_point,
+    search: query.search,
+    checkedInFrom: utcInstant(query.from_date),
+    checkedInBefore: utcInstant(query.to_date),
+  };
+  const [paged, total] = await Promise.all([listAccessLogRows(db, tenant, filter, query), countAccessLogs(db, tenant, filter)]);
   const now = clock.now();
   return toPage(
-    rows.map((row) => rowToAccessLog(row, now)),
+    paged.rows.map((row) => rowToAccessLog(row, now)),
     total,
-    query,
+    paged,
+    query.limit,
   );
 }
 
@@ -206,23 +205,25 @@ export async function visitorsOnSite(db: Executor, tenant: Tenant, entryPoints?:
 }
 
 export async function accessLogStats(db: Executor, tenant: Tenant, window: { from_date?: string; to_date?: string }) {
-  const [rows, onPremises] = await Promise.all([
-    visitRowsCheckedInBetween(db, tenant, utcInstant(window.from_date), utcInstant(window.to_date)),
-    countOpenVisits(db, tenant),
-  ]);
-  const completed = rows.filter((row) => row.checked_out_at !== null);
+  const [groups, onPremises] = await Promise.all([visitTallies(db, tenant, utcInstant(window.from_date), utcInstant(window.to_date)), countOpenVisits(db, tenant)]);
+  const sum = (keep: (group: (typeof groups)[number]) => boolean) => groups.filter(keep).reduce((total, group) => total + group.n, 0);
+  const checkedOut = groups.filter((group) => group.status === 'checked_out');
+  const completed = checkedOut.reduce((total, group) => total + group.n, 0);
+  const totalMinutes = checkedOut.reduce((total, group) => total + group.sums.minutes!, 0);
   const byEntryPoint = new Map<string | null, number>();
-  for (const row of rows) byEntryPoint.set(row.entry_point, (byEntryPoint.get(row.entry_point) ?? 0) + 1);
-  const totalMinutes = completed.reduce((sum, row) => sum + durationMinutes(row.checked_in_at, row.checked_out_at!), 0);
+  for (const group of groups) byEntryPoint.set(group.entry_point!, (byEntryPoint.get(group.entry_point!) ?? 0) + group.n);
   return {
-    total_check_ins: rows.length,
-    total_check_outs: completed.length,
+    total_check_ins: sum(() => true),
+    total_check_outs: completed,
     currently_on_premises: onPremises,
-    walk_ins: rows.filter((row) => row.method === 'walk_in').length,
-    code_entries: rows.filter((row) => row.method === 'code').length,
-    average_duration_minutes: completed.length ? Math.round((totalMinutes / completed.length) * 10) / 10 : null,
+    walk_ins: sum((group) => group.method === 'walk_in'),
+    code_entries: sum((group) => group.method === 'code'),
+    average_duration_minutes: completed ? Math.round((totalMinutes / completed) * 10) / 10 : null,
     by_entry_point: [...byEntryPoint]
       .map(([entry_point, check_ins]) => ({ entry_point, check_ins }))
       .sort((a, b) => b.check_ins - a.check_ins || String(a.entry_point).localeCompare(String(b.entry_point))),
   };
 }
+
+/** The visits' tallies (server/db/tallies.ts), folded in the background. */
+export { VISIT_TALLY } from './store.ts';

@@ -1,14 +1,40 @@
+import { sql } from 'kysely';
+import { countRows, countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
-import { whereSiteReached, whereTenant } from '../db/tenant.ts';
-import { containsText } from '../db/search.ts';
+import { talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { fromTenant, narrowedToSite } from '../db/tenant.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import type { Total } from '../http/pagination.ts';
 
 /** The tenant's visits within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
-const scoped = (db: Executor, tenant: Tenant, siteId?: string) =>
-  db
-    .selectFrom('access_logs')
-    .where(whereTenant(tenant))
-    .where(whereSiteReached(tenant, 'organization', { siteId }));
+const scoped = (db: Executor, tenant: Tenant, siteId?: string) => fromTenant(db, tenant, 'access_logs', { siteId });
+
+/** Visits, newest check-in first: the cursor seeks `access_logs_by_checkin`. */
+const VISIT_ORDER: ListOrder = { name: 'access_logs', kind: 'keyset', column: 'checked_in_at', id: 'log_id', direction: 'desc' };
+
+/** `search`: visitor names and phones (FTS5 on SQLite, trigram GIN on PostgreSQL: migration 0036). */
+const VISIT_SEARCH: SearchSpec = { columns: ['visitor_name', 'visitor_phone'], fts: 'access_logs_fts' };
+
+/** Whole minutes on the premises, as `durationMinutes` counts them (server/access-logs/access-log.ts); null while open. */
+const minutesOnPremises = (postgres: boolean) =>
+  postgres
+    ? sql<number | null>`greatest(0, floor(extract(epoch from (b.checked_out_at::timestamptz - b.checked_in_at::timestamptz)) * 1000 / 60000))::int`
+    : sql<number | null>`max(0, ((unixepoch(b.checked_out_at) - unixepoch(b.checked_in_at)) * 1000 + cast(substr(b.checked_out_at, 21, 3) as integer) - cast(substr(b.checked_in_at, 21, 3) as integer)) / 60000)`;
+
+const VISIT_ROLLUP: Rollup = { table: 'visit_tallies', dims: ['site_id', 'entry_point', 'method', 'status'], sums: { minutes: minutesOnPremises } };
+
+/** Visits are tallied by check-in day once checked out (server/db/tallies.ts). */
+export const VISIT_TALLY: TallySpec = {
+  name: 'visits',
+  lockKey: 1,
+  table: 'access_logs',
+  id: 'log_id',
+  dayColumn: 'checked_in_at',
+  scope: ['organization_id', 'environment'],
+  settled: sql<boolean>`b.status = 'checked_out'`,
+  rollups: [VISIT_ROLLUP],
+};
 
 export async function insertAccessLog(db: Executor, row: AccessLogRow): Promise<void> {
   await accessLogInsert(db, row);
@@ -52,25 +78,37 @@ function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
   if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
   if (filter.checkedInFrom) base = base.where('checked_in_at', '>=', filter.checkedInFrom);
   if (filter.checkedInBefore) base = base.where('checked_in_at', '<', filter.checkedInBefore);
-  if (filter.search) {
-    const text = filter.search;
-    base = base.where((eb) => eb.or([containsText('visitor_name', text), containsText('visitor_phone', text)]));
-  }
+  if (filter.search) base = base.where(matchesText(db, VISIT_SEARCH, filter.search));
   return base;
 }
 
-export async function listAccessLogRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: LogFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: AccessLogRow[]; total: number }> {
-  const base = filtered(db, tenant, filter);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('checked_in_at', 'desc').orderBy('log_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: LogFilter, page: PageRequest) {
+  return pagedRows(filtered(db, tenant, filter).selectAll(), VISIT_ORDER, page);
+}
+
+/**
+ * How many visits match: a search counts up to its ceiling; an exact phone counts on its index;
+ * every other filter (site, status, gate, window) from the tallies (server/db/tallies.ts).
+ */
+export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogFilter): Promise<Total> {
+  if (filter.search) return countRowsUpTo(db, filtered(db, tenant, filter), SEARCH_COUNT_CEILING);
+  if (filter.visitorPhone) return { n: await countRows(filtered(db, tenant, filter)) };
+  const equals: Record<string, string> = {};
+  if (filter.status) equals.status = filter.status;
+  if (filter.entryPoint) equals.entry_point = filter.entryPoint;
+  return {
+    n: await talliedCount(db, VISIT_TALLY, VISIT_ROLLUP, {
+      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
+      equals,
+      from: filter.checkedInFrom,
+      before: filter.checkedInBefore,
+    }),
+  };
+}
+
+/** Visits checked in within the window, by gate, method and status, with their minutes on the premises (closed visits only). */
+export async function visitTallies(db: Executor, tenant: Tenant, from?: string, before?: string) {
+  return talliedGroups(db, VISIT_TALLY, VISIT_ROLLUP, { ...tenantTally(tenant, 'organization'), from, before }, ['entry_point', 'method', 'status']);
 }
 
 export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<LogFilter, 'entryPoint' | 'search'>): Promise<AccessLogRow[]> {
@@ -82,12 +120,6 @@ export async function openVisitRowsAt(db: Executor, tenant: Tenant, entryPoints?
   let base = scoped(db, tenant, siteId).where('status', '=', 'checked_in');
   if (entryPoints) base = base.where('entry_point', 'in', entryPoints.length ? entryPoints : ['']);
   return base.selectAll().orderBy('checked_in_at').orderBy('log_id').execute();
-}
-
-export async function visitRowsCheckedInBetween(db: Executor, tenant: Tenant, from?: string, before?: string) {
-  return filtered(db, tenant, { checkedInFrom: from, checkedInBefore: before })
-    .select(['method', 'status', 'entry_point', 'checked_in_at', 'checked_out_at'])
-    .execute();
 }
 
 export async function countOpenVisits(db: Executor, tenant: Tenant): Promise<number> {

@@ -3,9 +3,10 @@ import type { AuditEntry } from '../../shared/schemas/console.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { insertAudit, listAudit, type AuditFilter } from './store.ts';
+import { countAudit, insertAudit, listAudit, type AuditFilter } from './store.ts';
 
 type Entry = z.infer<typeof AuditEntry>;
 
@@ -52,6 +53,9 @@ function rowToEntry(row: AuditRow): Entry {
 }
 
 export async function auditLog(db: Executor, filter: AuditFilter, query: PageRequest): Promise<Page<Entry>> {
-  const { rows, total } = await listAudit(db, filter, pageWindow(query));
-  return toPage(rows.map(rowToEntry), total, query);
+  const [paged, total] = await Promise.all([listAudit(db, filter, query), countAudit(db, filter)]);
+  return toPage(paged.rows.map(rowToEntry), total, paged, query.limit);
 }
+
+/** The audit log's tallies (server/db/tallies.ts), folded in the background. */
+export { AUDIT_TALLY } from './store.ts';

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
+import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
+import { talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
 
 /** Deferred (server/db/deferred-write.ts): in a request's transaction on PostgreSQL it rides with the COMMIT, no round trip of its own. */
@@ -19,7 +22,24 @@ export interface AuditFilter {
   to?: string;
 }
 
-export async function listAudit(db: Executor, filter: AuditFilter, page: { offset: number; limit: number }): Promise<{ rows: AuditRow[]; total: number }> {
+/** The log, newest first: the cursor seeks `audit_log_by_org`. */
+const AUDIT_ORDER: ListOrder = { name: 'audit_log', kind: 'keyset', column: 'created_at', id: 'audit_id', direction: 'desc' };
+
+const AUDIT_ROLLUP: Rollup = { table: 'audit_tallies', dims: ['environment', 'actor_type', 'action'] };
+
+/** Entries never change: tallied by day as soon as the fold runs (server/db/tallies.ts). The log is the organization's, both environments. */
+export const AUDIT_TALLY: TallySpec = {
+  name: 'audit',
+  lockKey: 5,
+  table: 'audit_log',
+  id: 'audit_id',
+  dayColumn: 'created_at',
+  scope: ['organization_id'],
+  settled: sql<boolean>`1 = 1`,
+  rollups: [AUDIT_ROLLUP],
+};
+
+function filteredAudit(db: Executor, filter: AuditFilter) {
   let base = db.selectFrom('audit_log').where('organization_id', '=', filter.organizationId);
   if (filter.actorType) base = base.where('actor_type', '=', filter.actorType);
   if (filter.actorId) base = base.where('actor_id', '=', filter.actorId);
@@ -27,9 +47,18 @@ export async function listAudit(db: Executor, filter: AuditFilter, page: { offse
   if (filter.resourceId) base = base.where('resource_id', '=', filter.resourceId);
   if (filter.from) base = base.where('created_at', '>=', filter.from);
   if (filter.to) base = base.where('created_at', '<', filter.to);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('audit_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return base;
+}
+
+export async function listAudit(db: Executor, filter: AuditFilter, page: PageRequest) {
+  return pagedRows(filteredAudit(db, filter).selectAll(), AUDIT_ORDER, page);
+}
+
+/** How many entries match: one actor's or one resource's on its index, the rest from the tallies. */
+export async function countAudit(db: Executor, filter: AuditFilter): Promise<number> {
+  if (filter.actorId || filter.resourceId) return countRows(filteredAudit(db, filter));
+  const equals: Record<string, string> = {};
+  if (filter.actorType) equals.actor_type = filter.actorType;
+  if (filter.action) equals.action = filter.action;
+  return talliedCount(db, AUDIT_TALLY, AUDIT_ROLLUP, { scope: { organization_id: filter.organizationId }, equals, from: filter.from, before: filter.to });
 }

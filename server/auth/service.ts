@@ -3,7 +3,8 @@ import type { Environment, Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { parseSiteIds } from '../db/tenant.ts';
 import { makerColumns, rowToApiKey, type Maker } from './api-key.ts';
@@ -51,8 +52,8 @@ export async function createApiKey(db: Executor, clock: Clock, input: NewApiKey)
 
 /** The keys of the caller's organization and environment, newest first, a page at a time. */
 export async function listTenantApiKeys(db: Executor, clock: Clock, tenant: Tenant, query: PageRequest & ApiKeyFilter): Promise<Page<ApiKey>> {
-  const { rows, total } = await listApiKeys(db, tenant, { status: query.status, scopes: query.scopes, site_id: query.site_id, now: clock.now().toISOString() }, pageWindow(query));
-  return toPage(rows.map(rowToApiKey), total, query);
+  const paged = await listApiKeys(db, tenant, { status: query.status, scopes: query.scopes, site_id: query.site_id, now: clock.now().toISOString() }, query);
+  return toPage(paged.rows.map(rowToApiKey), paged.total, paged, query.limit);
 }
 
 /** Revokes a key of the caller's organization and environment; another's is a 404. */

@@ -1,3 +1,4 @@
+import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Executor, OrganizationRow, Tenant } from '../db/schema.ts';
 import { whereSitesWithin, whereTenant } from '../db/tenant.ts';
@@ -100,12 +101,15 @@ export async function findApiKeyById(db: Executor, keyId: string): Promise<ApiKe
   return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
 }
 
+/** Newest first; the cursor seeks the (tenant, created_at) index. */
+const API_KEYS_ORDER: ListOrder = { name: 'api_keys', kind: 'keyset', column: 'created_at', id: 'key_id', direction: 'desc' };
+
 export async function listApiKeys(
   db: Executor,
   scope: Tenant,
   filter: ApiKeyFilter & { now: string },
-  page: { offset: number; limit: number },
-): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  page: PageRequest,
+) {
   let base = db
     .selectFrom('api_keys')
     .where(whereTenant(scope))
@@ -121,11 +125,7 @@ export async function listApiKeys(
     const wanted = new Set(filter.scopes);
     for (const name of SCOPES) base = base.where('scopes', wanted.has(name) ? 'like' : 'not like', `%"${name}"%`);
   }
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('key_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return pageAndCount(base.selectAll(), API_KEYS_ORDER, page);
 }
 
 export async function markKeyRevoked(db: Executor, keyId: string, at: string): Promise<void> {

@@ -212,6 +212,8 @@ export interface AuditRow {
   resource_id: string | null;
   ip: string | null;
   created_at: string;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface ThreatDataFileRow {
@@ -309,6 +311,8 @@ export interface IncidentRow {
   responder_location_at?: string | null;
   /** Migration 0027: the site it was raised at or named; null for an incident anywhere else. */
   site_id: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface TimelineRow {
@@ -334,6 +338,8 @@ export interface EventRow {
   feed_seq?: number | null;
   /** The site of the resource it reports, from its data (migration 0032); null: none. */
   site_id?: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface IdempotencyRow {
@@ -377,6 +383,8 @@ export interface AccessCodeRow {
   entry_point_id: string | null;
   /** Migration 0030: the host's phone (E.164), texted when the visitor arrives; null: not texted. */
   host_phone?: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface AccessLogRow {
@@ -401,6 +409,8 @@ export interface AccessLogRow {
   erased_at: string | null;
   /** Migration 0027: the site the visit happened at. */
   site_id: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface PassKeyRow {
@@ -472,6 +482,8 @@ export interface WebhookDeliveryRow {
   duration_ms: number;
   attempted_at: string;
   next_attempt_at: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }
 
 export interface ServerKeyRow {
@@ -597,4 +609,6 @@ export interface TextMessageRow {
   failed_at: string | null;
   /** Migration 0030: the visit a host's text is about. */
   log_id?: string | null;
+  /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
+  tallied?: number;
 }

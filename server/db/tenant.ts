@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { isPostgres, type Database, type Executor, type Tenant } from './schema.ts';
 
 /** The tables partitioned by tenant: every one with an organization and an environment column. */
@@ -92,4 +92,30 @@ export function whereSitesWithin(db: Executor, tenant: Tenant) {
 export function narrowedToSite<T extends Tenant>(tenant: T, siteId: string | undefined): T {
   if (siteId === undefined) return tenant;
   return { ...tenant, sites: !tenant.sites || tenant.sites.includes(siteId) ? [siteId] : [] };
+}
+
+/**
+ * What a row with no site is, per table that has sites, declared once (see `SitelessRow`): codes
+ * made before sites are valid at every site; every other siteless row is the organization's.
+ */
+const SITELESS_ROWS: Partial<Record<TenantTable, SitelessRow>> = {
+  access_codes: 'everywhere',
+  access_logs: 'organization',
+  incidents: 'organization',
+  kiosks: 'organization',
+  roll_calls: 'organization',
+  events: 'organization',
+  text_messages: 'organization',
+};
+
+/**
+ * The one door to a tenant table: a query already filtered to the caller's organization and
+ * environment and, for a table with sites, to the sites the caller reaches (and to `siteId`, a
+ * list's `site_id`, within that reach), by the table's own policy for siteless rows. A store
+ * starts its reads here, so it cannot forget either filter; both lead every index a list uses.
+ */
+export function fromTenant<T extends TenantTable>(db: Executor, tenant: Tenant, table: T, options: { siteId?: string } = {}) {
+  const query = db.selectFrom(table as TenantTable).where(whereTenant(tenant));
+  const siteless = SITELESS_ROWS[table];
+  return (siteless ? query.where(whereSiteReached(tenant, siteless, options)) : query) as unknown as SelectQueryBuilder<Database, T, object>;
 }

@@ -3,10 +3,11 @@ import type { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.ts';
 import type { Clock } from '../clock.ts';
 import type { EventRow, Executor, Tenant, WebhookJobRow } from '../db/schema.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, utcInstant, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { cachedDestinations, deliveriesInserted, deliveriesOf, freshDestinations, queueDeliveries, type WebhookQueue } from '../webhooks/queue.ts';
-import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, listEventRows, replaceEventData } from './store.ts';
+import { eventDataAbout, findEvent, findEventById, findEvents, insertEvents, insertEventsAtWebhookRevision, insertTestEvent, countEvents, listEventRows, replaceEventData } from './store.ts';
 
 /** The event insert as a part of another store's statement (an SOS's opening, incidents/store.ts). */
 export { eventsAtRevisionAfter } from './store.ts';
@@ -204,8 +205,8 @@ export async function listEvents(db: Executor, tenant: Tenant, scopes: ReadonlyS
     createdBefore: utcInstant(query.to_date),
     includeTest: query.include_test,
   };
-  const { rows, total } = await listEventRows(db, tenant, filter, pageWindow(query));
-  return toPage(rows.map(rowToEvent), total, query);
+  const [paged, total] = await Promise.all([listEventRows(db, tenant, filter, query), countEvents(db, tenant, filter)]);
+  return toPage(paged.rows.map(rowToEvent), total, paged, query.limit);
 }
 
 /** One event; a type `scopes` may not read is a 404, as another tenant's event is. */
@@ -228,3 +229,6 @@ export async function readableEventsById(db: Executor, tenant: Tenant, scopes: R
 export async function storedEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
   return findEventById(db, eventId);
 }
+
+/** The event log's tallies (server/db/tallies.ts), folded in the background. */
+export { EVENT_TALLY } from './store.ts';

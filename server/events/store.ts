@@ -2,13 +2,33 @@ import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { isPostgres, type Database, type EventRow, type Executor, type Tenant } from '../db/schema.ts';
-import { whereSiteReached, whereTenant } from '../db/tenant.ts';
+import { fromTenant } from '../db/tenant.ts';
+import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import type { Total } from '../http/pagination.ts';
 
 /**
  * The tenant's events within the caller's sites: a key or person limited to sites reads the
  * events of their sites' incidents, codes, visits and kiosks, and none about no site.
  */
-const scoped = (db: Executor, tenant: Tenant) => db.selectFrom('events').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
+const scoped = (db: Executor, tenant: Tenant) => fromTenant(db, tenant, 'events');
+
+/** The log, newest first: the cursor seeks `events_by_org_created`. */
+const EVENT_ORDER: ListOrder = { name: 'events', kind: 'keyset', column: 'created_at', id: 'event_id', direction: 'desc' };
+
+const EVENT_ROLLUP: Rollup = { table: 'event_tallies', dims: ['site_id', 'type', 'test'] };
+
+/** Events never change what they are counted under: tallied by creation day as soon as the fold runs (server/db/tallies.ts). */
+export const EVENT_TALLY: TallySpec = {
+  name: 'events',
+  lockKey: 4,
+  table: 'events',
+  id: 'event_id',
+  dayColumn: 'created_at',
+  scope: ['organization_id', 'environment'],
+  settled: sql<boolean>`1 = 1`,
+  rollups: [EVENT_ROLLUP],
+};
 
 /**
  * SQLite: the feed position of the `index`-th row (from 0) of one insert, taken from the counter
@@ -93,24 +113,33 @@ export interface EventFilter {
   includeTest?: boolean;
 }
 
-/** The tenant's events, newest first, and how many match in all. */
-export async function listEventRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: EventFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: EventRow[]; total: number }> {
-  if (filter.types.length === 0) return { rows: [], total: 0 };
-  let base = scoped(db, tenant).where('type', 'in', filter.types);
+function filteredEvents(db: Executor, tenant: Tenant, filter: EventFilter) {
+  // A caller who may read no event type gets none (an empty IN is an error on PostgreSQL).
+  let base = filter.types.length ? scoped(db, tenant).where('type', 'in', filter.types) : scoped(db, tenant).where(sql<boolean>`1 = 0`);
   if (!filter.includeTest) base = base.where('test', '=', 0);
   if (filter.resourceId) base = base.where('resource_id', '=', filter.resourceId);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('event_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return base;
+}
+
+/** The tenant's events, newest first. */
+export async function listEventRows(db: Executor, tenant: Tenant, filter: EventFilter, page: PageRequest) {
+  return pagedRows(filteredEvents(db, tenant, filter).selectAll(), EVENT_ORDER, page);
+}
+
+/** How many events match: one resource's on its index, the rest from the tallies. */
+export async function countEvents(db: Executor, tenant: Tenant, filter: EventFilter): Promise<Total> {
+  if (filter.types.length === 0) return { n: 0 };
+  if (filter.resourceId) return { n: await countRows(filteredEvents(db, tenant, filter)) };
+  return {
+    n: await talliedCount(db, EVENT_TALLY, EVENT_ROLLUP, {
+      ...tenantTally(tenant, 'organization'),
+      equals: { type: filter.types, ...(filter.includeTest ? {} : { test: 0 }) },
+      from: filter.createdFrom,
+      before: filter.createdBefore,
+    }),
+  };
 }
 
 /** A test event: stored so its deliveries are recorded, left out of the log unless asked for. */

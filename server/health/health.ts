@@ -17,5 +17,16 @@ export const Health = z
         }),
       })
       .meta({ description: 'Each part the service depends on' }),
+    indexes: z
+      .object({
+        state: z.enum(['complete', 'building', 'waiting', 'failed']).meta({
+          description:
+            '`complete`: every index of this version is built. After an upgrade on PostgreSQL the new indexes are built while the service runs (`building` on the host that builds them, `waiting` on the others); until then the reads they serve answer, only slower. `failed`: tried again at the next start',
+        }),
+        pending: z.int().meta({ description: 'Indexes not yet built' }),
+        building: z.string().nullable().meta({ description: 'The index this host is building now' }),
+      })
+      .optional()
+      .meta({ description: 'The upgrade\'s online index builds (PostgreSQL); absent on SQLite, which builds them before it serves' }),
   })
   .meta({ id: 'Health' });

@@ -3,12 +3,15 @@ import type { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
 import type { ResilientRateLimitStore } from '../rate-limit/fallback-store.ts';
+import type { IndexBuildState } from '../db/online-indexes.ts';
 import type { Health } from './health.ts';
 
 export interface HealthDeps {
   db: Db;
   clock: Clock;
   rateLimitStore: ResilientRateLimitStore;
+  /** The upgrade's online index builds (PostgreSQL); absent: nothing to build. */
+  indexBuilds?: () => IndexBuildState;
 }
 
 /** Whether the database answers within 2 s, and Redis (when configured), in the answer's shape. */
@@ -30,5 +33,9 @@ export async function checkHealth(deps: HealthDeps): Promise<{ databaseUp: boole
   const checks: z.infer<typeof Health>['checks'] = { database: databaseUp ? 'ok' : 'down' };
   if (mode !== 'memory') checks.redis = mode === 'shared' ? 'ok' : 'down';
   const healthy = Object.values(checks).every((check) => check === 'ok');
-  return { databaseUp, health: { status: healthy ? 'ok' : 'degraded', api_version: 'v1', timestamp: deps.clock.now().toISOString(), checks } };
+  const indexes = deps.indexBuilds?.();
+  return {
+    databaseUp,
+    health: { status: healthy ? 'ok' : 'degraded', api_version: 'v1', timestamp: deps.clock.now().toISOString(), checks, ...(indexes && { indexes }) },
+  };
 }

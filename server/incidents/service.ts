@@ -20,7 +20,10 @@ import { inTransaction, isPostgres, type Executor, type IncidentRow, type Timeli
 import { transactionGroup } from '../db/transaction-group.ts';
 import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, utcInstant } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { histogramCount, percentileOf } from '../db/histogram.ts';
+import type { Histogram } from '../db/tallies.ts';
+import { toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { siteOfKiosk } from '../kiosks/service.ts';
 import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
@@ -29,8 +32,9 @@ import { rowToIncident } from './incident.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
-  assignmentTimesOf,
+  countIncidents,
   countIncidentsByKind,
+  responseTimesOf,
   findIncident,
   findIncidentByIdempotencyKey,
   findIncidentWithTimeline,
@@ -222,39 +226,36 @@ function dispatchMessage(environment: string, isDrill: boolean): string {
   return 'Dispatching to the nearest available responders';
 }
 
-export interface IncidentListQuery {
-  page: number;
-  limit: number;
+export interface IncidentListQuery extends PageRequest {
   site_id?: string;
   status?: IncidentStatus | 'active';
   category?: IncidentCategory;
   severity?: IncidentSeverity;
+  search?: string;
   from_date?: string;
   to_date?: string;
 }
 
 export async function listIncidents(db: Executor, tenant: Tenant, query: IncidentListQuery): Promise<Page<Incident>> {
-  const { rows, total } = await listIncidentRows(
-    db,
-    tenant,
-    {
-      ...(query.status === 'active' ? { statusIn: ACTIVE_INCIDENT_STATUSES } : { status: query.status }),
-      siteId: query.site_id,
-      category: query.category,
-      severity: query.severity,
-      createdFrom: utcInstant(query.from_date),
-      createdBefore: utcInstant(query.to_date),
-    },
-    pageWindow(query),
-  );
+  const filter = {
+    ...(query.status === 'active' ? { statusIn: ACTIVE_INCIDENT_STATUSES } : { status: query.status }),
+    siteId: query.site_id,
+    category: query.category,
+    severity: query.severity,
+    search: query.search,
+    createdFrom: utcInstant(query.from_date),
+    createdBefore: utcInstant(query.to_date),
+  };
+  const [paged, total] = await Promise.all([listIncidentRows(db, tenant, filter, query), countIncidents(db, tenant, filter)]);
   const timelines = await timelinesOf(
     db,
-    rows.map((row) => row.incident_id),
+    paged.rows.map((row) => row.incident_id),
   );
   return toPage(
-    rows.map((row) => rowToIncident(row, timelines.get(row.incident_id) ?? [])),
+    paged.rows.map((row) => rowToIncident(row, timelines.get(row.incident_id) ?? [])),
     total,
-    query,
+    paged,
+    query.limit,
   );
 }
 
@@ -394,22 +395,13 @@ export async function acknowledgeIncident(
   });
 }
 
-/** Linear interpolation between the closest ranks of sorted values (PostgreSQL's percentile_cont), rounded. */
-function percentile(sorted: readonly number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = (sorted.length - 1) * fraction;
-  const below = sorted[Math.floor(rank)]!;
-  const above = sorted[Math.ceil(rank)]!;
-  return Math.round(below + (above - below) * (rank - Math.floor(rank)));
-}
-
-function durationsOf(seconds: number[]) {
-  const sorted = [...seconds].sort((a, b) => a - b);
-  return { count: sorted.length, median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
+function durationsOf(histogram: Histogram) {
+  const median = percentileOf(histogram, 0.5);
+  const p90 = percentileOf(histogram, 0.9);
+  return { count: histogramCount(histogram), median: median.value, p90: p90.value, approximate: median.approximate || p90.approximate };
 }
 
 const zeros = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value, 0])) as Record<T, number>;
-const secondsFrom = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 1000);
 
 /**
  * The control room's figures over the incidents created in the window: counts by category,
@@ -422,7 +414,7 @@ export async function incidentAnalytics(
   query: { from_date?: string; to_date?: string },
 ): Promise<IncidentAnalytics> {
   const window = { createdFrom: utcInstant(query.from_date), createdBefore: utcInstant(query.to_date) };
-  const [kinds, times] = await Promise.all([countIncidentsByKind(db, tenant, window), assignmentTimesOf(db, tenant, window)]);
+  const [kinds, times] = await Promise.all([countIncidentsByKind(db, tenant, window), responseTimesOf(db, tenant, window)]);
   const byCategory = zeros(INCIDENT_CATEGORIES);
   const byStatus = zeros(INCIDENT_STATUSES);
   const bySeverity = zeros(INCIDENT_SEVERITIES);
@@ -440,7 +432,10 @@ export async function incidentAnalytics(
     by_category: byCategory,
     by_status: byStatus,
     by_severity: bySeverity,
-    seconds_to_assign: durationsOf(times.map((row) => secondsFrom(row.created_at, row.assigned_at!))),
-    seconds_to_arrive: durationsOf(times.filter((row) => row.on_scene_at !== null).map((row) => secondsFrom(row.created_at, row.on_scene_at!))),
+    seconds_to_assign: durationsOf(times.toAssign),
+    seconds_to_arrive: durationsOf(times.toArrive),
   };
 }
+
+/** The incidents' tallies (server/db/tallies.ts), folded in the background. */
+export { INCIDENT_TALLY } from './store.ts';

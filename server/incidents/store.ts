@@ -7,7 +7,12 @@ import { isPostgres, type Executor, type IncidentRow, type ResponderRow, type Te
 import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.ts';
 import { eventsAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
 import { jobsForEventsOf } from '../webhooks/queue.ts';
-import { tenantParams, whereTenant, whereSiteReached, reachesSite } from '../db/tenant.ts';
+import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
+import { countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { secondsBucket } from '../db/histogram.ts';
+import { talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import type { Total } from '../http/pagination.ts';
 
 export type { Tenant };
 
@@ -67,6 +72,8 @@ export interface OpeningWritten {
  * JSON parameter, so one statement text serves any number of SOSs and PostgreSQL starts its
  * executor once for all of them: a statement per SOS spent more of PostgreSQL's time starting
  * and ending the executor than writing rows (docs/benchmarks.md, "What an SOS costs the machine").
+ * Columns an opening leaves out take the base row's values: only `tallied` has one (0, not yet
+ * in the tallies: server/db/tallies.ts); the rest are named.
  * The parameters are `json`, read once by `json_populate_recordset`: `jsonb` built a sorted
  * binary copy of each first, about 6 % more of PostgreSQL's CPU per SOS.
  *
@@ -115,7 +122,7 @@ const SEARCH_OF_ROW = {
 const incidentOpenings = preparedQuery(
   (db, p: { incidents: string; timelines: string; events: string; jobs: string; searches: string }): Compilable<{ created: number; evented: number; candidates: ResponderRow[] | null }> => {
     const statement = sql<{ created: number; evented: number; candidates: ResponderRow[] | null }>`with inserted as (insert into incidents
-  select * from json_populate_recordset(null::incidents, ${p.incidents}::json)
+  select * from json_populate_recordset(json_populate_record(null::incidents, '{"tallied": 0}'), ${p.incidents}::json)
   on conflict (organization_id, environment, idempotency_key) where idempotency_key is not null do nothing
   returning incident_id),
 timeline as (insert into incident_timeline (incident_id, seq, status, event, message, "timestamp")
@@ -231,31 +238,74 @@ export interface IncidentFilter {
   statusIn?: readonly string[];
   category?: string;
   severity?: string;
+  search?: string;
   createdFrom?: string;
   createdBefore?: string;
 }
 
-export async function listIncidentRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: IncidentFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: IncidentRow[]; total: number }> {
-  let base = db
-    .selectFrom('incidents')
-    .where(whereTenant(tenant))
-    .where(whereSiteReached(tenant, 'organization', { siteId: filter.siteId }));
+/** Incidents, newest first: the cursor seeks `incidents_by_org_created`. */
+const INCIDENT_ORDER: ListOrder = { name: 'incidents', kind: 'keyset', column: 'created_at', id: 'incident_id', direction: 'desc' };
+
+/** `search`: the subject's name and phone (migration 0036's text indexes). */
+const INCIDENT_SEARCH: SearchSpec = { columns: ['subject_name', 'subject_phone'], fts: 'incidents_fts' };
+
+/** Whole seconds from creation to `column` (as `sla` rounds them), null until it happens. */
+const secondsTo = (column: 'assigned_at' | 'on_scene_at') => (postgres: boolean) =>
+  postgres
+    ? sql<number | null>`round(extract(epoch from (${sql.ref(`b.${column}`)}::timestamptz - b.created_at::timestamptz)))::int`
+    : sql<number | null>`cast(round(((unixepoch(${sql.ref(`b.${column}`)}) - unixepoch(b.created_at)) * 1000 + cast(substr(${sql.ref(`b.${column}`)}, 21, 3) as integer) - cast(substr(b.created_at, 21, 3) as integer)) / 1000.0) as integer)`;
+
+const INCIDENT_ROLLUP: Rollup = { table: 'incident_tallies', dims: ['site_id', 'status', 'category', 'severity'] };
+const INCIDENT_TIMES: Rollup = {
+  table: 'incident_time_tallies',
+  dims: ['site_id'],
+  histograms: { to_assign: { value: secondsTo('assigned_at'), bucket: secondsBucket }, to_arrive: { value: secondsTo('on_scene_at'), bucket: secondsBucket } },
+};
+
+/** Incidents are tallied by creation day once resolved or cancelled (server/db/tallies.ts). */
+export const INCIDENT_TALLY: TallySpec = {
+  name: 'incidents',
+  lockKey: 2,
+  table: 'incidents',
+  id: 'incident_id',
+  dayColumn: 'created_at',
+  scope: ['organization_id', 'environment'],
+  settled: sql<boolean>`b.status in ('resolved', 'cancelled')`,
+  rollups: [INCIDENT_ROLLUP, INCIDENT_TIMES],
+};
+
+function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter) {
+  let base = fromTenant(db, tenant, 'incidents', { siteId: filter.siteId });
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.statusIn) base = base.where('status', 'in', filter.statusIn);
   if (filter.category) base = base.where('category', '=', filter.category);
   if (filter.severity) base = base.where('severity', '=', filter.severity);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('incident_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  if (filter.search) base = base.where(matchesText(db, INCIDENT_SEARCH, filter.search));
+  return base;
+}
+
+export async function listIncidentRows(db: Executor, tenant: Tenant, filter: IncidentFilter, page: PageRequest) {
+  return pagedRows(filteredIncidents(db, tenant, filter).selectAll(), INCIDENT_ORDER, page);
+}
+
+/** How many incidents match: a search up to its ceiling, every field filter and window from the tallies. */
+export async function countIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter): Promise<Total> {
+  if (filter.search) return countRowsUpTo(db, filteredIncidents(db, tenant, filter), SEARCH_COUNT_CEILING);
+  const equals: Record<string, string | readonly string[]> = {};
+  if (filter.status) equals.status = filter.status;
+  if (filter.statusIn) equals.status = filter.statusIn;
+  if (filter.category) equals.category = filter.category;
+  if (filter.severity) equals.severity = filter.severity;
+  return {
+    n: await talliedCount(db, INCIDENT_TALLY, INCIDENT_ROLLUP, {
+      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
+      equals,
+      from: filter.createdFrom,
+      before: filter.createdBefore,
+    }),
+  };
 }
 
 /** Compare-and-set on `version`: false when someone else changed the incident first. */
@@ -315,28 +365,17 @@ export interface IncidentWindow {
 }
 
 /** Counts of the incidents created in the window, per category, status and severity together. */
-export async function countIncidentsByKind(
-  db: Executor,
-  tenant: Tenant,
-  window: IncidentWindow,
-): Promise<Array<{ category: string; status: string; severity: string; n: number }>> {
-  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
-  if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
-  if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
-  return base
-    .select(['category', 'status', 'severity', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy(['category', 'status', 'severity'])
-    .execute();
+export async function countIncidentsByKind(db: Executor, tenant: Tenant, window: IncidentWindow) {
+  const groups = await talliedGroups(db, INCIDENT_TALLY, INCIDENT_ROLLUP, { ...tenantTally(tenant, 'organization'), from: window.createdFrom, before: window.createdBefore }, ['category', 'status', 'severity']);
+  return groups.map((group) => ({ category: group.category!, status: group.status!, severity: group.severity!, n: group.n }));
 }
 
-/** Creation, assignment and arrival times of the incidents created in the window that were assigned. */
-export async function assignmentTimesOf(
-  db: Executor,
-  tenant: Tenant,
-  window: IncidentWindow,
-): Promise<Array<{ created_at: string; assigned_at: string | null; on_scene_at: string | null }>> {
-  let base = db.selectFrom('incidents').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization')).where('assigned_at', 'is not', null);
-  if (window.createdFrom) base = base.where('created_at', '>=', window.createdFrom);
-  if (window.createdBefore) base = base.where('created_at', '<', window.createdBefore);
-  return base.select(['created_at', 'assigned_at', 'on_scene_at']).execute();
+/** Seconds to assign and to arrive of the incidents created in the window, as histograms (server/db/histogram.ts). */
+export async function responseTimesOf(db: Executor, tenant: Tenant, window: IncidentWindow) {
+  const filter = { ...tenantTally(tenant, 'organization'), from: window.createdFrom, before: window.createdBefore };
+  const [toAssign, toArrive] = await Promise.all([
+    talliedHistogram(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, 'to_assign'),
+    talliedHistogram(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, 'to_arrive'),
+  ]);
+  return { toAssign, toArrive };
 }

@@ -3,7 +3,8 @@ import type { Page } from '../../shared/schemas/common.ts';
 import { inTransaction, type Db, type Executor, type KioskRow, type Tenant } from '../db/schema.ts';
 import { appendEvent, type EventDeps } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { placeNamedIn, siteForGateName, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
 import { activeKioskRows, claimOutage, endOutage, findKiosk, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
 
@@ -109,11 +110,12 @@ export interface KioskListQuery extends PageRequest {
 
 /** The tenant's kiosks, the most recently installed first. */
 export async function listKiosks(db: Executor, times: KioskTimes, tenant: Tenant, query: KioskListQuery): Promise<Page<Kiosk>> {
-  const { rows, total } = await listKioskRows(db, tenant, { onlineSince: onlineSince(times), status: query.status, siteId: query.site_id, entryPoint: query.entry_point }, pageWindow(query));
+  const paged = await listKioskRows(db, tenant, { onlineSince: onlineSince(times), status: query.status, siteId: query.site_id, entryPoint: query.entry_point }, query);
   return toPage(
-    rows.map((row) => rowToKiosk(row, times)),
-    total,
-    query,
+    paged.rows.map((row) => rowToKiosk(row, times)),
+    paged.total,
+    paged,
+    query.limit,
   );
 }
 

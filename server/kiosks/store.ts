@@ -1,3 +1,4 @@
+import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
 import type { Executor, KioskRow, Tenant } from '../db/schema.ts';
 import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
@@ -88,13 +89,12 @@ function filtered(db: Executor, tenant: Tenant, filter: KioskFilter) {
   return base;
 }
 
-export async function listKioskRows(db: Executor, tenant: Tenant, filter: KioskFilter, page: { offset: number; limit: number }): Promise<{ rows: KioskRow[]; total: number }> {
+/** Newest first; the cursor seeks the (tenant, first_seen_at) index. */
+const KIOSKS_ORDER: ListOrder = { name: 'kiosks', kind: 'keyset', column: 'first_seen_at', id: 'kiosk_id', direction: 'desc' };
+
+export async function listKioskRows(db: Executor, tenant: Tenant, filter: KioskFilter, page: PageRequest) {
   const base = filtered(db, tenant, filter);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('first_seen_at', 'desc').orderBy('kiosk_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return pageAndCount(base.selectAll(), KIOSKS_ORDER, page);
 }
 
 /** Every kiosk of the tenant in service (not retired), optionally at these entry points. */

@@ -6,14 +6,15 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type IncidentRow, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import type { EventDeps } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { addIncidentTimelineEntry } from '../incidents/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { getSite } from '../sites/service.ts';
 import { textable } from '../../shared/schemas/sites.ts';
 import type { SmsGateway } from './gateway.ts';
-import { findMessageById, insertMessages, listMessageRows, messageCounts, reportDelivery } from './store.ts';
+import { countMessages, findMessageById, insertMessages, listMessageRows, messageCounts, reportDelivery } from './store.ts';
 
 /** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, and the sealing key. */
 export interface TextingDeps extends EventDeps {
@@ -144,8 +145,9 @@ export async function listTextMessages(
   query: PageRequest & { incident_id?: string; status?: string },
   options: { hostTexts: boolean },
 ): Promise<Page<TextMessage>> {
-  const { rows, total } = await listMessageRows(db, tenant, { incidentId: query.incident_id, status: query.status, withoutReason: options.hostTexts ? undefined : 'visitor_arrived' }, pageWindow(query));
-  return toPage(rows.map(rowToTextMessage), total, query);
+  const filter = { incidentId: query.incident_id, status: query.status, withoutReason: options.hostTexts ? undefined : 'visitor_arrived' };
+  const [paged, total] = await Promise.all([listMessageRows(db, tenant, filter, query), countMessages(db, tenant, filter)]);
+  return toPage(paged.rows.map(rowToTextMessage), total, paged, query.limit);
 }
 
 /** A visit as a host's text needs it. */
@@ -242,3 +244,6 @@ function sameToken(expected: string, given: string): boolean {
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** The texts' tallies (server/db/tallies.ts), folded in the background. */
+export { MESSAGE_TALLY } from './store.ts';

@@ -1,6 +1,9 @@
 import type { Engine } from '../db/database.ts';
+import { sql } from 'kysely';
+import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import type { Executor, Tenant, TextMessageRow } from '../db/schema.ts';
-import { whereSiteReached, whereTenant } from '../db/tenant.ts';
+import { talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { fromTenant } from '../db/tenant.ts';
 
 /** Text messages (migration 0028): this store owns `text_messages`. */
 
@@ -62,22 +65,51 @@ export async function reportDelivery(db: Executor, messageId: string, from: read
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function listMessageRows(
-  db: Executor,
-  tenant: Tenant,
-  filter: { incidentId?: string; status?: string; withoutReason?: string },
-  page: { offset: number; limit: number },
-): Promise<{ rows: TextMessageRow[]; total: number }> {
-  // A text is of its incident's or visit's site: a caller limited to sites sees only theirs.
-  let base = db.selectFrom('text_messages').where(whereTenant(tenant)).where(whereSiteReached(tenant, 'organization'));
+/** Texts, newest first: the cursor seeks `text_messages_by_tenant`. */
+const MESSAGE_ORDER: ListOrder = { name: 'text_messages', kind: 'keyset', column: 'created_at', id: 'message_id', direction: 'desc' };
+
+const MESSAGE_ROLLUP: Rollup = { table: 'message_tallies', dims: ['site_id', 'status', 'reason'] };
+
+/** Texts are tallied by the day they were queued once delivered or failed, which never change again (server/db/tallies.ts). */
+export const MESSAGE_TALLY: TallySpec = {
+  name: 'texts',
+  lockKey: 6,
+  table: 'text_messages',
+  id: 'message_id',
+  dayColumn: 'created_at',
+  scope: ['organization_id', 'environment'],
+  settled: sql<boolean>`b.status in ('delivered', 'failed')`,
+  rollups: [MESSAGE_ROLLUP],
+};
+
+export interface MessageFilter {
+  incidentId?: string;
+  status?: string;
+  /** Leave out the texts of this reason (hosts' texts, for a caller who may not read visits). */
+  withoutReason?: string;
+}
+
+// A text is of its incident's or visit's site: a caller limited to sites sees only theirs.
+function filteredMessages(db: Executor, tenant: Tenant, filter: MessageFilter) {
+  let base = fromTenant(db, tenant, 'text_messages');
   if (filter.withoutReason) base = base.where('reason', '!=', filter.withoutReason);
   if (filter.incidentId) base = base.where('incident_id', '=', filter.incidentId);
   if (filter.status) base = base.where('status', '=', filter.status);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('message_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return base;
+}
+
+export async function listMessageRows(db: Executor, tenant: Tenant, filter: MessageFilter, page: PageRequest) {
+  return pagedRows(filteredMessages(db, tenant, filter).selectAll(), MESSAGE_ORDER, page);
+}
+
+/** How many texts match: one incident's on its index, the rest from the tallies. */
+export async function countMessages(db: Executor, tenant: Tenant, filter: MessageFilter): Promise<number> {
+  if (filter.incidentId) return countRows(filteredMessages(db, tenant, filter));
+  return talliedCount(db, MESSAGE_TALLY, MESSAGE_ROLLUP, {
+    ...tenantTally(tenant, 'organization'),
+    equals: filter.status ? { status: filter.status } : {},
+    except: filter.withoutReason ? { reason: filter.withoutReason } : {},
+  });
 }
 
 /** Messages by status, for /metrics. */

@@ -6,7 +6,8 @@ import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import type { ConsoleSessionRow, Db, Executor, InvitationRow, PersonRow } from '../db/schema.ts';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import {
@@ -322,13 +323,13 @@ export async function changePassword(deps: PeopleDeps, live: LiveSession, input:
 }
 
 export async function listOrganizationPeople(db: Db, organizationId: string, query: PageRequest & { role?: Role }): Promise<Page<Person>> {
-  const { rows, total } = await store.listPeople(db, organizationId, { role: query.role }, pageWindow(query));
-  return toPage(rows.map(rowToPerson), total, query);
+  const paged = await store.listPeople(db, organizationId, { role: query.role }, query);
+  return toPage(paged.rows.map(rowToPerson), paged.total, paged, query.limit);
 }
 
 export async function listInvitations(deps: PeopleDeps, organizationId: string, query: PageRequest): Promise<Page<Invitation>> {
-  const { rows, total } = await store.listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), pageWindow(query));
-  return toPage(rows.map(rowToInvitation), total, query);
+  const paged = await store.listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), query);
+  return toPage(paged.rows.map(rowToInvitation), paged.total, paged, query.limit);
 }
 
 export async function withdrawInvitation(deps: PeopleDeps, organizationId: string, invitationId: string): Promise<void> {
@@ -400,14 +401,14 @@ export async function signOutPerson(deps: PeopleDeps, organizationId: string, pe
 
 export async function listOwnSessions(deps: PeopleDeps & { idleMs: number }, live: LiveSession, query: PageRequest) {
   const now = deps.clock.now();
-  const { rows, total } = await store.listLiveSessions(
+  const paged = await store.listLiveSessions(
     deps.db,
     live.person.person_id,
     { now: now.toISOString(), idleAfter: new Date(now.getTime() - deps.idleMs).toISOString() },
-    pageWindow(query),
+    query,
   );
   return toPage(
-    rows.map((row) => ({
+    paged.rows.map((row) => ({
       session_id: row.session_id,
       user_agent: row.user_agent,
       ip: row.ip,
@@ -415,8 +416,9 @@ export async function listOwnSessions(deps: PeopleDeps & { idleMs: number }, liv
       last_active_at: row.last_active_at,
       current: row.session_id === live.session.session_id,
     })),
-    total,
-    query,
+    paged.total,
+    paged,
+    query.limit,
   );
 }
 

@@ -1,3 +1,4 @@
+import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { isPostgres, type ConsoleSessionRow, type Executor, type InvitationRow, type MembershipRow, type OrganizationRow, type PersonRow, type PersonTableRow } from '../db/schema.ts';
 
 /**
@@ -84,21 +85,13 @@ export async function removeMember(db: Executor, organizationId: string, personI
   await db.deleteFrom('people').where('person_id', '=', personId).execute();
 }
 
-export async function listPeople(db: Executor, organizationId: string, filter: { role?: string }, page: { offset: number; limit: number }): Promise<{ rows: PersonRow[]; total: number }> {
+/** Newest first. */
+const PEOPLE_ORDER: ListOrder = { name: 'people', kind: 'keyset', column: 'people.created_at', id: 'people.person_id', direction: 'desc' };
+
+export async function listPeople(db: Executor, organizationId: string, filter: { role?: string }, page: PageRequest) {
   let base = db.selectFrom('people').innerJoin('memberships', 'memberships.person_id', 'people.person_id').where('memberships.organization_id', '=', organizationId);
   if (filter.role) base = base.where('memberships.role', '=', filter.role);
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll('people')
-      .select(['memberships.organization_id', 'memberships.role', 'memberships.site_ids'])
-      .orderBy('people.created_at', 'desc')
-      .orderBy('people.person_id', 'desc')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageAndCount(base.selectAll('people').select(['memberships.organization_id', 'memberships.role', 'memberships.site_ids']), PEOPLE_ORDER, page);
 }
 
 /**
@@ -149,13 +142,16 @@ export async function useInvitation(db: Executor, invitationId: string, at: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Newest first; the cursor seeks the (tenant, created_at) index. */
+const INVITATIONS_ORDER: ListOrder = { name: 'invitations', kind: 'keyset', column: 'invitations.created_at', id: 'invitations.invitation_id', direction: 'desc' };
+
 /** Pending invitations of an organization (not used, not revoked, not expired at `now`). */
 export async function listPendingInvitations(
   db: Executor,
   organizationId: string,
   now: string,
-  page: { offset: number; limit: number },
-): Promise<{ rows: (InvitationRow & { organization_name: string })[]; total: number }> {
+  page: PageRequest,
+) {
   const base = db
     .selectFrom('invitations')
     .innerJoin('organizations', 'organizations.organization_id', 'invitations.organization_id')
@@ -163,11 +159,7 @@ export async function listPendingInvitations(
     .where('used_at', 'is', null)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now);
-  const [rows, count] = await Promise.all([
-    base.selectAll('invitations').select('organizations.name as organization_name').orderBy('invitations.created_at', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageAndCount(base.selectAll('invitations').select('organizations.name as organization_name'), INVITATIONS_ORDER, page);
 }
 
 export async function revokeInvitation(db: Executor, organizationId: string, invitationId: string, at: string): Promise<boolean> {
@@ -259,17 +251,16 @@ export async function listLiveSessions(
   db: Executor,
   personId: string,
   since: { idleAfter: string; now: string },
-  page: { offset: number; limit: number },
-): Promise<{ rows: ConsoleSessionRow[]; total: number }> {
+  page: PageRequest,
+) {
   const base = db
     .selectFrom('console_sessions')
     .where('person_id', '=', personId)
     .where('ended_at', 'is', null)
     .where('expires_at', '>', since.now)
     .where('last_active_at', '>', since.idleAfter);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('last_active_at', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageAndCount(base.selectAll(), SESSIONS_ORDER, page);
 }
+
+/** A person's sessions, last used first. */
+const SESSIONS_ORDER: ListOrder = { name: 'sessions', kind: 'keyset', column: 'last_active_at', id: 'session_id', direction: 'desc' };

@@ -4,7 +4,8 @@ import { visitorsOnSite } from '../access-logs/service.ts';
 import type { AuthContext } from '../auth/context.ts';
 import { inTransaction, type Executor, type RollCallEntryRow, type RollCallRow, type Tenant } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
 import { kiosksInService, type KioskTimes } from '../kiosks/service.ts';
@@ -113,15 +114,16 @@ export async function getRollCall(db: Executor, tenant: Tenant, rollCallId: stri
 
 /** The tenant's roll calls, newest first, without their entries. */
 export async function listRollCalls(db: Executor, tenant: Tenant, query: PageRequest & { site_id?: string }): Promise<Page<RollCallSummary>> {
-  const { rows, total } = await listRollCallRows(db, tenant, pageWindow(query), query.site_id);
+  const paged = await listRollCallRows(db, tenant, query, query.site_id);
   const counts = await entryCounts(
     db,
-    rows.map((row) => row.roll_call_id),
+    paged.rows.map((row) => row.roll_call_id),
   );
   return toPage(
-    rows.map((row) => rowToSummary(row, counts.get(row.roll_call_id) ?? { total: 0, accounted: 0 })),
-    total,
-    query,
+    paged.rows.map((row) => rowToSummary(row, counts.get(row.roll_call_id) ?? { total: 0, accounted: 0 })),
+    paged.total,
+    paged,
+    query.limit,
   );
 }
 

@@ -1,3 +1,4 @@
+import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
 import type { Executor, RollCallEntryRow, RollCallRow, Tenant } from '../db/schema.ts';
 import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
@@ -27,13 +28,12 @@ export async function findRollCallEntry(db: Executor, rollCallId: string, logId:
   return db.selectFrom('roll_call_entries').selectAll().where('roll_call_id', '=', rollCallId).where('log_id', '=', logId).executeTakeFirst();
 }
 
-export async function listRollCallRows(db: Executor, tenant: Tenant, page: { offset: number; limit: number }, siteId?: string): Promise<{ rows: RollCallRow[]; total: number }> {
+/** Newest first; the cursor seeks the (tenant, created_at) index. */
+const ROLL_CALLS_ORDER: ListOrder = { name: 'roll_calls', kind: 'keyset', column: 'created_at', id: 'roll_call_id', direction: 'desc' };
+
+export async function listRollCallRows(db: Executor, tenant: Tenant, page: PageRequest, siteId?: string) {
   const base = scoped(db, tenant, siteId);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('roll_call_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return pageAndCount(base.selectAll(), ROLL_CALLS_ORDER, page);
 }
 
 /** People on each roll call and how many are ticked. */

@@ -5,7 +5,8 @@ import { inTransaction, type EntryPointRow, type Executor, type SiteRow, type Te
 import { reachesSite } from '../db/tenant.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { setNewest } from '../bounded-map.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import * as store from './store.ts';
 
@@ -105,9 +106,9 @@ export async function getSite(db: Executor, caller: SiteCaller, siteId: string):
 }
 
 export async function listSites(db: Executor, caller: SiteCaller, query: PageRequest & { status?: 'active' | 'archived' }): Promise<Page<Site>> {
-  const { rows, total } = await store.listSites(db, caller.organizationId, { status: query.status, sites: caller.sites }, pageWindow(query));
-  const entries = await store.entryPointsOf(db, rows.map((row) => row.site_id));
-  return toPage(rows.map((row) => rowToSite(row, entries)), total, query);
+  const paged = await store.listSites(db, caller.organizationId, { status: query.status, sites: caller.sites }, query);
+  const entries = await store.entryPointsOf(db, paged.rows.map((row) => row.site_id));
+  return toPage(paged.rows.map((row) => rowToSite(row, entries)), paged.total, paged, query.limit);
 }
 
 export async function updateSite(db: Executor, clock: Clock, caller: SiteCaller, siteId: string, input: UpdateSiteRequest): Promise<Site> {

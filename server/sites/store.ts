@@ -1,3 +1,4 @@
+import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
 import type { EntryPointRow, Executor, SiteRow } from '../db/schema.ts';
 
 /** An organization's sites and their entry points: this store owns those tables. */
@@ -33,22 +34,20 @@ export async function updateSite(db: Executor, siteId: string, changes: Partial<
   await db.updateTable('sites').set(changes).where('site_id', '=', siteId).execute();
 }
 
+/** The default site first, then by name: how a person looks for an estate (an organization has tens). */
+const SITES_ORDER: ListOrder = { name: 'sites', kind: 'offset', apply: (query) => query.orderBy('is_default', 'desc').orderBy('name').orderBy('site_id') };
+
 export async function listSites(
   db: Executor,
   organizationId: string,
   filter: { status?: 'active' | 'archived'; sites?: readonly string[] | null },
-  page: { offset: number; limit: number },
-): Promise<{ rows: SiteRow[]; total: number }> {
+  page: PageRequest,
+) {
   let base = db.selectFrom('sites').where('organization_id', '=', organizationId);
   if (filter.sites) base = filter.sites.length ? base.where('site_id', 'in', filter.sites) : base.where((eb) => eb.lit(false));
   if (filter.status === 'active') base = base.where('archived_at', 'is', null);
   if (filter.status === 'archived') base = base.where('archived_at', 'is not', null);
-  const [rows, count] = await Promise.all([
-    // The default site first, then by name: how a person looks for an estate.
-    base.selectAll().orderBy('is_default', 'desc').orderBy('name').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageAndCount(base.selectAll(), SITES_ORDER, page);
 }
 
 export async function insertEntryPoints(db: Executor, rows: EntryPointRow[]): Promise<void> {

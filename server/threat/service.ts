@@ -15,7 +15,8 @@ import { ATTRIBUTION, CITATIONS } from '../../shared/schemas/threat.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../http/errors.ts';
-import { pageWindow, toPage } from '../http/pagination.ts';
+import { pageOfArray } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { countryAt, COVERAGE_TEXT, isCovered } from './coverage.ts';
 import { coverageReport, currencyAtPoint, currencyInBox, currencyOfAll, currencyOfRoute, type DataCurrency } from './data-currency.ts';
 import { dayNumber, dayText, type ThreatIndex } from './event-index.ts';
@@ -169,7 +170,6 @@ export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.ou
     }
     return true;
   });
-  const { offset, limit } = pageWindow(query);
   let data: DataCurrency;
   if (query.latitude !== undefined && query.longitude !== undefined) {
     // The point's country only: a zone search reaches 2,000 km, too far to walk every event for a date.
@@ -177,7 +177,8 @@ export async function listDangerZones({ threat, clock }: ThreatDeps, query: z.ou
   } else {
     data = currencyOfAll(index, dayNumber(now));
   }
-  return { ...toPage(zones.slice(offset, offset + limit), zones.length, query), data };
+  const page = pageOfArray(zones, 'danger_zones', query);
+  return { ...toPage(page.rows, page.total, page, query.limit), data };
 }
 
 /** Per country, the period each source covers, its events per year and its gaps, with the data's attribution. */

@@ -5,12 +5,13 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
 import { appendTestEvent, getEvent, readableEventsById, requireEventReadScopes, type EventType } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
-import { pageWindow, toPage, type PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../db/paged.ts';
+import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { newJob, queueJobs, type WebhookQueue } from './queue.ts';
-import { cancelPendingJobs, failedEventIds, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
+import { cancelPendingJobs, countDeliveries, failedEventIds, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
 import { sampleEventData } from './test-events.ts';
 
 export interface WebhookDeps {
@@ -69,8 +70,8 @@ export async function getWebhookEndpoint(db: Executor, tenant: Tenant, endpointI
 }
 
 export async function listWebhookEndpoints(db: Executor, tenant: Tenant, query: PageRequest & { status?: 'enabled' | 'disabled' }) {
-  const { rows, total } = await listEndpointRows(db, tenant, { status: query.status }, pageWindow(query));
-  return toPage(rows.map(rowToWebhookEndpoint), total, query);
+  const paged = await listEndpointRows(db, tenant, { status: query.status }, query);
+  return toPage(paged.rows.map(rowToWebhookEndpoint), paged.total, paged, query.limit);
 }
 
 export async function updateWebhookEndpoint(
@@ -142,17 +143,19 @@ export async function listWebhookDeliveries(
   scopes: ReadonlySet<string>,
 ) {
   await endpointOf(db, tenant, endpointId);
-  const { rows, total } = await listDeliveryRows(db, endpointId, { eventId: query.event_id, status: query.status }, pageWindow(query));
-  const payloads = await readableEventsById(db, tenant, scopes, rows.map((row) => row.event_id));
+  const filter = { eventId: query.event_id, status: query.status };
+  const [paged, total] = await Promise.all([listDeliveryRows(db, endpointId, filter, query), countDeliveries(db, endpointId, filter)]);
+  const payloads = await readableEventsById(db, tenant, scopes, paged.rows.map((row) => row.event_id));
   return toPage(
-    rows.map(({ job_id: _job, ...delivery }) => ({
+    paged.rows.map(({ job_id: _job, tallied: _tallied, ...delivery }) => ({
       ...delivery,
       attempt: Number(delivery.attempt),
       duration_ms: Number(delivery.duration_ms),
       payload: payloads.get(delivery.event_id) ?? null,
     })),
     total,
-    query,
+    paged,
+    query.limit,
   );
 }
 
@@ -196,3 +199,6 @@ export async function webhookOutboxCounts(db: Executor) {
 
 /** Every endpoint's secret marked for the partner to rotate (server/secrets/legacy-key.ts): a copy of the database may open it. */
 export { markSecretsForRotation } from './store.ts';
+
+/** The deliveries' tallies (server/db/tallies.ts), folded in the background. */
+export { DELIVERY_TALLY } from './store.ts';

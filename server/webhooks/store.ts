@@ -1,3 +1,5 @@
+import { countRows, pageAndCount, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { sql } from 'kysely';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
@@ -21,14 +23,13 @@ export async function findEndpointById(db: Executor, endpointId: string): Promis
   return db.selectFrom('webhook_endpoints').selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
 }
 
-export async function listEndpointRows(db: Executor, tenant: Tenant, filter: { status?: 'enabled' | 'disabled' }, page: { offset: number; limit: number }) {
+/** Newest first; the cursor seeks the (tenant, created_at) index. */
+const WEBHOOK_ENDPOINTS_ORDER: ListOrder = { name: 'webhook_endpoints', kind: 'keyset', column: 'created_at', id: 'endpoint_id', direction: 'desc' };
+
+export async function listEndpointRows(db: Executor, tenant: Tenant, filter: { status?: 'enabled' | 'disabled' }, page: PageRequest) {
   const reached = () => endpoints(db, tenant).where(whereSitesWithin(db, tenant));
   const matching = () => (filter.status ? reached().where('status', '=', filter.status) : reached());
-  const [rows, count] = await Promise.all([
-    matching().selectAll().orderBy('created_at', 'desc').orderBy('endpoint_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    matching().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return pageAndCount(matching().selectAll(), WEBHOOK_ENDPOINTS_ORDER, page);
 }
 
 export async function updateEndpoint(db: Executor, endpointId: string, changes: Partial<WebhookEndpointRow>): Promise<void> {
@@ -114,20 +115,38 @@ export async function finishAttempt(db: Executor, job: WebhookJobRow, changes: P
   });
 }
 
-export async function listDeliveryRows(
-  db: Executor,
-  endpointId: string,
-  filter: { eventId?: string; status?: string },
-  page: { offset: number; limit: number },
-) {
+/** An endpoint's attempts, newest first: the cursor seeks `webhook_deliveries_by_attempt`. */
+const DELIVERY_ORDER: ListOrder = { name: 'webhook_deliveries', kind: 'keyset', column: 'attempted_at', id: 'delivery_id', direction: 'desc' };
+
+const DELIVERY_ROLLUP: Rollup = { table: 'delivery_tallies', dims: ['status'] };
+
+/** Each attempt is a row that never changes: tallied per endpoint by day as soon as the fold runs (server/db/tallies.ts). */
+export const DELIVERY_TALLY: TallySpec = {
+  name: 'deliveries',
+  lockKey: 7,
+  table: 'webhook_deliveries',
+  id: 'delivery_id',
+  dayColumn: 'attempted_at',
+  scope: ['endpoint_id'],
+  settled: sql<boolean>`1 = 1`,
+  rollups: [DELIVERY_ROLLUP],
+};
+
+function filteredDeliveries(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }) {
   let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (filter.eventId) base = base.where('event_id', '=', filter.eventId);
   if (filter.status) base = base.where('status', '=', filter.status);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('attempted_at', 'desc').orderBy('delivery_id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return base;
+}
+
+export async function listDeliveryRows(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }, page: PageRequest) {
+  return pagedRows(filteredDeliveries(db, endpointId, filter).selectAll(), DELIVERY_ORDER, page);
+}
+
+/** How many attempts match: one event's on its index, the rest from the tallies. */
+export async function countDeliveries(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }): Promise<number> {
+  if (filter.eventId) return countRows(filteredDeliveries(db, endpointId, filter));
+  return talliedCount(db, DELIVERY_TALLY, DELIVERY_ROLLUP, { scope: { endpoint_id: endpointId }, equals: filter.status ? { status: filter.status } : {} });
 }
 
 /** The outbox for metrics: jobs waiting (`pending`), failing and still retrying (`retrying`), and given up (`failed`). */

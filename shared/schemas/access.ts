@@ -123,7 +123,7 @@ export const ListAccessCodesQuery = PageQuery.extend({
   site_id: SiteRef.optional().meta({ description: 'Only the codes this site admits: its own, and those made before sites (every site admits them)' }),
   status: AccessCodeStatus.optional(),
   visitor_phone: z.string().max(32).optional().meta({ description: 'Exact phone number' }),
-  search: z.string().max(200).optional().meta({ description: 'Part of the code, visitor name or phone, any case' }),
+  search: z.string().max(200).optional().meta({ description: 'Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000)' }),
 }).extend(DateRangeQuery.shape);
 
 export const CodeIdParams = z.object({ codeId: z.string() });
@@ -260,7 +260,7 @@ export const ListAccessLogsQuery = PageQuery.extend({
   status: AccessLogStatus.optional(),
   visitor_phone: z.string().max(32).optional(),
   entry_point: z.string().max(200).optional(),
-  search: z.string().max(200).optional().meta({ description: 'Part of the visitor name or phone, any case' }),
+  search: z.string().max(200).optional().meta({ description: 'Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)' }),
 }).extend(DateRangeQuery.shape);
 
 export const CurrentVisitor = z

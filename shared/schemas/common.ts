@@ -141,10 +141,21 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const MAX_PAGE_LIMIT = 100;
 
-/** `page` and `limit` as every list takes them; out of range is a 400 naming the field. */
+/**
+ * `page`, `limit` and `cursor` as every list takes them; out of range is a 400 naming the field.
+ * `page` stays as the reference has it (an offset: a deep page costs its depth); `cursor` (a
+ * page's `next_cursor`) opens the next page at any depth as fast as the first. Both together
+ * are a 400 naming both.
+ */
 export const PageQuery = z.object({
-  page: queryNumber(z.int().min(1).max(1_000_000)).default(1).meta({ description: 'Page number, from 1' }),
+  page: queryNumber(z.int().min(1).max(1_000_000)).optional().meta({ description: 'Page number, from 1 (default 1). Not with `cursor`.' }),
   limit: queryNumber(z.int().min(1).max(MAX_PAGE_LIMIT)).default(20).meta({ description: `Results per page, 1 to ${MAX_PAGE_LIMIT}` }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: "A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`." }),
 });
 
 /**
@@ -165,10 +176,18 @@ export function paginated<T extends z.ZodType>(item: T, id: string) {
   return z
     .object({
       results: z.array(item),
-      page: z.int(),
+      page: z.int().meta({ description: "The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same)" }),
       limit: z.int(),
       totalPages: z.int(),
-      totalResults: z.int(),
+      totalResults: z.int().meta({ description: 'Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`)' }),
+      totalResultsCapped: z
+        .boolean()
+        .optional()
+        .meta({ description: 'Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page' }),
     })
     .meta({ id, description: 'One page of results, newest first' });
 }
@@ -179,6 +198,8 @@ export interface Page<T> {
   limit: number;
   totalPages: number;
   totalResults: number;
+  totalResultsCapped?: boolean;
+  next_cursor: string | null;
 }
 
 export const Environment = z.enum(['live', 'sandbox']).meta({

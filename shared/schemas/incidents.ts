@@ -145,6 +145,7 @@ export const IncidentStatusFilter = z.enum([...INCIDENT_STATUSES, 'active']).met
 
 export const ListIncidentsQuery = PageQuery.extend({
   site_id: SiteRef.optional().meta({ description: 'Only the incidents of this site' }),
+  search: z.string().trim().min(1).max(200).optional().meta({ description: "Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)" }),
   status: IncidentStatusFilter.optional(),
   category: IncidentCategory.optional(),
   severity: IncidentSeverity.optional(),
@@ -162,6 +163,10 @@ const durations = (description: string) =>
       count: z.int().meta({ description: 'Incidents that reached this point' }),
       median: z.int().nullable().meta({ description: 'Whole seconds; null when count is 0' }),
       p90: z.int().nullable().meta({ description: 'Whole seconds; null when count is 0' }),
+      approximate: z.boolean().meta({
+        description:
+          'true when a duration over 10 minutes took part in `median` or `p90`: those are kept to 10 s (to an hour), a minute (to a day) or an hour beyond, so the figure is within that of the exact one. Shorter durations are kept to the second',
+      }),
     })
     .meta({ description: `${description}: median and 90th percentile, interpolated between the nearest ranks (as PostgreSQL's percentile_cont) and rounded` });
 

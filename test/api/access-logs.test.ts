@@ -408,7 +408,7 @@ describe('access logs', () => {
       const res = await org.live.get('/access-logs');
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ page: 1, limit: 20, totalPages: 1, totalResults: 6 });
-      expect(Object.keys(res.body).sort()).toEqual(['limit', 'page', 'results', 'totalPages', 'totalResults']);
+      expect(Object.keys(res.body).sort()).toEqual(['limit', 'next_cursor', 'page', 'results', 'totalPages', 'totalResults']);
       expect(keysOf(res.body.results)).toEqual(['V6', 'V5', 'V4', 'V3', 'V2', 'V1']);
     });
 

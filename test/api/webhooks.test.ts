@@ -180,7 +180,7 @@ describe('webhooks and the event log', () => {
 
       const list = await org.live.get('/webhook-endpoints');
       expect(list.status).toBe(200);
-      expect(list.body).toEqual({ results: [endpoint], page: 1, limit: 20, totalPages: 1, totalResults: 1 });
+      expect(list.body).toEqual({ results: [endpoint], page: 1, limit: 20, totalPages: 1, totalResults: 1, next_cursor: null });
       expect(JSON.stringify(list.body)).not.toContain('whsec_');
 
       // Another organization, and the same organization's sandbox, do not see it.

@@ -111,6 +111,8 @@ export interface TestServerOptions {
   requestTimeouts?: StartOptions['requestTimeouts'];
   /** The event stream's heartbeat (production: 15 s). */
   eventStreamHeartbeatMs?: number;
+  /** true: settled rows are folded into the tallies in the background, as in production; by default tests call `running.foldTallies()`. */
+  foldTallies?: boolean;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -140,6 +142,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     print: options.print ?? (() => undefined),
     requestTimeouts: options.requestTimeouts,
     eventStreamHeartbeatMs: options.eventStreamHeartbeatMs,
+    foldTallies: options.foldTallies ?? false,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

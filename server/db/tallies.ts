@@ -1,0 +1,335 @@
+import { sql, type RawBuilder } from 'kysely';
+import { DAY_MS } from '../../shared/time.ts';
+import { isPostgres, type Executor, type Tenant } from './schema.ts';
+import type { SitelessRow } from './tenant.ts';
+
+/**
+ * Totals that do not scan (issue #45). A list's `totalResults`, and the stats and reports over a
+ * window, are counted from three parts, read in one statement (one snapshot):
+ *
+ * 1. **Tallies**: per tenant, UTC day and the values lists filter by (site, status, category, ...),
+ *    how many rows there were, and sums and histograms for the reports. Only settled rows are
+ *    tallied (a visit checked out, an incident resolved or cancelled, an event): a settled row
+ *    never changes what it is counted under again.
+ * 2. **The unfolded tail**: rows not tallied yet (`tallied = 0`: every row at first, then the
+ *    ones still open, and those settled since the fold last ran), counted as they are now, on a
+ *    partial index that holds only them.
+ * 3. **The window's partial days**: a `from_date`/`to_date` inside a day (a site's midnight, an
+ *    instant) counts that day's rows from the table itself, tallied or not.
+ *
+ * The fold (`foldTallies`) moves settled rows into the tallies in small batches in the
+ * background: it adds them to their tally rows and marks them, in one transaction, so at every
+ * snapshot each row is counted exactly once. The write path gains nothing: a new row is only an
+ * entry in the partial index, and no statement or row that every write touches.
+ *
+ * Each feature's store declares its table's `TallySpec` and owns its tallies table.
+ */
+export interface TallySpec {
+  /** A short name (the fold's logs). */
+  name: string;
+  /** Its number among the specs, for the fold's advisory lock on PostgreSQL. */
+  lockKey: number;
+  table: string;
+  /** The primary key. */
+  id: string;
+  /** The timestamp (ISO 8601 UTC text) whose day a row is tallied under: what lists order and filter windows by. */
+  dayColumn: string;
+  /** Key columns every read filters by equality (the tenant): copied as they are. */
+  scope: readonly string[];
+  /** Which rows may be tallied (SQL on the table as `b`): settled, never to change what they are counted under. */
+  settled: RawBuilder<boolean>;
+  /** The tallies kept of the table's rows: each a table keyed by scope, day and its dims. One fold writes them all. */
+  rollups: readonly Rollup[];
+}
+
+/** One tallies table of a tallied table. */
+export interface Rollup {
+  table: string;
+  /** Key columns lists filter or reports group by: copied from the row, a null text stored as ''. `site_id` among them, where the table has sites. */
+  dims: readonly string[];
+  /** Sums kept beside `n`: name → the row's value (SQL on the table as `b`, for PostgreSQL or SQLite). */
+  sums?: Record<string, (postgres: boolean) => RawBuilder<number | null>>;
+  /** Histograms kept beside `n` (JSON of bucket → count): name → the row's value (null: none), and its bucket. */
+  histograms?: Record<string, { value: (postgres: boolean) => RawBuilder<number | null>; bucket: (value: number) => number }>;
+}
+
+/** What a count or a report asks of a tallied table. */
+export interface TallyFilter {
+  /** Equality on the scope columns (the tenant). */
+  scope: Record<string, string>;
+  /** A caller limited to sites: those it reaches, and what a siteless row is to it. */
+  sites?: { reach: readonly string[]; siteless: SitelessRow };
+  /** Equality (or any of a list) on dims. */
+  equals?: Record<string, string | number | readonly string[]>;
+  /** Inequality on dims that are never null. */
+  except?: Record<string, string>;
+  /** The window on `dayColumn`: at or after `from`, before `before` (ISO 8601 UTC). */
+  from?: string;
+  before?: string;
+}
+
+const dayOf = (instant: string) => instant.slice(0, 10);
+const dayStart = (instant: string) => `${dayOf(instant)}T00:00:00.000Z`;
+const nextDayStart = (instant: string) => new Date(Date.parse(dayStart(instant)) + DAY_MS).toISOString();
+
+/**
+ * The window split at day boundaries: whole days (tallied, or unfolded) and the partial days at
+ * either end (counted from the table). Absent bounds are open.
+ */
+export function splitWindow(from?: string, before?: string): { wholeFrom?: string; wholeBefore?: string; edges: Array<[string | undefined, string | undefined]>; empty: boolean } {
+  const wholeFrom = from === undefined ? undefined : from === dayStart(from) ? from : nextDayStart(from);
+  const wholeBefore = before === undefined ? undefined : dayStart(before);
+  if (from !== undefined && before !== undefined && wholeFrom! >= wholeBefore!) {
+    // Within one day (or two partial ones with no whole day between): all from the table.
+    return { edges: from < before ? [[from, before]] : [], empty: true };
+  }
+  const edges: Array<[string | undefined, string | undefined]> = [];
+  if (from !== undefined && from !== wholeFrom) edges.push([from, wholeFrom]);
+  if (before !== undefined && before !== wholeBefore) edges.push([wholeBefore, before]);
+  return { wholeFrom, wholeBefore, edges, empty: false };
+}
+
+function scopeOn(alias: string, spec: TallySpec, filter: TallyFilter): RawBuilder<boolean>[] {
+  return spec.scope.map((column) => sql<boolean>`${sql.ref(`${alias}.${column}`)} = ${filter.scope[column]}`);
+}
+
+/** Dims and sites on the table (`tallied = false`: null is null) or on its tallies (null is ''). */
+function dimsOn(alias: string, filter: TallyFilter, tallied: boolean): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  for (const [column, wanted] of Object.entries(filter.equals ?? {})) {
+    const ref = sql.ref(`${alias}.${column}`);
+    if (typeof wanted === 'string' || typeof wanted === 'number') conditions.push(sql<boolean>`${ref} = ${wanted}`);
+    else conditions.push(wanted.length ? sql<boolean>`${ref} in (${sql.join([...wanted])})` : sql<boolean>`1 = 0`);
+  }
+  for (const [column, unwanted] of Object.entries(filter.except ?? {})) conditions.push(sql<boolean>`${sql.ref(`${alias}.${column}`)} <> ${unwanted}`);
+  if (filter.sites) {
+    const ref = sql.ref(`${alias}.site_id`);
+    const { reach, siteless } = filter.sites;
+    const inSites = reach.length ? sql<boolean>`${ref} in (${sql.join([...reach])})` : sql<boolean>`1 = 0`;
+    const none = tallied ? sql<boolean>`${ref} = ''` : sql<boolean>`${ref} is null`;
+    conditions.push(siteless === 'everywhere' ? sql<boolean>`(${inSites} or ${none})` : inSites);
+  }
+  return conditions;
+}
+
+const all = (conditions: RawBuilder<unknown>[]): RawBuilder<boolean> => sql<boolean>`${conditions.length ? sql.join(conditions, sql` and `) : sql`1 = 1`}`;
+
+/** `tallied = 0` as a literal, so both planners see it implies the partial index's predicate. */
+const UNFOLDED = sql.raw('tallied = 0');
+
+/** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
+function parts(spec: TallySpec, filter: TallyFilter) {
+  const window = splitWindow(filter.from, filter.before);
+  const day = sql.ref(`b.${spec.dayColumn}`);
+  const tableBase = [...scopeOn('b', spec, filter), ...dimsOn('b', filter, false)];
+  const tallyBase = [...scopeOn('t', spec, filter), ...dimsOn('t', filter, true)];
+  const unfolded = [...tableBase, UNFOLDED];
+  if (window.wholeFrom !== undefined) {
+    tallyBase.push(sql<boolean>`t.day >= ${dayOf(window.wholeFrom)}`);
+    unfolded.push(sql<boolean>`${day} >= ${window.wholeFrom}`);
+  }
+  if (window.wholeBefore !== undefined) {
+    tallyBase.push(sql<boolean>`t.day < ${dayOf(window.wholeBefore)}`);
+    unfolded.push(sql<boolean>`${day} < ${window.wholeBefore}`);
+  }
+  const edges = window.edges.map(([from, before]) =>
+    all([...(from !== undefined ? [sql<boolean>`${day} >= ${from}`] : []), ...(before !== undefined ? [sql<boolean>`${day} < ${before}`] : [])]),
+  );
+  return {
+    /** Tallies of whole days: none when the window lies within a day. */
+    tallies: window.empty ? undefined : all(tallyBase),
+    /** Rows not yet tallied, in whole days. */
+    unfolded: window.empty ? undefined : all(unfolded),
+    /** Every row of the partial days. */
+    edges: edges.length ? all([...tableBase, sql<boolean>`(${sql.join(edges.map((edge) => sql`(${edge})`), sql` or `)})`]) : undefined,
+  };
+}
+
+/**
+ * How many rows match: tallies of whole days + rows not yet tallied + the partial days at the
+ * window's ends, in one statement. Exact for any window and any dims.
+ */
+export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter): Promise<number> {
+  const { tallies, unfolded, edges } = parts(spec, filter);
+  const table = sql.table(spec.table);
+  const terms: RawBuilder<number>[] = [];
+  if (tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${tallies})`);
+  if (unfolded) terms.push(sql<number>`(select count(*) from ${table} b where ${unfolded})`);
+  if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
+  if (terms.length === 0) return 0;
+  const { rows } = await sql<{ n: number | string }>`select ${sql.join(terms, sql` + `)} as n`.execute(db);
+  return Number(rows[0]!.n);
+}
+
+/** A group of a report: its dims' values (null for '' in the tallies), its count and its sums. */
+export type TallyGroup = Record<string, string | null> & { n: number; sums: Record<string, number> };
+
+/**
+ * A report over a window: counts and sums per combination of `groupBy` dims, from the same three
+ * parts as `talliedCount` (one statement), merged here.
+ */
+export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, groupBy: readonly string[]): Promise<TallyGroup[]> {
+  const { tallies, unfolded, edges } = parts(spec, filter);
+  const sums = Object.entries(rollup.sums ?? {});
+  const postgres = isPostgres(db);
+  const keyOf = (alias: string) => groupBy.map((column) => sql`${sql.ref(`${alias}.${column}`)} as ${sql.ref(column)}`);
+  const groupOf = (alias: string) => (groupBy.length ? sql` group by ${sql.join(groupBy.map((column) => sql.ref(`${alias}.${column}`)))}` : sql``);
+  const selects: RawBuilder<unknown>[] = [];
+  const columns = (alias: string, fromTable: boolean) =>
+    sql.join([
+      ...keyOf(alias),
+      fromTable ? sql`count(*) as n` : sql`coalesce(sum(${sql.ref(`${alias}.n`)}), 0) as n`,
+      ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
+    ]);
+  if (tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${tallies}${groupOf('t')}`);
+  if (unfolded) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${unfolded}${groupOf('b')}`);
+  if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
+  if (selects.length === 0) return [];
+  const { rows } = await sql<Record<string, unknown>>`${sql.join(selects, sql` union all `)}`.execute(db);
+  const merged = new Map<string, TallyGroup>();
+  for (const row of rows) {
+    const values = groupBy.map((column) => (row[column] === '' || row[column] === undefined ? null : (row[column] as string | null)));
+    const key = JSON.stringify(values);
+    let group = merged.get(key);
+    if (!group) {
+      group = Object.assign(Object.fromEntries(groupBy.map((column, i) => [column, values[i]])), { n: 0, sums: Object.fromEntries(sums.map(([name]) => [name, 0])) }) as TallyGroup;
+      merged.set(key, group);
+    }
+    group.n += Number(row.n);
+    for (const [name] of sums) group.sums[name]! += Number(row[name]);
+  }
+  return [...merged.values()];
+}
+
+/** A histogram: bucket → count (JSON object in the tallies). */
+export type Histogram = Map<number, number>;
+
+/**
+ * A histogram measure over a window: the tallies' merged with the values of the rows counted
+ * from the table (the unfolded tail and the partial days), bucketed the same way.
+ */
+export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, name: string): Promise<Histogram> {
+  const measure = rollup.histograms?.[name];
+  if (!measure) throw new Error(`${spec.name} keeps no histogram ${name}`);
+  const { tallies, unfolded, edges } = parts(spec, filter);
+  const histogram: Histogram = new Map();
+  const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
+  const tableValues = [unfolded, edges].filter((part) => part !== undefined).map((part) => sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${part}`);
+  const [stored, values] = await Promise.all([
+    tallies ? sql<{ h: string | null }>`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${tallies}`.execute(db) : { rows: [] },
+    tableValues.length ? sql<{ v: number | null }>`${sql.join(tableValues, sql` union all `)}`.execute(db) : { rows: [] },
+  ]);
+  for (const { h } of stored.rows) for (const [bucket, count] of Object.entries(JSON.parse(h ?? '{}') as Record<string, number>)) add(Number(bucket), count);
+  for (const { v } of values.rows) if (v !== null && v !== undefined) add(measure.bucket(Number(v)), 1);
+  return histogram;
+}
+
+/** Rows folded per transaction: small, so the writer (SQLite) or the rows' locks are held briefly. */
+export const FOLD_BATCH = 500;
+
+/**
+ * Folds up to `batch` settled, untallied rows into the tallies, in one transaction: their counts,
+ * sums and histograms added to their tally rows, and the rows marked. On PostgreSQL one host
+ * folds a table at a time (a transaction-scoped advisory lock; the others skip), since a
+ * histogram is read, merged and written back. Answers how many rows it folded.
+ */
+export async function foldTallies(db: Executor, spec: TallySpec, batch = FOLD_BATCH): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    if (isPostgres(trx)) {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(5318, ${40 + spec.lockKey}) as locked`.execute(trx);
+      if (!rows[0]!.locked) return 0;
+    }
+    const postgres = isPostgres(trx);
+    const measured = spec.rollups.flatMap((rollup, r) => [
+      ...Object.entries(rollup.sums ?? {}).map(([name, value]) => sql`${value(postgres)} as ${sql.ref(`s${r}_${name}`)}`),
+      ...Object.entries(rollup.histograms ?? {}).map(([name, { value }]) => sql`${value(postgres)} as ${sql.ref(`h${r}_${name}`)}`),
+    ]);
+    const keys = [...new Set([...spec.scope, ...spec.rollups.flatMap((rollup) => rollup.dims)])];
+    const picked = await sql<Record<string, unknown>>`
+      select ${sql.join([
+        sql`b.${sql.ref(spec.id)} as id`,
+        sql`substr(b.${sql.ref(spec.dayColumn)}, 1, 10) as day`,
+        ...keys.map((column) => sql`b.${sql.ref(column)} as ${sql.ref(column)}`),
+        ...measured,
+      ])}
+      from ${sql.table(spec.table)} b where ${UNFOLDED} and ${spec.settled} limit ${batch}`.execute(trx);
+    if (picked.rows.length === 0) return 0;
+    for (const [r, rollup] of spec.rollups.entries()) await addToRollup(trx, spec, rollup, r, picked.rows);
+    await sql`update ${sql.table(spec.table)} set tallied = 1 where ${sql.ref(spec.id)} in (${sql.join(picked.rows.map((row) => row.id))}) and ${UNFOLDED}`.execute(trx);
+    return picked.rows.length;
+  });
+}
+
+/** Adds picked rows to one rollup: counts and sums by the database, histograms merged here. */
+async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: number, rows: Array<Record<string, unknown>>): Promise<void> {
+  const sums = Object.keys(rollup.sums ?? {});
+  const histograms = Object.entries(rollup.histograms ?? {});
+  // The tallies' primary key, in its order: scope, day, dims.
+  const keyColumns = [...spec.scope, 'day', ...rollup.dims];
+  const groups = new Map<string, { key: Record<string, unknown>; n: number; sums: Record<string, number>; histograms: Record<string, Histogram> }>();
+  for (const row of rows) {
+    const key: Record<string, unknown> = {};
+    for (const column of keyColumns) key[column] = row[column] === null || row[column] === undefined ? '' : row[column];
+    const id = JSON.stringify(key);
+    let group = groups.get(id);
+    if (!group) {
+      group = { key, n: 0, sums: Object.fromEntries(sums.map((name) => [name, 0])), histograms: Object.fromEntries(histograms.map(([name]) => [name, new Map()])) };
+      groups.set(id, group);
+    }
+    group.n++;
+    for (const name of sums) group.sums[name]! += Number(row[`s${r}_${name}`] ?? 0);
+    for (const [name, { bucket }] of histograms) {
+      const value = row[`h${r}_${name}`];
+      if (value === null || value === undefined) continue;
+      const b = bucket(Number(value));
+      group.histograms[name]!.set(b, (group.histograms[name]!.get(b) ?? 0) + 1);
+    }
+  }
+  if (histograms.length) {
+    // Merged with what the tally rows hold (one host folds this table at a time: the fold's lock).
+    const days = [...new Set([...groups.values()].map((group) => String(group.key.day)))];
+    const scopeKey = spec.scope.map((column) => sql`${sql.ref(column)} in (${sql.join([...new Set([...groups.values()].map((group) => String(group.key[column])))])})`);
+    const existing = await sql<Record<string, unknown>>`
+      select ${sql.join([...keyColumns, ...histograms.map(([name]) => name)].map((column) => sql.ref(column)))}
+      from ${sql.table(rollup.table)} where day in (${sql.join(days)}) and ${sql.join(scopeKey, sql` and `)}`.execute(trx);
+    for (const row of existing.rows) {
+      const group = groups.get(JSON.stringify(Object.fromEntries(keyColumns.map((column) => [column, row[column]]))));
+      if (!group) continue;
+      for (const [name] of histograms) {
+        for (const [bucket, count] of Object.entries(JSON.parse(String(row[name] ?? '{}')) as Record<string, number>)) {
+          group.histograms[name]!.set(Number(bucket), (group.histograms[name]!.get(Number(bucket)) ?? 0) + count);
+        }
+      }
+    }
+  }
+  const columns = [...keyColumns, 'n', ...sums, ...histograms.map(([name]) => name)];
+  const values = [...groups.values()].map(
+    (group) =>
+      sql`(${sql.join([
+        ...keyColumns.map((column) => group.key[column]),
+        group.n,
+        ...sums.map((name) => group.sums[name]),
+        ...histograms.map(([name]) => JSON.stringify(Object.fromEntries(group.histograms[name]!))),
+      ])})`,
+  );
+  const table = sql.table(rollup.table);
+  const updates = [
+    sql`n = ${table}.n + excluded.n`,
+    ...sums.map((name) => sql`${sql.ref(name)} = ${table}.${sql.ref(name)} + excluded.${sql.ref(name)}`),
+    ...histograms.map(([name]) => sql`${sql.ref(name)} = excluded.${sql.ref(name)}`),
+  ];
+  await sql`
+    insert into ${table} (${sql.join(columns.map((column) => sql.ref(column)))}) values ${sql.join(values)}
+    on conflict (${sql.join(keyColumns.map((column) => sql.ref(column)))}) do update set ${sql.join(updates)}`.execute(trx);
+}
+
+/**
+ * A tenant's part of a tally filter: its organization and environment and, for a caller limited
+ * to sites (or a list's `site_id`, already narrowed into `tenant.sites`), the sites it reaches.
+ */
+export function tenantTally(tenant: Tenant, siteless?: SitelessRow): Pick<TallyFilter, 'scope' | 'sites'> {
+  return {
+    scope: { organization_id: tenant.organizationId, environment: tenant.environment },
+    ...(siteless && tenant.sites ? { sites: { reach: tenant.sites, siteless } } : {}),
+  };
+}
