@@ -321,9 +321,9 @@ export async function secondFactor(deps: PeopleDeps, live: LiveSession, input: {
   return promote(deps, live);
 }
 
-/** A secret to enrol (first time, or a new phone): kept sealed, pending, until a code from it is confirmed. */
 const PROVE_FIRST = 'Enter a code from your authenticator first (POST /console/sign-in/totp): a session that never passed the second step does not replace it';
 
+/** A secret to enrol (first time, or a new phone): kept sealed, pending, until a code from it is confirmed. */
 export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession, input: { replace?: boolean } = {}) {
   if (mustProveAuthenticator(live)) throw conflict(PROVE_FIRST);
   // The secret waiting to be confirmed survives a reload: the phone that scanned it still works.
