@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('at least one owner, across two hosts', () => {
-  it('two owners, each on their own host, removing or demoting each other at once: one owner always remains (ten rounds each)', async () => {
+  it('two owners, each on their own host, removing or demoting each other at once: one owner always remains (ten rounds each)', { timeout: 60_000 }, async () => {
     for (const change of ['remove', 'demote'] as const) {
       for (let round = 0; round < 10; round++) {
         const org = await a.createOrganization({ name: `Two Hosts ${change} ${round}` });
@@ -103,7 +103,7 @@ describe('the seams between organizations, across two hosts', () => {
     expect((await browserOn(a, second.organizationId, onB).get('/console/people')).status).toBe(200);
   });
 
-  it('joining another organization on one host while the first organization\'s reset link is used on the other: never both (ten rounds)', async () => {
+  it('joining another organization on one host while the first organization\'s reset link is used on the other: never both (ten rounds)', { timeout: 60_000 }, async () => {
     for (let round = 0; round < 10; round++) {
       const { first, second, firstOwner, viewer, secondOwner } = await twoOrganizations(round);
       const link = await firstOwner.browser.post(`/console/people/${viewer.personId}/reset`, {});
