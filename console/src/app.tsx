@@ -13,6 +13,12 @@ import { AuthFrame, SignInScreen, TotpScreen } from './session/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './session/totp-enrol.tsx';
 
 type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
+/**
+ * The organization worked in asks for a second step this session has not passed (issue #46): met
+ * on switching to it (`from`: where the person came from, to go back to) or when a route answered
+ * 401 for it (its policy changed meanwhile).
+ */
+type SecondStepDue = { from: { organizationId: string; name: string } | null };
 
 const ENVIRONMENT_KEY = 'tsaro.console.environment';
 
@@ -114,6 +120,7 @@ export function App() {
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   /** Why the console works in another organization than the one chosen (the person left it). */
   const [organizationNotice, setOrganizationNotice] = useState<string | null>(null);
+  const [secondStepDue, setSecondStepDue] = useState<SecondStepDue | null>(null);
 
   // The client reads the latest token, environment and organization through refs: one client for the page's life.
   const session = auth.status === 'in' ? auth.session : null;
@@ -131,15 +138,18 @@ export function App() {
    */
   const goOut = useCallback((next: (current: Auth) => Auth) => {
     organization.current = undefined;
+    setSecondStepDue(null);
     setAuth(next);
   }, []);
+  /** A 401 from a data route or the stream (`sessionChallenged`, set below once its helpers exist). */
+  const onUnauthorized = useRef<() => void>(() => goOut(sessionEnded));
   const client = useMemo(
     () =>
       createClient({
         csrfToken: () => csrf.current,
         environment: () => env.current,
         organization: () => organization.current,
-        onSessionEnded: () => goOut(sessionEnded),
+        onSessionEnded: () => onUnauthorized.current(),
       }),
     [goOut],
   );
@@ -187,6 +197,7 @@ export function App() {
   const onSession = useCallback(
     (next: Session) => {
       setOrganizationNotice(null);
+      if (next.stage === 'active') setSecondStepDue(null);
       void settle(next);
     },
     [settle],
@@ -209,6 +220,9 @@ export function App() {
         const { session: next } = await client.get('/console/session');
         keepOrganization(organizationId);
         setOrganizationNotice(null);
+        // This organization asks the person's role here for a second step the session has not passed: its screen, with the way back.
+        const came = sessionNow.current?.organizations.find((membership) => membership.organization_id === from);
+        setSecondStepDue(next.stage === 'active' ? null : { from: from && came && from !== organizationId ? { organizationId: from, name: came.name } : null });
         setAuth({ status: 'in', session: next });
       } catch (error) {
         organization.current = from;
@@ -239,6 +253,23 @@ export function App() {
     );
   }, [client, settle, goOut]);
 
+  /**
+   * A 401 from a data route or the stream: the session ended, or the organization worked in asks
+   * for a second step this session has not passed (its policy changed, issue #46). The session,
+   * read again in the same organization, says which: its step's screen, or signed out.
+   */
+  const sessionChallenged = useCallback(() => {
+    if (sessionNow.current === null) return goOut(sessionEnded);
+    client.get('/console/session').then(
+      ({ session: next }) => {
+        if (next.stage !== 'active') setSecondStepDue((current) => current ?? { from: null });
+        setAuth((current) => (current.status === 'in' ? { status: 'in', session: next } : current));
+      },
+      (error: unknown) => (error instanceof ApiError && error.status === 404 ? organizationLost() : goOut(sessionEnded)),
+    );
+  }, [client, goOut, organizationLost]);
+  onUnauthorized.current = sessionChallenged;
+
   // One stream per signed-in person, organization and environment; closed on sign-out or a switch of either.
   const active = session?.stage === 'active' ? session : null;
   const streamOrganization = active?.organization.organization_id ?? null;
@@ -246,7 +277,7 @@ export function App() {
   const [live, setLive] = useState<LiveStream | null>(null);
   useEffect(() => {
     if (!streaming || !streamOrganization) return;
-    const stream = new LiveStream(env.current, streamOrganization, { sessionEnded: () => goOut(sessionEnded), organizationLost });
+    const stream = new LiveStream(env.current, streamOrganization, { sessionEnded: () => onUnauthorized.current(), organizationLost });
     setLive(stream);
     return () => {
       stream.close();
@@ -281,7 +312,19 @@ export function App() {
     );
   if (auth.status === 'out') return <SignInScreen client={client} notice={auth.notice} onSession={onSession} />;
   const stage = auth.session.stage;
-  if (stage === 'totp') return <TotpScreen client={client} onSession={onSession} onCancel={() => void signOut()} />;
+  const from = secondStepDue?.from;
+  const back = from && (
+    <button type="button" className="link" onClick={() => void setOrganization(from.organizationId)} data-testid="second-step-back">
+      Back to {from.name}
+    </button>
+  );
+  const why = secondStepDue && (
+    <p data-testid="second-step-due">
+      {auth.session.organization.name} asks its {auth.session.person.role}s for a code from an authenticator app,{' '}
+      {stage === 'totp' ? 'and this session has not given one yet.' : 'and you have not set one up yet.'}
+    </p>
+  );
+  if (stage === 'totp') return <TotpScreen client={client} onSession={onSession} onCancel={() => void signOut()} why={why} back={back} />;
   if (recoveryCodes)
     return (
       <AuthFrame title="Keep your recovery codes">
@@ -297,6 +340,7 @@ export function App() {
   if (stage === 'enrol_totp')
     return (
       <AuthFrame title="Set up two-step sign-in">
+        {why}
         <p>
           Your role ({auth.session.person.role}) signs in with a password and a code from an authenticator app. Set it up now; it takes a minute.
         </p>
@@ -307,9 +351,12 @@ export function App() {
             onSession(next);
           }}
         />
-        <button type="button" className="link" onClick={() => void signOut()}>
-          Sign out
-        </button>
+        <p className="row">
+          {back}
+          <button type="button" className="link" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </p>
       </AuthFrame>
     );
   if (path === '/' || path === '/sign-in') {

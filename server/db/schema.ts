@@ -191,6 +191,8 @@ export interface ConsoleSessionRow {
   person_id: string;
   /** `totp`: password done, code due; `enrol_totp`: must enrol first; `active`. */
   stage: string;
+  /** When this session passed the second step (a code, a recovery code, a new authenticator confirmed); null: never (migration 0041). */
+  second_step_at: string | null;
   ip: string | null;
   user_agent: string | null;
   created_at: string;

@@ -1,4 +1,5 @@
 import type { OrganizationRow } from '../db/schema.ts';
+import type { Role } from '../../shared/schemas/console.ts';
 
 export const PLANS = ['none', 'starter', 'growth', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -37,3 +38,6 @@ export function rowToOrganization(row: Omit<OrganizationRow, 'two_step_roles'>):
     updated_at: row.updated_at,
   };
 }
+
+/** The roles besides owner and admin whose people must use a second step here (null: the default, operators), from the row as stored. */
+export const twoStepRolesIn = (row: Pick<OrganizationRow, 'two_step_roles'>): Role[] | null => (row.two_step_roles ? (JSON.parse(row.two_step_roles) as Role[]) : null);

@@ -3,7 +3,7 @@ import { inTransaction, type Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { SCOPES } from '../../shared/schemas/api-keys.ts';
 import { createApiKey, type CreatedKey } from '../auth/service.ts';
-import { rowToOrganization, type Organization, type Plan } from './organization.ts';
+import { rowToOrganization, twoStepRolesIn, type Organization, type Plan } from './organization.ts';
 import { codePrefixTaken, findOrganization, insertOrganization, setTwoStepRoles, updateOrganization } from './store.ts';
 import type { Role } from '../../shared/schemas/console.ts';
 import { createDefaultSite } from '../sites/service.ts';
@@ -120,10 +120,10 @@ export async function currentOrganization(db: Executor, organizationId: string):
 /** The roles besides owner and admin whose people must sign in with a second step (null: the default, operators). */
 export async function twoStepRolesOf(db: Executor, organizationId: string): Promise<Role[] | null> {
   const row = await findOrganization(db, organizationId);
-  return row?.two_step_roles ? (JSON.parse(row.two_step_roles) as Role[]) : null;
+  return row ? twoStepRolesIn(row) : null;
 }
 
-/** Sets them; people not enrolled enrol at their next sign-in and keep the sessions they have. */
+/** Sets them; each session of a role now required that never passed a second step passes one before it acts here again (issue #46). */
 export async function changeTwoStepRoles(db: Executor, clock: Clock, organizationId: string, roles: readonly Role[]): Promise<void> {
   await setTwoStepRoles(db, organizationId, JSON.stringify([...new Set(roles)].sort()), clock.now().toISOString());
 }

@@ -132,7 +132,8 @@ export const peopleRouteList = [
     operationId: 'getInvitation',
     tags,
     summary: 'What an invitation link is for',
-    description: 'The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old.',
+    description:
+      'The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old, and once it no longer fits: its maker is no longer an owner or admin who may make it, or (a reset) its person\'s role or sites changed or, for a link made in the console, they belong to another organization too.',
     responses: {
       ...ok(
         200,
@@ -160,7 +161,7 @@ export const peopleRouteList = [
     tags,
     summary: 'Join (or reset) with a password',
     description:
-      'At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step.',
+      'At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step. The link is checked again as it is used, against what its maker and its person are then (404 as for a used link, see `getInvitation`); joining another organization withdraws the reset links other organizations made for the person.',
     responses: { ...ok(201, 'Joined', SessionEnvelope), ...errors(404, 409) },
     async handler({ params, body }, req, res, deps) {
       assertOwnOrigin(req, settingsOf(deps));
@@ -203,7 +204,8 @@ export const peopleRouteList = [
     operationId: 'signInSecondFactor',
     tags,
     summary: 'The second factor: a code from the app, or a recovery code',
-    description: 'A code is accepted once. A recovery code is used up; enrol a new phone afterwards from the account page.',
+    description:
+      'A code is accepted once. A recovery code is used up; enrol a new phone afterwards from the account page. Also where a session signed in without the second step works in an organization that asks the person\'s role there for it (`stage: totp` in that organization): the code signs the session in for every organization.',
     responses: { ...ok(200, 'Signed in', SessionEnvelope), ...errors(401, 409, 429) },
     async handler({ body }, req, res, deps) {
       const live = await pendingSession(req, deps);
@@ -223,7 +225,7 @@ export const peopleRouteList = [
     tags,
     summary: 'The authenticator secret to enrol',
     description:
-      'Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true.',
+      'Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true. Someone with an authenticator replaces it only from a session that passed the second step (409 otherwise).',
     responses: { ...ok(200, 'The secret', TotpEnrolment), ...errors(401, 409) },
     async handler({ body }, req, res, deps) {
       res.json(await people.startTotpEnrolment(peopleDeps(deps), await pendingSession(req, deps), body));
@@ -251,6 +253,8 @@ export const peopleRouteList = [
     operationId: 'getConsoleSession',
     tags,
     summary: 'The session of this browser, with its CSRF token',
+    description:
+      'In the organization `Tsaro-Organization` names (else the one joined first), with its `stage` there: where a route answered 401 because that organization asks for a second step this session has not passed, this says which (`totp` or `enrol_totp`), so the console can ask for it.',
     responses: { ...ok(200, 'The session', SessionEnvelope), ...errors(401) },
     async handler(_input, req, res, deps) {
       const settings = settingsOf(deps);
@@ -354,7 +358,8 @@ export const peopleRouteList = [
     operationId: 'changeTwoStepPolicy',
     tags,
     summary: 'Choose which roles must sign in with a second step',
-    description: 'People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.',
+    description:
+      'At once: a session of a role now required that never passed a second step answers `stage: totp` (or `enrol_totp`, not enrolled) in this organization, and 401 on its routes here until it does.',
     responses: { ...ok(200, 'The policy now', TwoStepPolicy), ...errors(400) },
     async handler({ body }, req, res, deps) {
       res.json(await people.changeTwoStepPolicy(peopleDeps(deps), authOf(req).organization.organization_id, body.roles));

@@ -73,9 +73,44 @@ function assertSitesFitRole(role: Role, siteIds: readonly string[] | null | unde
   if (role === 'owner' && siteIds) throw badRequest('site_ids: an owner reaches every site; limit an admin, operator, developer or viewer instead');
 }
 
-/** An admin manages everyone but owners: adding, changing or removing one is the owners' own. */
+const MANAGERS: readonly Role[] = ['owner', 'admin'];
+
+/** Owners and admins manage people, and an admin everyone but owners: adding, changing or removing one is the owners' own. */
+const mayManage = (managerRole: Role, role: Role): boolean => MANAGERS.includes(managerRole) && (role !== 'owner' || managerRole === 'owner');
+
 function assertMayManage(inviter: Inviter, role: Role, what: string): void {
-  if (inviter.type === 'person' && inviter.role !== 'owner' && role === 'owner') throw new ApiError(403, `Only an owner can ${what} an owner`);
+  if (inviter.type === 'person' && !mayManage(inviter.role, role)) {
+    throw new ApiError(403, MANAGERS.includes(inviter.role) ? `Only an owner can ${what} an owner` : `Your role (${inviter.role}) may not ${what} people`);
+  }
+}
+
+/**
+ * Whether a link (a join or a reset) still fits what its maker and its person are now (issue
+ * #46). A link is checked when it is made, and again when it is opened and when it is used,
+ * inside the transaction that uses it; a membership change withdraws the links that stop fitting
+ * (`withdrawLinksThatNoLongerFit`).
+ * - Its maker, a person (the operator's CLI always may), is still an owner or admin of the
+ *   organization, reaching every site, who may manage the link's role (only an owner an owner's).
+ * - A reset link's person is still a member with the role and sites it was made for; made by a
+ *   person, they belong to no other organization: a reset replaces the one password and
+ *   authenticator they sign in to every organization with.
+ */
+async function linkFits(db: Executor, link: InvitationRow): Promise<boolean> {
+  if (link.invited_by !== 'operator') {
+    const maker = await store.findPerson(db, link.organization_id, link.invited_by);
+    if (!maker || maker.site_ids || !mayManage(maker.role as Role, link.role as Role)) return false;
+  }
+  if (link.kind !== 'reset') return true;
+  const person = link.person_id ? await store.findPerson(db, link.organization_id, link.person_id) : undefined;
+  if (!person || person.role !== link.role || (person.site_ids ?? null) !== (link.site_ids ?? null)) return false;
+  return link.invited_by === 'operator' || (await store.membershipsOf(db, person.person_id)).length === 1;
+}
+
+/** After a change to someone's memberships: the open links made by them or for them that no longer fit are withdrawn, in the change's transaction. */
+async function withdrawLinksThatNoLongerFit(trx: Executor, person: { person_id: string; email: string }, at: string): Promise<void> {
+  for (const link of await store.openLinksOf(trx, { personId: person.person_id, email: person.email }, at)) {
+    if (!(await linkFits(trx, link))) await store.revokeInvitation(trx, link.organization_id, link.invitation_id, at);
+  }
 }
 
 async function makeInvitation(
@@ -144,7 +179,7 @@ const invalidLink = () => notFound('Invitation (the link was used, withdrawn, or
 
 export async function invitationByToken(deps: PeopleDeps, token: string): Promise<Invitation> {
   const row = await store.findInvitationByToken(deps.db, tokenHash(token));
-  if (!row || row.used_at || row.revoked_at || Date.parse(row.expires_at) <= deps.clock.now().getTime()) throw invalidLink();
+  if (!row || row.used_at || row.revoked_at || Date.parse(row.expires_at) <= deps.clock.now().getTime() || !(await linkFits(deps.db, row))) throw invalidLink();
   return rowToInvitation(row);
 }
 
@@ -156,6 +191,7 @@ async function startSession(db: Db, clock: Clock, person: PersonRow, stage: stri
     token_hash: tokenHash(token),
     person_id: person.person_id,
     stage,
+    second_step_at: null,
     ip: meta.ip ?? null,
     user_agent: meta.userAgent?.slice(0, 300) ?? null,
     created_at: now.toISOString(),
@@ -195,22 +231,30 @@ export async function acceptInvitation(deps: PeopleDeps, token: string, input: {
   }
   const joined = await deps.db.transaction().execute(async (trx) => {
     const invitation = await store.findInvitationByToken(trx, tokenHash(token));
-    if (!invitation || !(await store.useInvitation(trx, invitation.invitation_id, deps.clock.now().toISOString()))) throw invalidLink();
+    if (!invitation) throw invalidLink();
+    // The person's row first (PostgreSQL): a reset, a join and a membership change of the same
+    // person take turns on every host, so the link is checked against what they are when it is used.
+    const personId = invitation.kind === 'reset' ? invitation.person_id : signedUp?.person_id;
+    if (personId) await store.lockPerson(trx, personId);
     const at = deps.clock.now().toISOString();
+    if (!(await linkFits(trx, invitation)) || !(await store.useInvitation(trx, invitation.invitation_id, at))) throw invalidLink();
     let person: PersonRow;
     if (invitation.kind === 'reset' && invitation.person_id) {
       const found = await store.findPerson(trx, invitation.organization_id, invitation.person_id);
-      // Bound to the role and sites at the time it was made: a person whose role or sites changed since gets a new link.
-      if (!found || found.role !== invitation.role || (found.site_ids ?? null) !== (invitation.site_ids ?? null)) throw invalidLink();
+      if (!found) throw invalidLink();
       const changes = { password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at };
       person = { ...found, ...changes };
       await store.updatePerson(trx, person.person_id, changes);
       await store.replaceRecoveryCodes(trx, person.person_id, []);
       await store.endSessions(trx, { personId: person.person_id }, at);
     } else if (signedUp) {
+      // The password was checked before this transaction: changed since (a reset on another host), it proves nothing.
+      if ((await store.findPersonByEmail(trx, invitation.email))?.password_hash !== signedUp.password_hash) throw conflict(`${invitation.email}'s password changed meanwhile: open the link again`);
       if (await store.findPerson(trx, invitation.organization_id, signedUp.person_id)) throw conflict(`${invitation.email} is in ${invited.organization_name} already: sign in`);
       const membership = { organization_id: invitation.organization_id, person_id: signedUp.person_id, role: invitation.role, site_ids: invitation.site_ids ?? null, created_at: at, updated_at: at };
       await store.insertMembership(trx, membership);
+      // In a second organization now: another organization's reset link for them stops fitting.
+      await withdrawLinksThatNoLongerFit(trx, signedUp, at);
       person = { ...signedUp, ...membership };
     } else {
       if (await store.findPersonByEmail(trx, invitation.email)) throw conflict(`${invitation.email} has joined already: sign in`);
@@ -251,15 +295,22 @@ export async function signIn(deps: PeopleDeps, email: string, password: string, 
   return startSession(deps.db, deps.clock, person, await stageAfterPassword(deps.db, person), meta);
 }
 
-/** A new token for the same session when it goes active: what was issued before the second factor stops working. */
+/**
+ * The session passed the second step: signed in wherever its roles are, with a new token, so
+ * what was issued before the second step stops working.
+ */
 async function promote(deps: PeopleDeps, live: LiveSession): Promise<{ token: string }> {
   const token = newToken();
-  await store.updateSession(deps.db, live.session.session_id, { stage: 'active', token_hash: tokenHash(token) });
+  await store.updateSession(deps.db, live.session.session_id, { stage: 'active', token_hash: tokenHash(token), second_step_at: deps.clock.now().toISOString() });
   return { token };
 }
 
+/** A session that never passed the second step, of someone with an authenticator: it proves the authenticator before it may replace it. */
+const mustProveAuthenticator = (live: LiveSession): boolean => live.person.totp_enabled === 1 && !live.session.second_step_at;
+
 export async function secondFactor(deps: PeopleDeps, live: LiveSession, input: { code?: string; recovery_code?: string }) {
-  if (live.session.stage !== 'totp') throw conflict('This session is not waiting for a code');
+  // A code is due at sign-in, where the organization worked in asks for one, or taken at any time from a session that never gave one.
+  if (!mustProveAuthenticator(live)) throw conflict('This session is not waiting for a code');
   const wrong = () => new ApiError(401, input.code ? 'That code is wrong or was used already: wait for the next one' : 'That recovery code is wrong or was used already');
   if (input.code) {
     const secret = live.person.totp_secret && deps.secretBox.open(live.person.totp_secret);
@@ -271,9 +322,11 @@ export async function secondFactor(deps: PeopleDeps, live: LiveSession, input: {
   return promote(deps, live);
 }
 
+const PROVE_FIRST = 'Enter a code from your authenticator first (POST /console/sign-in/totp): a session that never passed the second step does not replace it';
+
 /** A secret to enrol (first time, or a new phone): kept sealed, pending, until a code from it is confirmed. */
 export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession, input: { replace?: boolean } = {}) {
-  if (live.session.stage === 'totp') throw conflict('Finish signing in first');
+  if (mustProveAuthenticator(live)) throw conflict(PROVE_FIRST);
   // The secret waiting to be confirmed survives a reload: the phone that scanned it still works.
   const pending = live.person.totp_pending_secret;
   if (pending && !input.replace) return totpEnrolmentOf(deps.secretBox.open(pending), live);
@@ -285,7 +338,7 @@ export async function startTotpEnrolment(deps: PeopleDeps, live: LiveSession, in
 const totpEnrolmentOf = (secret: string, live: LiveSession) => ({ secret, otpauth_uri: totpUri(secret, live.person.email, live.organization.name) });
 
 export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, code: string) {
-  if (live.session.stage === 'totp') throw conflict('Finish signing in first');
+  if (mustProveAuthenticator(live)) throw conflict(PROVE_FIRST);
   const pending = live.person.totp_pending_secret;
   if (!pending) throw conflict('Start the enrolment first: POST /console/totp/enrolment');
   const step = await totpStep(deps.secretBox.open(pending), code, deps.clock.now().getTime());
@@ -301,7 +354,8 @@ export async function confirmTotpEnrolment(deps: PeopleDeps, live: LiveSession, 
     });
     await store.replaceRecoveryCodes(trx, live.person.person_id, codes.map(recoveryCodeHash));
   });
-  const promoted = live.session.stage === 'active' ? { token: live.token } : await promote(deps, live);
+  // Confirming an authenticator is a second step passed: a session that had not passed one is promoted.
+  const promoted = live.session.second_step_at ? { token: live.token } : await promote(deps, live);
   return { ...promoted, recovery_codes: codes };
 }
 
@@ -354,6 +408,7 @@ async function assertAnotherOwnerRemains(trx: Executor, person: PersonRow): Prom
 async function changePersonLocked<T>(deps: PeopleDeps, organizationId: string, personId: string, change: (trx: Executor, person: PersonRow) => Promise<T>): Promise<T> {
   return deps.db.transaction().execute(async (trx) => {
     await store.lockOrganizationPeople(trx, organizationId);
+    await store.lockPerson(trx, personId);
     const person = await store.findPerson(trx, organizationId, personId);
     if (!person) throw notFound('Person');
     return change(trx, person);
@@ -361,8 +416,9 @@ async function changePersonLocked<T>(deps: PeopleDeps, organizationId: string, p
 }
 
 /**
- * A new role. Open reset links are withdrawn with it: a link is bound to the role the person had
- * when it was made, so an admin's old reset link for a viewer never signs anyone in as an owner.
+ * A new role (or sites). The links that stop fitting are withdrawn with it: a reset link is bound
+ * to the role and sites the person had when it was made, so an admin's old reset link for a viewer
+ * never signs anyone in as an owner; and links the person made that their new role could not make.
  */
 export async function changeRole(deps: PeopleDeps, organizationId: string, personId: string, role: Role, inviter: Inviter, siteIds?: readonly string[] | null): Promise<Person> {
   return changePersonLocked(deps, organizationId, personId, async (trx, person) => {
@@ -373,8 +429,8 @@ export async function changeRole(deps: PeopleDeps, organizationId: string, perso
     const at = deps.clock.now().toISOString();
     // Left out: as they are, except that an owner reaches every site.
     const sites = role === 'owner' ? null : siteIds === undefined ? (person.site_ids ?? null) : siteIds && JSON.stringify(siteIds);
-    if (role !== person.role || sites !== (person.site_ids ?? null)) await store.revokeOpenInvitationsFor(trx, organizationId, person.email, at);
     await store.changeRole(trx, organizationId, personId, role, at, sites);
+    await withdrawLinksThatNoLongerFit(trx, person, at);
     // Promoted to a role that needs a second step they have not set up: the sessions that never
     // passed one end, and the next sign-in enrols it.
     if (twoStepRequired(role, await twoStepRolesOf(trx, organizationId)) && person.totp_enabled !== 1) await store.endSessions(trx, { personId }, at);
@@ -382,13 +438,13 @@ export async function changeRole(deps: PeopleDeps, organizationId: string, perso
   });
 }
 
-/** Removes a person: their sessions and open links go with them, so every host refuses the next request. */
+/** Removes a person: their sessions (when it was their last organization), their open links and those they made here go with them, so every host refuses the next request. */
 export async function removePerson(deps: PeopleDeps, organizationId: string, personId: string, inviter: Inviter): Promise<void> {
   await changePersonLocked(deps, organizationId, personId, async (trx, person) => {
     assertMayManage(inviter, person.role as Role, 'remove');
     await assertAnotherOwnerRemains(trx, person);
-    await store.revokeOpenInvitationsFor(trx, organizationId, person.email, deps.clock.now().toISOString());
     await store.removeMember(trx, organizationId, personId);
+    await withdrawLinksThatNoLongerFit(trx, person, deps.clock.now().toISOString());
   });
 }
 

@@ -1,9 +1,10 @@
 import { parseSiteIds } from '../db/tenant.ts';
 import type { Request, Response } from 'express';
-import type { ConsoleSession, Person, Role } from '../../shared/schemas/console.ts';
+import { twoStepRequired, type ConsoleSession, type Person, type Role } from '../../shared/schemas/console.ts';
 import type { Clock } from '../clock.ts';
-import type { Db, PersonRow } from '../db/schema.ts';
+import type { ConsoleSessionRow, Db, OrganizationRow, PersonRow } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import { twoStepRolesIn } from '../organizations/organization.ts';
 import { csrfTokenOf, tokenHash } from './credentials.ts';
 import { findLiveSession, updateSession, type SessionWithPerson } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -23,8 +24,33 @@ export interface SessionSettings {
   publicUrl: string;
 }
 
+export type SessionStage = ConsoleSession['stage'];
+
 export interface LiveSession extends SessionWithPerson {
   token: string;
+  /** The session's stage in the request's organization (`stageIn`): what the person may do here. */
+  stage: SessionStage;
+}
+
+/**
+ * A session's stage in one organization (issue #46). The second step belongs to the session: it
+ * passed one (`second_step_at`) or never did. A session that never did is signed in only where
+ * the person's role may skip it (owner and admin never may; other roles by that organization's
+ * policy); elsewhere a code is due, or, without an authenticator, enrolling one. What the
+ * password step left due (`totp`, `enrol_totp`) is due in every organization.
+ */
+export function stageIn(session: Pick<ConsoleSessionRow, 'stage' | 'second_step_at'>, person: Pick<PersonRow, 'role' | 'totp_enabled'>, organization: Pick<OrganizationRow, 'two_step_roles'>): SessionStage {
+  if (session.second_step_at) return 'active';
+  if (session.stage === 'totp') return 'totp';
+  if (session.stage === 'active' && !twoStepRequired(person.role as Role, twoStepRolesIn(organization))) return 'active';
+  return person.totp_enabled === 1 ? 'totp' : 'enrol_totp';
+}
+
+/** Why a session may not act in the request's organization yet: the step its stage names, and, where it is this organization's own, whose rule it is. */
+function stepDue(live: LiveSession): string {
+  const step = live.stage === 'totp' ? 'enter a code from your authenticator app (POST /console/sign-in/totp)' : 'set up an authenticator app (POST /console/totp/enrolment)';
+  if (live.session.stage !== 'active') return `Finish signing in: ${step}`;
+  return `${live.organization.name} asks for the second step of its ${live.person.role}s, and this session has not passed it: ${step}`;
 }
 
 function cookieToken(req: Request): string | undefined {
@@ -79,7 +105,7 @@ export async function readSession(req: Request, deps: { db: Db; clock: Clock; se
     found.session.last_active_at = now.toISOString();
     await updateSession(deps.db, found.session.session_id, { last_active_at: found.session.last_active_at });
   }
-  return { ...found, token };
+  return { ...found, token, stage: stageIn(found.session, found.person, found.organization) };
 }
 
 /**
@@ -100,11 +126,15 @@ export function isConsoleOrigin(req: Request, origin: string, settings: SessionS
   return origin === new URL(settings.publicUrl).origin || origin === `${req.protocol}://${req.get('host') ?? ''}`;
 }
 
-/** A fully signed-in session (second factor done) with the write rules, or a 401: what every person's request needs. */
+/**
+ * A session signed in for the request's organization (the second step passed where its role there
+ * asks for it) with the write rules, or a 401: what every person's request needs. A 401 for a
+ * step due says which; `GET /console/session` with the same organization answers its stage.
+ */
 export async function signedInSession(req: Request, deps: { db: Db; clock: Clock; settings: SessionSettings }, activity = true): Promise<LiveSession> {
   const live = await readSession(req, deps, activity);
   if (!live) throw new ApiError(401, 'Your console session has ended: sign in again');
-  if (live.session.stage !== 'active') throw new ApiError(401, 'Finish signing in: a second-factor code is due');
+  if (live.stage !== 'active') throw new ApiError(401, stepDue(live));
   assertConsoleWrite(req, live.token, deps.settings);
   return live;
 }
@@ -125,7 +155,7 @@ export function rowToPerson(row: PersonRow): Person {
 export function sessionView(live: LiveSession, settings: SessionSettings): ConsoleSession {
   const { session, person, organization, memberships } = live;
   return {
-    stage: session.stage as ConsoleSession['stage'],
+    stage: live.stage,
     person: rowToPerson(person),
     organizations: memberships.map((membership) => ({
       organization_id: membership.organization_id,

@@ -104,6 +104,16 @@ export async function lockOrganizationPeople(trx: Executor, organizationId: stri
   await trx.selectFrom('organizations').select('organization_id').where('organization_id', '=', organizationId).forUpdate().execute();
 }
 
+/**
+ * Serializes what changes one person's standing (a membership change, a reset, joining another
+ * organization) across hosts: on PostgreSQL a row lock on the person, taken after any lock on an
+ * organization; SQLite's single writer does it already.
+ */
+export async function lockPerson(trx: Executor, personId: string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom('people').select('person_id').where('person_id', '=', personId).forUpdate().execute();
+}
+
 export async function countOwners(db: Executor, organizationId: string): Promise<number> {
   const row = await db
     .selectFrom('memberships')
@@ -172,6 +182,18 @@ export async function revokeInvitation(db: Executor, organizationId: string, inv
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Open links (not used, withdrawn or expired at `now`) made by a person, for them, or to their email, in any organization. */
+export async function openLinksOf(db: Executor, person: { personId: string; email: string }, now: string): Promise<InvitationRow[]> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where((eb) => eb.or([eb('person_id', '=', person.personId), eb('invited_by', '=', person.personId), eb('email', '=', person.email)]))
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
 }
 
 /** Earlier unused links for the same person or email stop working when a new one is made. */

@@ -59,7 +59,8 @@ export const Person = z
 export type Person = z.infer<typeof Person>;
 
 export const SessionStage = z.enum(['totp', 'enrol_totp', 'active']).meta({
-  description: '`totp`: the password is right, a code (or recovery code) is due; `enrol_totp`: the role needs a second factor, enrol one first; `active`: signed in',
+  description:
+    'In the organization the request works in (`Tsaro-Organization`). `totp`: a code (or recovery code) is due: the password is right, or this organization asks the person\'s role here for the second step and this session has not passed it yet; `enrol_totp`: the same, for someone with no authenticator: enrol one first; `active`: signed in here',
 });
 
 export const ConsoleSession = z

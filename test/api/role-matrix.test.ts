@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ROLES, type Role } from '../../shared/schemas/console.ts';
+import { ROLES, twoStepRequired, type Role } from '../../shared/schemas/console.ts';
 import { SCOPES } from '../../shared/schemas/api-keys.ts';
 import { partnerFeatures } from '../../server/partner-api.ts';
-import { joinConsole, type JoinedPerson } from '../support/console.ts';
-import { serverForSuite } from '../support/server.ts';
+import { inviteOrReset } from '../../server/people/service.ts';
+import { ConsoleBrowser, joinConsole, PASSWORD, type JoinedPerson } from '../support/console.ts';
+import { serverForSuite, type TestServer } from '../support/server.ts';
 
 /**
  * Every route the server serves, for a signed-in person of every role (issue #32): allowed
@@ -44,6 +45,18 @@ function allowedRoles(route: Route): readonly Role[] {
 /** The route's path with made-up ids: allowed routes answer 404 or 400, never 403. */
 const pathOf = (route: Route) => route.path.replace(/:(\w+)/g, (_m, name: string) => `${name.replace(/Id$/, '')}_made_up`);
 
+/** What one route answers a person's browser (the event stream is opened and dropped at once). */
+async function answerOf(server: TestServer, browser: ConsoleBrowser, route: Route): Promise<number> {
+  const path = pathOf(route);
+  if (route.path === '/events/stream') {
+    const aborted = new AbortController();
+    const answer = await fetch(server.baseUrl + path, { headers: { cookie: browser.cookie!, 'tsaro-environment': 'live', ...browser.headers }, signal: aborted.signal });
+    aborted.abort();
+    return answer.status;
+  }
+  return (await browser.request(route.method.toUpperCase(), path, route.method === 'get' || route.method === 'delete' ? undefined : {})).status;
+}
+
 /**
  * For a role limited to sites (issue #34): the organization's people, invitations, two-step
  * policy, visitor policies, audit log, the owners' key review, and adding or archiving sites
@@ -79,22 +92,49 @@ describe.each([
     const seen: string[] = [];
     const wrong: string[] = [];
     for (const route of ROUTES) {
-      const path = pathOf(route);
-      let status: number;
-      if (route.path === '/events/stream') {
-        const aborted = new AbortController();
-        const answer = await fetch(suite.server.baseUrl + path, { headers: { cookie: person.browser.cookie!, 'tsaro-environment': 'live' }, signal: aborted.signal });
-        status = answer.status;
-        aborted.abort();
-      } else {
-        status = (await person.browser.request(route.method.toUpperCase(), path, route.method === 'get' || route.method === 'delete' ? undefined : {})).status;
-      }
+      const status = await answerOf(suite.server, person.browser, route);
       const allowed = allowedRoles(route).includes(role as Role) && !(limited && needsEverySite(route));
       seen.push(`${route.method} ${route.path}`);
       if (status === 401 || status === 429 || allowed === (status === 403)) wrong.push(`${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${status}, expected ${allowed ? 'allowed' : '403'}`);
     }
     expect(wrong).toEqual([]);
     expect(seen).toHaveLength(ROUTES.length);
+  });
+});
+
+/**
+ * Issue #46: the second step is the session's, asked for by the organization it works in. Someone
+ * signed in where viewers may skip it (no authenticator, no code) joins a second organization with
+ * each role; their first session, sent there, answers 401 on every route where that role must pass
+ * the second step (owner and admin always, operator by the default policy), and the role table on
+ * every route where it may skip it (developer, viewer).
+ */
+describe('the role matrix for a session that never passed the second step, in an organization joined since', () => {
+  const suite = serverForSuite();
+
+  it.each(ALL.map((role) => [role]))('%s', async (role) => {
+    const home = await suite.server.createOrganization({ name: 'Where viewers skip the second step' });
+    const person = await joinConsole(suite.server, home.organizationId, 'viewer');
+    expect(person.totpSecret).toBeUndefined();
+    const { invite_url } = await inviteOrReset({ db: suite.server.running.database.db, clock: suite.server.clock, publicUrl: suite.server.baseUrl }, { organizationId: suite.org.organizationId, email: person.email, role: role as Role });
+    const phone = new ConsoleBrowser(suite.server.baseUrl, new URL(suite.server.baseUrl).origin);
+    expect((await phone.post(`/console/invitations/${invite_url.split('/').pop()}/accept`, { password: PASSWORD })).status).toBe(201);
+
+    const first = new ConsoleBrowser(suite.server.baseUrl, new URL(suite.server.baseUrl).origin);
+    first.cookie = person.browser.cookie;
+    first.csrf = person.browser.csrf;
+    first.headers = { 'tsaro-organization': suite.org.organizationId };
+    const due = twoStepRequired(role as Role, null);
+    const wrong: string[] = [];
+    for (const route of ROUTES) {
+      const status = await answerOf(suite.server, first, route);
+      const allowed = allowedRoles(route).includes(role as Role);
+      const expected = due ? 'a 401' : allowed ? 'allowed' : '403';
+      const got = status === 401 ? 'a 401' : status === 403 ? '403' : status === 429 ? '429' : 'allowed';
+      if (got !== expected) wrong.push(`${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${status}, expected ${expected}`);
+    }
+    expect(wrong).toEqual([]);
+    expect((await first.get('/console/session')).body.session.stage).toBe(due ? 'enrol_totp' : 'active');
   });
 });
 

@@ -102,3 +102,95 @@ describe('one person in several organizations', () => {
     expect(session.organizations.map((org: { organization_id: string }) => org.organization_id)).toEqual([first.organizationId]);
   });
 });
+
+/**
+ * Issue #46: the seams between organizations hold. A link one organization made is checked when
+ * it is used, against everything its person is then; a session's second step is asked for by each
+ * organization it works in, by the person's role there.
+ */
+describe('the seams between organizations (issue #46)', () => {
+  const suite = serverForSuite();
+  const tokenOf = (url: string) => url.split('/').pop()!;
+  const newBrowser = () => new ConsoleBrowser(suite.server.baseUrl, new URL(suite.server.baseUrl).origin);
+  const inOrganization = (browser: ConsoleBrowser, organizationId: string) => {
+    const scoped = newBrowser();
+    scoped.cookie = browser.cookie;
+    scoped.csrf = browser.csrf;
+    scoped.headers = { 'tsaro-organization': organizationId };
+    return scoped;
+  };
+
+  it("a stale reset link from the first organization, used after its person joined a second as owner, signs nobody in; their own session lives on", async () => {
+    const first = await suite.server.createOrganization({ name: 'Shield Security' });
+    const second = await suite.server.createOrganization({ name: 'Lekki Gardens Estate' });
+    const firstOwner = await joinConsole(suite.server, first.organizationId, 'owner');
+    const viewer = await joinConsole(suite.server, first.organizationId, 'viewer');
+    const link = await firstOwner.browser.post(`/console/people/${viewer.personId}/reset`, {});
+    expect(link.status).toBe(201);
+
+    // The viewer joins the second organization as its owner, with their own password.
+    const secondOwner = await joinConsole(suite.server, second.organizationId, 'owner');
+    const invited = await secondOwner.browser.post('/console/invitations', { email: viewer.email, role: 'owner' });
+    expect((await newBrowser().post(`/console/invitations/${tokenOf(invited.body.invite_url)}/accept`, { password: PASSWORD })).status).toBe(201);
+    // A new reset from the first is refused, as before; the old link is now refused too.
+    expect((await firstOwner.browser.post(`/console/people/${viewer.personId}/reset`, {})).body.message).toContain('belongs to other organizations too');
+    const holder = newBrowser();
+    expect((await holder.get(`/console/invitations/${tokenOf(link.body.invite_url)}`)).status).toBe(404);
+    const used = await holder.post(`/console/invitations/${tokenOf(link.body.invite_url)}/accept`, { password: 'a-first-owners-new-pass-1' });
+    expect(used.status, JSON.stringify(used.body)).toBe(404);
+    expect(holder.cookie).toBeUndefined();
+    expect((await inOrganization(holder, second.organizationId).get('/console/people')).status).toBe(401);
+    // Nothing of theirs changed: their session in either organization, and their password.
+    expect((await inOrganization(viewer.browser, first.organizationId).get('/console/session')).status).toBe(200);
+    expect((await inOrganization(viewer.browser, second.organizationId).get('/console/session')).body.session.person.role).toBe('owner');
+    expect((await newBrowser().post('/console/sign-in', { email: viewer.email, password: PASSWORD })).status).toBe(200);
+    // Left the second organization again: the withdrawn link stays withdrawn.
+    expect((await secondOwner.browser.delete(`/console/people/${viewer.personId}`)).status).toBe(200);
+    expect((await holder.post(`/console/invitations/${tokenOf(link.body.invite_url)}/accept`, { password: 'a-first-owners-new-pass-1' })).status).toBe(404);
+  });
+
+  it('a session that never passed the second step (a viewer where viewers may skip it) cannot act as the admin of an organization joined since, until it gives a code there', async () => {
+    const first = await suite.server.createOrganization({ name: 'Shield Security' });
+    const second = await suite.server.createOrganization({ name: 'Lekki Gardens Estate' });
+    const viewer = await joinConsole(suite.server, first.organizationId, 'viewer');
+    expect(viewer.totpSecret).toBeUndefined();
+    const secondOwner = await joinConsole(suite.server, second.organizationId, 'owner');
+    const invited = await secondOwner.browser.post('/console/invitations', { email: viewer.email, role: 'admin' });
+    const phone = newBrowser();
+    const joined = await phone.post(`/console/invitations/${tokenOf(invited.body.invite_url)}/accept`, { password: PASSWORD });
+    expect(joined.body.session.stage).toBe('enrol_totp');
+
+    // The session they had, sent to the second organization: an admin's routes answer 401, saying what is due.
+    const old = inOrganization(viewer.browser, second.organizationId);
+    const refused = [
+      await old.get('/console/people'),
+      await old.post('/console/invitations', { email: 'accomplice@elsewhere.example', role: 'admin' }),
+      await old.post('/api-keys', { name: 'Backdoor', scopes: ['admin'] }),
+      await old.get('/incidents'),
+      await old.post('/console/password', { current_password: PASSWORD, new_password: 'a-password-changed-here-1' }),
+    ];
+    expect(refused.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401]);
+    expect(refused[0]!.body.message).toBe('Lekki Gardens Estate asks for the second step of its admins, and this session has not passed it: set up an authenticator app (POST /console/totp/enrolment)');
+    expect((await old.get('/console/session')).body.session.stage).toBe('enrol_totp');
+    // In the first organization, where viewers may skip it, the session works as before.
+    const inFirst = inOrganization(viewer.browser, first.organizationId);
+    expect((await inFirst.get('/console/session')).body.session.stage).toBe('active');
+    expect((await inFirst.get('/incidents')).status).toBe(200);
+
+    // They enrol on their phone: the old session is now asked for a code in the second, and may not replace the authenticator.
+    const secret = (await phone.post('/console/totp/enrolment', {})).body.secret as string;
+    expect((await phone.post('/console/totp/enrolment/confirm', { code: await totpCode(suite.server, secret) })).status).toBe(200);
+    expect((await old.get('/console/session')).body.session.stage).toBe('totp');
+    expect((await old.get('/console/people')).status).toBe(401);
+    expect((await old.post('/console/totp/enrolment', { replace: true })).status).toBe(409);
+    expect((await inFirst.post('/console/totp/enrolment', { replace: true })).status).toBe(409);
+    // A code from the authenticator signs the old session in there (with a new token, for every organization).
+    const coded = await old.post('/console/sign-in/totp', { code: await totpCode(suite.server, secret, 1) });
+    expect(coded.status, JSON.stringify(coded.body)).toBe(200);
+    expect(coded.body.session.stage).toBe('active');
+    expect((await old.get('/console/people')).status).toBe(200);
+    expect((await inOrganization(old, first.organizationId).get('/incidents')).status).toBe(200);
+    // The token it had before the code is dead.
+    expect((await inFirst.get('/console/session')).status).toBe(401);
+  });
+});

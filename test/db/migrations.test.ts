@@ -11,6 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { insertEvents, insertEventsAtWebhookRevision, sequenceCommittedEvents } from '../../server/events/store.ts';
 import { hasActiveAssignment, incidentsNeedingDispatch } from '../../server/dispatch/store.ts';
 import type { Db } from '../../server/db/schema.ts';
+import { openLinksOf } from '../../server/people/store.ts';
+import { stageIn } from '../../server/people/session.ts';
 
 /** PostgreSQL numbers committed events with a sequencer; SQLite numbered them as they were inserted. */
 const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? sequenceCommittedEvents(db) : 0);
@@ -492,5 +494,47 @@ describe('migrations', () => {
     expect(await hasActiveAssignment(db, 'rsp_2')).toBe(false);
     const due = await incidentsNeedingDispatch(db, '2026-11-22T10:00:10.000Z', '2026-11-22T09:00:00.000Z', 10);
     expect(due.map((row) => row.incident_id)).toEqual(['inc_due']);
+  });
+  it('0041-second-step-and-open-links leaves every earlier session without a second step, asked for one where a role needs it, and finds open links by person, maker and email', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0035-leaner-sos-writes'));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    const person = (person_id: string, email: string, totp_enabled: number) => ({
+      person_id, email, name: null, password_hash: 'h', totp_secret: null, totp_pending_secret: null, totp_enabled, totp_last_step: null, created_at: now, updated_at: now, last_active_at: null,
+    });
+    await db.insertInto('people').values([person('per_owner', 'owner@a.test', 1), person('per_viewer', 'viewer@a.test', 0)]).execute();
+    await db
+      .insertInto('memberships')
+      .values([
+        { organization_id: 'org_a', person_id: 'per_owner', role: 'owner', site_ids: null, created_at: now, updated_at: now },
+        { organization_id: 'org_a', person_id: 'per_viewer', role: 'viewer', site_ids: null, created_at: now, updated_at: now },
+      ])
+      .execute();
+    const session = (session_id: string, person_id: string) => ({ session_id, token_hash: session_id, person_id, stage: 'active', ip: null, user_agent: null, created_at: now, last_active_at: now, expires_at: '2026-11-29T10:00:00.000Z', ended_at: null });
+    await db.insertInto('console_sessions').values([session('ses_owner', 'per_owner'), session('ses_viewer', 'per_viewer')] as never).execute();
+    const link = (invitation_id: string, columns: object) => ({
+      invitation_id, organization_id: 'org_a', email: 'viewer@a.test', name: null, role: 'viewer', kind: 'reset', person_id: 'per_viewer', token_hash: invitation_id, invited_by: 'per_owner',
+      created_at: now, expires_at: '2026-11-29T10:00:00.000Z', used_at: null, revoked_at: null, site_ids: null, ...columns,
+    });
+    await db
+      .insertInto('invitations')
+      .values([link('inv_open', {}), link('inv_used', { used_at: now }), link('inv_join', { kind: 'join', person_id: null, email: 'new@a.test', role: 'admin' }), link('inv_other', { email: 'other@a.test', person_id: null, kind: 'join', invited_by: 'operator' })])
+      .execute();
+
+    expect(await migrateToLatest(db, through('0041-second-step-and-open-links'))).toEqual(['0041-second-step-and-open-links']);
+    const sessions = await db.selectFrom('console_sessions').select(['session_id', 'stage', 'second_step_at']).orderBy('session_id').execute();
+    expect(sessions).toEqual([
+      { session_id: 'ses_owner', stage: 'active', second_step_at: null },
+      { session_id: 'ses_viewer', stage: 'active', second_step_at: null },
+    ]);
+    // The owner's session gives a code once before it acts again; the viewer's goes on where viewers may skip it.
+    expect(stageIn(sessions[0]!, { role: 'owner', totp_enabled: 1 }, { two_step_roles: null })).toBe('totp');
+    expect(stageIn(sessions[1]!, { role: 'viewer', totp_enabled: 0 }, { two_step_roles: null })).toBe('active');
+    expect(stageIn(sessions[1]!, { role: 'viewer', totp_enabled: 0 }, { two_step_roles: '["viewer"]' })).toBe('enrol_totp');
+    const ids = async (of: { personId: string; email: string }) => (await openLinksOf(db, of, now)).map((row) => row.invitation_id).sort();
+    expect(await ids({ personId: 'per_viewer', email: 'viewer@a.test' })).toEqual(['inv_open']);
+    expect(await ids({ personId: 'per_owner', email: 'owner@a.test' })).toEqual(['inv_join', 'inv_open']);
+    expect(await ids({ personId: 'per_nobody', email: 'other@a.test' })).toEqual(['inv_other']);
   });
 });

@@ -973,7 +973,7 @@ export interface paths {
         };
         /**
          * What an invitation link is for
-         * @description The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old.
+         * @description The link a person was given (`tsaro console invite`, the console, or the demo at first start). 404 once used, withdrawn, or 7 days old, and once it no longer fits: its maker is no longer an owner or admin who may make it, or (a reset) its person's role or sites changed or, for a link made in the console, they belong to another organization too.
          */
         get: operations["getInvitation"];
         put?: never;
@@ -995,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Join (or reset) with a password
-         * @description At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step.
+         * @description At least 12 characters and not a common password. Starts a session (cookie); owners and admins enrol a second factor next (`stage: enrol_totp`). A reset link replaces the password and the phone and ends every other session. Someone who signs in to Tsaro already (a member of another organization) joins with their own password (401 if wrong, counted as a sign-in guess), and keeps their sign-in and second step. The link is checked again as it is used, against what its maker and its person are then (404 as for a used link, see `getInvitation`); joining another organization withdraws the reset links other organizations made for the person.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -1035,7 +1035,7 @@ export interface paths {
         put?: never;
         /**
          * The second factor: a code from the app, or a recovery code
-         * @description A code is accepted once. A recovery code is used up; enrol a new phone afterwards from the account page.
+         * @description A code is accepted once. A recovery code is used up; enrol a new phone afterwards from the account page. Also where a session signed in without the second step works in an organization that asks the person's role there for it (`stage: totp` in that organization): the code signs the session in for every organization.
          */
         post: operations["signInSecondFactor"];
         delete?: never;
@@ -1055,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * The authenticator secret to enrol
-         * @description Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true.
+         * @description Show `otpauth_uri` as a QR code and `secret` as text. Nothing changes until a code from it is confirmed. Asked again before then, it gives the same secret (a reload keeps what the phone scanned) unless `replace` is true. Someone with an authenticator replaces it only from a session that passed the second step (409 otherwise).
          */
         post: operations["startTotpEnrolment"];
         delete?: never;
@@ -1091,7 +1091,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session of this browser, with its CSRF token */
+        /**
+         * The session of this browser, with its CSRF token
+         * @description In the organization `Tsaro-Organization` names (else the one joined first), with its `stage` there: where a route answered 401 because that organization asks for a second step this session has not passed, this says which (`totp` or `enrol_totp`), so the console can ask for it.
+         */
         get: operations["getConsoleSession"];
         put?: never;
         post?: never;
@@ -1192,7 +1195,7 @@ export interface paths {
         get: operations["getTwoStepPolicy"];
         /**
          * Choose which roles must sign in with a second step
-         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. People of a role now required who have not enrolled do so at their next sign-in; the sessions they have stay.
+         * @description Console session (cookie); roles owner, admin. Only for a key or person not limited to sites. At once: a session of a role now required that never passed a second step answers `stage: totp` (or `enrol_totp`, not enrolled) in this organization, and 401 on its routes here until it does.
          */
         put: operations["changeTwoStepPolicy"];
         post?: never;
@@ -2948,7 +2951,7 @@ export interface components {
         };
         ConsoleSession: {
             /**
-             * @description `totp`: the password is right, a code (or recovery code) is due; `enrol_totp`: the role needs a second factor, enrol one first; `active`: signed in
+             * @description In the organization the request works in (`Tsaro-Organization`). `totp`: a code (or recovery code) is due: the password is right, or this organization asks the person's role here for the second step and this session has not passed it yet; `enrol_totp`: the same, for someone with no authenticator: enrol one first; `active`: signed in here
              * @enum {string}
              */
             stage: "totp" | "enrol_totp" | "active";

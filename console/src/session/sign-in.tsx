@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { describeError, type Client, type Schemas } from '../api.ts';
 import { ErrorNote, Field, Notice } from '../components/ui.tsx';
 
@@ -60,8 +60,24 @@ export function SignInScreen({ client, notice, onSession }: { client: Client; no
   );
 }
 
-/** The second step: a code from the authenticator app, or one of the recovery codes. */
-export function TotpScreen({ client, onSession, onCancel }: { client: Client; onSession: (session: Session) => void; onCancel: () => void }) {
+/**
+ * The second step: a code from the authenticator app, or one of the recovery codes. At sign-in, or
+ * where the organization worked in asks for it and this session has not given one (`why` says so,
+ * and `back` returns to the organization the person came from).
+ */
+export function TotpScreen({
+  client,
+  onSession,
+  onCancel,
+  why,
+  back,
+}: {
+  client: Client;
+  onSession: (session: Session) => void;
+  onCancel: () => void;
+  why?: ReactNode;
+  back?: ReactNode;
+}) {
   const [useRecovery, setUseRecovery] = useState(false);
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -83,6 +99,7 @@ export function TotpScreen({ client, onSession, onCancel }: { client: Client; on
   }
   return (
     <Frame title="Two-step sign-in">
+      {why}
       <form onSubmit={submit} className="stack" data-testid="totp-form">
         {useRecovery ? (
           <Field label="Recovery code" id="code" hint="One of the ten codes you kept when you set up your authenticator. Each works once.">
@@ -111,6 +128,7 @@ export function TotpScreen({ client, onSession, onCancel }: { client: Client; on
         <button type="button" className="link" onClick={() => (setUseRecovery(!useRecovery), setCode(''), setError(null))}>
           {useRecovery ? 'Use a code from the app instead' : 'Lost your phone? Use a recovery code'}
         </button>
+        {back}
         <button type="button" className="link" onClick={onCancel}>
           Sign in as someone else
         </button>
