@@ -7,6 +7,8 @@ export interface IdempotencyScope {
   organizationId: string;
   environment: string;
   key: string;
+  /** The caller's sites (null or absent: every site): a record keeps its maker's, and answers only a caller who reaches them. */
+  sites?: readonly string[] | null;
 }
 
 const where = (scope: IdempotencyScope) => (db: Executor) =>
@@ -23,7 +25,8 @@ export async function insertClaim(
   fingerprint: string,
   at: string,
 ): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRow }> {
-  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at });
+  const siteIds = scope.sites ? JSON.stringify(scope.sites) : null;
+  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at, siteIds });
   if (Number(result.numAffectedRows ?? 0n) === 1) return { inserted: true };
   const existing = await where(scope)(db).executeTakeFirst();
   // Purged between the two statements: treat as seen-nothing and let the caller try again.
@@ -49,7 +52,7 @@ export async function completeClaim(db: Executor, scope: IdempotencyScope, statu
 }
 
 /** Every request with an Idempotency-Key (every kiosk replay item): built and compiled once (server/db/prepared.ts). */
-const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: string; at: string }) =>
+const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: string; at: string; siteIds: string | null }) =>
   db
     .insertInto('idempotency_requests')
     .values({
@@ -62,6 +65,7 @@ const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: s
       response_body: null,
       locked_at: p.at,
       created_at: p.at,
+      site_ids: p.siteIds,
     })
     .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).doNothing()),
 );
