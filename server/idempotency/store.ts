@@ -11,6 +11,9 @@ export interface IdempotencyScope {
   sites?: readonly string[] | null;
 }
 
+/** The caller's sites as a record keeps them (the `site_ids` form of keys and endpoints). */
+const siteIdsOf = (scope: IdempotencyScope) => (scope.sites ? JSON.stringify(scope.sites) : null);
+
 const where = (scope: IdempotencyScope) => (db: Executor) =>
   db
     .selectFrom('idempotency_requests')
@@ -25,8 +28,7 @@ export async function insertClaim(
   fingerprint: string,
   at: string,
 ): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRow }> {
-  const siteIds = scope.sites ? JSON.stringify(scope.sites) : null;
-  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at, siteIds });
+  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at, siteIds: siteIdsOf(scope) });
   if (Number(result.numAffectedRows ?? 0n) === 1) return { inserted: true };
   const existing = await where(scope)(db).executeTakeFirst();
   // Purged between the two statements: treat as seen-nothing and let the caller try again.
@@ -34,11 +36,11 @@ export async function insertClaim(
   return { inserted: false, existing };
 }
 
-/** Takes over a claim whose holder died (lease ran out); only one taker wins. */
+/** Takes over a claim whose holder died (lease ran out), as the taker's (its sites); only one taker wins. */
 export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, staleLockedAt: string, at: string): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_requests')
-    .set({ locked_at: at })
+    .set({ locked_at: at, site_ids: siteIdsOf(scope) })
     .where(whereTenant(scope))
     .where('idempotency_key', '=', scope.key)
     .where('state', '=', 'in_flight')
