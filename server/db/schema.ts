@@ -56,7 +56,7 @@ export interface KioskRow {
   needs_attention: number;
   /** The kiosk's own clock in its last heartbeat. */
   clock: string;
-  /** Tenths of a second; null when the last heartbeat was replayed from the kiosk's queue. */
+  /** Tenths of a second (bigint on PostgreSQL: any clock, migration 0042); null when the last heartbeat was replayed from the kiosk's queue. */
   clock_skew_ds: number | null;
   last_seen_at: string;
   /** Set (once per outage, by the sweep that raises kiosk.offline); cleared by the next heartbeat. */
@@ -354,6 +354,8 @@ export interface IdempotencyRow {
   response_body: string | null;
   locked_at: string;
   created_at: string;
+  /** The sites the caller that made it reached, a JSON array; null: every site (migration 0042). */
+  site_ids?: string | null;
 }
 
 export interface AccessCodeRow {

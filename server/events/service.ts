@@ -225,6 +225,26 @@ export async function readableEventsById(db: Executor, tenant: Tenant, scopes: R
   return new Map(rows.filter((row) => mayReadEventType(scopes, row.type)).map((row) => [row.event_id, rowToEvent(row)]));
 }
 
+/** An event as its deliveries are decided by (webhooks/queue.ts, `receptionOf`). */
+export interface DeliverableEvent {
+  eventId: string;
+  type: string;
+  siteId: string | null;
+  /** A test event (sample data, sent to the one endpoint it tests). */
+  test: boolean;
+}
+
+/**
+ * These events of the tenant within the caller's sites, those `scopes` may read, as their
+ * deliveries are decided: what a resend by hand sends again by the rule live deliveries follow.
+ */
+export async function deliverableEvents(db: Executor, tenant: Tenant, scopes: ReadonlySet<string>, eventIds: readonly string[]): Promise<Map<string, DeliverableEvent>> {
+  const rows = await findEvents(db, tenant, [...new Set(eventIds)]);
+  return new Map(
+    rows.filter((row) => mayReadEventType(scopes, row.type)).map((row) => [row.event_id, { eventId: row.event_id, type: row.type, siteId: row.site_id ?? null, test: row.test === 1 }]),
+  );
+}
+
 /** An event as stored (its data is still the JSON text), found by id alone: for the webhook worker. */
 export async function storedEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
   return findEventById(db, eventId);

@@ -51,6 +51,6 @@ export const idempotencyHeader = {
   in: 'header' as const,
   required: false,
   description:
-    'Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409.',
+    'Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run.',
   schema: { type: 'string' as const, maxLength: 255 },
 };

@@ -1,7 +1,8 @@
 import { createHash, hkdfSync } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Engine } from '../db/database.ts';
-import type { Executor } from '../db/schema.ts';
+import type { Executor, IdempotencyRow } from '../db/schema.ts';
+import { parseSiteIds, reachesSite } from '../db/tenant.ts';
 import { ApiError } from '../http/errors.ts';
 import { gcmOpen, gcmSeal, type SecretBox } from '../secrets/secret-box.ts';
 import { completeClaim, findClaim, insertClaim, lockKeyForTransaction, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
@@ -37,6 +38,22 @@ export const notTheMaker = () =>
     409,
     'Idempotency-Key was used by another API key for a request whose answer holds a secret: that answer is replayed only to the key that made it, and the request does not run again',
   );
+
+export const beyondTheCallersSites = () =>
+  new ApiError(
+    409,
+    'Idempotency-Key was used by a caller who reaches sites you do not: its answer is replayed only to a caller who reaches every site it was made for, and the request does not run again',
+  );
+
+/**
+ * Whether the caller (`scope.sites`) reaches every site the record's maker reached: what its
+ * answer may hold (a code, a pass, a visitor) is theirs to read. A record made by a caller of
+ * every site, or before records kept their maker's sites, answers only a caller of every site.
+ */
+function reachesRecord(scope: IdempotencyScope, row: Pick<IdempotencyRow, 'site_ids'>): boolean {
+  const madeFor = parseSiteIds(row.site_ids);
+  return madeFor === null ? reachesSite(scope.sites, null, 'organization') : madeFor.every((siteId) => reachesSite(scope.sites, siteId, 'organization'));
+}
 
 /**
  * An answer that carries a secret shown once (a new API key, a webhook secret) is sealed for its
@@ -78,6 +95,8 @@ export async function claimKey(tx: Executor, deps: ClaimDeps, scope: Idempotency
   const claim = await insertClaim(tx, scope, fingerprint, now.toISOString());
   if (claim.inserted) return { answered: false };
   const row = claim.existing;
+  // Before anything else about it: a record of sites beyond the caller's says nothing more to them.
+  if (!reachesRecord(scope, row)) throw beyondTheCallersSites();
   if (row.fingerprint !== fingerprint) throw new ApiError(400, 'Idempotency-Key was already used with a different method, path or body');
   if (row.state === 'complete') return { answered: true, status: row.response_status!, body: openAnswer(deps.secretBox, scope, row.response_body!, credential) };
   // A claim committed in flight by an older version, or left by a request that died.
@@ -94,10 +113,10 @@ export async function recordAnswer(tx: Executor, secretBox: SecretBox, scope: Id
   await completeClaim(tx, scope, status, sealAnswer(secretBox, scope, JSON.stringify(body), makerCredential));
 }
 
-/** The answer stored for a key, parsed; undefined when the key has none (never seen, in flight, or purged). */
+/** The answer stored for a key, parsed; undefined when the key has none (never seen, in flight, or purged) or it is of sites beyond the caller's. */
 export async function storedAnswer(db: Executor, secretBox: SecretBox, scope: IdempotencyScope): Promise<unknown> {
   const row = await findClaim(db, scope);
-  return row?.state === 'complete' && row.response_body && !row.response_body.startsWith(MAKER_SEALED)
+  return row?.state === 'complete' && reachesRecord(scope, row) && row.response_body && !row.response_body.startsWith(MAKER_SEALED)
     ? JSON.parse(secretBox.open(row.response_body))
     : undefined;
 }

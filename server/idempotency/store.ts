@@ -7,7 +7,12 @@ export interface IdempotencyScope {
   organizationId: string;
   environment: string;
   key: string;
+  /** The caller's sites (null or absent: every site): a record keeps its maker's, and answers only a caller who reaches them. */
+  sites?: readonly string[] | null;
 }
+
+/** The caller's sites as a record keeps them (the `site_ids` form of keys and endpoints). */
+const siteIdsOf = (scope: IdempotencyScope) => (scope.sites ? JSON.stringify(scope.sites) : null);
 
 const where = (scope: IdempotencyScope) => (db: Executor) =>
   db
@@ -23,7 +28,7 @@ export async function insertClaim(
   fingerprint: string,
   at: string,
 ): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRow }> {
-  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at });
+  const result = await claimInsert(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, fingerprint, at, siteIds: siteIdsOf(scope) });
   if (Number(result.numAffectedRows ?? 0n) === 1) return { inserted: true };
   const existing = await where(scope)(db).executeTakeFirst();
   // Purged between the two statements: treat as seen-nothing and let the caller try again.
@@ -31,11 +36,11 @@ export async function insertClaim(
   return { inserted: false, existing };
 }
 
-/** Takes over a claim whose holder died (lease ran out); only one taker wins. */
+/** Takes over a claim whose holder died (lease ran out), as the taker's (its sites); only one taker wins. */
 export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, staleLockedAt: string, at: string): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_requests')
-    .set({ locked_at: at })
+    .set({ locked_at: at, site_ids: siteIdsOf(scope) })
     .where(whereTenant(scope))
     .where('idempotency_key', '=', scope.key)
     .where('state', '=', 'in_flight')
@@ -49,7 +54,7 @@ export async function completeClaim(db: Executor, scope: IdempotencyScope, statu
 }
 
 /** Every request with an Idempotency-Key (every kiosk replay item): built and compiled once (server/db/prepared.ts). */
-const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: string; at: string }) =>
+const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: string; at: string; siteIds: string | null }) =>
   db
     .insertInto('idempotency_requests')
     .values({
@@ -62,6 +67,7 @@ const claimInsert = preparedQuery((db, p: Tenant & { key: string; fingerprint: s
       response_body: null,
       locked_at: p.at,
       created_at: p.at,
+      site_ids: p.siteIds,
     })
     .onConflict((oc) => oc.columns(['organization_id', 'environment', 'idempotency_key']).doNothing()),
 );

@@ -27,9 +27,11 @@ export const kioskRouteList = [
       'A retired kiosk stays retired: its heartbeat is recorded and raises no event. Kiosk ids are per organization and environment: the same id',
       'elsewhere is another kiosk, never this one; an id not in the kiosk format is a 400 naming `kioskId`. The kiosk sends each heartbeat under an',
       'Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its',
-      'queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null).',
+      'queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null). Any clock is recorded, 1970 or 9999 included:',
+      'a kiosk whose clock battery died still reports itself, its skew showing how far off it is. A kiosk standing at a site beyond a key limited to sites',
+      'is a 404 to that key, as another organization\'s is: its heartbeat neither moves nor wakes it.',
     ].join(' '),
-    responses: { ...ok(200, 'The kiosk as recorded, and its site', KioskHeartbeatAnswer), ...errors() },
+    responses: { ...ok(200, 'The kiosk as recorded, and its site', KioskHeartbeatAnswer), ...errors(404) },
     async handler({ params, body, db }, req, res, deps) {
       if (!KIOSK_ID_PATTERN.test(params.kioskId)) throw badRequest('kioskId must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start');
       res.json(await recordHeartbeat(db, timesOf(deps), tenantOf(req), params.kioskId, body));

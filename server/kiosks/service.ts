@@ -6,7 +6,8 @@ import { conflict, notFound } from '../http/errors.ts';
 import type { PageRequest } from '../db/paged.ts';
 import { toPage } from '../http/pagination.ts';
 import { placeNamedIn, siteForGateName, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
-import { activeKioskRows, claimOutage, endOutage, findKiosk, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
+import { reachesSite } from '../db/tenant.ts';
+import { activeKioskRows, claimOutage, endOutage, findKiosk, findKioskAtAnySite, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
 
 /**
  * When a kiosk last heard from at `lastSeenAt` counts as offline (KIOSK_OFFLINE_AFTER_S after it),
@@ -47,7 +48,8 @@ export function rowToKiosk(row: KioskRow, times: KioskTimes): Kiosk {
  * kiosk's queue (POST /kiosk/replay), so its clock was read before it was sent and says nothing
  * of the skew. The first heartbeat after `kiosk.offline` raises `kiosk.online`. A retired kiosk
  * stays retired: its heartbeat is recorded (an operator sees that a retired gate still runs)
- * and raises nothing.
+ * and raises nothing. A kiosk that stands at a site beyond the caller's is a 404, as another
+ * organization's is: a key of one site never moves, wakes or reports for another site's gate.
  */
 export async function recordHeartbeat(
   db: Executor,
@@ -63,8 +65,10 @@ export async function recordHeartbeat(
   // The site it was set up for (checked), else the one it has, else where its gate's name says.
   const named = await placeNamedIn(db, tenant, { site_id: heartbeat.site_id });
   return inTransaction(db, async (trx) => {
+    const known = await findKioskAtAnySite(trx, tenant, kioskId);
+    if (known && !reachesSite(tenant.sites, known.site_id, 'organization')) throw notFound('Kiosk');
     const wasOfflineSince = await endOutage(trx, tenant, kioskId, at);
-    const siteId = named?.siteId ?? (await findKiosk(trx, tenant, kioskId))?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant, heartbeat.entry_point));
+    const siteId = named?.siteId ?? known?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant, heartbeat.entry_point));
     await upsertHeartbeat(trx, tenant, kioskId, {
       site_id: siteId,
       entry_point: heartbeat.entry_point,

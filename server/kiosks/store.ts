@@ -9,6 +9,14 @@ export async function findKiosk(db: Executor, tenant: Tenant, kioskId: string): 
   return scoped(db, tenant).selectAll().where('kiosk_id', '=', kioskId).executeTakeFirst();
 }
 
+/**
+ * The tenant's kiosk of this id at whichever site it stands, for the heartbeat that would make or
+ * move it: the caller's reach is then checked against the site it has (kiosks/service.ts).
+ */
+export async function findKioskAtAnySite(db: Executor, tenant: Tenant, kioskId: string): Promise<Pick<KioskRow, 'site_id'> | undefined> {
+  return db.selectFrom('kiosks').select('site_id').where(whereTenant(tenant)).where('kiosk_id', '=', kioskId).executeTakeFirst();
+}
+
 /** What a heartbeat sets: the kiosk's report and when it was heard. */
 export type HeartbeatColumns = Pick<
   KioskRow,

@@ -90,14 +90,26 @@ export async function queueDeliveries(trx: Executor, queue: WebhookQueue, destin
   await queueJobs(trx, queue, deliveriesOf(destinations, events));
 }
 
-/** A delivery of each event to every destination that subscribes to its type and reaches its site. */
+/** A delivery of each event to every destination that receives it (`receives`). */
 export function deliveriesOf(destinations: Destinations, events: readonly QueuedEvent[]): WebhookJobRow[] {
-  return events.flatMap((event) =>
-    destinations.endpoints
-      .filter((endpoint) => subscribes(JSON.parse(endpoint.events) as string[], event.type) && reachesSite(parseSiteIds(endpoint.site_ids), event.siteId, 'organization'))
-      .map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)),
-  );
+  return events.flatMap((event) => destinations.endpoints.filter((endpoint) => receives(endpoint, event)).map((endpoint) => newJob(endpoint.endpoint_id, event.eventId, event.at)));
 }
+
+/** What an endpoint is sent, as far as its subscriptions and sites decide it. */
+export type Reception = 'received' | 'not_subscribed' | 'beyond_its_sites';
+
+/**
+ * Whether an endpoint receives an event: it subscribes to the event's type and reaches the
+ * event's site (an endpoint limited to sites gets only theirs, and none about no site). The one
+ * rule for live deliveries and for resends by hand (webhooks/service.ts).
+ */
+export function receptionOf(endpoint: Pick<WebhookEndpointRow, 'events' | 'site_ids'>, event: Pick<QueuedEvent, 'type' | 'siteId'>): Reception {
+  if (!subscribes(JSON.parse(endpoint.events) as string[], event.type)) return 'not_subscribed';
+  if (!reachesSite(parseSiteIds(endpoint.site_ids), event.siteId, 'organization')) return 'beyond_its_sites';
+  return 'received';
+}
+
+export const receives = (endpoint: Pick<WebhookEndpointRow, 'events' | 'site_ids'>, event: Pick<QueuedEvent, 'type' | 'siteId'>): boolean => receptionOf(endpoint, event) === 'received';
 
 /** Deliveries a caller's own statement inserted (an SOS's opening statement), counted for `deliveriesSince`. */
 export function deliveriesInserted(queue: WebhookQueue, jobs: readonly WebhookJobRow[]): void {

@@ -176,10 +176,14 @@ export const webhookRouteList = [
     operationId: 'resendWebhookEvent',
     tags,
     summary: 'Send an event to this endpoint again',
-    description: 'Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read is a 404.',
+    description: [
+      'Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read, or of a site beyond its sites, is a 404.',
+      'The event goes only where live deliveries would have sent it: an event of a type the endpoint is not subscribed to, or about a site beyond',
+      "the endpoint's `site_ids` (or about no site, to an endpoint limited to sites), is a 409 naming `event_id`. A test event goes to any endpoint, as the test route sends it.",
+    ].join(' '),
     responses: {
       ...ok(202, 'Queued', z.object({ queued: z.literal(true), endpoint_id: z.string(), event_id: z.string() })),
-      ...errors(404),
+      ...errors(404, 409),
     },
     async handler({ params, body, db }, req, res, deps) {
       res.status(202).json(await resendEvent(db, hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.event_id));
@@ -212,7 +216,8 @@ export const webhookRouteList = [
     operationId: 'resendFailedWebhookEvents',
     tags,
     summary: 'Send again every event whose delivery failed in a time range',
-    description: 'Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read.',
+    description:
+      "Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read, and only events the endpoint still receives (its subscriptions and `site_ids` as they are now, as live deliveries decide).",
     responses: { ...ok(202, 'Queued', z.object({ queued: z.int() })), ...errors(404) },
     async handler({ params, body, db }, req, res, deps) {
       res.status(202).json(await resendFailed(db, hooksOf(deps), tenantOf(req), authOf(req).scopes, params.endpointId, body.from, body.to));

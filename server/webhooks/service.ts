@@ -3,14 +3,14 @@ import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, Webhoo
 import { randomBase62 } from '../auth/secrets.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookEndpointRow } from '../db/schema.ts';
-import { appendTestEvent, getEvent, readableEventsById, requireEventReadScopes, type EventType } from '../events/service.ts';
-import { notFound } from '../http/errors.ts';
+import { appendTestEvent, deliverableEvents, readableEventsById, requireEventReadScopes, type DeliverableEvent, type EventType } from '../events/service.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import type { PageRequest } from '../db/paged.ts';
 import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { rowToWebhookEndpoint } from './endpoint.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { newJob, queueJobs, type WebhookQueue } from './queue.ts';
+import { newJob, queueJobs, receptionOf, type Reception, type WebhookQueue } from './queue.ts';
 import { cancelPendingJobs, countDeliveries, failedEventIds, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, outboxCounts, updateEndpoint } from './store.ts';
 import { sampleEventData } from './test-events.ts';
 
@@ -159,10 +159,27 @@ export async function listWebhookDeliveries(
   );
 }
 
-/** Sends an event of this tenant to the endpoint again, as a new delivery with fresh attempts. */
+/**
+ * How a resend by hand goes: as live deliveries do (`receptionOf`), so a resend never sends an
+ * endpoint what it would not have been sent; a test event (sample data) goes wherever it is
+ * sent, as the test route sends it.
+ */
+const resentAs = (endpoint: WebhookEndpointRow, event: DeliverableEvent): Reception => (event.test ? 'received' : receptionOf(endpoint, event));
+
+/**
+ * Sends an event of this tenant to the endpoint again, as a new delivery with fresh attempts.
+ * An event the endpoint does not receive (another type, another site) is a 409 naming `event_id`.
+ */
 export async function resendEvent(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, eventId: string) {
-  await endpointOf(db, tenant, endpointId);
-  await getEvent(db, tenant, scopes, eventId); // another tenant's event, or a type the key may not read, is a 404 like a missing one
+  const endpoint = await endpointOf(db, tenant, endpointId);
+  // Another tenant's or site's event, or a type the key may not read, is a 404 like a missing one.
+  const event = (await deliverableEvents(db, tenant, scopes, [eventId])).get(eventId);
+  if (!event) throw notFound('Event');
+  const reception = resentAs(endpoint, event);
+  if (reception === 'not_subscribed') throw conflict(`event_id: ${eventId} is a ${event.type} event, and this endpoint is not subscribed to ${event.type}: live deliveries never send it there`);
+  if (reception === 'beyond_its_sites') {
+    throw conflict(`event_id: ${eventId} is about ${event.siteId ? `site ${event.siteId}` : 'no site'}, and this endpoint is limited to other sites: live deliveries never send it there`);
+  }
   await queueJobs(db, deps.webhookQueue, [newJob(endpointId, eventId, deps.clock.now().toISOString())]);
   return { queued: true as const, endpoint_id: endpointId, event_id: eventId };
 }
@@ -181,13 +198,16 @@ export async function sendTestEvent(db: Executor, deps: WebhookDeps, tenant: Ten
   return { event, queued: true as const };
 }
 
-/** Every event whose delivery to this endpoint failed in [from, to) is sent again, once each (those the key may read). */
+/**
+ * Every event whose delivery to this endpoint failed in [from, to) is sent again, once each: those
+ * the key may read and the endpoint still receives (its subscriptions and sites may have changed since).
+ */
 export async function resendFailed(db: Executor, deps: WebhookDeps, tenant: Tenant, scopes: ReadonlySet<string>, endpointId: string, from: string, to: string) {
-  await endpointOf(db, tenant, endpointId);
+  const endpoint = await endpointOf(db, tenant, endpointId);
   const failed = await failedEventIds(db, endpointId, from, to);
-  const readable = await readableEventsById(db, tenant, scopes, failed);
+  const events = await deliverableEvents(db, tenant, scopes, failed);
   const at = deps.clock.now().toISOString();
-  const jobs = [...readable.keys()].map((eventId) => newJob(endpointId, eventId, at));
+  const jobs = [...events.values()].filter((event) => resentAs(endpoint, event) === 'received').map((event) => newJob(endpointId, event.eventId, at));
   await queueJobs(db, deps.webhookQueue, jobs);
   return { queued: jobs.length };
 }

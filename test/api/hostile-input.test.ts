@@ -2,6 +2,7 @@ import querystring from 'node:querystring';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateIncidentRequest, ListIncidentsQuery } from '../../shared/schemas/incidents.ts';
+import { KioskHeartbeatRequest } from '../../shared/schemas/kiosks.ts';
 
 import { incidentBody, startTestServer, type ApiClient, type ApiResponse, type TestOrganization, type TestServer, expectErrorBody } from '../support/server.ts';
 import { checkProperty } from '../support/property.ts';
@@ -737,6 +738,37 @@ describe('inputs that once caused 500s', () => {
     const res = await org.live.request(method, path, { body });
     expectWellFormed(res, { method, path });
     expect([400, 404]).toContain(res.status);
+  });
+
+  describe('a kiosk whose clock is far off (issue #46: PostgreSQL answered 500)', () => {
+    const kioskId = 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9CK';
+    const beat = (clock: string) => ({ entry_point: 'Gate A', app_version: '0.1.0', queued_operations: 0, oldest_queued_at: clock, last_sync_at: clock, needs_attention: 0, clock });
+
+    it.each(['1970-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', '2019-12-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '0100-01-01T00:00:00.000Z'])(
+      'a heartbeat at %s, single or replayed, is recorded (200)',
+      async (clock) => {
+        const single = await org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: beat(clock) });
+        expectWellFormed(single, { clock });
+        expect(single.status, JSON.stringify(single.body)).toBe(200);
+        const replayed = await org.live.post('/kiosk/replay', { ops: [{ operation: 'heartbeat', idempotency_key: `far-clock-${clock}`, kiosk_id: kioskId, body: beat(clock) }] });
+        expectWellFormed(replayed, { clock, replayed: true });
+        expect(replayed.body.results[0].status, JSON.stringify(replayed.body)).toBe(200);
+      },
+    );
+
+    it('any clock from year 1 to 9999, in any zone, is recorded or is a 400 as the schema decides, never a 500', async () => {
+      const zone = fc.oneof(fc.constant('Z'), fc.constant(''), fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([sign, h, m]) => `${sign}${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`));
+      const instant = fc.date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true });
+      await checkProperty(
+        fc.asyncProperty(instant, zone, async (date, offset) => {
+          const clock = date.toISOString().slice(0, -1) + offset;
+          const res = await org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: beat(clock) });
+          expectWellFormed(res, clock);
+          expect(res.status, clock).toBe(KioskHeartbeatRequest.safeParse(beat(clock)).success ? 200 : 400);
+        }),
+        { numRuns: 40 },
+      );
+    });
   });
 
   it('a deeply nested body sent with an Idempotency-Key answers 400, not 500', async () => {

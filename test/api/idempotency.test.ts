@@ -104,6 +104,26 @@ describe('Idempotency-Key header', () => {
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it("a claim a key of one site left by crashing, taken over by a key of every site, becomes the taker's: the site's key no longer replays it (issue #46)", async () => {
+    const siteId = (await org.live.post('/sites', { name: 'Crash Estate' })).body.site.site_id as string;
+    const siteKey = server.client((await org.live.post('/api-keys', { name: 'Crash gate', scopes: ['access_codes:write', 'access_codes:read'], site_ids: [siteId] })).body.secret);
+    const visitor = { visitor_name: 'Femi Ade', visitor_phone: '+2348030000009' };
+    expect((await siteKey.post('/access-codes', visitor, withKey('k-site-crash'))).status).toBe(201);
+    await server.running.database.db
+      .updateTable('idempotency_requests')
+      .set({ state: 'in_flight', response_status: null, response_body: null })
+      .where('idempotency_key', '=', 'k-site-crash')
+      .execute();
+    server.clock.advance(61_000);
+    const taken = await org.live.post('/access-codes', visitor, withKey('k-site-crash'));
+    expect(taken.status).toBe(201);
+    expect(taken.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await siteKey.post('/access-codes', visitor, withKey('k-site-crash'));
+    expect(replay.status).toBe(409);
+    expect(replay.body.message).toMatch(/^Idempotency-Key was used by a caller who reaches sites you do not/);
+    expect(JSON.stringify(replay.body)).not.toContain(taken.body.access_code.code_id);
+  });
+
   it('an error is not stored: the change is rolled back and a retry runs again', async () => {
     const created = await org.live.post('/incidents', incidentBody());
     const id = created.body.incident.incident_id;

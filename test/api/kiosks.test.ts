@@ -90,6 +90,16 @@ describe('kiosk heartbeats', () => {
     expect(kiosk).toMatchObject({ clock: '2026-11-22T09:59:47.500Z', clock_skew_seconds: -12.5, last_seen_at: START });
   });
 
+  it('a kiosk whose clock is decades off still reports itself, its skew exact, on both engines (issue #46)', async () => {
+    const kioskId = newKioskId();
+    for (const clock of ['1970-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', '2019-12-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', '9999-12-31T23:59:59.900Z']) {
+      const kiosk = await beat(org.live, kioskId, { clock });
+      expect(kiosk.clock, clock).toBe(clock);
+      expect(kiosk.clock_skew_seconds, clock).toBe((Date.parse(clock) - Date.parse(START)) / 1000);
+      expect((await org.live.get(`/kiosks/${kioskId}`)).body.kiosk.clock_skew_seconds, clock).toBe(kiosk.clock_skew_seconds);
+    }
+  });
+
   it('is offline after KIOSK_OFFLINE_AFTER_S, raises kiosk.offline exactly once per outage, and kiosk.online on its return', async () => {
     const kioskId = newKioskId();
     await beat(org.live, kioskId);

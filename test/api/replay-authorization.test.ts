@@ -161,3 +161,39 @@ describe('rolling a key', () => {
     expect((await org.live.get(`/access-codes/${code.body.access_code.code_id}`)).body.access_code.use_count).toBe(1);
   });
 });
+
+describe('replays are authorized by site (issue #46)', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization({ name: 'Two Estates' });
+  });
+  afterAll(() => server.stop());
+
+  it("a kiosk of one site whose key was rolled still replays its outbox, and no other site's key replays it", async () => {
+    const siteOf = async (name: string) => (await org.live.post('/sites', { name, entry_points: ['Gate B'] })).body.site.site_id as string;
+    const [a, b] = [await siteOf('Admiralty Estate'), await siteOf('Banana Island Estate')];
+    const gateKey = async (siteId: string) => org.live.post('/api-keys', { name: `Gate of ${siteId}`, scopes: ['access_codes:validate', 'access_codes:write', 'logs:read'], site_ids: [siteId] });
+    const gateB = await gateKey(b);
+    const kioskB = server.client(gateB.body.secret);
+    const walkIn = { visitor_name: 'Ngozi Eze', visitor_phone: '+2348030000002', entry_point: 'Gate B' };
+    const first = await kioskB.post('/access-logs', walkIn, idem('kiosk-b-op-0001'));
+    expect(first.status).toBe(201);
+    expect(first.body.access_log.site_id).toBe(b);
+    // Rolled, it keeps its site and replays its own answer.
+    const rolled = await org.live.post(`/api-keys/${gateB.body.api_key.key_id}/roll`, { expires_in_hours: 0 });
+    expect(rolled.body.api_key.site_ids).toEqual([b]);
+    const replay = await server.client(rolled.body.secret).post('/access-logs', walkIn, idem('kiosk-b-op-0001'));
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    // Another site's kiosk presenting the same key and body gets neither the visitor nor a visit of its own.
+    const kioskA = server.client((await gateKey(a)).body.secret);
+    const stranger = await kioskA.post('/access-logs', walkIn, idem('kiosk-b-op-0001'));
+    expect(stranger.status).toBe(409);
+    expect(stranger.body.message).toMatch(/^Idempotency-Key was used by a caller who reaches sites you do not/);
+    expect(JSON.stringify(stranger.body)).not.toContain('Ngozi');
+    expect((await kioskA.get('/access-logs')).body.totalResults).toBe(0);
+  });
+});

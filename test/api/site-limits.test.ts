@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { SCOPES } from '../../shared/schemas/api-keys.ts';
+import { partnerFeatures } from '../../server/partner-api.ts';
 import { joinConsole } from '../support/console.ts';
-import { expectErrorBody, incidentBody, serverForSuite, type TestOrganization } from '../support/server.ts';
+import { expectErrorBody, incidentBody, serverForSuite, type ApiClient, type ApiResponse, type TestOrganization } from '../support/server.ts';
 
 /**
  * Keys, people and webhook endpoints limited to sites (issue #34): an estate manager or a gate's
@@ -14,6 +16,10 @@ describe('keys, people and endpoints limited to sites', () => {
   const visitor = { visitor_name: 'Chioma Eze', visitor_phone: '+2348031112222' };
   const ids = (body: { results: Record<string, unknown>[] }, field: string) => body.results.map((row) => row[field]);
   const kioskIdOf = (n: number) => `kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9${String(n).padStart(2, '0')}`;
+
+  const heartbeat = (overrides: Record<string, unknown> = {}) => ({
+    entry_point: 'North gate', app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: suite.server.clock.now().toISOString(), ...overrides,
+  });
 
   /** An organization with its default site and two estates, something at each, and a key limited to estate A. */
   async function company() {
@@ -38,9 +44,7 @@ describe('keys, people and endpoints limited to sites', () => {
       const code = (await org.live.post('/access-codes', { ...visitor, site_id: siteId, max_uses: 5 })).body.access_code;
       const visit = (await org.live.post('/access-codes/validate', { code: code.code, site_id: siteId, entry_point: 'North gate' })).body;
       const incident = (await org.live.post('/incidents', incidentBody({ site_id: siteId }))).body.incident;
-      const beat = await org.live.request('PUT', `/kiosks/${kioskIdOf(n)}/heartbeat`, {
-        body: { entry_point: 'North gate', site_id: siteId, app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: suite.server.clock.now().toISOString() },
-      });
+      const beat = await org.live.request('PUT', `/kiosks/${kioskIdOf(n)}/heartbeat`, { body: heartbeat({ site_id: siteId }) });
       expect(beat.status).toBe(200);
       return { code, logId: visit.log_id as string, incident, kioskId: kioskIdOf(n) };
     };
@@ -79,7 +83,7 @@ describe('keys, people and endpoints limited to sites', () => {
   });
 
   it("another site's code, visit, incident, kiosk and site are a 404 to it, as another organization's are", async () => {
-    const { b, gateA, atEach } = await company();
+    const { org, b, gateA, atEach } = await company();
     for (const path of [
       `/access-codes/${atEach.b.code.code_id}`,
       `/access-logs/${atEach.b.logId}`,
@@ -94,7 +98,8 @@ describe('keys, people and endpoints limited to sites', () => {
     expect((await gateA.post(`/incidents/${atEach.b.incident.incident_id}/cancel`, { reason: 'not ours' })).status).toBe(404);
     expect((await gateA.delete(`/access-codes/${atEach.b.code.code_id}`)).status).toBe(404);
     expect((await gateA.patch(`/sites/${b}`, { call_list: [] })).status).toBe(404);
-    expect((await gateA.post(`/access-logs/${atEach.b.logId}/checkout`, {})).status).toBe(404);
+    expect((await gateA.patch(`/access-logs/${atEach.b.logId}/checkout`, {})).status).toBe(404);
+    expect((await org.live.get(`/access-logs/${atEach.b.logId}`)).body.access_log.status).toBe('checked_in');
     // Its own are there.
     expect((await gateA.get(`/incidents/${atEach.a.incident.incident_id}`)).status).toBe(200);
   });
@@ -256,5 +261,158 @@ describe('keys, people and endpoints limited to sites', () => {
     const token = (reset.body.invite_url as string).split('/').pop();
     expect((await owner.browser.get(`/console/invitations/${token}`)).status).toBe(404);
   });
-});
+  it("a heartbeat, single or replayed, never moves, wakes or reports for another site's kiosk (issue #46)", async () => {
+    const { org, b, gateA, atEach } = await company();
+    const kioskB = atEach.b.kioskId;
+    const before = (await org.live.get(`/kiosks/${kioskB}`)).body.kiosk;
+    expectErrorBody((await gateA.request('PUT', `/kiosks/${kioskB}/heartbeat`, { body: heartbeat({ queued_operations: 9 }) })).body, 404, 'Kiosk not found');
+    const replay = await gateA.post('/kiosk/replay', { ops: [{ operation: 'heartbeat', idempotency_key: 'beat-b-1', kiosk_id: kioskB, body: heartbeat({ queued_operations: 9 }) }] });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+    expect(replay.body.results[0]).toMatchObject({ status: 404, replayed: false, body: { code: 404 } });
+    const after = (await org.live.get(`/kiosks/${kioskB}`)).body.kiosk;
+    expect(after).toEqual(before);
+    expect(after.site_id).toBe(b);
+    // Not its to rename or retire either; its own kiosk still beats.
+    expect((await gateA.patch(`/kiosks/${kioskB}`, { name: 'Ours now' })).status).toBe(404);
+    expect((await gateA.delete(`/kiosks/${kioskB}`)).status).toBe(404);
+    expect((await gateA.request('PUT', `/kiosks/${atEach.a.kioskId}/heartbeat`, { body: heartbeat() })).status).toBe(200);
+    // A new kiosk id is a new kiosk, at the key's own site.
+    const fresh = await gateA.request('PUT', `/kiosks/${kioskIdOf(9)}/heartbeat`, { body: heartbeat() });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.kiosk.site_id).not.toBe(b);
+  });
 
+  it("an Idempotency-Key answered to another site's caller is never replayed to it, and its request does not run (issue #46)", async () => {
+    const { org, a, b } = await company();
+    const keyOf = async (siteId: string) =>
+      suite.server.client((await org.live.post('/api-keys', { name: `Gate ${siteId}`, scopes: ['incidents:read', 'incidents:write', 'access_codes:write', 'access_codes:read', 'logs:read'], site_ids: [siteId] })).body.secret);
+    const [atA, atB] = [await keyOf(a), await keyOf(b)];
+    const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+    const refused = (res: ApiResponse, what: string) => {
+      expectErrorBody(res.body, 409, 'Idempotency-Key was used by a caller who reaches sites you do not: its answer is replayed only to a caller who reaches every site it was made for, and the request does not run again', what);
+      expect(res.headers.get('idempotent-replayed'), what).toBeNull();
+      expect(JSON.stringify(res.body), what).not.toContain('Chioma');
+    };
+    const send = (client: ApiClient, path: string, body: unknown, key: string) => client.request('POST', path, { body, ...withKey(key) });
+
+    // A code (its pass and its visitor), an SOS, a walk-in: made at B, refused to A with the same body and key.
+    const made = {
+      code: await send(atB, '/access-codes', visitor, 'seam-code'),
+      sos: await send(atB, '/incidents', incidentBody({ subject: { name: 'Chioma Eze', phone: '+2348031112222' } }), 'seam-sos'),
+      walkIn: await send(atB, '/access-logs', { ...visitor, entry_point: 'North gate' }, 'seam-walk-in'),
+    };
+    for (const res of Object.values(made)) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    refused(await send(atA, '/access-codes', visitor, 'seam-code'), 'code');
+    refused(await send(atA, '/incidents', incidentBody({ subject: { name: 'Chioma Eze', phone: '+2348031112222' } }), 'seam-sos'), 'SOS');
+    refused(await send(atA, '/access-logs', { ...visitor, entry_point: 'North gate' }, 'seam-walk-in'), 'walk-in');
+    // Nothing ran for A: it has made nothing.
+    expect((await atA.get('/access-codes')).body.totalResults).toBe(1);
+    expect((await atA.get('/incidents')).body.totalResults).toBe(1);
+    expect((await atA.get('/access-logs')).body.totalResults).toBe(1);
+
+    // The kiosk's batch: the same record per item, and a checkout naming B's walk-in by its key finds nothing.
+    const replayed = await atB.post('/kiosk/replay', { ops: [{ operation: 'walk_in', idempotency_key: 'seam-batch-walk-in', body: { ...visitor, entry_point: 'North gate' } }] });
+    expect(replayed.body.results[0].status).toBe(201);
+    const batch = await atA.post('/kiosk/replay', {
+      ops: [
+        { operation: 'walk_in', idempotency_key: 'seam-batch-walk-in', body: { ...visitor, entry_point: 'North gate' } },
+        { operation: 'walk_in', idempotency_key: 'seam-walk-in', body: { ...visitor, entry_point: 'North gate' } },
+        { operation: 'checkout', idempotency_key: 'seam-batch-checkout', log_of: 'seam-batch-walk-in' },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.results.map((item: { status: number }) => item.status)).toEqual([409, 409, 424]);
+    expect(JSON.stringify(batch.body)).not.toContain('Chioma');
+    expect((await org.live.get(`/access-logs/${replayed.body.results[0].body.access_log.log_id}`)).body.access_log.status).toBe('checked_in');
+
+    // Whoever reaches every site it was made for replays it: its maker, and the organization's own key.
+    const again = await send(atB, '/access-codes', visitor, 'seam-code');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.access_code.code_id).toBe(made.code.body.access_code.code_id);
+    const byOrganization = await send(org.live, '/access-codes', visitor, 'seam-code');
+    expect(byOrganization.headers.get('idempotent-replayed')).toBe('true');
+    // The organization's own answer is for those who reach every site.
+    expect((await send(org.live, '/access-codes', visitor, 'seam-org-code')).status).toBe(201);
+    refused(await send(atB, '/access-codes', visitor, 'seam-org-code'), "the organization's code");
+  });
+
+  describe.each([
+    ['a key holding every scope', 'key'],
+    ['an admin', 'person'],
+  ] as const)("every route naming a resource, given another site's, answers 404 as another organization's would: %s limited to one site", (_who, kind) => {
+    it('and changes nothing (issue #46)', async () => {
+      const org = await suite.server.createOrganization({ name: 'Shield Security' });
+      const siteOf = async (name: string) => (await org.live.post('/sites', { name, entry_points: ['North gate'] })).body.site.site_id as string;
+      const [a, b] = [await siteOf('Admiralty Estate'), await siteOf('Banana Island Estate')];
+      // Everything at estate B, in the sandbox (where loopback endpoints are allowed here).
+      const sandbox = org.sandbox;
+      const code = (await sandbox.post('/access-codes', { ...visitor, site_id: b, max_uses: 5 })).body.access_code;
+      const logId = (await sandbox.post('/access-codes/validate', { code: code.code, site_id: b })).body.log_id as string;
+      const incident = (await sandbox.post('/incidents', incidentBody({ site_id: b }))).body.incident;
+      const kioskId = kioskIdOf(7);
+      expect((await sandbox.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: heartbeat({ site_id: b }) })).status).toBe(200);
+      const rollCall = (await sandbox.post('/roll-calls', { site_id: b })).body.roll_call;
+      const endpoint = (await sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/b', events: ['incident.*'], site_ids: [b] })).body.webhook_endpoint;
+      const keyB = (await sandbox.post('/api-keys', { name: 'Banana gate', scopes: ['access_codes:validate'], site_ids: [b] })).body.api_key;
+      const eventId = (await sandbox.get(`/events?resource_id=${incident.incident_id}`)).body.results[0].id as string;
+      for (const made of [code, logId, incident, rollCall, endpoint, keyB, eventId]) expect(made).toBeDefined();
+      const ids: Record<string, string> = {
+        incidentId: incident.incident_id, codeId: code.code_id, logId, kioskId, rollCallId: rollCall.roll_call_id, siteId: b,
+        endpointId: endpoint.endpoint_id, keyId: keyB.key_id, eventId,
+      };
+      /** Bodies that pass validation, so the route reaches the resource. */
+      const bodies: Record<string, unknown> = {
+        addIncidentNote: { message: 'Seen from the other estate' },
+        reportFromGuard: { report: 'false_alarm' },
+        kioskHeartbeat: heartbeat(),
+        renameKiosk: { name: 'Ours now' },
+        markRollCallEntry: { accounted_for: true },
+        updateSite: { call_list: [] },
+        createEntryPoint: { name: 'South gate' },
+        updateWebhookEndpoint: { description: 'ours now' },
+        resendWebhookEvent: { event_id: eventId },
+        sendTestWebhookEvent: { type: 'incident.created' },
+        resendFailedWebhookEvents: { from: '2026-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' },
+      };
+
+      let send: (method: string, path: string, body: unknown) => Promise<ApiResponse>;
+      if (kind === 'key') {
+        const key = suite.server.client((await sandbox.post('/api-keys', { name: 'Admiralty', scopes: [...SCOPES], site_ids: [a] })).body.secret);
+        send = (method, path, body) => key.request(method, path, { body });
+      } else {
+        const { browser } = await joinConsole(suite.server, org.organizationId, 'admin', undefined, { siteIds: [a] });
+        browser.environment = 'sandbox';
+        send = (method, path, body) => browser.request(method, path, body);
+      }
+      type Route = { method: string; path: string; access: string; operationId: string; guardOptions?: { everySite?: boolean } };
+      const routes = partnerFeatures
+        .flatMap((feature) => feature.routes as unknown as Route[])
+        .filter((route) => route.path.includes('/:') && !['public', 'responder', 'person'].includes(route.access));
+      expect(routes.length).toBeGreaterThan(30);
+      const wrong: string[] = [];
+      for (const route of routes) {
+        const path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
+          if (!ids[name]) wrong.push(`${route.operationId}: no resource of another site for :${name}; add one to this test`);
+          return ids[name] ?? 'missing';
+        });
+        const body = route.method === 'get' ? undefined : (bodies[route.operationId] ?? {});
+        const res = await send(route.method.toUpperCase(), path, body);
+        const expected = route.guardOptions?.everySite ? 403 : 404;
+        if (res.status !== expected) wrong.push(`${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${res.status} ${JSON.stringify(res.body).slice(0, 160)}, expected ${expected}`);
+      }
+      expect(wrong).toEqual([]);
+
+      // Estate B's things are as they were.
+      expect((await sandbox.get(`/kiosks/${kioskId}`)).body.kiosk).toMatchObject({ site_id: b, name: null, status: 'online' });
+      expect((await sandbox.get(`/incidents/${incident.incident_id}`)).body.incident.status).toBe(incident.status);
+      expect((await sandbox.get(`/access-codes/${code.code_id}`)).body.access_code.status).toBe('active');
+      expect((await sandbox.get(`/access-logs/${logId}`)).body.access_log.status).toBe('checked_in');
+      expect((await sandbox.get(`/roll-calls/${rollCall.roll_call_id}`)).body.roll_call.entries.every((entry: { accounted_for: boolean }) => !entry.accounted_for)).toBe(true);
+      expect((await sandbox.get(`/webhook-endpoints/${endpoint.endpoint_id}`)).body.webhook_endpoint).toMatchObject({ description: null, status: 'enabled' });
+      expect((await sandbox.get(`/webhook-endpoints/${endpoint.endpoint_id}/deliveries`)).body.totalResults).toBe(0);
+      expect((await sandbox.get('/api-keys?limit=100')).body.results.find((key: { key_id: string }) => key.key_id === keyB.key_id).revoked_at).toBeNull();
+      expect((await org.live.get(`/sites/${b}`)).body.site.entry_points.map((entry: { name: string }) => entry.name)).toEqual(['North gate']);
+    });
+  });
+});

@@ -727,7 +727,7 @@ describe('webhooks and the event log', () => {
       expect(forEvent.body.results.every((d: { status: string; event_id: string }) => d.status === 'succeeded' && d.event_id === eventId)).toBe(true);
     });
 
-    it('an event the endpoint was not subscribed to can be resent to it too', async () => {
+    it('an event of a type the endpoint is not subscribed to is a 409 naming event_id: a resend goes only where live deliveries would (issue #46)', async () => {
       const org = await newOrganization();
       const receiver = await startReceiver();
       const { webhook_endpoint: endpoint } = await register(org.sandbox, receiver.url(), ['access_code.*']);
@@ -736,9 +736,47 @@ describe('webhooks and the event log', () => {
       expect(receiver.received).toHaveLength(0);
       const { body } = await org.sandbox.get('/events?type=incident.created');
       const eventId = body.results[0].id as string;
+      const res = await org.sandbox.post(`/webhook-endpoints/${endpoint.endpoint_id}/deliveries`, { event_id: eventId });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ code: 409, message: `event_id: ${eventId} is a incident.created event, and this endpoint is not subscribed to incident.created: live deliveries never send it there` });
+      // Subscribed since: it goes.
+      expect((await org.sandbox.patch(`/webhook-endpoints/${endpoint.endpoint_id}`, { events: ['incident.*'] })).status).toBe(200);
       expect((await org.sandbox.post(`/webhook-endpoints/${endpoint.endpoint_id}/deliveries`, { event_id: eventId })).status).toBe(202);
       await deliver();
       expect(receiver.received.map((r) => r.body.id)).toEqual([eventId]);
+    });
+
+    it("an endpoint limited to a site is resent only that site's events, by hand or as failures, as live deliveries send them (issue #46)", async () => {
+      const org = await newOrganization();
+      const siteOf = async (name: string) => (await org.live.post('/sites', { name })).body.site.site_id as string;
+      const [a, b] = [await siteOf('Admiralty Estate'), await siteOf('Banana Island Estate')];
+      const receiver = await startReceiver([{ status: 500 }]);
+      const limited = await org.sandbox.post('/webhook-endpoints', { url: receiver.url(), events: ['incident.*'], site_ids: [a, b] });
+      expect(limited.status).toBe(201);
+      const endpointId = limited.body.webhook_endpoint.endpoint_id as string;
+      const from = nowIso();
+      const eventOf = async (siteId?: string) => {
+        const incident = (await org.sandbox.post('/incidents', incidentBody({ site_id: siteId }))).body.incident;
+        return (await org.sandbox.get(`/events?resource_id=${incident.incident_id}`)).body.results[0].id as string;
+      };
+      const [atA, atB, nowhere] = [await eventOf(a), await eventOf(b), await eventOf()];
+      await deliver();
+      // Live deliveries: A's and B's (each tried again at once, failing), none about no site.
+      expect([...new Set(receiver.received.map((r) => r.body.id))].sort()).toEqual([atA, atB].sort());
+      // Now limited to A: B's event, and one about no site, are not its to receive again.
+      expect((await org.sandbox.patch(`/webhook-endpoints/${endpointId}`, { site_ids: [a] })).status).toBe(200);
+      const resend = (eventId: string) => org.sandbox.post(`/webhook-endpoints/${endpointId}/deliveries`, { event_id: eventId });
+      expect((await resend(atB)).body).toEqual({ code: 409, message: `event_id: ${atB} is about site ${b}, and this endpoint is limited to other sites: live deliveries never send it there` });
+      expect((await resend(nowhere)).body).toEqual({ code: 409, message: `event_id: ${nowhere} is about no site, and this endpoint is limited to other sites: live deliveries never send it there` });
+      server.clock.advance(MINUTE);
+      const failures = await org.sandbox.post(`/webhook-endpoints/${endpointId}/resend-failed`, { from, to: nowIso() });
+      // Both failed; only A's is still the endpoint's to receive.
+      expect(failures.body).toEqual({ queued: 1 });
+      const failedForB = (await org.sandbox.get(`/webhook-endpoints/${endpointId}/deliveries?event_id=${atB}`)).body.results as { status: string }[];
+      expect(failedForB.length).toBeGreaterThan(0);
+      expect(failedForB.every((delivery) => delivery.status === 'failed')).toBe(true);
+      expect((await org.sandbox.get(`/webhook-endpoints/${endpointId}/deliveries?event_id=${nowhere}`)).body.totalResults).toBe(0);
+      expect((await resend(atA)).status).toBe(202);
     });
 
     it("an unknown event id, another organization's or another environment's, is a 404 and queues nothing", async () => {

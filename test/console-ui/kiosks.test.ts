@@ -76,6 +76,19 @@ describe("a gate's kiosk in the console (real kiosk host, real server, Chromium)
     expect(events.map((event) => event.type)).toEqual(['kiosk.offline']);
   });
 
+  it('a kiosk whose clock battery died (its clock says 1970) is shown so many years behind, in red (issue #46)', async () => {
+    const kioskId = 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9DB';
+    const clock = '1970-01-01T00:00:00.000Z';
+    const body = { entry_point: 'Gate B', app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock };
+    expect((await stack.api.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body })).status).toBe(200);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Kiosks', exact: true }).click();
+    const cell = page.locator(`[data-testid=kiosk-row][data-kiosk-id=${kioskId}] [data-testid=kiosk-clock]`);
+    await cell.waitFor({ timeout: 10_000 });
+    const years = Math.round(Date.now() / (365.25 * 24 * 3600 * 1000));
+    expect((await cell.textContent())?.trim()).toBe(`${years} years behind`);
+    expect(await cell.getAttribute('class')).toBe('tone-bad');
+  });
+
   it('logs no error but the signed-out session check before joining', () => {
     expect(problems.filter((problem) => !/status of 401/.test(problem))).toEqual([]);
   });

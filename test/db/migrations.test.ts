@@ -537,4 +537,32 @@ describe('migrations', () => {
     expect(await ids({ personId: 'per_owner', email: 'owner@a.test' })).toEqual(['inv_join', 'inv_open']);
     expect(await ids({ personId: 'per_nobody', email: 'other@a.test' })).toEqual(['inv_other']);
   });
+
+  it('0042-site-bound-replays keeps earlier idempotency records as made for every site, and a kiosk skew of decades fits on both engines', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0025-key-makers'));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    await migrateToLatest(db, through('0035-leaner-sos-writes'));
+    await db
+      .insertInto('idempotency_requests')
+      .values({ organization_id: 'org_a', environment: 'live', idempotency_key: 'k-before', fingerprint: 'f', state: 'complete', response_status: 201, response_body: 'sealed', locked_at: now, created_at: now })
+      .execute();
+    const kiosk = (kiosk_id: string, clock_skew_ds: number) => ({
+      organization_id: 'org_a', environment: 'live', kiosk_id, name: null, entry_point: 'Gate A', app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null,
+      last_sync_at: null, needs_attention: 0, clock: now, clock_skew_ds, last_seen_at: now, offline_since: null, first_seen_at: now, retired_at: null, updated_at: now, site_id: null,
+    });
+    await db.insertInto('kiosks').values(kiosk('kiosk_before', -125)).execute();
+    expect(await migrateToLatest(db, through('0042-site-bound-replays'))).toEqual(['0042-site-bound-replays']);
+    expect(await db.selectFrom('idempotency_requests').select(['idempotency_key', 'site_ids']).execute()).toEqual([{ idempotency_key: 'k-before', site_ids: null }]);
+    // 1970 against 2026, and 9999: tenths of a second past what a 32-bit integer holds.
+    const decades = [-17_953_416_000, 2_517_807_743_999];
+    await db.insertInto('kiosks').values([kiosk('kiosk_1970', decades[0]!), kiosk('kiosk_9999', decades[1]!)]).execute();
+    const skews = await db.selectFrom('kiosks').select(['kiosk_id', 'clock_skew_ds']).orderBy('kiosk_id').execute();
+    expect(skews.map((row) => [row.kiosk_id, Number(row.clock_skew_ds)])).toEqual([
+      ['kiosk_1970', decades[0]],
+      ['kiosk_9999', decades[1]],
+      ['kiosk_before', -125],
+    ]);
+  });
 });

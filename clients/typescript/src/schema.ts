@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Replay queued gate operations in one request
-         * @description Scope `access_codes:write`. Each `validate` and `heartbeat` operation also needs `access_codes:validate` (a 403 item otherwise). Up to 200 validations, walk-ins, checkouts and heartbeats, applied in order in one transaction, each in a savepoint of its own and answered exactly as its single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`, `PUT /kiosks/{kiosk_id}/heartbeat`), status and body, under its own `idempotency_key`: the same record as the single route's, so a batch sent again replays every item, and a single request with an item's key replays its answer. A refused item (404 another organization's log, 409 already checked out, 400 a replay too old) undoes only itself; the rest still apply. A checkout may name the visit by `log_of`: the key of the walk-in or validation that opened it, earlier in the batch or before; 424 when that operation has checked nobody in. A malformed batch is a 400 naming the item's field (`ops[3].body.code`) and applies nothing. The batch counts as one request against the rate limit; each validation of a typed code still counts against the unknown-code guard (a 429 item). Servers without this route answer 404: send the operations one at a time.
+         * @description Scope `access_codes:write`. Each `validate` and `heartbeat` operation also needs `access_codes:validate` (a 403 item otherwise). Up to 200 validations, walk-ins, checkouts and heartbeats, applied in order in one transaction, each in a savepoint of its own and answered exactly as its single route would (`POST /access-codes/validate`, `POST /access-logs`, `PATCH /access-logs/{log_id}/checkout`, `PUT /kiosks/{kiosk_id}/heartbeat`), status and body, under its own `idempotency_key`: the same record as the single route's, so a batch sent again replays every item, and a single request with an item's key replays its answer, to a caller who reaches every site its maker did (409 otherwise). A refused item (404 another organization's log or another site's kiosk, 409 already checked out, 400 a replay too old) undoes only itself; the rest still apply. A checkout may name the visit by `log_of`: the key of the walk-in or validation that opened it, earlier in the batch or before; 424 when that operation has checked nobody in. A malformed batch is a 400 naming the item's field (`ops[3].body.code`) and applies nothing. The batch counts as one request against the rate limit; each validation of a typed code still counts against the unknown-code guard (a 429 item). Servers without this route answer 404: send the operations one at a time.
          */
         post: operations["replayKioskOperations"];
         delete?: never;
@@ -731,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event to this endpoint again
-         * @description Scope `admin`. Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read is a 404.
+         * @description Scope `admin`. Queues a new delivery (with its own attempts) of one of your events. An event of a type the key may not read, or of a site beyond its sites, is a 404. The event goes only where live deliveries would have sent it: an event of a type the endpoint is not subscribed to, or about a site beyond the endpoint's `site_ids` (or about no site, to an endpoint limited to sites), is a 409 naming `event_id`. A test event goes to any endpoint, as the test route sends it.
          */
         post: operations["resendWebhookEvent"];
         delete?: never;
@@ -771,7 +771,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event whose delivery failed in a time range
-         * @description Scope `admin`. Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read.
+         * @description Scope `admin`. Each event once, as a new delivery with fresh attempts; `from` inclusive, `to` exclusive, by attempt time. Only event types the key may read, and only events the endpoint still receives (its subscriptions and `site_ids` as they are now, as live deliveries decide).
          */
         post: operations["resendFailedWebhookEvents"];
         delete?: never;
@@ -1343,7 +1343,7 @@ export interface paths {
         get?: never;
         /**
          * A kiosk's heartbeat: its queue, last sync and clock
-         * @description Scope `access_codes:validate`. Sent by the kiosk every KIOSK_HEARTBEAT_S (default 30 s). The first heartbeat of a `kiosk_id` makes the kiosk; later ones update it (200 both). The server keeps its own receive time (`last_seen_at`) and the kiosk clock's skew against it. The first heartbeat after `kiosk.offline` raises `kiosk.online`. A retired kiosk stays retired: its heartbeat is recorded and raises no event. Kiosk ids are per organization and environment: the same id elsewhere is another kiosk, never this one; an id not in the kiosk format is a 400 naming `kioskId`. The kiosk sends each heartbeat under an Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null).
+         * @description Scope `access_codes:validate`. Sent by the kiosk every KIOSK_HEARTBEAT_S (default 30 s). The first heartbeat of a `kiosk_id` makes the kiosk; later ones update it (200 both). The server keeps its own receive time (`last_seen_at`) and the kiosk clock's skew against it. The first heartbeat after `kiosk.offline` raises `kiosk.online`. A retired kiosk stays retired: its heartbeat is recorded and raises no event. Kiosk ids are per organization and environment: the same id elsewhere is another kiosk, never this one; an id not in the kiosk format is a 400 naming `kioskId`. The kiosk sends each heartbeat under an Idempotency-Key of its own, so a retry is not recorded twice. Offline, a kiosk keeps only its latest heartbeat and sends it with its queue (`POST /kiosk/replay`, the same idempotency record); its skew is then not measured (null). Any clock is recorded, 1970 or 9999 included: a kiosk whose clock battery died still reports itself, its skew showing how far off it is. A kiosk standing at a site beyond a key limited to sites is a 404 to that key, as another organization's is: its heartbeat neither moves nor wakes it.
          */
         put: operations["kioskHeartbeat"];
         post?: never;
@@ -3490,7 +3490,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3792,7 +3792,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3904,7 +3904,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4016,7 +4016,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4124,7 +4124,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4425,7 +4425,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4516,7 +4516,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4607,7 +4607,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4716,7 +4716,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5168,7 +5168,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5473,7 +5473,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5839,7 +5839,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5950,7 +5950,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6134,7 +6134,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6870,7 +6870,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7056,7 +7056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7154,7 +7154,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7256,7 +7256,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7460,7 +7460,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7539,6 +7539,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -7567,7 +7576,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7673,7 +7682,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8164,7 +8173,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8255,7 +8264,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8366,7 +8375,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10754,7 +10763,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10813,6 +10822,15 @@ export interface operations {
             };
             /** @description The key lacks the required scope (named in the message) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11037,7 +11055,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11145,7 +11163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11339,7 +11357,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11525,7 +11543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11719,7 +11737,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11914,7 +11932,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12025,7 +12043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12231,7 +12249,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. */
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
                 "Idempotency-Key"?: string;
             };
             path: {

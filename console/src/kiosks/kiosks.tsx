@@ -5,17 +5,9 @@ import { useConsole } from '../context.tsx';
 import { kioskLabel, useKiosks, type Kiosk } from './use-kiosks.ts';
 import { useSiteName } from '../sites/site-scope.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
+import { describeClockSkew } from './clock-skew.ts';
 
 const STATUS_TONE: Record<Kiosk['status'], string> = { online: 'good', offline: 'bad', retired: '' };
-/** A kiosk whose clock is off by more than this misjudges when a code starts and ends offline. */
-const SKEW_WARN_S = 60;
-
-function skew(seconds: number | null): { text: string; warn: boolean } {
-  if (seconds === null) return { text: 'unknown (last heartbeat was queued)', warn: false };
-  const abs = Math.abs(seconds);
-  const text = abs < 1 ? 'in step' : `${abs.toFixed(abs < 10 ? 1 : 0)} s ${seconds > 0 ? 'ahead' : 'behind'}`;
-  return { text, warn: abs > SKEW_WARN_S };
-}
 
 /** Every gate's kiosk: whether it is there, what it has not sent yet, and whether its clock can be trusted. */
 export function KiosksScreen() {
@@ -63,7 +55,7 @@ function KioskRow({ kiosk, write, onChanged }: { kiosk: Kiosk; write: boolean; o
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(kiosk.name ?? '');
   const [error, setError] = useState<string | null>(null);
-  const clock = skew(kiosk.clock_skew_seconds);
+  const clock = describeClockSkew(kiosk.clock_skew_seconds);
   const site = useSiteName()(kiosk.site_id);
   // The client encodes the id into the path.
   const thisKiosk = { params: { path: { kioskId: kiosk.kiosk_id } } };
@@ -133,7 +125,9 @@ function KioskRow({ kiosk, write, onChanged }: { kiosk: Kiosk; write: boolean; o
         )}
       </td>
       <td>{kiosk.needs_attention === 0 ? 'None' : <span className="tone-bad">{kiosk.needs_attention}</span>}</td>
-      <td className={clock.warn ? 'tone-bad' : ''}>{clock.text}</td>
+      <td className={clock.warn ? 'tone-bad' : ''} data-testid="kiosk-clock">
+        {clock.text}
+      </td>
       <td>{kiosk.app_version}</td>
       {write && (
         <td>
