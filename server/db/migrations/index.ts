@@ -31,6 +31,7 @@ import * as siteLimits from './0032-site-limits.ts';
 import * as sitePassKeys from './0033-site-pass-keys.ts';
 import * as severalOrganizations from './0034-several-organizations.ts';
 import * as leanerSosWrites from './0035-leaner-sos-writes.ts';
+import * as textCeilings from './0043-text-ceilings.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -79,4 +80,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0033-site-pass-keys': sitePassKeys,
   '0034-several-organizations': severalOrganizations,
   '0035-leaner-sos-writes': leanerSosWrites,
+  '0043-text-ceilings': textCeilings,
 });
