@@ -15,7 +15,7 @@ export function ceilingSentence(gateway: TextGateway | undefined): string | null
   const { per_recipient_per_hour: perNumber, per_organization_per_hour: perOrganization, alarm_merge_seconds: mergeS } = gateway.ceilings;
   const parts = [
     held > 0 ? `${counted(held, "host's text was", "hosts' texts were")} held, not sent` : null,
-    merged > 0 ? `${counted(merged, 'alarm was', 'alarms were')} merged: each number got one text naming how many, at most one every ${mergeS} s` : null,
+    merged > 0 ? `${counted(merged, 'alarm was', 'alarms were')} merged: each number is sent them as one text naming how many, at most one every ${mergeS} s` : null,
   ].filter((part) => part !== null);
   if (!parts.length) return null;
   return `Texts over the hourly ceiling (${perNumber.toLocaleString('en-GB')} to one number, ${perOrganization.toLocaleString('en-GB')} for the organization) in the last hour: ${parts.join('; ')}.`;
