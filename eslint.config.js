@@ -48,6 +48,16 @@ const serverBoundaries = [
   },
 ];
 
+/**
+ * The rules sit below the screens: shared/ holds what a screen shows (the scopes, the grant rule,
+ * their sentences), and the console and the responder app import it, never the reverse. The
+ * console's code is under console/src/ (shared/console/ is shared/'s own folder of those rules).
+ */
+const noScreens = {
+  group: ['**/console/src', '**/console/src/**', '**/responder-app/**'],
+  message: 'shared/ sits below the screens: move what both need into shared/ and import it from the screen.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'dist/', 'dist-electron/', 'renderer/dist/', 'responder-app/dist/', 'console/dist/', '.tmp/', 'bench/results/', 'test-artifacts/'] },
   js.configs.recommended,
@@ -66,6 +76,7 @@ export default tseslint.config(
     ignores: ['shared/node/**'],
     rules: restrict([
       { group: ['**/server/**', '**/electron/**', '**/renderer/**'], message: 'shared/ is imported by server and kiosk; it imports neither.' },
+      noScreens,
       { group: ['node:*', 'express', 'kysely', 'pg', 'better-sqlite3'], message: 'shared/ runs in the browser too.' },
     ]),
   },
@@ -74,6 +85,7 @@ export default tseslint.config(
     files: ['shared/node/**/*.ts'],
     rules: restrict([
       { group: ['**/server/**', '**/electron/**', '**/renderer/**'], message: 'shared/ is imported by server and kiosk; it imports neither.' },
+      noScreens,
       { group: ['express', 'kysely', 'pg', 'better-sqlite3'], message: 'shared/node/ is plain Node.' },
     ]),
   },

@@ -30,6 +30,7 @@ import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import { kannelReportRoutes } from './messages/routes.ts';
 import type { SmsGateway } from './messages/gateway.ts';
+import { textingOf } from './messages/service.ts';
 import type { ThreatEngine } from './threat/engine.ts';
 import { deliveriesSince, type WebhookQueue } from './webhooks/queue.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
@@ -114,7 +115,7 @@ export function createApp(deps: AppDeps): Express {
     eventFeed: deps.eventFeed,
     eventStreams: createStreamRegistry({ maxPerCaller: deps.config.STREAM_MAX_PER_KEY, maxPerHost: deps.config.STREAM_MAX_PER_HOST, recheckMs: STREAM_RECHECK_MS }),
     indexBuilds: deps.indexBuilds,
-    texting: { gateway: deps.smsGateway, publicUrl: deps.config.PUBLIC_URL, secretBox: deps.secretBox, clock: deps.clock, webhookQueue: deps.webhookQueue },
+    texting: textingOf(deps.config, { gateway: deps.smsGateway, secretBox: deps.secretBox, clock: deps.clock, webhookQueue: deps.webhookQueue }),
   };
 
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).

@@ -77,6 +77,12 @@ export const ConfigSchema = z.object({
   KANNEL_PASSWORD: z.string().min(1).optional(),
   /** The sender a phone shows (alphanumeric, at most 11 characters, or a number). */
   SMS_SENDER_ID: z.string().trim().min(1).max(16).default('TSARO'),
+  /** Texts one number is sent by one organization in any hour: past it a host's text is held (never sent) and alarms are merged (docs/operations.md). */
+  SMS_MAX_PER_RECIPIENT_HOUR: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** Texts one organization sends in any hour, to all its numbers: past it, the same as SMS_MAX_PER_RECIPIENT_HOUR. */
+  SMS_MAX_PER_ORGANIZATION_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Seconds between two alarm texts to one number once it is over a ceiling: the alarms in between go as one text naming how many. */
+  SMS_ALARM_MERGE_S: seconds(120),
   /** Seconds a webhook receiver has to answer before the attempt counts as failed. */
   WEBHOOK_TIMEOUT_S: z.coerce.number().min(0.1).max(60).default(10),
   /**

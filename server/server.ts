@@ -28,7 +28,7 @@ import { createEventFeed } from './events/feed.ts';
 import { eventFrame } from './events/stream.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
 import { kannelGateway } from './messages/gateway.ts';
-import { queueAlarmTexts, type AlarmReason } from './messages/service.ts';
+import { queueAlarmTexts, textingOf, type AlarmReason } from './messages/service.ts';
 import { createTextWorker } from './messages/worker.ts';
 import type { Executor, IncidentRow } from './db/schema.ts';
 import { createThreatEngine } from './threat/engine.ts';
@@ -155,7 +155,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     config.SMS_GATEWAY === 'kannel'
       ? kannelGateway({ sendsmsUrl: config.KANNEL_SENDSMS_URL!, username: config.KANNEL_USERNAME!, password: config.KANNEL_PASSWORD!, senderId: config.SMS_SENDER_ID })
       : undefined;
-  const texting = { gateway: smsGateway, publicUrl: config.PUBLIC_URL, secretBox, clock, webhookQueue };
+  const texting = textingOf(config, { gateway: smsGateway, secretBox, clock, webhookQueue });
   const textWorker = createTextWorker({ ...texting, db: database.db, engine: database.engine, logger });
   const dispatchDeps = {
     db: database.db,

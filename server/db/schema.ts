@@ -599,7 +599,7 @@ export interface TextMessageRow {
   /** E.164. */
   phone: string;
   body: string;
-  /** queued, sent, delivered, failed. */
+  /** queued, sent, delivered, failed; held or merged (over an hourly ceiling, migration 0043). */
   status: string;
   attempts: number;
   next_attempt_at: string;
@@ -615,4 +615,8 @@ export interface TextMessageRow {
   log_id?: string | null;
   /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
   tallied?: number;
+  /** Migration 0043: when the hourly ceilings let it go to the gateway (null: not yet decided, or held or merged). */
+  cleared_at: string | null;
+  /** Migration 0043: the text this alarm went out in, merged over the ceiling (its status is then `merged`). */
+  merged_into: string | null;
 }

@@ -1,8 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Page } from '../../shared/schemas/common.ts';
-import type { TextMessage } from '../../shared/schemas/messages.ts';
-import type { TEXT_LANGUAGES } from '../../shared/schemas/sites.ts';
+import type { TextGateway, TextMessage } from '../../shared/schemas/messages.ts';
+import { HOUR_MS } from '../../shared/time.ts';
+import { defaultIncidentTitle, type IncidentCategory, type IncidentSeverity } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
 import { inTransaction, type Executor, type IncidentRow, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import type { EventDeps } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
@@ -13,53 +15,47 @@ import { addIncidentTimelineEntry } from '../incidents/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { getSite } from '../sites/service.ts';
 import { textable } from '../../shared/schemas/sites.ts';
+import { textCeilingsOf, type TextCeilings } from './ceilings.ts';
+import { cleanName } from './clean-name.ts';
 import type { SmsGateway } from './gateway.ts';
-import { countMessages, findMessageById, insertMessages, listMessageRows, messageCounts, reportDelivery } from './store.ts';
+import { countMessages, findMessageById, heldAndMergedSince, insertMessages, listMessageRows, messageCounts, messagesMergedInto, reportDelivery } from './store.ts';
+import { alarmText, clockTime, visitorArrivedText, type AlarmReason, type TextLanguage } from './templates.ts';
 
-/** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, and the sealing key. */
+/** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, the sealing key and the hourly ceilings. */
 export interface TextingDeps extends EventDeps {
   gateway: SmsGateway | undefined;
   /** PUBLIC_URL: the console's links in a text, and the gateway's delivery reports. */
   publicUrl: string;
   secretBox: SecretBox;
+  ceilings: TextCeilings;
 }
 
-export type AlarmReason = Exclude<TextMessage['reason'], 'visitor_arrived'>;
+export type { AlarmReason };
 
-type TextLanguage = (typeof TEXT_LANGUAGES)[number];
+/** This server's texting, from its settings: one place for the app's routes and the sender. */
+export const textingOf = (
+  config: Pick<Config, 'PUBLIC_URL' | 'SMS_MAX_PER_RECIPIENT_HOUR' | 'SMS_MAX_PER_ORGANIZATION_HOUR' | 'SMS_ALARM_MERGE_S'>,
+  parts: Pick<TextingDeps, 'gateway' | 'secretBox' | 'clock' | 'webhookQueue'>,
+): TextingDeps => ({ ...parts, publicUrl: config.PUBLIC_URL, ceilings: textCeilingsOf(config) });
 
-/** Each alarm's words in each language a call-list entry may ask for: `w` is where (site, gate), `t` the incident's title. */
-const ALARM_TEXTS: Record<TextLanguage, Record<AlarmReason, (t: string, w: string) => string>> = {
-  en: {
-    escalated: (t, w) => `NO RESPONDER has accepted ${t} at ${w}. Call for help now.`,
-    unresponsive: (t, w) => `STILL NO RESPONDER for ${t} at ${w}. Call for help now.`,
-    called_for_help: (t, w) => `The guard at ${w} has called for help for ${t}.`,
-    false_alarm: (t, w) => `The guard at ${w} reports ${t} is a FALSE ALARM. It stays open until an operator closes it.`,
-  },
-  ha: {
-    escalated: (t, w) => `BABU mai agaji da ya amsa ${t} a ${w}. A kira taimako yanzu.`,
-    unresponsive: (t, w) => `HAR YANZU babu mai agaji don ${t} a ${w}. A kira taimako yanzu.`,
-    called_for_help: (t, w) => `Mai gadi a ${w} ya kira taimako don ${t}.`,
-    false_alarm: (t, w) => `Mai gadi a ${w} ya ce ${t} ƙararrawar ƙarya ce. Za a bar shi a buɗe har ɗakin kulawa ya rufe shi.`,
-  },
-  pcm: {
-    escalated: (t, w) => `NOBODY don accept ${t} for ${w}. Call for help now now.`,
-    unresponsive: (t, w) => `STILL NOBODY for ${t} for ${w}. Call for help now now.`,
-    called_for_help: (t, w) => `Security for ${w} don call for help for ${t}.`,
-    false_alarm: (t, w) => `Security for ${w} talk say ${t} na FALSE ALARM. E go dey open till control room close am.`,
-  },
-};
+/** The incident's console page: the one link an alarm text carries. */
+const incidentLink = (publicUrl: string, incidentId: string) => `${publicUrl}/console/incidents/${incidentId}`;
 
 /** The text a call list receives, in the entry's language: short, naming the site and where, with the incident's console link. */
-export function alarmText(
+function alarmTextFor(
   reason: AlarmReason,
-  incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark'>,
+  incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark' | 'category' | 'severity'>,
   siteName: string,
   publicUrl: string,
   language: TextLanguage = 'en',
 ): string {
-  const where = incident.landmark ?? incident.address;
-  return `TSARO: ${ALARM_TEXTS[language][reason](incident.title, `${siteName}${where ? `, ${where}` : ''}`)} ${publicUrl}/console/incidents/${incident.incident_id}`;
+  const words = {
+    // The default title ("[CRITICAL] SOS Emergency") is Tsaro's own words: never empty once cleaned.
+    title: cleanName(incident.title) ?? cleanName(defaultIncidentTitle(incident.category as IncidentCategory, incident.severity as IncidentSeverity))!,
+    site: cleanName(siteName),
+    spot: cleanName(incident.landmark) ?? cleanName(incident.address),
+  };
+  return alarmText(reason, words, incidentLink(publicUrl, incident.incident_id), language);
 }
 
 /** A new text, queued and due now, with its delivery-report token sealed. */
@@ -80,6 +76,8 @@ function queuedText(
     next_attempt_at: at,
     locked_until: null,
     last_error: null,
+    cleared_at: null,
+    merged_into: null,
     dlr_token_sealed: deps.secretBox.seal(randomBytes(18).toString('base64url')),
     created_at: at,
     updated_at: at,
@@ -106,7 +104,7 @@ export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident
       reason,
       recipient_name: entry.name,
       phone: entry.phone,
-      body: alarmText(reason, incident, site.name, deps.publicUrl, entry.language),
+      body: alarmTextFor(reason, incident, site.name, deps.publicUrl, entry.language),
     }),
   );
   await insertMessages(trx, rows);
@@ -115,7 +113,7 @@ export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident
 
 /** Texts by status, every status listed (zeros included), for /metrics. */
 export async function textMessageCounts(db: Executor): Promise<Record<TextMessage['status'], number>> {
-  const counts: Record<TextMessage['status'], number> = { queued: 0, sent: 0, delivered: 0, failed: 0 };
+  const counts: Record<TextMessage['status'], number> = { queued: 0, sent: 0, delivered: 0, failed: 0, held: 0, merged: 0 };
   for (const { status, n } of await messageCounts(db)) if (status in counts) counts[status as TextMessage['status']] = Number(n);
   return counts;
 }
@@ -130,6 +128,7 @@ export function rowToTextMessage(row: TextMessageRow): TextMessage {
     recipient: { name: row.recipient_name, phone: row.phone },
     body: row.body,
     status: row.status as TextMessage['status'],
+    merged_into: row.merged_into ?? null,
     attempts: Number(row.attempts),
     last_error: row.last_error,
     created_at: row.created_at,
@@ -148,6 +147,26 @@ export async function listTextMessages(
   const filter = { incidentId: query.incident_id, status: query.status, withoutReason: options.hostTexts ? undefined : 'visitor_arrived' };
   const [paged, total] = await Promise.all([listMessageRows(db, tenant, filter, query), countMessages(db, tenant, filter)]);
   return toPage(paged.rows.map(rowToTextMessage), total, paged, query.limit);
+}
+
+/**
+ * Whether this server texts, through which gateway, its hourly ceilings, and the texts they held
+ * and merged in the last hour, counted as the caller may list them (`GET /messages/gateway`:
+ * the console says so).
+ */
+export async function textGatewayState(db: Executor, deps: Pick<TextingDeps, 'gateway' | 'ceilings' | 'clock'>, tenant: Tenant, options: { hostTexts: boolean }): Promise<TextGateway> {
+  const gateway = deps.gateway?.name === 'kannel' ? 'kannel' : null;
+  const since = new Date(deps.clock.now().getTime() - HOUR_MS).toISOString();
+  return {
+    enabled: gateway !== null,
+    gateway,
+    ceilings: {
+      per_recipient_per_hour: deps.ceilings.perRecipientHour,
+      per_organization_per_hour: deps.ceilings.perOrganizationHour,
+      alarm_merge_seconds: deps.ceilings.alarmMergeS,
+    },
+    last_hour: await heldAndMergedSince(db, tenant, since, { withoutReason: options.hostTexts ? undefined : 'visitor_arrived' }),
+  };
 }
 
 /** A visit as a host's text needs it. */
@@ -170,8 +189,7 @@ export interface Arrival {
 export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Tenant, arrival: Arrival): Promise<void> {
   if (!deps.gateway || tenant.environment !== 'live') return;
   const site = arrival.siteId ? await getSite(trx, { organizationId: tenant.organizationId }, arrival.siteId).catch(() => undefined) : undefined;
-  const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: site?.time_zone ?? 'Africa/Lagos' }).format(new Date(arrival.checkedInAt));
-  const where = [site?.name, arrival.entryPoint].filter(Boolean).join(', ');
+  const where = [cleanName(site?.name), cleanName(arrival.entryPoint)].filter((name) => name !== undefined);
   await insertMessages(trx, [
     queuedText(deps, { organization_id: tenant.organizationId, environment: tenant.environment }, {
       incident_id: null,
@@ -180,7 +198,7 @@ export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Te
       reason: 'visitor_arrived',
       recipient_name: arrival.hostName ?? 'Host',
       phone: arrival.hostPhone,
-      body: `TSARO: ${arrival.visitorName ? `Your visitor ${arrival.visitorName}` : 'Your visitor'} has arrived${where ? ` at ${where}` : ''} (${time}).`,
+      body: visitorArrivedText(cleanName(arrival.visitorName), where, clockTime(arrival.checkedInAt, site?.time_zone)),
     }),
   ]);
 }
@@ -196,11 +214,17 @@ export function deliveryReportUrl(publicUrl: string, row: Pick<TextMessageRow, '
 const tenantOf = (row: TextMessageRow): Tenant => ({ organizationId: row.organization_id, environment: row.environment });
 const who = (row: TextMessageRow) => `${row.recipient_name} (${row.phone})`;
 
-/** A timeline entry about a text, on its incident; a failure to write it is logged by the caller, never lost silently. */
+/**
+ * A timeline entry about a text on its incident and, when it carries merged alarms, on theirs too
+ * (each incident once): an alarm merged over a ceiling was texted in that one text. A failure to
+ * write it is logged by the caller, never lost silently.
+ */
 export async function noteOnIncident(db: Executor, deps: EventDeps, row: TextMessageRow, event: 'sms_sent' | 'sms_delivered' | 'sms_failed', detail?: string): Promise<void> {
-  if (!row.incident_id) return;
-  const words = { sms_sent: `Text sent to ${who(row)}`, sms_delivered: `Text delivered to ${who(row)}`, sms_failed: `Text to ${who(row)} failed${detail ? `: ${detail}` : ''}` };
-  await addIncidentTimelineEntry(db, deps, tenantOf(row), row.incident_id, { event, message: words[event] });
+  const carried = await messagesMergedInto(db, row.message_id);
+  const together = carried.length ? ` (one text for ${carried.length + 1} alarms)` : '';
+  const words = { sms_sent: `Text sent to ${who(row)}${together}`, sms_delivered: `Text delivered to ${who(row)}${together}`, sms_failed: `Text to ${who(row)}${together} failed${detail ? `: ${detail}` : ''}` };
+  const incidents = new Set([row, ...carried].map((text) => text.incident_id).filter((id) => id !== null));
+  for (const incidentId of incidents) await addIncidentTimelineEntry(db, deps, tenantOf(row), incidentId, { event, message: words[event] });
 }
 
 /** Kannel's `%d`: 1 delivered, 2 failed, 4 buffered, 8 accepted by the SMSC, 16 rejected by the SMSC. */

@@ -1,9 +1,9 @@
-import type { Engine } from '../db/database.ts';
 import { sql } from 'kysely';
+import type { Engine } from '../db/database.ts';
 import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import type { Executor, Tenant, TextMessageRow } from '../db/schema.ts';
+import { isPostgres, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import { talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { fromTenant } from '../db/tenant.ts';
+import { fromTenant, whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /** Text messages (migration 0028): this store owns `text_messages`. */
 
@@ -70,7 +70,7 @@ const MESSAGE_ORDER: ListOrder = { name: 'text_messages', kind: 'keyset', column
 
 const MESSAGE_ROLLUP: Rollup = { table: 'message_tallies', dims: ['site_id', 'status', 'reason'] };
 
-/** Texts are tallied by the day they were queued once delivered or failed, which never change again (server/db/tallies.ts). */
+/** Texts are tallied by the day they were queued once delivered, failed, held or merged, which never change again (server/db/tallies.ts). */
 export const MESSAGE_TALLY: TallySpec = {
   name: 'texts',
   lockKey: 6,
@@ -78,7 +78,7 @@ export const MESSAGE_TALLY: TallySpec = {
   id: 'message_id',
   dayColumn: 'created_at',
   scope: ['organization_id', 'environment'],
-  settled: sql<boolean>`b.status in ('delivered', 'failed')`,
+  settled: sql<boolean>`b.status in ('delivered', 'failed', 'held', 'merged')`,
   rollups: [MESSAGE_ROLLUP],
 };
 
@@ -110,6 +110,89 @@ export async function countMessages(db: Executor, tenant: Tenant, filter: Messag
     equals: filter.status ? { status: filter.status } : {},
     except: filter.withoutReason ? { reason: filter.withoutReason } : {},
   });
+}
+
+/** A host's text: every other reason is an alarm to a call list. */
+const HOST_REASON = 'visitor_arrived';
+
+/**
+ * On PostgreSQL, makes the transaction wait until no other host is deciding the organization's
+ * texts against the ceilings (an advisory lock, held to the end of the transaction), so two
+ * hosts never both count 9 and clear a 10th and 11th. SQLite runs one writing transaction at a
+ * time already. Only the sender takes it, after its claim, and takes no other lock after it.
+ */
+export async function waitForCeilingDecisions(trx: Executor, organizationId: string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`text-ceilings:${organizationId}`}, 0))`.execute(trx);
+}
+
+/** Texts the ceilings let go since `since`: the organization's, or to one number; alarms only, or every text. */
+export async function countCleared(db: Executor, tenant: Tenant, filter: { phone?: string; alarmsOnly: boolean }, since: string): Promise<number> {
+  let query = db.selectFrom('text_messages').where(whereTenant(tenant)).where('cleared_at', '>=', since);
+  if (filter.phone !== undefined) query = query.where('phone', '=', filter.phone);
+  if (filter.alarmsOnly) query = query.where('reason', '!=', HOST_REASON);
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** When the ceilings last let an alarm text go to this number. */
+export async function lastClearedAlarm(db: Executor, tenant: Tenant, phone: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('text_messages')
+    .where(whereTenant(tenant))
+    .where('phone', '=', phone)
+    .where('cleared_at', 'is not', null)
+    .where('reason', '!=', HOST_REASON)
+    .select((eb) => eb.fn.max('cleared_at').as('at'))
+    .executeTakeFirst();
+  return row?.at ?? undefined;
+}
+
+/** The alarms to one number from one site's call list that the ceilings have yet to decide, oldest first. */
+export async function undecidedAlarms(db: Executor, tenant: Tenant, phone: string, siteId: string | null): Promise<TextMessageRow[]> {
+  return db
+    .selectFrom('text_messages')
+    .selectAll()
+    .where(whereTenant(tenant))
+    .where('phone', '=', phone)
+    .where('cleared_at', 'is', null)
+    .where('status', '=', 'queued')
+    .where('reason', '!=', HOST_REASON)
+    .where('site_id', siteId === null ? 'is' : '=', siteId)
+    .orderBy('created_at')
+    .orderBy('message_id')
+    .execute();
+}
+
+/** The alarms merged into a text, which went out (or will) in it. */
+export async function messagesMergedInto(db: Executor, messageId: string): Promise<TextMessageRow[]> {
+  return db.selectFrom('text_messages').selectAll().where('merged_into', '=', messageId).orderBy('created_at').orderBy('message_id').execute();
+}
+
+/** The ceilings' decision on a text still undecided (queued, not cleared); false when it was decided meanwhile. */
+export async function decideMessage(db: Executor, messageId: string, changes: Partial<TextMessageRow>): Promise<boolean> {
+  const result = await db
+    .updateTable('text_messages')
+    .set(changes)
+    .where('message_id', '=', messageId)
+    .where('status', '=', 'queued')
+    .where('cleared_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Held and merged texts made since `since`, as the caller may list them (their sites; host texts only with `logs:read`). */
+export async function heldAndMergedSince(db: Executor, tenant: Tenant, since: string, filter: { withoutReason?: string }): Promise<{ held: number; merged: number }> {
+  let query = db
+    .selectFrom('text_messages')
+    .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization'))
+    .where('created_at', '>=', since)
+    .where('status', 'in', ['held', 'merged']);
+  if (filter.withoutReason) query = query.where('reason', '!=', filter.withoutReason);
+  const rows = await query.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+  return { held: count('held'), merged: count('merged') };
 }
 
 /** Messages by status, for /metrics. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Engine } from '../db/database.ts';
 import { inTransaction, type Db, type TextMessageRow } from '../db/schema.ts';
+import { passCeilings } from './ceilings.ts';
 import { deliveryReportUrl, noteOnIncident, type TextingDeps } from './service.ts';
 import { claimDueMessages, finishMessageAttempt, markHandedOver } from './store.ts';
 
@@ -17,7 +18,7 @@ export interface TextWorkerDeps extends TextingDeps {
 }
 
 export interface TextWorker {
-  /** Hands every due message to the gateway once; answers how many were attempted. */
+  /** Hands every due message the ceilings let go to the gateway once; answers how many were attempted. */
   runOnce(): Promise<number>;
   /** Polls every `intervalMs`, and at once after `wake()`. */
   start(intervalMs: number): void;
@@ -27,7 +28,8 @@ export interface TextWorker {
 
 /**
  * The text outbox's sender, on every host: due messages are claimed with a lease (SKIP LOCKED on
- * PostgreSQL), so each is handed to the gateway by one host at a time. A hand-over the gateway
+ * PostgreSQL), so each is handed to the gateway by one host at a time, once the hourly ceilings
+ * let it go (ceilings.ts). A hand-over the gateway
  * took is never repeated; one it did not is retried on TEXT_RETRY_SECONDS, then failed. If a host
  * dies between the gateway's answer and recording it, the lease runs out and the message is
  * handed over again: delivery to the gateway is at least once, as the issue decided.
@@ -75,7 +77,9 @@ export function createTextWorker(deps: TextWorkerDeps): TextWorker {
     for (;;) {
       const now = deps.clock.now();
       const due = await claimDueMessages(deps.db, deps.engine, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), BATCH);
-      for (const row of due) {
+      // Held, merged or waiting for its turn: not handed over (ceilings.ts).
+      const going = await passCeilings(deps.db, deps, due);
+      for (const row of going) {
         try {
           await attempt(row);
         } catch (err) {
@@ -83,7 +87,7 @@ export function createTextWorker(deps: TextWorkerDeps): TextWorker {
           deps.logger.error({ err, messageId: row.message_id }, 'text message attempt failed to be recorded');
         }
       }
-      attempted += due.length;
+      attempted += going.length;
       if (due.length < BATCH || stopped) return attempted;
     }
   }

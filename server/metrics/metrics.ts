@@ -112,7 +112,7 @@ export function createMetrics(): Metrics {
       });
       new Gauge({
         name: 'tsaro_text_messages',
-        help: 'Text messages (SMS) by status: queued (waiting for the gateway, retried), sent (the gateway took it), delivered, failed',
+        help: 'Text messages (SMS) by status: queued (waiting for the gateway, retried), sent (the gateway took it), delivered, failed, held (a host text over an hourly ceiling, never sent), merged (an alarm over a ceiling sent within another text)',
         labelNames: ['status'],
         registers: [registry],
         async collect() {

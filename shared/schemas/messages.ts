@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { PageQuery, Timestamp, paginated } from './common.ts';
 
-export const TEXT_MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed'] as const;
+export const TEXT_MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'held', 'merged'] as const;
 export const TextMessageStatus = z.enum(TEXT_MESSAGE_STATUSES).meta({
   id: 'TextMessageStatus',
-  description: '`queued`: waiting for the gateway (retried with backoff). `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry',
+  description:
+    "`queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`)",
 });
 
 /** Why a text was sent (issue #35): the alarm it is part of. */
@@ -20,8 +21,9 @@ export const TextMessage = z
     recipient: z.object({ name: z.string(), phone: z.string().meta({ description: 'E.164' }) }).meta({ description: "An entry of the site's call list" }),
     body: z.string().meta({ description: 'The text as sent' }),
     status: TextMessageStatus,
+    merged_into: z.string().nullable().meta({ description: 'A `merged` alarm: the text it went out in, one naming how many alarms it carries' }),
     attempts: z.int().meta({ description: 'Hand-overs tried so far' }),
-    last_error: z.string().nullable().meta({ description: 'Why the last attempt or the delivery failed' }),
+    last_error: z.string().nullable().meta({ description: 'Why the last attempt or the delivery failed, or why the text was held or merged' }),
     created_at: Timestamp,
     sent_at: Timestamp.nullable(),
     delivered_at: Timestamp.nullable(),
@@ -41,8 +43,22 @@ export const TextGateway = z
   .object({
     enabled: z.boolean().meta({ description: 'false: this server has no SMS gateway (`SMS_GATEWAY` unset) and texts nobody' }),
     gateway: z.enum(['kannel']).nullable(),
+    ceilings: z
+      .object({
+        per_recipient_per_hour: z.int().meta({ description: 'Texts one number may be sent by the organization in any hour (`SMS_MAX_PER_RECIPIENT_HOUR`)' }),
+        per_organization_per_hour: z.int().meta({ description: 'Texts the organization may send in any hour (`SMS_MAX_PER_ORGANIZATION_HOUR`)' }),
+        alarm_merge_seconds: z.int().meta({ description: 'Over a ceiling, the least time between two alarm texts to one number; the alarms in between go as one text (`SMS_ALARM_MERGE_S`)' }),
+      })
+      .meta({ description: "Past a ceiling a host's text is held (never sent) and alarms are merged; host texts count every text, alarms count alarms only" }),
+    last_hour: z
+      .object({
+        held: z.int().meta({ description: "Host's texts held in the last hour" }),
+        merged: z.int().meta({ description: 'Alarms merged into another text in the last hour' }),
+      })
+      .meta({ description: 'As this caller may list texts: their sites, and host texts only with `logs:read`' }),
   })
   .meta({ id: 'TextGateway' });
+export type TextGateway = z.infer<typeof TextGateway>;
 
 /**
  * Kannel's delivery report (`dlr-url`): our message id and its token, and Kannel's `%d` status:

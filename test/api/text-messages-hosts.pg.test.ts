@@ -58,4 +58,21 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages on two hosts', ()
     }
     // Twenty texts through one SMSC on a machine shared with the rest of the suite: time to spare.
   }, 90_000);
+
+  it("both hosts decide at once: a number's hourly ceiling holds across hosts (issue #46)", async () => {
+    const [a, b] = hosts as [TestServer, TestServer];
+    const org = await a.createOrganization({ name: 'Gate Flood', plan: 'enterprise' });
+    const site = await org.live.post('/sites', { name: 'Admiralty Estate', call_list: [{ name: 'Control', phone: '0803 200 0001' }] });
+    const siteId = site.body.site.site_id as string;
+    const bulk = await org.live.post('/access-codes/bulk', {
+      site_id: siteId,
+      visitors: Array.from({ length: 40 }, (_, i) => ({ visitor_name: `Visitor ${i + 1}`, visitor_phone: '+2348031112222', host_phone: '0806 200 0002' })),
+    });
+    expect(bulk.status).toBe(201);
+    for (const { code } of bulk.body.access_codes as { code: string }[]) expect((await org.live.post('/access-codes/validate', { code, site_id: siteId })).body.valid).toBe(true);
+    // Each host claims twenty and decides them while the other does: ten go (SMS_MAX_PER_RECIPIENT_HOUR), not twenty.
+    const attempted = await Promise.all([a.running.deliverTexts(), b.running.deliverTexts()]);
+    expect(attempted.reduce((sum, n) => sum + n, 0)).toBe(10);
+    expect((await org.live.get('/messages?status=held&limit=1')).body.totalResults).toBe(30);
+  }, 90_000);
 });

@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kannelAvailable, startKannel, type KannelRig } from '../support/kannel.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { inviteFromHost, joinInBrowser } from './support/journey.ts';
-import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
+import { ARTIFACTS, startConsoleStack, type ConsoleStack } from './support/stack.ts';
 
 /**
  * Issue #35 in the console: an incident's page shows who Tsaro texted when nobody came, and
@@ -21,7 +22,8 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages on an incident pa
     rig = await startKannel();
     stack = await startConsoleStack('texts', {
       deliverTexts: false,
-      config: { SMS_GATEWAY: 'kannel', KANNEL_SENDSMS_URL: rig.sendsmsUrl, KANNEL_USERNAME: rig.username, KANNEL_PASSWORD: rig.password, DISPATCH_WINDOW_S: '60' },
+      // Two texts a number an hour: the second test goes over it.
+      config: { SMS_GATEWAY: 'kannel', KANNEL_SENDSMS_URL: rig.sendsmsUrl, KANNEL_USERNAME: rig.username, KANNEL_PASSWORD: rig.password, DISPATCH_WINDOW_S: '60', SMS_MAX_PER_RECIPIENT_HOUR: '2' },
     });
     org = await stack.server.createOrganization({ name: 'Lekki Shield Estates' });
     ({ page } = await stack.open());
@@ -60,5 +62,26 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages on an incident pa
     expect(words).toContain('nobody accepted');
     // The timeline follows the same live reports: the second delivery can reach it a moment after the list.
     await expect.poll(() => page.getByTestId('timeline').textContent(), { timeout: 15_000 }).toContain('Text delivered to Chairman (+2348057654321)');
+  });
+
+  it('over the hourly ceiling the board and the incident page say how many alarms were merged, and a merged text shows as merged (issue #46)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await org.live.post('/incidents', incidentBody({ site_id: siteId }))).body.incident.incident_id as string);
+    stack.server.clock.advance(61_000);
+    await stack.server.running.advanceDispatch();
+    // Each number had one text: one more goes, its other two alarms become one text waiting its turn.
+    expect(await stack.server.running.deliverTexts()).toBe(2);
+    await page.goto('/console/board');
+    const note = page.getByTestId('texts-over-ceiling');
+    await note.waitFor({ timeout: 10_000 });
+    expect(await note.textContent()).toContain('2 alarms were merged: each number is sent them as one text naming how many, at most one every 120 s');
+    const messages = (await org.live.get('/messages?status=merged')).body.results as { incident_id: string }[];
+    expect(messages).toHaveLength(2);
+    await page.goto(`/console/incidents/${messages[0]!.incident_id}`);
+    await page.getByTestId('screen-incident').waitFor();
+    await page.getByTestId('incident-texts').locator('li[data-status="merged"]').first().waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('incident-texts').textContent()).toContain('Merged into one text with the other alarms to this number');
+    await page.getByTestId('incident-texts').getByTestId('texts-over-ceiling').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'texts', 'over-ceiling.png'), fullPage: true });
   });
 });

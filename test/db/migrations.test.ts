@@ -10,6 +10,7 @@ import { createSecretBox, isSealed, sealingKey, type SecretBox } from '../../ser
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { insertEvents, insertEventsAtWebhookRevision, sequenceCommittedEvents } from '../../server/events/store.ts';
 import { hasActiveAssignment, incidentsNeedingDispatch } from '../../server/dispatch/store.ts';
+import { countCleared, undecidedAlarms } from '../../server/messages/store.ts';
 import type { Db } from '../../server/db/schema.ts';
 import { openLinksOf } from '../../server/people/store.ts';
 import { stageIn } from '../../server/people/session.ts';
@@ -18,6 +19,8 @@ import { stageIn } from '../../server/people/session.ts';
 const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? sequenceCommittedEvents(db) : 0);
 
 const migrations = serverMigrations(withoutSealingKey);
+/** The migration just before `name`. */
+const before = (name: string) => Object.keys(migrations)[Object.keys(migrations).indexOf(name) - 1]!;
 /** The migrations up to and including `name`, in order. */
 const through = (name: string) => {
   const names = Object.keys(migrations);
@@ -564,5 +567,30 @@ describe('migrations', () => {
       ['kiosk_9999', decades[1]],
       ['kiosk_before', -125],
     ]);
+  });
+
+
+  it('0043-text-ceilings clears every text queued before it, so it goes (or went) as before and counts toward its hour', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through(before('0043-text-ceilings')));
+    const text = (message_id: string, status: string, created_at: string) => ({
+      message_id, organization_id: 'org_a', environment: 'live', incident_id: `inc_${message_id}`, site_id: 'site_a', reason: 'escalated', recipient_name: 'Estate control',
+      phone: '+2348031234567', body: 'TSARO: NO RESPONDER has accepted SOS', status, attempts: 1, next_attempt_at: created_at, locked_until: null,
+      last_error: null, dlr_token_sealed: 'sealed', created_at, updated_at: created_at, sent_at: null, delivered_at: null, failed_at: null, log_id: null,
+    });
+    await db
+      .insertInto('text_messages')
+      .values([text('sms_sent', 'delivered', '2026-11-22T10:00:00.000Z'), text('sms_retrying', 'queued', '2026-11-22T10:10:00.000Z')] as never) // 0042's columns
+      .execute();
+    expect(await migrateToLatest(db, through('0043-text-ceilings'))).toEqual(['0043-text-ceilings']);
+    const rows = await db.selectFrom('text_messages').select(['message_id', 'status', 'cleared_at', 'merged_into']).orderBy('message_id').execute();
+    expect(rows).toEqual([
+      { message_id: 'sms_retrying', status: 'queued', cleared_at: '2026-11-22T10:10:00.000Z', merged_into: null },
+      { message_id: 'sms_sent', status: 'delivered', cleared_at: '2026-11-22T10:00:00.000Z', merged_into: null },
+    ]);
+    const tenant = { organizationId: 'org_a', environment: 'live' };
+    expect(await countCleared(db, tenant, { phone: '+2348031234567', alarmsOnly: true }, '2026-11-22T09:30:00.000Z')).toBe(2);
+    // A retry was decided already: the ceilings never hold it back or merge it.
+    expect(await undecidedAlarms(db, tenant, '+2348031234567', 'site_a')).toEqual([]);
   });
 });

@@ -1566,7 +1566,7 @@ export interface paths {
         };
         /**
          * List the text messages sent for incidents, newest first
-         * @description Scope `incidents:read`. An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`).
+         * @description Scope `incidents:read`. An escalated or unresponsive live incident at a site texts the site's call list (`escalated`, then `unresponsive`). Each text is queued, sent (the SMS gateway took it), then delivered or failed from the gateway's delivery report; the incident's timeline says the same (`sms_sent`, `sms_delivered`, `sms_failed`). Nothing is sent while the server has no SMS gateway (`SMS_GATEWAY`). Past an hourly ceiling (`GET /messages/gateway`) a host's text is `held` (never sent) and an alarm is `merged` into one text to its number naming how many (`merged_into`); a text's words are Tsaro's, with a caller's (a visitor's name, a gate, a title, an address) only as a short name without links, phone numbers or line breaks.
          */
         get: operations["listTextMessages"];
         put?: never;
@@ -1585,8 +1585,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether this server sends text messages, and through which gateway
-         * @description Scope `incidents:read`. The console says "Text messages are off" when `enabled` is false: no SMS gateway is set (`SMS_GATEWAY`), and alarms text nobody.
+         * Whether this server sends text messages, through which gateway, and what its hourly ceilings held back
+         * @description Scope `incidents:read`. The console says "Text messages are off" when `enabled` is false: no SMS gateway is set (`SMS_GATEWAY`), and alarms text nobody. `ceilings`: how many texts one number, and one organization, may be sent in any hour; past them a host's text is held (never sent) and alarms are merged into one text per number naming how many, at most one every `alarm_merge_seconds`. `last_hour`: the texts held and the alarms merged in the last hour, as this caller may list them.
          */
         get: operations["textGateway"];
         put?: never;
@@ -2008,10 +2008,10 @@ export interface components {
             name: string;
         };
         /**
-         * @description `queued`: waiting for the gateway (retried with backoff). `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry
+         * @description `queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`)
          * @enum {string}
          */
-        TextMessageStatus: "queued" | "sent" | "delivered" | "failed";
+        TextMessageStatus: "queued" | "sent" | "delivered" | "failed" | "held" | "merged";
         Health: {
             /**
              * @description `degraded` when any part in `checks` is `down`
@@ -3321,9 +3321,11 @@ export interface components {
             /** @description The text as sent */
             body: string;
             status: components["schemas"]["TextMessageStatus"];
+            /** @description A `merged` alarm: the text it went out in, one naming how many alarms it carries */
+            merged_into: string | null;
             /** @description Hand-overs tried so far */
             attempts: number;
-            /** @description Why the last attempt or the delivery failed */
+            /** @description Why the last attempt or the delivery failed, or why the text was held or merged */
             last_error: string | null;
             /**
              * Format: date-time
@@ -3339,6 +3341,22 @@ export interface components {
             /** @description false: this server has no SMS gateway (`SMS_GATEWAY` unset) and texts nobody */
             enabled: boolean;
             gateway: "kannel" | null;
+            /** @description Past a ceiling a host's text is held (never sent) and alarms are merged; host texts count every text, alarms count alarms only */
+            ceilings: {
+                /** @description Texts one number may be sent by the organization in any hour (`SMS_MAX_PER_RECIPIENT_HOUR`) */
+                per_recipient_per_hour: number;
+                /** @description Texts the organization may send in any hour (`SMS_MAX_PER_ORGANIZATION_HOUR`) */
+                per_organization_per_hour: number;
+                /** @description Over a ceiling, the least time between two alarm texts to one number; the alarms in between go as one text (`SMS_ALARM_MERGE_S`) */
+                alarm_merge_seconds: number;
+            };
+            /** @description As this caller may list texts: their sites, and host texts only with `logs:read` */
+            last_hour: {
+                /** @description Host's texts held in the last hour */
+                held: number;
+                /** @description Alarms merged into another text in the last hour */
+                merged: number;
+            };
         };
         EmptyOutput: Record<string, never>;
     };

@@ -3,6 +3,7 @@ import { describeError, type Client } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { OfflineKiosks } from '../kiosks/offline-alert.tsx';
+import { TextCeilingAlert } from './text-ceilings.tsx';
 import { theAlarm } from './alarm.ts';
 import { useCoverage } from './coverage.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
@@ -161,6 +162,7 @@ export function BoardScreen() {
       </ScreenHeader>
       <SoundControl />
       <OfflineKiosks />
+      <TextCeilingAlert />
       <div className="filters" role="group" aria-label="Filter the board">
         <label>
           Category{' '}

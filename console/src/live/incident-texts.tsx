@@ -1,14 +1,17 @@
+import type { Schemas } from '../api.ts';
 import { Time } from '../components/ui.tsx';
 import { useLoad } from '../context.tsx';
 import type { Incident } from './incidents.ts';
+import { TextCeilingNote } from './text-ceilings.tsx';
 
-const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad' } as const;
+const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad', held: 'bad', merged: 'warn' } as const satisfies Record<Schemas['TextMessageStatus'], string>;
 const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm', visitor_arrived: 'visitor arrived' } as const;
 
 /**
  * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each
- * text stands; or why nobody is texted: no SMS gateway on this server, no site, a sandbox
- * incident or a drill.
+ * text stands (an alarm over an hourly ceiling is `merged` into one text with the number's
+ * others); or why nobody is texted: no SMS gateway on this server, no site, a sandbox incident
+ * or a drill.
  */
 export function IncidentTexts({ incident }: { incident: Incident }) {
   const gateway = useLoad((c) => c.get('/messages/gateway'), []);
@@ -28,6 +31,7 @@ export function IncidentTexts({ incident }: { incident: Incident }) {
   return (
     <section className="panel" aria-labelledby="texts" data-testid="incident-texts">
       <h2 id="texts">Text messages</h2>
+      <TextCeilingNote gateway={gateway.data} />
       {texts.error && <p className="muted">{texts.error}</p>}
       {list.length === 0 && (
         <p className="muted" data-testid="texts-why">
