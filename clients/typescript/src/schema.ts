@@ -2039,6 +2039,18 @@ export interface components {
                  */
                 redis?: "ok" | "down";
             };
+            /** @description The upgrade's online index builds (PostgreSQL); absent on SQLite, which builds them before it serves */
+            indexes?: {
+                /**
+                 * @description `complete`: every index of this version is built. After an upgrade on PostgreSQL the new indexes are built while the service runs (`building` on the host that builds them, `waiting` on the others); until then the reads they serve answer, only slower. `failed`: tried again at the next start
+                 * @enum {string}
+                 */
+                state: "complete" | "building" | "waiting" | "failed";
+                /** @description Indexes not yet built */
+                pending: number;
+                /** @description The index this host is building now */
+                building: string | null;
+            };
         };
         /** @description Every error the API answers, unknown routes and malformed JSON included. */
         Error: {
@@ -2198,10 +2210,16 @@ export interface components {
         /** @description One page of results, newest first */
         IncidentPage: {
             results: components["schemas"]["Incident"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         IncidentAnalytics: {
             /** @description The window applied: incidents created at or after this instant (null: from the first) */
@@ -2243,6 +2261,8 @@ export interface components {
                 median: number | null;
                 /** @description Whole seconds; null when count is 0 */
                 p90: number | null;
+                /** @description true when a duration over 10 minutes took part in `median` or `p90`: those are kept to 10 s (to an hour), a minute (to a day) or an hour beyond, so the figure is within that of the exact one. Shorter durations are kept to the second */
+                approximate: boolean;
             };
             /** @description Creation to on_scene (`sla.seconds_to_arrive`), over the incidents a responder reached: median and 90th percentile, interpolated between the nearest ranks (as PostgreSQL's percentile_cont) and rounded */
             seconds_to_arrive: {
@@ -2252,6 +2272,8 @@ export interface components {
                 median: number | null;
                 /** @description Whole seconds; null when count is 0 */
                 p90: number | null;
+                /** @description true when a duration over 10 minutes took part in `median` or `p90`: those are kept to 10 s (to an hour), a minute (to a day) or an hour beyond, so the figure is within that of the exact one. Shorter durations are kept to the second */
+                approximate: boolean;
             };
         };
         DispatchCoverageEnvelope: {
@@ -2345,10 +2367,16 @@ export interface components {
         /** @description One page of results, newest first */
         AccessCodePage: {
             results: components["schemas"]["AccessCode"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         BulkAccessCodesResponse: {
             access_codes: components["schemas"]["AccessCode"][];
@@ -2449,10 +2477,16 @@ export interface components {
         /** @description One page of results, newest first */
         AccessLogPage: {
             results: components["schemas"]["AccessLog"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         /** @description Everyone checked in and not out, longest on premises first */
         CurrentVisitors: {
@@ -2761,10 +2795,16 @@ export interface components {
         /** @description One page of results, newest first */
         WebhookEndpointPage: {
             results: components["schemas"]["WebhookEndpoint"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -2772,10 +2812,16 @@ export interface components {
         /** @description One page of results, newest first */
         WebhookDeliveryPage: {
             results: components["schemas"]["WebhookDelivery"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         WebhookDelivery: {
             /** @example whd_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
@@ -2828,10 +2874,16 @@ export interface components {
         /** @description One page of results, newest first */
         EventPage: {
             results: components["schemas"]["Event"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         CreatedApiKey: {
             api_key: components["schemas"]["ApiKey"];
@@ -2882,10 +2934,16 @@ export interface components {
         /** @description One page of results, newest first */
         ApiKeyPage: {
             results: components["schemas"]["ApiKey"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         ApiKeyResponse: {
             api_key: components["schemas"]["ApiKey"];
@@ -2896,10 +2954,16 @@ export interface components {
         /** @description One page of results, newest first */
         AuditPage: {
             results: components["schemas"]["AuditEntry"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         AuditEntry: {
             audit_id: string;
@@ -3016,10 +3080,16 @@ export interface components {
         /** @description One page of results, newest first */
         ConsoleSessionPage: {
             results: components["schemas"]["ConsoleSessionInfo"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         ConsoleSessionInfo: {
             session_id: string;
@@ -3046,18 +3116,30 @@ export interface components {
         /** @description One page of results, newest first */
         PersonPage: {
             results: components["schemas"]["Person"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         /** @description One page of results, newest first */
         InvitationPage: {
             results: components["schemas"]["Invitation"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         CreatedInvitation: {
             invitation: components["schemas"]["Invitation"];
@@ -3117,10 +3199,16 @@ export interface components {
         /** @description One page of results, newest first */
         KioskPage: {
             results: components["schemas"]["Kiosk"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         KioskResponse: {
             kiosk: components["schemas"]["Kiosk"];
@@ -3198,10 +3286,16 @@ export interface components {
         /** @description One page of results, newest first */
         RollCallPage: {
             results: components["schemas"]["RollCallSummary"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         /** @description A roll call without its entries */
         RollCallSummary: {
@@ -3281,10 +3375,16 @@ export interface components {
         /** @description One page of results, newest first */
         SitePage: {
             results: components["schemas"]["Site"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         EntryPointList: {
             results: components["schemas"]["EntryPoint"][];
@@ -3295,10 +3395,16 @@ export interface components {
         /** @description One page of results, newest first */
         TextMessagePage: {
             results: components["schemas"]["TextMessage"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
         };
         TextMessage: {
             /** @example sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
@@ -3409,12 +3515,16 @@ export interface operations {
     listIncidents: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only the incidents of this site */
                 site_id?: string;
+                /** @description Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
+                search?: string;
                 status?: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled" | "active";
                 category?: components["schemas"]["IncidentCategory"];
                 severity?: components["schemas"]["IncidentSeverity"];
@@ -4342,16 +4452,18 @@ export interface operations {
     listAccessCodes: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only the codes this site admits: its own, and those made before sites (every site admits them) */
                 site_id?: string;
                 status?: components["schemas"]["AccessCodeStatus"];
                 /** @description Exact phone number */
                 visitor_phone?: string;
-                /** @description Part of the code, visitor name or phone, any case */
+                /** @description Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
                 search?: string;
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
                 from_date?: string;
@@ -5390,16 +5502,18 @@ export interface operations {
     listAccessLogs: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only the visits at this site */
                 site_id?: string;
                 status?: components["schemas"]["AccessLogStatus"];
                 visitor_phone?: string;
                 entry_point?: string;
-                /** @description Part of the visitor name or phone, any case */
+                /** @description Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
                 search?: string;
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
                 from_date?: string;
@@ -6610,10 +6724,12 @@ export interface operations {
     listDangerZones: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only zones with events of this type */
                 incident_type?: components["schemas"]["ThreatType"];
                 /** @description Only zones of at least this severity (1 to 10) */
@@ -6796,10 +6912,12 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only endpoints in this state */
                 status?: "enabled" | "disabled";
             };
@@ -7375,10 +7493,12 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 event_id?: string;
                 status?: "succeeded" | "failed";
             };
@@ -7803,10 +7923,12 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 type?: components["schemas"]["EventType"] | ("incident.*" | "access_code.*" | "visitor.*" | "kiosk.*");
                 /** @description Events about one incident, code or visit */
                 resource_id?: string;
@@ -8095,10 +8217,12 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description `active`: answers requests now; `expired`: past its `expires_at` (a rolled key); `revoked`. All when left out */
                 status?: "active" | "expired" | "revoked";
                 /** @description Only keys with exactly these scopes, separated by commas in any order (a gate key: `access_codes:read,access_codes:write,access_codes:validate,logs:read,incidents:read,incidents:write`) */
@@ -8691,10 +8815,12 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
                 from_date?: string;
                 /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
@@ -9546,10 +9672,12 @@ export interface operations {
     listConsoleSessions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -9990,10 +10118,12 @@ export interface operations {
     listPeople: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only people of this role */
                 role?: components["schemas"]["Role"];
             };
@@ -10081,10 +10211,12 @@ export interface operations {
     listInvitations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -10883,10 +11015,12 @@ export interface operations {
     listKiosks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only the kiosks of this site */
                 site_id?: string;
                 status?: components["schemas"]["KioskStatus"];
@@ -11283,10 +11417,12 @@ export interface operations {
     listRollCalls: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only this site's roll calls */
                 site_id?: string;
             };
@@ -11663,10 +11799,12 @@ export interface operations {
     listSites: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description `active` (not archived) or `archived`; all when left out */
                 status?: "active" | "archived";
             };
@@ -12377,10 +12515,12 @@ export interface operations {
     listTextMessages: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (default 1). Not with `cursor`. */
                 page?: number;
                 /** @description Results per page, 1 to 100 */
                 limit?: number;
+                /** @description A page's `next_cursor`: the page after it, at any depth as fast as the first (with the same filters; `limit` may change). Not with `page`. */
+                cursor?: string;
                 /** @description Only this incident's texts */
                 incident_id?: string;
                 status?: components["schemas"]["TextMessageStatus"];
