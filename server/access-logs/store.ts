@@ -143,13 +143,14 @@ export async function openVisitsCheckedInBefore(db: Executor, tenant: Tenant, be
 
 /** Visits of an organization closed before `closedBefore` whose visitor data is still there. */
 export async function closedVisitsToErase(db: Executor, organizationId: string, closedBefore: string, limit: number): Promise<string[]> {
+  // The predicate of `access_logs_to_erase` (migration 0036) as literals, so both planners use it.
   const rows = await db
     .selectFrom('access_logs')
     .select('log_id')
     .where('organization_id', '=', organizationId)
-    .where('status', '=', 'checked_out')
+    .where(sql<boolean>`status = 'checked_out' and erased_at is null`)
     .where('checked_out_at', '<', closedBefore)
-    .where('erased_at', 'is', null)
+    .orderBy('checked_out_at')
     .limit(limit)
     .execute();
   return rows.map((row) => row.log_id);

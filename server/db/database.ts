@@ -186,6 +186,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       if (path === ':memory:') return;
       writer.pragma('wal_checkpoint(TRUNCATE)');
       writer.exec('VACUUM');
+      // VACUUM may renumber the rowids the text search's FTS5 tables point at (migration 0036): rebuilt from their tables.
+      const fts = writer.prepare(`select name from sqlite_master where type = 'table' and sql like 'create virtual table % using fts5(%'`).all() as Array<{ name: string }>;
+      for (const { name } of fts) writer.exec(`insert into ${name}(${name}) values ('rebuild')`);
       writer.pragma('wal_checkpoint(TRUNCATE)');
     },
     close: async () => {

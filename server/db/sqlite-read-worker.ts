@@ -22,6 +22,8 @@ try {
 
 const db = new SqliteDatabase(path, { timeout: 5_000 });
 db.pragma('query_only = ON');
+// Its reads' time limits start now: a thread's start (loading SQLite, opening the file) is not the read's.
+port.postMessage({ ready: true });
 
 /** Statements prepared once per text, the most recent few hundred. */
 const statements = new Map<string, SqliteDatabase.Statement>();

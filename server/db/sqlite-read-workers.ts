@@ -31,7 +31,9 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  job?: { id: number; job: Job; timer: NodeJS.Timeout };
+  /** Its connection is open: a read's time limit runs from then. */
+  ready: boolean;
+  job?: { id: number; job: Job; timer?: NodeJS.Timeout };
   /** Ended for overrunning: it still holds its place until its statement returns and the thread exits. */
   ending: boolean;
 }
@@ -115,8 +117,15 @@ export class SqliteReadWorkers {
   private spawn(): Slot {
     const worker = new Worker(new URL('./sqlite-read-worker.ts', import.meta.url), { workerData: { path: this.path, nice: READ_THREAD_NICE } });
     worker.unref();
-    const slot: Slot = { worker, ending: false };
-    worker.on('message', (message: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => this.answered(slot, message));
+    const slot: Slot = { worker, ready: false, ending: false };
+    worker.on('message', (message: { id: number; rows?: unknown[]; error?: { message: string; code?: string }; ready?: true }) => {
+      if (message.ready) {
+        slot.ready = true;
+        if (slot.job && !slot.job.timer) slot.job.timer = this.limit(slot);
+        return;
+      }
+      this.answered(slot, message);
+    });
     worker.on('error', (err) => this.lost(slot, err));
     worker.on('exit', () => this.lost(slot, new Error('a read thread exited')));
     this.slots.push(slot);
@@ -125,10 +134,16 @@ export class SqliteReadWorkers {
 
   private start(slot: Slot, job: Job): void {
     const id = ++this.nextId;
+    slot.job = { id, job };
+    if (slot.ready) slot.job.timer = this.limit(slot);
+    slot.worker.postMessage({ id, sql: job.sql, parameters: job.parameters });
+  }
+
+  /** The running read's time limit. */
+  private limit(slot: Slot): NodeJS.Timeout {
     const timer = setTimeout(() => this.overran(slot), this.settings.timeoutMs);
     timer.unref();
-    slot.job = { id, job, timer };
-    slot.worker.postMessage({ id, sql: job.sql, parameters: job.parameters });
+    return timer;
   }
 
   private answered(slot: Slot, message: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }): void {

@@ -27,6 +27,6 @@ export const Health = z
         building: z.string().nullable().meta({ description: 'The index this host is building now' }),
       })
       .optional()
-      .meta({ description: 'The upgrade\'s online index builds (PostgreSQL); absent on SQLite, which builds them before it serves' }),
+      .meta({ description: "Present only while an upgrade's indexes are still to be built (PostgreSQL builds them while it serves; SQLite before it serves): absent, every index is there" }),
   })
   .meta({ id: 'Health' });

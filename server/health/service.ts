@@ -33,7 +33,9 @@ export async function checkHealth(deps: HealthDeps): Promise<{ databaseUp: boole
   const checks: z.infer<typeof Health>['checks'] = { database: databaseUp ? 'ok' : 'down' };
   if (mode !== 'memory') checks.redis = mode === 'shared' ? 'ok' : 'down';
   const healthy = Object.values(checks).every((check) => check === 'ok');
-  const indexes = deps.indexBuilds?.();
+  // Said only while an upgrade's indexes are still to be built: absent, every index is there.
+  const builds = deps.indexBuilds?.();
+  const indexes = builds && builds.state !== 'complete' ? builds : undefined;
   return {
     databaseUp,
     health: { status: healthy ? 'ok' : 'degraded', api_version: 'v1', timestamp: deps.clock.now().toISOString(), checks, ...(indexes && { indexes }) },

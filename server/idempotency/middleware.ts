@@ -17,8 +17,16 @@ import { DAY_MS } from '../../shared/time.ts';
 /** Records are kept at least this long (contract: 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = DAY_MS;
 /** The sweep's part: records past their retention go; answers how many. */
-export async function purgeExpiredIdempotencyRecords(db: Executor, clock: Clock): Promise<number> {
-  return purgeIdempotencyRecords(db, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString());
+/** Records past their 24 h go, a thousand a statement, at most `most` a sweep (the next sweep goes on). */
+export async function purgeExpiredIdempotencyRecords(db: Executor, clock: Clock, most = 50_000): Promise<number> {
+  const before = new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+  let purged = 0;
+  while (purged < most) {
+    const n = await purgeIdempotencyRecords(db, before, 1000);
+    purged += n;
+    if (n < 1000) break;
+  }
+  return purged;
 }
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { preparedQuery } from '../db/prepared.ts';
-import type { Executor, IdempotencyRow, Tenant } from '../db/schema.ts';
+import { isPostgres, type Executor, type IdempotencyRow, type Tenant } from '../db/schema.ts';
 import { whereTenant } from '../db/tenant.ts';
 
 export interface IdempotencyScope {
@@ -80,8 +80,16 @@ const claimCompleted = preparedQuery((db, p: Tenant & { key: string; status: num
     .where('idempotency_key', '=', p.key),
 );
 
-export async function purgeIdempotencyRecords(db: Executor, createdBefore: string): Promise<number> {
-  const result = await db.deleteFrom('idempotency_requests').where('created_at', '<', createdBefore).executeTakeFirst();
+/**
+ * Deletes up to `batch` records made before `createdBefore`, oldest first, in one short statement
+ * (a year's records are millions: one DELETE of them all would hold its locks, and SQLite's
+ * writer, for as long as it took). Answers how many went; the sweep calls it again while it fills.
+ */
+export async function purgeIdempotencyRecords(db: Executor, createdBefore: string, batch: number): Promise<number> {
+  const oldest = db.selectFrom('idempotency_requests').where('created_at', '<', createdBefore).orderBy('created_at').limit(batch);
+  const result = isPostgres(db)
+    ? await db.deleteFrom('idempotency_requests').where(sql<boolean>`ctid = any(array(${oldest.select(sql`ctid`.as('ctid'))}))`).executeTakeFirst()
+    : await db.deleteFrom('idempotency_requests').where(sql<boolean>`rowid in (${oldest.select(sql`rowid`.as('rowid'))})`).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -172,24 +172,27 @@ export const DateRangeQuery = z.object({
   }),
 });
 
+/** The list shape's fields: the reference's five, `totalResultsCapped` and `next_cursor` (the contract). */
+export function pageFields<T extends z.ZodType>(item: T) {
+  return {
+    results: z.array(item),
+    page: z.int().meta({ description: "The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same)" }),
+    limit: z.int(),
+    totalPages: z.int(),
+    totalResults: z.int().meta({ description: 'Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`)' }),
+    totalResultsCapped: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many' }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page' }),
+  };
+}
+
 export function paginated<T extends z.ZodType>(item: T, id: string) {
-  return z
-    .object({
-      results: z.array(item),
-      page: z.int().meta({ description: "The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same)" }),
-      limit: z.int(),
-      totalPages: z.int(),
-      totalResults: z.int().meta({ description: 'Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`)' }),
-      totalResultsCapped: z
-        .boolean()
-        .optional()
-        .meta({ description: 'Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many' }),
-      next_cursor: z
-        .string()
-        .nullable()
-        .meta({ description: 'Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page' }),
-    })
-    .meta({ id, description: 'One page of results, newest first' });
+  return z.object(pageFields(item)).meta({ id, description: 'One page of results, newest first' });
 }
 
 export interface Page<T> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, PageQuery, queryNumber, Timestamp, TimestampInput } from './common.ts';
+import { DateRangeQuery, PageQuery, pageFields, queryNumber, Timestamp, TimestampInput } from './common.ts';
 
 /** One taxonomy of threats for every source (public data, community reports, verified incidents). */
 export const THREAT_TYPES = [
@@ -218,11 +218,7 @@ export const DangerZone = z
   .meta({ id: 'DangerZone' });
 export const DangerZonePage = z
   .object({
-    results: z.array(DangerZone),
-    page: z.int(),
-    limit: z.int(),
-    totalPages: z.int(),
-    totalResults: z.int(),
+    ...pageFields(DangerZone),
     data: DataCurrency.meta({ description: 'The whole store, or with `latitude` and `longitude` that point' }),
   })
   .meta({ id: 'DangerZonePage', description: 'One page of zones, most severe first' });

@@ -109,15 +109,17 @@ describe('PostgreSQL connections dropped under load', () => {
     const server = await startTestServer({ config: { DATABASE_STATEMENT_TIMEOUT_S: '1' } });
     cleanups.push(() => server.stop());
     const org = await server.createOrganization();
+    // A read of one incident: on the main pool, under DATABASE_STATEMENT_TIMEOUT_S (lists run on the read lane, under DATABASE_READ_TIMEOUT_S: read-lane.pg.test.ts).
+    const incidentId = (await org.live.post('/incidents', incidentBody())).body.incident.incident_id;
     const locker = new pg.Client({ connectionString: server.database.url });
     await locker.connect();
     cleanups.push(() => locker.end());
     await locker.query('begin');
     await locker.query('lock table incidents in access exclusive mode');
-    const blocked = await org.live.get('/incidents');
+    const blocked = await org.live.get(`/incidents/${incidentId}`);
     expectErrorShape(blocked, 503);
     await locker.query('rollback');
-    expect((await org.live.get('/incidents')).status).toBe(200);
+    expect((await org.live.get(`/incidents/${incidentId}`)).status).toBe(200);
   });
 });
 

@@ -235,6 +235,24 @@ describe('SQLite group commit', () => {
       expect(await preparedBodies(db)).toEqual(['first']);
     });
 
+    it('a broad read on a worker thread (the read lane) that saw a batch whose sync is in flight answers only once it is on disk', async () => {
+      const { held, release } = await withHeldSync();
+      const readDb = opened.readDb as unknown as Kysely<any>;
+      expect(readDb).not.toBe(db);
+      expect(await readDb.selectFrom('notes').select('body').execute()).toEqual([]); // its thread started
+      const first = db.insertInto('notes').values({ body: 'first' }).execute();
+      await expect.poll(() => held.length).toBe(1); // committed, its sync in flight
+      // The worker's own connection sees the commit; its answer waits for the sync.
+      let answered: string[] | undefined;
+      const read = readDb.selectFrom('notes').select('body').execute().then((rows) => (answered = rows.map((row) => row.body as string)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(answered).toBeUndefined();
+      await release();
+      await first;
+      await read;
+      expect(answered).toEqual(['first']);
+    });
+
     it('a failed sync fails its batch, and every write after it, until the server restarts', async () => {
       const { held } = await withHeldSync();
       const lost = db.insertInto('notes').values({ body: 'lost' }).execute();

@@ -14,6 +14,8 @@ import { countCleared, undecidedAlarms } from '../../server/messages/store.ts';
 import type { Db } from '../../server/db/schema.ts';
 import { openLinksOf } from '../../server/people/store.ts';
 import { stageIn } from '../../server/people/session.ts';
+import { LIST_INDEXES } from '../../server/db/migrations/0036-reads-at-scale.ts';
+import { matchesText } from '../../server/db/text-search.ts';
 
 /** PostgreSQL numbers committed events with a sequencer; SQLite numbered them as they were inserted. */
 const sequenceEvents = async (db: Db, engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? sequenceCommittedEvents(db) : 0);
@@ -498,9 +500,42 @@ describe('migrations', () => {
     const due = await incidentsNeedingDispatch(db, '2026-11-22T10:00:10.000Z', '2026-11-22T09:00:00.000Z', 10);
     expect(due.map((row) => row.incident_id)).toEqual(['inc_due']);
   });
+  it('0036-reads-at-scale leaves every earlier row to be tallied, builds every list index, and its text search finds earlier rows until they are erased', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through(before('0036-reads-at-scale')));
+    const now = '2026-11-22T10:00:00.000Z';
+    await twoOrganizations(db, now);
+    const visit = (log_id: string, visitor_name: string) => ({
+      log_id, organization_id: 'org_a', environment: 'live', code_id: null, method: 'walk_in', visitor_name, visitor_phone: '+2348031112222', entry_point: 'Main Gate',
+      host_user_id: null, notes: null, status: 'checked_out', checked_in_at: now, checked_out_at: now, checkout_notes: null, recorded_by: null, auto_checked_out: 0,
+      created_at: now, updated_at: now, erased_at: null, site_id: null,
+    });
+    await db.insertInto('access_logs').values([visit('log_1', 'Chiamaka Obi'), visit('log_2', 'Musa Bello')]).execute();
+
+    expect(await migrateToLatest(db, through('0036-reads-at-scale'))).toEqual(['0036-reads-at-scale']);
+    expect(await db.selectFrom('access_logs').select(['log_id', 'tallied']).orderBy('log_id').execute()).toEqual([
+      { log_id: 'log_1', tallied: 0 },
+      { log_id: 'log_2', tallied: 0 },
+    ]);
+    const indexes =
+      opened!.engine === 'postgres'
+        ? (await sql<{ name: string }>`select c.relname as name from pg_class c join pg_index i on i.indexrelid = c.oid where i.indisvalid`.execute(db)).rows
+        : (await sql<{ name: string }>`select name from sqlite_master where type in ('index', 'table')`.execute(db)).rows;
+    const names = new Set(indexes.map((row) => row.name));
+    // Every list index (SQLite's text indexes are FTS5 tables of their own).
+    for (const index of LIST_INDEXES) expect(names.has(opened!.engine === 'sqlite' && index.gin ? index.name.replace(/_search$/, '_fts') : index.name), index.name).toBe(true);
+    const found = async (text: string) =>
+      (await db.selectFrom('access_logs').select('log_id').where(matchesText(db, { columns: ['visitor_name', 'visitor_phone'], fts: 'access_logs_fts' }, text)).execute()).map((row) => row.log_id);
+    expect(await found('AMAKA')).toEqual(['log_1']);
+    expect(await found('1112222')).toEqual(['log_1', 'log_2']);
+    await db.updateTable('access_logs').set({ visitor_name: null, visitor_phone: null }).where('log_id', '=', 'log_1').execute();
+    expect(await found('amaka')).toEqual([]);
+    expect(await found('1112222')).toEqual(['log_2']);
+  });
+
   it('0041-second-step-and-open-links leaves every earlier session without a second step, asked for one where a role needs it, and finds open links by person, maker and email', async () => {
     const db = await fresh();
-    await migrateToLatest(db, through('0035-leaner-sos-writes'));
+    await migrateToLatest(db, through(before('0041-second-step-and-open-links')));
     const now = '2026-11-22T10:00:00.000Z';
     await twoOrganizations(db, now);
     const person = (person_id: string, email: string, totp_enabled: number) => ({
@@ -546,7 +581,7 @@ describe('migrations', () => {
     await migrateToLatest(db, through('0025-key-makers'));
     const now = '2026-11-22T10:00:00.000Z';
     await twoOrganizations(db, now);
-    await migrateToLatest(db, through('0035-leaner-sos-writes'));
+    await migrateToLatest(db, through(before('0042-site-bound-replays')));
     await db
       .insertInto('idempotency_requests')
       .values({ organization_id: 'org_a', environment: 'live', idempotency_key: 'k-before', fingerprint: 'f', state: 'complete', response_status: 201, response_body: 'sealed', locked_at: now, created_at: now })

@@ -4,7 +4,7 @@ import type { Client } from '../../console/src/api.ts';
 type Query = Record<string, unknown>;
 import { readAllPages } from '../../console/src/lists/read-all-pages.ts';
 
-/** A list of `total` numbered items, served a page at a time as the API does; records what was asked. */
+/** A list of `total` numbered items, served a page at a time as the API does (a cursor names the last item read); records what was asked. */
 function listOf(total: number): { client: Client; asked: Query[] } {
   const asked: Query[] = [];
   const client = {
@@ -13,9 +13,10 @@ function listOf(total: number): { client: Client; asked: Query[] } {
       const query = init.params?.query ?? {};
       asked.push(query);
       const limit = Number(query.limit);
-      const page = Number(query.page);
-      const results = Array.from({ length: Math.max(0, Math.min(limit, total - (page - 1) * limit)) }, (_, i) => (page - 1) * limit + i + 1);
-      return { results, page, limit, totalPages: Math.max(1, Math.ceil(total / limit)), totalResults: total };
+      const after = query.cursor === undefined ? 0 : Number(String(query.cursor).slice('after-'.length));
+      const results = Array.from({ length: Math.max(0, Math.min(limit, total - after)) }, (_, i) => after + i + 1);
+      const last = results.at(-1) ?? after;
+      return { results, page: after / limit + 1, limit, totalPages: Math.max(1, Math.ceil(total / limit)), totalResults: total, next_cursor: last < total ? `after-${last}` : null };
     },
   } as unknown as Client;
   return { client, asked };
@@ -26,7 +27,8 @@ describe('readAllPages: the whole list, or says it is not', () => {
     const { client, asked } = listOf(250);
     const read = await readAllPages(client, '/access-logs', { status: 'checked_in' }, 10_000);
     expect(read).toEqual({ items: Array.from({ length: 250 }, (_, i) => i + 1), total: 250, complete: true });
-    expect(asked).toEqual([1, 2, 3].map((page) => ({ status: 'checked_in', limit: 100, page })));
+    // Each page after the first by the one before's next_cursor.
+    expect(asked).toEqual([{ status: 'checked_in', limit: 100 }, { status: 'checked_in', limit: 100, cursor: 'after-100' }, { status: 'checked_in', limit: 100, cursor: 'after-200' }]);
   });
 
   it('stops at the bound and says so, with the total the server counts', async () => {

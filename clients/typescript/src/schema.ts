@@ -2039,7 +2039,7 @@ export interface components {
                  */
                 redis?: "ok" | "down";
             };
-            /** @description The upgrade's online index builds (PostgreSQL); absent on SQLite, which builds them before it serves */
+            /** @description Present only while an upgrade's indexes are still to be built (PostgreSQL builds them while it serves; SQLite before it serves): absent, every index is there */
             indexes?: {
                 /**
                  * @description `complete`: every index of this version is built. After an upgrade on PostgreSQL the new indexes are built while the service runs (`building` on the host that builds them, `waiting` on the others); until then the reads they serve answer, only slower. `failed`: tried again at the next start
@@ -2666,10 +2666,16 @@ export interface components {
         /** @description One page of zones, most severe first */
         DangerZonePage: {
             results: components["schemas"]["DangerZone"][];
+            /** @description The page's number; on a cursor page, counted from the first page (exact while `limit` stayed the same) */
             page: number;
             limit: number;
             totalPages: number;
+            /** @description Every match of the filters: exact, but for a free-text `search`, whose count stops at 10,000 (`totalResultsCapped`) */
             totalResults: number;
+            /** @description Present and true when `totalResults` stopped at its ceiling (a `search` matching more than 10,000): there are at least that many */
+            totalResultsCapped?: boolean;
+            /** @description Pass as `cursor` for the next page (as fast at any depth as the first); null on the last page */
+            next_cursor: string | null;
             /** @description The whole store, or with `latitude` and `longitude` that point */
             data: components["schemas"]["ThreatDataCurrency"];
         };

@@ -44,6 +44,10 @@ export interface PageCounts {
   page: number;
   totalPages: number;
   totalResults: number;
+  /** A search's count stopped at its ceiling: there are at least `totalResults`. */
+  totalResultsCapped?: boolean;
+  /** The next page's cursor; null on the last page (absent: count by pages). */
+  next_cursor?: string | null;
 }
 
 export function Pager({ page, onPage }: { page: PageCounts | undefined; onPage: (page: number) => void }) {
@@ -54,9 +58,11 @@ export function Pager({ page, onPage }: { page: PageCounts | undefined; onPage: 
         ← Newer
       </button>
       <span>
-        Page {page.page} of {Math.max(page.totalPages, 1)} · {page.totalResults} in all
+        {page.totalResultsCapped
+          ? `Page ${page.page} · more than ${page.totalResults.toLocaleString('en-GB')} match`
+          : `Page ${page.page} of ${Math.max(page.totalPages, 1)} · ${page.totalResults.toLocaleString('en-GB')} in all`}
       </span>
-      <button type="button" onClick={() => onPage(page.page + 1)} disabled={page.page >= page.totalPages}>
+      <button type="button" onClick={() => onPage(page.page + 1)} disabled={page.next_cursor === undefined ? page.page >= page.totalPages : page.next_cursor === null}>
         Older →
       </button>
     </nav>

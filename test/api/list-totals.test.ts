@@ -1,0 +1,206 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db/schema.ts';
+import { foldTallies } from '../../server/db/tallies.ts';
+import { TALLIED_TABLES } from '../../server/tally-folder.ts';
+import { checkProperty } from '../support/property.ts';
+import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../support/server.ts';
+
+/**
+ * `totalResults` comes from day tallies, the rows not yet tallied and the partial days at a
+ * window's ends (server/db/tallies.ts, issue #45). Whatever the fold has reached, for any field
+ * filter, any window (days, instants within a day) and any caller (limited to a site or not),
+ * it equals `count(*)` of the same rows. About 10,000 rows, written straight to the tables.
+ */
+const DAY = 86_400_000;
+const START = Date.parse('2026-09-01T00:00:00.000Z');
+const pick = <T>(values: readonly T[], n: number) => values[n % values.length]!;
+const instant = (n: number) => new Date(START + ((n * 7_919_117) % (60 * DAY))).toISOString();
+
+describe('list totals agree with count(*) at any point of the fold', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  let siteKey: ApiClient;
+  let sites: string[];
+  let db: Db;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    db = server.running.database.db;
+    org = await server.createOrganization();
+    const made = [await org.live.post('/sites', { name: 'Lekki Gardens' }), await org.live.post('/sites', { name: 'Banana Island' })];
+    sites = made.map((answer) => answer.body.site.site_id);
+    const key = await org.live.post('/api-keys', { name: 'Lekki only', scopes: ['incidents:read', 'logs:read', 'access_codes:read', 'admin'], site_ids: [sites[0]] });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    siteKey = server.client(key.body.secret);
+    const other = await server.createOrganization({ name: 'Small Estate' });
+    await bulkRows(db, org.organizationId, sites, 4000);
+    await bulkRows(db, other.organizationId, [], 200);
+  }, 120_000);
+  afterAll(() => server.stop());
+
+  const SITE = (n: number) => [undefined, 0, 1][n % 3];
+  const windowOf = (a: number, b: number, dateOnly: boolean) => {
+    const [from, to] = [instant(a), instant(b)].sort();
+    return dateOnly ? { from_date: from!.slice(0, 10), to_date: to!.slice(0, 10) } : { from_date: from!, to_date: to! };
+  };
+
+  /** A random list request, and the SQL count of the same rows. */
+  const request = fc.record({
+    list: fc.constantFrom('incidents', 'access-logs', 'access-codes', 'events', 'audit-log'),
+    site: fc.nat(),
+    value: fc.nat(),
+    second: fc.nat(),
+    window: fc.option(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { nil: undefined }),
+    limited: fc.boolean(),
+    fold: fc.option(fc.tuple(fc.nat({ max: TALLIED_TABLES.length - 1 }), fc.integer({ min: 1, max: 900 })), { nil: undefined }),
+    settle: fc.boolean(),
+  });
+
+  it('for random filters, windows, callers and folds', async () => {
+    await checkProperty(
+      fc.asyncProperty(request, async (r) => {
+        if (r.fold) await foldTallies(db, TALLIED_TABLES[r.fold[0]]!, r.fold[1]);
+        // Rows settle between folds, as visits end and incidents close.
+        if (r.settle) await settleSome(db, r.value);
+        const query: Record<string, string> = {};
+        // The event log and the audit log take no site_id: only a caller's own reach narrows them.
+        const site = r.limited ? 0 : r.list === 'events' || r.list === 'audit-log' ? undefined : SITE(r.site);
+        if (site !== undefined && !r.limited) query.site_id = sites[site]!;
+        const where: ReturnType<typeof sql>[] = [sql`organization_id = ${org.organizationId}`];
+        let table: string;
+        let time = 'created_at';
+        if (r.list !== 'audit-log') where.push(sql`environment = 'live'`);
+        /** The query's field filter and the same condition for the count. */
+        const filterOn = (param: string, value: string | undefined, column = param) => {
+          if (value === undefined) return;
+          query[param] = value;
+          where.push(sql`${sql.ref(column)} = ${value}`);
+        };
+        const siteFilter = (everywhere: boolean) => {
+          const reach = r.limited ? sites[0] : site === undefined ? undefined : sites[site];
+          if (reach) where.push(everywhere ? sql`(site_id = ${reach} or site_id is null)` : sql`site_id = ${reach}`);
+        };
+        switch (r.list) {
+          case 'incidents': {
+            table = 'incidents';
+            siteFilter(false);
+            const status = pick([undefined, 'active', 'resolved', 'cancelled', 'dispatching', 'escalated'], r.value);
+            if (status === 'active') where.push(sql`status not in ('resolved', 'cancelled')`);
+            else if (status) where.push(sql`status = ${status}`);
+            if (status) query.status = status;
+            const category = pick([undefined, 'sos', 'medical'], r.second);
+            filterOn('category', category, 'category');
+            const severity = pick([undefined, undefined, 'high', 'low'], r.second >> 2);
+            filterOn('severity', severity, 'severity');
+            break;
+          }
+          case 'access-logs': {
+            table = 'access_logs';
+            time = 'checked_in_at';
+            siteFilter(false);
+            const status = pick([undefined, 'checked_in', 'checked_out'], r.value);
+            filterOn('status', status, 'status');
+            const gate = pick([undefined, 'Main Gate', 'Back Gate'], r.second);
+            filterOn('entry_point', gate, 'entry_point');
+            break;
+          }
+          case 'access-codes': {
+            table = 'access_codes';
+            siteFilter(true);
+            const status = pick([undefined, 'active', 'used', 'expired', 'revoked'], r.value);
+            filterOn('status', status, 'status');
+            break;
+          }
+          case 'events': {
+            table = 'events';
+            siteFilter(false);
+            where.push(sql`test = 0`);
+            const type = pick([undefined, 'incident.created', 'visitor.arrived'], r.value);
+            filterOn('type', type, 'type');
+            break;
+          }
+          default: {
+            table = 'audit_log';
+            if (r.limited) return; // the audit log is for callers of every site
+            const action = pick([undefined, 'createIncident', 'createAccessCode'], r.value);
+            filterOn('action', action, 'action');
+          }
+        }
+        if (r.window) {
+          const window = windowOf(...r.window);
+          Object.assign(query, window);
+          const from = new Date(window.from_date).toISOString();
+          // A date alone as to_date lets that whole day in (CONTRACT.md).
+          const to = window.to_date.length === 10 ? new Date(Date.parse(window.to_date) + DAY).toISOString() : new Date(window.to_date).toISOString();
+          where.push(sql`${sql.ref(time)} >= ${from} and ${sql.ref(time)} < ${to}`);
+        }
+        const client = r.limited ? siteKey : org.live;
+        const answer = await client.get(`/${r.list}?${new URLSearchParams({ ...query, limit: '1' })}`);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where ${sql.join(where, sql` and `)}`.execute(db);
+        expect(answer.body.totalResults, `${r.list} ${JSON.stringify(query)}${r.limited ? ' (key of one site)' : ''}`).toBe(Number(rows[0]!.n));
+      }),
+      { numRuns: 120 },
+    );
+    // Everything folds in the end, and the totals still agree.
+    await server.running.foldTallies();
+    expect((await org.live.get('/incidents?limit=1')).body.totalResults).toBe(Number((await sql<{ n: number }>`select count(*) as n from incidents where organization_id = ${org.organizationId} and environment = 'live'`.execute(db)).rows[0]!.n));
+  }, 180_000);
+});
+
+/** Visits, incidents, codes, events and audit entries of one organization, spread over 60 days, as the product writes them. */
+async function bulkRows(db: Db, organizationId: string, sites: string[], n: number): Promise<void> {
+  const site = (i: number) => (sites.length ? pick([sites[0]!, sites[1]!, sites[0]!, null], i) : null);
+  const batches = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / 400) }, (_, b) => rows.slice(b * 400, b * 400 + 400));
+  const ids = (prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}_${organizationId.slice(-6)}${String(i).padStart(7, '0')}`);
+  const visits = ids('log').map((log_id, i) => {
+    const at = instant(i);
+    const open = i % 9 === 0;
+    return {
+      log_id, organization_id: organizationId, environment: 'live', code_id: null, method: pick(['walk_in', 'code'], i), visitor_name: `Visitor ${i}`, visitor_phone: `+23480${String(i).padStart(8, '0')}`,
+      entry_point: pick(['Main Gate', 'Back Gate', null], i >> 1), host_user_id: null, notes: null, status: open ? 'checked_in' : 'checked_out', checked_in_at: at,
+      checked_out_at: open ? null : new Date(Date.parse(at) + (i % 300) * 60_000).toISOString(), checkout_notes: null, recorded_by: null, auto_checked_out: 0, created_at: at, updated_at: at, erased_at: null, site_id: site(i),
+    };
+  });
+  for (const batch of batches(visits)) await db.insertInto('access_logs').values(batch).execute();
+  const incidents = ids('inc').map((incident_id, i) => {
+    const at = instant(i * 3 + 1);
+    return {
+      incident_id, organization_id: organizationId, environment: 'live', idempotency_key: null, category: pick(['sos', 'medical', 'vehicle', 'location_threat'], i), severity: pick(['high', 'low', 'critical'], i >> 1),
+      status: pick(['resolved', 'cancelled', 'resolved', 'dispatching', 'escalated', 'resolved', 'on_scene'], i), title: 'SOS', description: null, is_drill: 0, subject_name: `Subject ${i}`, subject_phone: null,
+      subject_email: null, subject_reference: null, subject_metadata: '{}', longitude: 3.4, latitude: 6.5, address: null, landmark: null, version: 1, dispatch_deadline: at, escalation_deadline: at,
+      assigned_at: i % 2 ? new Date(Date.parse(at) + (i % 90) * 1000).toISOString() : null, on_scene_at: null, resolution_outcome: null, resolution_notes: null, created_at: at, updated_at: at,
+      resolved_at: null, cancelled_at: null, responder_id: null, responder_name: null, responder_phone: null, responder_latitude: null, responder_longitude: null, eta_minutes: null,
+      next_step_at: null, dispatch_round: 1, site_id: site(i + 1),
+    };
+  });
+  for (const batch of batches(incidents.slice(0, n / 2))) await db.insertInto('incidents').values(batch as never).execute();
+  const codes = ids('code').map((code_id, i) => {
+    const at = instant(i * 5 + 2);
+    return {
+      code_id, organization_id: organizationId, environment: 'live', code: `T-${String(i).padStart(6, '0')}`, visitor_name: `Guest ${i}`, visitor_phone: null, visitor_email: null, purpose: null, entry_point: null,
+      host_user_id: null, status: pick(['used', 'expired', 'revoked', 'active', 'used'], i), valid_from: at, valid_until: at, max_uses: 1, use_count: i % 3 ? 1 : 0, qr_payload: 'TS1.x', change_seq: i + 1,
+      created_at: at, updated_at: at, revoked_at: null, revoke_reason: null, erased_at: null, site_id: site(i + 2), entry_point_id: null,
+    };
+  });
+  for (const batch of batches(codes.slice(0, n / 2))) await db.insertInto('access_codes').values(batch as never).execute();
+  const events = ids('evt').map((event_id, i) => ({
+    event_id, organization_id: organizationId, environment: 'live', type: pick(['incident.created', 'visitor.arrived', 'incident.updated'], i), resource_id: `inc_${i}`, data: '{}',
+    created_at: instant(i * 11 + 3), test: i % 17 === 0 ? 1 : 0, site_id: site(i + 3),
+  }));
+  for (const batch of batches(events.slice(0, n / 2))) await db.insertInto('events').values(batch as never).execute();
+  const audit = ids('aud').map((audit_id, i) => ({
+    audit_id, organization_id: organizationId, environment: pick(['live', 'sandbox', null], i), actor_type: 'key', actor_id: 'key_1', actor_label: 'Backend', action: pick(['createIncident', 'createAccessCode', 'revokeApiKey'], i),
+    resource_type: null, resource_id: null, ip: null, created_at: instant(i * 13 + 4),
+  }));
+  for (const batch of batches(audit.slice(0, n / 4))) await db.insertInto('audit_log').values(batch).execute();
+}
+
+/** Some open visits check out and some active incidents close, as the product changes them (a settled row never changes again). */
+async function settleSome(db: Db, seed: number): Promise<void> {
+  const at = instant(seed + 999);
+  await db.updateTable('access_logs').set({ status: 'checked_out', checked_out_at: at }).where('status', '=', 'checked_in').where('log_id', 'like', `%${seed % 10}`).execute();
+  await db.updateTable('incidents').set({ status: 'resolved' }).where('status', 'in', ['dispatching', 'escalated', 'on_scene']).where('incident_id', 'like', `%${seed % 10}`).execute();
+}
