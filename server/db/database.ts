@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, openSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, sql, type LogEvent, PostgresDialect, type Migration } from 'kysely';
@@ -58,7 +58,12 @@ export interface OpenOptions {
   groupCommit?: Partial<GroupCommitOptions>;
   /** SQLite: wraps the WAL sync (tests hold or fail it). */
   walSync?: (sync: WalSync) => WalSync;
+  /** SQLite: past this size the WAL is made to start again while the read lane pauses (see `keepWalShort`); tests make it small. */
+  walLimit?: { bytes: number; everyMs: number };
 }
+
+/** The WAL may grow to this before the read lane's snapshots are made to let a checkpoint finish. */
+export const WAL_LIMIT = { bytes: 64 * 1024 * 1024, everyMs: 5_000 };
 
 export const DEFAULT_CONNECT_TIMEOUT_S = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_S = 30;
@@ -154,10 +159,12 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   const disk = wal && checkpointer && { sync: options.walSync ? options.walSync(wal.sync) : wal.sync, checkpoint: checkpointer.checkpoint };
   const groupCommit = new GroupCommitter(writer, reader, { ...GROUP_COMMIT_DEFAULTS, ...options.groupCommit }, disk);
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(groupCommit), log: options.log });
-  const readDb =
-    path === ':memory:'
-      ? db
-      : new Kysely<Database>({ dialect: new ReadWorkersDialect(new SqliteReadWorkers(resolve(path), options.readLane ?? DEFAULT_READ_LANE, groupCommit)), log: options.log });
+  const readWorkers = path === ':memory:' ? undefined : new SqliteReadWorkers(resolve(path), options.readLane ?? DEFAULT_READ_LANE, groupCommit);
+  const readDb = readWorkers ? new Kysely<Database>({ dialect: new ReadWorkersDialect(readWorkers), log: options.log }) : db;
+  const walLimit = options.walLimit ?? WAL_LIMIT;
+  // A WAL that started again is cut back to a quarter of the limit (SQLite keeps its size otherwise).
+  if (wal) writer.pragma(`journal_size_limit = ${Math.floor(walLimit.bytes / 4)}`);
+  const walKeeper = readWorkers && wal && keepWalShort(`${resolve(path)}-wal`, readWorkers, groupCommit, walLimit);
   const log = options.log;
   const queryLogged = (sql: string, parameters: readonly unknown[], queryDurationMillis: number): LogEvent => new DirectReadLogged(sql, parameters, queryDurationMillis);
   allowDirectReads(
@@ -192,12 +199,48 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       writer.pragma('wal_checkpoint(TRUNCATE)');
     },
     close: async () => {
+      if (walKeeper) clearInterval(walKeeper);
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
       await checkpointer?.close();
       wal?.close();
     },
   };
+}
+
+/**
+ * Long reads must not starve the checkpoint. A checkpoint copies the WAL into the database only
+ * as far as the oldest snapshot still open allows, and the WAL starts again from its beginning
+ * only when no reader holds one of its frames; the read lane's threads, busy one read after
+ * another, can keep both from ever happening, and the WAL grows. So every `everyMs` the WAL's size
+ * is looked at; past `bytes`, the read lane stops starting reads until those running have ended
+ * (each is bounded by its time limit), a checkpoint runs at the writer's next idle moment, and the
+ * reads go on. The writer never waits for a read: only reads wait, briefly.
+ */
+function keepWalShort(walPath: string, workers: SqliteReadWorkers, committer: GroupCommitter, limit: { bytes: number; everyMs: number }): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    let size = 0;
+    try {
+      size = statSync(walPath).size;
+    } catch {
+      return;
+    }
+    if (size <= limit.bytes) return;
+    busy = true;
+    void (async () => {
+      const release = await workers.quiesce();
+      try {
+        await committer.checkpointSoon();
+      } finally {
+        release();
+        busy = false;
+      }
+    })();
+  }, limit.everyMs);
+  timer.unref();
+  return timer;
 }
 
 /**

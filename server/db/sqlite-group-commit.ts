@@ -450,10 +450,42 @@ export class GroupCommitter {
    */
   private checkpointIfDue(): Promise<void> | undefined {
     if (!this.disk || this.broken || this.batch || this.holder) return undefined;
-    if (this.stats.commits - this.checkpointedAt < this.options.checkpointEvery) return undefined;
+    const asked = this.checkpointAsked.splice(0);
+    if (!asked.length && this.stats.commits - this.checkpointedAt < this.options.checkpointEvery) return undefined;
+    if (asked.length) {
+      return this.runCheckpoint().finally(() => {
+        for (const done of asked) done();
+      });
+    }
+    return this.runCheckpoint();
+  }
+
+  /** Callers of `checkpointSoon` waiting for the next checkpoint. */
+  private readonly checkpointAsked: Array<() => void> = [];
+
+  /**
+   * A checkpoint at the writer's next idle moment, whatever the count since the last: the read
+   * lane asks for one when the WAL has grown while its threads' snapshots kept the checkpoints
+   * short (database.ts, `keepWalShort`). Resolves when it has run (or at once without a disk).
+   */
+  checkpointSoon(): Promise<void> {
+    if (!this.disk || this.broken) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.checkpointAsked.push(resolve));
+    if (!this.syncing && !this.batch && !this.holder) {
+      // Idle: run it now, as the end of a sync would, so the next write waits for it as it would then.
+      const checkpoint = this.checkpointIfDue()!;
+      this.syncing = checkpoint.finally(() => {
+        this.syncing = undefined;
+        this.waiting.shift()?.();
+      });
+    }
+    return done;
+  }
+
+  private runCheckpoint(): Promise<void> {
     this.checkpointedAt = this.stats.commits;
     const started = performance.now();
-    return this.disk.checkpoint().then(
+    return this.disk!.checkpoint().then(
       () => {
         this.stats.checkpoints++;
         this.stats.checkpointMs += performance.now() - started;

@@ -60,6 +60,9 @@ export class SqliteReadWorkers {
   private readonly queue: Job[] = [];
   private nextId = 0;
   private closed = false;
+  /** Held by `quiesce`: new reads wait in the queue. */
+  private held = false;
+  private quietWaiters: Array<() => void> = [];
 
   constructor(
     private readonly path: string,
@@ -72,11 +75,31 @@ export class SqliteReadWorkers {
     return this.slots.length;
   }
 
+  /**
+   * Stops starting reads and resolves once no thread holds a snapshot (every read running has
+   * answered, every ended thread has exited), with the function that lets them start again.
+   * Reads asked meanwhile wait in the queue (their wait counts against its limit as ever).
+   */
+  async quiesce(): Promise<() => void> {
+    this.held = true;
+    if (this.slots.some((slot) => slot.job || slot.ending)) await new Promise<void>((resolve) => this.quietWaiters.push(resolve));
+    return () => {
+      this.held = false;
+      for (const slot of this.slots) if (!slot.job && !slot.ending) this.next(slot);
+      while (this.queue.length && this.slots.length < this.settings.concurrency) this.next(this.spawn());
+    };
+  }
+
+  private checkQuiet(): void {
+    if (!this.held || this.slots.some((slot) => slot.job || slot.ending)) return;
+    for (const resolve of this.quietWaiters.splice(0)) resolve();
+  }
+
   run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the read workers are closed'));
     return new Promise((resolve, reject) => {
       const job: Job = { sql, parameters, resolve, reject };
-      const slot = this.freeSlot();
+      const slot = this.held ? undefined : this.freeSlot();
       if (slot) return this.start(slot, job);
       job.waitTimer = setTimeout(() => {
         const at = this.queue.indexOf(job);
@@ -180,11 +203,13 @@ export class SqliteReadWorkers {
       slot.job = undefined;
     }
     // Its place is free again: a queued read may start on a new thread.
-    const waiting = !this.closed && this.queue.length > 0 ? this.freeSlot() : undefined;
+    const waiting = !this.closed && !this.held && this.queue.length > 0 ? this.freeSlot() : undefined;
     if (waiting) this.next(waiting);
+    this.checkQuiet();
   }
 
   private next(slot: Slot): void {
+    if (this.held) return this.checkQuiet();
     const job = this.queue.shift();
     if (!job) return;
     clearTimeout(job.waitTimer);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -168,6 +168,36 @@ describe('SQLite group commit', () => {
     );
     expect(opened.groupCommit!.stats.commits).toBeGreaterThanOrEqual(10);
     expect(onDisk()).toHaveLength(40);
+  });
+
+  it('read threads busy one read after another do not keep the WAL from starting again: past its limit reads pause for a checkpoint', async () => {
+    /** The WAL's largest size while two read threads read without pause and 600 rows are written, with or without the keeper. */
+    const largestWal = async (keeper: boolean) => {
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync(join(tmpdir(), 'tsaro-gc-'));
+      path = join(dir, 'gc.db');
+      opened = openDatabase(path, { walLimit: keeper ? { bytes: 256 * 1024, everyMs: 20 } : { bytes: 1e12, everyMs: 60_000 } });
+      db = opened.db as unknown as Kysely<any>;
+      await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
+      const readDb = opened.readDb as unknown as Kysely<any>;
+      let reading = true;
+      const readers = [0, 1].map(async () => {
+        while (reading) await sql`select count(*) as n, max(length(body)) as m from notes`.execute(readDb);
+      });
+      let largest = 0;
+      for (let i = 0; i < 600; i++) {
+        await db.insertInto('notes').values({ body: `${'x'.repeat(3000)}${i}` }).execute();
+        largest = Math.max(largest, statSync(`${path}-wal`).size);
+      }
+      reading = false;
+      await Promise.all(readers);
+      return largest;
+    };
+    const without = await largestWal(false);
+    const kept = await largestWal(true);
+    expect(without, 'without the keeper the busy readers keep the WAL growing').toBeGreaterThan(3_000_000);
+    expect(kept).toBeLessThan(without / 2);
   });
 
   describe('the WAL sync, off the event loop', () => {
