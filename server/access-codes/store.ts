@@ -3,9 +3,9 @@ import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
 import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
-import { countRows, countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -147,16 +147,17 @@ export async function listAccessCodeRows(db: Executor, tenant: Tenant, filter: C
 
 /** How many codes match: a search up to its ceiling, an exact phone on its index, the rest from the tallies. */
 export async function countAccessCodes(db: Executor, tenant: Tenant, filter: CodeFilter): Promise<Total> {
-  if (filter.search) return countRowsUpTo(db, filteredCodes(db, tenant, filter), SEARCH_COUNT_CEILING);
-  if (filter.visitorPhone) return { n: await countRows(filteredCodes(db, tenant, filter)) };
-  return {
-    n: await talliedCount(db, CODE_TALLY, CODE_ROLLUP, {
-      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'everywhere'),
-      equals: filter.status ? { status: filter.status } : {},
-      from: filter.createdFrom,
-      before: filter.createdBefore,
-    }),
-  };
+  return listTotal(db, () => filteredCodes(db, tenant, filter), {
+    search: filter.search,
+    narrowed: filter.visitorPhone,
+    tallied: () =>
+      talliedCount(db, CODE_TALLY, CODE_ROLLUP, {
+        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'everywhere'),
+        equals: filter.status ? { status: filter.status } : {},
+        from: filter.createdFrom,
+        before: filter.createdBefore,
+      }),
+  });
 }
 
 /**

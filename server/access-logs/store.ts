@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import { countRows, countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import type { Total } from '../http/pagination.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
-import { talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, narrowedToSite } from '../db/tenant.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
-import type { Total } from '../http/pagination.ts';
+import { matchesText, type SearchSpec } from '../db/text-search.ts';
 
 /** The tenant's visits within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
 const scoped = (db: Executor, tenant: Tenant, siteId?: string) => fromTenant(db, tenant, 'access_logs', { siteId });
@@ -91,19 +91,20 @@ export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: Lo
  * every other filter (site, status, gate, window) from the tallies (server/db/tallies.ts).
  */
 export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogFilter): Promise<Total> {
-  if (filter.search) return countRowsUpTo(db, filtered(db, tenant, filter), SEARCH_COUNT_CEILING);
-  if (filter.visitorPhone) return { n: await countRows(filtered(db, tenant, filter)) };
   const equals: Record<string, string> = {};
   if (filter.status) equals.status = filter.status;
   if (filter.entryPoint) equals.entry_point = filter.entryPoint;
-  return {
-    n: await talliedCount(db, VISIT_TALLY, VISIT_ROLLUP, {
-      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
-      equals,
-      from: filter.checkedInFrom,
-      before: filter.checkedInBefore,
-    }),
-  };
+  return listTotal(db, () => filtered(db, tenant, filter), {
+    search: filter.search,
+    narrowed: filter.visitorPhone,
+    tallied: () =>
+      talliedCount(db, VISIT_TALLY, VISIT_ROLLUP, {
+        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
+        equals,
+        from: filter.checkedInFrom,
+        before: filter.checkedInBefore,
+      }),
+  });
 }
 
 /** Visits checked in within the window, by gate, method and status, with their minutes on the premises (closed visits only). */

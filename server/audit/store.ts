@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import type { Total } from '../http/pagination.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
-import { talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
 
 /** Deferred (server/db/deferred-write.ts): in a request's transaction on PostgreSQL it rides with the COMMIT, no round trip of its own. */
@@ -55,10 +56,12 @@ export async function listAudit(db: Executor, filter: AuditFilter, page: PageReq
 }
 
 /** How many entries match: one actor's or one resource's on its index, the rest from the tallies. */
-export async function countAudit(db: Executor, filter: AuditFilter): Promise<number> {
-  if (filter.actorId || filter.resourceId) return countRows(filteredAudit(db, filter));
+export async function countAudit(db: Executor, filter: AuditFilter): Promise<Total> {
   const equals: Record<string, string> = {};
   if (filter.actorType) equals.actor_type = filter.actorType;
   if (filter.action) equals.action = filter.action;
-  return talliedCount(db, AUDIT_TALLY, AUDIT_ROLLUP, { scope: { organization_id: filter.organizationId }, equals, from: filter.from, before: filter.to });
+  return listTotal(db, () => filteredAudit(db, filter), {
+    narrowed: filter.actorId || filter.resourceId,
+    tallied: () => talliedCount(db, AUDIT_TALLY, AUDIT_ROLLUP, { scope: { organization_id: filter.organizationId }, equals, from: filter.from, before: filter.to }),
+  });
 }

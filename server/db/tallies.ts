@@ -1,6 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import { DAY_MS } from '../../shared/time.ts';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Total } from '../http/pagination.ts';
+import { countRows, countRowsUpTo } from './paged.ts';
 import { isPostgres, type Executor, type Tenant } from './schema.ts';
+import { SEARCH_COUNT_CEILING } from './text-search.ts';
 import type { SitelessRow } from './tenant.ts';
 
 /**
@@ -367,4 +371,20 @@ export function tenantTally(tenant: Tenant, siteless?: SitelessRow): Pick<TallyF
     scope: { organization_id: tenant.organizationId, environment: tenant.environment },
     ...(siteless && tenant.sites ? { sites: { reach: tenant.sites, siteless } } : {}),
   };
+}
+
+/**
+ * A list's `totalResults`, one rule for every list: a free-text search counts up to its ceiling
+ * (`totalResultsCapped` past it); a filter that narrows to a few rows on an index of its own (an
+ * exact phone, one resource's id, one actor) counts those rows; every other mix of field filters
+ * and window comes from the tallies.
+ */
+export async function listTotal(
+  db: Executor,
+  filtered: () => SelectQueryBuilder<any, any, any>,
+  how: { search?: string; narrowed?: unknown; tallied: () => Promise<number> },
+): Promise<Total> {
+  if (how.search) return countRowsUpTo(db, filtered(), SEARCH_COUNT_CEILING);
+  if (how.narrowed) return { n: await countRows(filtered()) };
+  return { n: await how.tallied() };
 }

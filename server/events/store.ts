@@ -1,11 +1,11 @@
 import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
+import type { Total } from '../http/pagination.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { isPostgres, type Database, type EventRow, type Executor, type Tenant } from '../db/schema.ts';
 import { fromTenant } from '../db/tenant.ts';
-import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import type { Total } from '../http/pagination.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { listTotal, talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 
 /**
  * The tenant's events within the caller's sites: a key or person limited to sites reads the
@@ -131,15 +131,16 @@ export async function listEventRows(db: Executor, tenant: Tenant, filter: EventF
 /** How many events match: one resource's on its index, the rest from the tallies. */
 export async function countEvents(db: Executor, tenant: Tenant, filter: EventFilter): Promise<Total> {
   if (filter.types.length === 0) return { n: 0 };
-  if (filter.resourceId) return { n: await countRows(filteredEvents(db, tenant, filter)) };
-  return {
-    n: await talliedCount(db, EVENT_TALLY, EVENT_ROLLUP, {
-      ...tenantTally(tenant, 'organization'),
-      equals: { type: filter.types, ...(filter.includeTest ? {} : { test: 0 }) },
-      from: filter.createdFrom,
-      before: filter.createdBefore,
-    }),
-  };
+  return listTotal(db, () => filteredEvents(db, tenant, filter), {
+    narrowed: filter.resourceId,
+    tallied: () =>
+      talliedCount(db, EVENT_TALLY, EVENT_ROLLUP, {
+        ...tenantTally(tenant, 'organization'),
+        equals: { type: filter.types, ...(filter.includeTest ? {} : { test: 0 }) },
+        from: filter.createdFrom,
+        before: filter.createdBefore,
+      }),
+  });
 }
 
 /** A test event: stored so its deliveries are recorded, left out of the log unless asked for. */

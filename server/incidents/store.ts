@@ -8,10 +8,10 @@ import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.
 import { eventsAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
 import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
-import { countRowsUpTo, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { secondsBucket } from '../db/histogram.ts';
-import { talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import { listTotal, talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 
 export type { Tenant };
@@ -292,20 +292,21 @@ export async function listIncidentRows(db: Executor, tenant: Tenant, filter: Inc
 
 /** How many incidents match: a search up to its ceiling, every field filter and window from the tallies. */
 export async function countIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter): Promise<Total> {
-  if (filter.search) return countRowsUpTo(db, filteredIncidents(db, tenant, filter), SEARCH_COUNT_CEILING);
   const equals: Record<string, string | readonly string[]> = {};
   if (filter.status) equals.status = filter.status;
   if (filter.statusIn) equals.status = filter.statusIn;
   if (filter.category) equals.category = filter.category;
   if (filter.severity) equals.severity = filter.severity;
-  return {
-    n: await talliedCount(db, INCIDENT_TALLY, INCIDENT_ROLLUP, {
-      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
-      equals,
-      from: filter.createdFrom,
-      before: filter.createdBefore,
-    }),
-  };
+  return listTotal(db, () => filteredIncidents(db, tenant, filter), {
+    search: filter.search,
+    tallied: () =>
+      talliedCount(db, INCIDENT_TALLY, INCIDENT_ROLLUP, {
+        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
+        equals,
+        from: filter.createdFrom,
+        before: filter.createdBefore,
+      }),
+  });
 }
 
 /** Compare-and-set on `version`: false when someone else changed the incident first. */

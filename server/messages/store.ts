@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
+import type { Total } from '../http/pagination.ts';
 import type { Engine } from '../db/database.ts';
-import { countRows, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { isPostgres, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
-import { talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /** Text messages (migration 0028): this store owns `text_messages`. */
@@ -103,12 +104,15 @@ export async function listMessageRows(db: Executor, tenant: Tenant, filter: Mess
 }
 
 /** How many texts match: one incident's on its index, the rest from the tallies. */
-export async function countMessages(db: Executor, tenant: Tenant, filter: MessageFilter): Promise<number> {
-  if (filter.incidentId) return countRows(filteredMessages(db, tenant, filter));
-  return talliedCount(db, MESSAGE_TALLY, MESSAGE_ROLLUP, {
-    ...tenantTally(tenant, 'organization'),
-    equals: filter.status ? { status: filter.status } : {},
-    except: filter.withoutReason ? { reason: filter.withoutReason } : {},
+export async function countMessages(db: Executor, tenant: Tenant, filter: MessageFilter): Promise<Total> {
+  return listTotal(db, () => filteredMessages(db, tenant, filter), {
+    narrowed: filter.incidentId,
+    tallied: () =>
+      talliedCount(db, MESSAGE_TALLY, MESSAGE_ROLLUP, {
+        ...tenantTally(tenant, 'organization'),
+        equals: filter.status ? { status: filter.status } : {},
+        except: filter.withoutReason ? { reason: filter.withoutReason } : {},
+      }),
   });
 }
 

@@ -1,6 +1,7 @@
-import { countRows, pageAndCount, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { pageAndCount, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { listTotal, talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { sql } from 'kysely';
+import type { Total } from '../http/pagination.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { tenantParams, whereSitesWithin, whereTenant } from '../db/tenant.ts';
@@ -144,9 +145,11 @@ export async function listDeliveryRows(db: Executor, endpointId: string, filter:
 }
 
 /** How many attempts match: one event's on its index, the rest from the tallies. */
-export async function countDeliveries(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }): Promise<number> {
-  if (filter.eventId) return countRows(filteredDeliveries(db, endpointId, filter));
-  return talliedCount(db, DELIVERY_TALLY, DELIVERY_ROLLUP, { scope: { endpoint_id: endpointId }, equals: filter.status ? { status: filter.status } : {} });
+export async function countDeliveries(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }): Promise<Total> {
+  return listTotal(db, () => filteredDeliveries(db, endpointId, filter), {
+    narrowed: filter.eventId,
+    tallied: () => talliedCount(db, DELIVERY_TALLY, DELIVERY_ROLLUP, { scope: { endpoint_id: endpointId }, equals: filter.status ? { status: filter.status } : {} }),
+  });
 }
 
 /** The outbox for metrics: jobs waiting (`pending`), failing and still retrying (`retrying`), and given up (`failed`). */

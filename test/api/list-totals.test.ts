@@ -181,7 +181,8 @@ async function bulkRows(db: Db, organizationId: string, sites: string[], n: numb
     const at = instant(i * 5 + 2);
     return {
       code_id, organization_id: organizationId, environment: 'live', code: `T-${String(i).padStart(6, '0')}`, visitor_name: `Guest ${i}`, visitor_phone: null, visitor_email: null, purpose: null, entry_point: null,
-      host_user_id: null, status: pick(['used', 'expired', 'revoked', 'active', 'used'], i), valid_from: at, valid_until: at, max_uses: 1, use_count: i % 3 ? 1 : 0, qr_payload: 'TS1.x', change_seq: i + 1,
+      host_user_id: null, status: pick(['used', 'expired', 'revoked', 'active', 'used'], i), valid_from: at, valid_until: '2027-12-31T00:00:00.000Z', // past the test's clock: the expiry sweep leaves the active ones alone
+      max_uses: 1, use_count: i % 3 ? 1 : 0, qr_payload: 'TS1.x', change_seq: i + 1,
       created_at: at, updated_at: at, revoked_at: null, revoke_reason: null, erased_at: null, site_id: site(i + 2), entry_point_id: null,
     };
   });
