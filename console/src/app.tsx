@@ -53,6 +53,7 @@ const ReportsScreen = screen(() => import('./live/reports.tsx'), (m) => m.Report
 const WebhooksScreen = screen(() => import('./integrations/webhooks.tsx'), (m) => m.WebhooksScreen);
 const VisitorsScreen = screen(() => import('./visitors/visitors.tsx'), (m) => m.VisitorsScreen);
 const SitesScreen = screen(() => import('./sites/sites.tsx'), (m) => m.SitesScreen);
+const OrganizationScreen = screen(() => import('./organization/organization.tsx'), (m) => m.OrganizationScreen);
 /** The map's code and borders load with the map, not with the board. */
 const ThreatMapScreen = screen(() => import('./threat/threat-map.tsx'), (m) => m.default);
 const VISITORS_TABS = ['on-site', 'codes', 'logs', 'roll-call'] as const;
@@ -99,6 +100,8 @@ function screenFor(path: string) {
       return <PeopleScreen />;
     case '/audit-log':
       return <AuditLogScreen />;
+    case '/organization':
+      return <OrganizationScreen />;
     case '/account':
       return <AccountScreen />;
     default:

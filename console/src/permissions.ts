@@ -21,8 +21,10 @@ export const PERMISSIONS = {
   readAuditLog: { roles: ['owner', 'admin'], everySite: true },
   /** Change a site's call list and gates (a person limited to sites: their own sites'). */
   manageSites: { roles: ['owner', 'admin'] },
-  /** Add and archive sites. */
+  /** Add and archive sites, and choose the default one. */
   addSites: { roles: ['owner', 'admin'], everySite: true },
+  /** Rename the organization and change what new codes begin with (`PATCH /organization`). */
+  renameOrganization: { roles: ['owner'], everySite: true },
   /** Keep or revoke keys made beyond their maker's grant (`/api-keys/review`). */
   reviewKeys: { roles: ['owner'], everySite: true },
   /** Report, cancel, note and acknowledge incidents; access codes, roll calls and kiosks. */
@@ -53,3 +55,26 @@ export const ROLE_SENTENCES: Record<Role, string> = {
   operator: 'Incidents, access codes, access logs, roll calls and kiosks; reads threat data.',
   viewer: 'Reads everything, changes nothing, never sees a secret.',
 };
+
+/**
+ * An estate manager is exactly an admin whose role is limited to their estates (issue #48): what
+ * the invitation form says they can and cannot do, in the server's own rules (docs/api.md, "Keys,
+ * people and endpoints limited to sites").
+ */
+export const ESTATE_MANAGER = {
+  summary: 'An admin limited to the sites you tick: runs those estates, and sees no other.',
+  can: [
+    "Visitors, access codes and guest lists, access logs and roll calls at their estates",
+    'Incidents at their estates: report, cancel, note, acknowledge',
+    'Their estates’ call lists and kiosks, and their gates: add, rename, remove',
+    'API keys and webhook endpoints for their estates only (a gate’s key, for one)',
+  ],
+  cannot: [
+    'See or act on any other estate',
+    'Invite, change or remove people, or read the audit log',
+    'Add or archive sites, or choose the default site',
+    'Change visitor policies or who must use two-step sign-in',
+    'Rename the organization or change its code prefix',
+  ],
+} as const;
+

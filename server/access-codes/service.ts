@@ -531,3 +531,6 @@ export async function eraseVisitorDataOfFinalCodes(db: Executor, organizationId:
 
 /** The codes' tallies (server/db/tallies.ts), folded in the background. */
 export { CODE_TALLY } from './store.ts';
+
+/** Whether codes are bound to a gate, so removing it retires it instead (server/sites/gates.ts, `removeEntryPoint`). */
+export { anyCodeBoundTo as codesBoundToGate } from './store.ts';

@@ -107,6 +107,20 @@ export async function findAccessCode(db: Executor, tenant: Tenant, codeId: strin
 /** Read on every validation: built and compiled once (server/db/prepared.ts). */
 const accessCodeById = preparedQuery((db, p: Tenant & { codeId: string }) => scoped(db, p).selectAll().where('code_id', '=', p.codeId));
 
+/** Whether any code of the organization (either environment, any status) admits only at this gate of the site. */
+export async function anyCodeBoundTo(db: Executor, organizationId: string, siteId: string, entryPointId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('access_codes')
+    .select('code_id')
+    .where('organization_id', '=', organizationId)
+    .where('environment', 'in', ['live', 'sandbox'])
+    .where('site_id', '=', siteId)
+    .where('entry_point_id', '=', entryPointId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The code a guard typed: the live one if there is one, else the most recent with that string. */
 export async function findAccessCodeByCode(db: Executor, tenant: Tenant, code: string): Promise<AccessCodeRow | undefined> {
   // Sorted here, not in SQL: with ORDER BY created_at, SQLite's planner walks the tenant's

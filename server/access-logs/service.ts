@@ -8,6 +8,7 @@ import type { PageRequest } from '../db/paged.ts';
 import { toPage, utcInstant } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { placeFor } from '../sites/service.ts';
+import { everyNameOf, gateResolver } from '../sites/gates.ts';
 import { durationMinutes, rowToAccessLog } from './access-log.ts';
 import { happenedAt } from './replay-window.ts';
 import {
@@ -154,7 +155,7 @@ export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant,
     siteId: query.site_id,
     status: query.status,
     visitorPhone: query.visitor_phone,
-    entryPoint: query.entry_point,
+    entryPoint: query.entry_point === undefined ? undefined : await everyNameOf(db, tenant, [query.entry_point], query.site_id),
     search: query.search,
     checkedInFrom: utcInstant(query.from_date),
     checkedInBefore: utcInstant(query.to_date),
@@ -175,7 +176,8 @@ export async function currentVisitors(
   tenant: Tenant,
   filter: { entry_point?: string; search?: string },
 ) {
-  const rows = await openVisitRows(db, tenant, { entryPoint: filter.entry_point, search: filter.search });
+  const entryPoint = filter.entry_point === undefined ? undefined : await everyNameOf(db, tenant, [filter.entry_point]);
+  const rows = await openVisitRows(db, tenant, { entryPoint, search: filter.search });
   const now = clock.now();
   const visitors = rows.map((row) => ({
     log_id: row.log_id,
@@ -210,8 +212,17 @@ export async function accessLogStats(db: Executor, tenant: Tenant, window: { fro
   const checkedOut = groups.filter((group) => group.status === 'checked_out');
   const completed = checkedOut.reduce((total, group) => total + group.n, 0);
   const totalMinutes = checkedOut.reduce((total, group) => total + group.sums.minutes!, 0);
-  const byEntryPoint = new Map<string | null, number>();
-  for (const group of groups) byEntryPoint.set(group.entry_point!, (byEntryPoint.get(group.entry_point!) ?? 0) + group.n);
+  // By gate, not by the text each visit recorded: a gate's former names count as the gate (issue #48).
+  const gateOf = await gateResolver(db, tenant);
+  const byEntryPoint = new Map<string, { entry_point: string | null; entry_point_id: string | null; check_ins: number }>();
+  for (const group of groups) {
+    const text = group.entry_point ?? null;
+    const gate = gateOf(group.site_id ?? null, text);
+    const key = gate ? `gate ${gate.entry_point_id}` : `text ${JSON.stringify(text)}`;
+    const row = byEntryPoint.get(key) ?? { entry_point: gate?.name ?? text, entry_point_id: gate?.entry_point_id ?? null, check_ins: 0 };
+    row.check_ins += group.n;
+    byEntryPoint.set(key, row);
+  }
   return {
     total_check_ins: sum(() => true),
     total_check_outs: completed,
@@ -219,9 +230,7 @@ export async function accessLogStats(db: Executor, tenant: Tenant, window: { fro
     walk_ins: sum((group) => group.method === 'walk_in'),
     code_entries: sum((group) => group.method === 'code'),
     average_duration_minutes: completed ? Math.round((totalMinutes / completed) * 10) / 10 : null,
-    by_entry_point: [...byEntryPoint]
-      .map(([entry_point, check_ins]) => ({ entry_point, check_ins }))
-      .sort((a, b) => b.check_ins - a.check_ins || String(a.entry_point).localeCompare(String(b.entry_point))),
+    by_entry_point: [...byEntryPoint.values()].sort((a, b) => b.check_ins - a.check_ins || String(a.entry_point).localeCompare(String(b.entry_point))),
   };
 }
 

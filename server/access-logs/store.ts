@@ -65,7 +65,8 @@ export interface LogFilter {
   siteId?: string;
   status?: string;
   visitorPhone?: string;
-  entryPoint?: string;
+  /** A gate's names, now and before a rename (`everyNameOf`): what its visits may have recorded. */
+  entryPoint?: readonly string[];
   search?: string;
   checkedInFrom?: string;
   checkedInBefore?: string;
@@ -75,7 +76,7 @@ function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
   let base = scoped(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
-  if (filter.entryPoint) base = base.where('entry_point', '=', filter.entryPoint);
+  if (filter.entryPoint) base = base.where('entry_point', 'in', filter.entryPoint.length ? filter.entryPoint : ['']);
   if (filter.checkedInFrom) base = base.where('checked_in_at', '>=', filter.checkedInFrom);
   if (filter.checkedInBefore) base = base.where('checked_in_at', '<', filter.checkedInBefore);
   if (filter.search) base = base.where(matchesText(db, VISIT_SEARCH, filter.search));
@@ -91,7 +92,7 @@ export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: Lo
  * every other filter (site, status, gate, window) from the tallies (server/db/tallies.ts).
  */
 export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogFilter): Promise<Total> {
-  const equals: Record<string, string> = {};
+  const equals: Record<string, string | readonly string[]> = {};
   if (filter.status) equals.status = filter.status;
   if (filter.entryPoint) equals.entry_point = filter.entryPoint;
   return listTotal(db, () => filtered(db, tenant, filter), {
@@ -107,9 +108,9 @@ export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogF
   });
 }
 
-/** Visits checked in within the window, by gate, method and status, with their minutes on the premises (closed visits only). */
+/** Visits checked in within the window, by site, gate, method and status, with their minutes on the premises (closed visits only). */
 export async function visitTallies(db: Executor, tenant: Tenant, from?: string, before?: string) {
-  return talliedGroups(db, VISIT_TALLY, VISIT_ROLLUP, { ...tenantTally(tenant, 'organization'), from, before }, ['entry_point', 'method', 'status']);
+  return talliedGroups(db, VISIT_TALLY, VISIT_ROLLUP, { ...tenantTally(tenant, 'organization'), from, before }, ['site_id', 'entry_point', 'method', 'status']);
 }
 
 export async function openVisitRows(db: Executor, tenant: Tenant, filter: Pick<LogFilter, 'entryPoint' | 'search'>): Promise<AccessLogRow[]> {

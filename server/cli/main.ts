@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import QRCode from 'qrcode';
 import { SCOPES, type Scope } from '../../shared/schemas/api-keys.ts';
 import { Email, ROLES, type Role } from '../../shared/schemas/console.ts';
+import { CodePrefix, OrganizationName } from '../../shared/schemas/organization.ts';
 import { inviteOrReset } from '../people/service.ts';
 import { changeOrganization, createOrganization, findOrganization, OrganizationInputError } from '../organizations/service.ts';
 import { PLANS, type Plan } from '../organizations/organization.ts';
@@ -64,8 +65,10 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
 
   org
     .command('update')
-    .description("change an organization's plan, suspend or resume it, or set its per-minute limit")
+    .description("rename an organization, change its code prefix (new codes only) or plan, suspend or resume it, or set its per-minute limit")
     .argument('<orgId>')
+    .option('--name <name>', 'its name, shown on every visitor pass')
+    .option('--prefix <ABC>', 'what new access codes begin with, 2 to 6 letters; codes already issued keep theirs')
     .addOption(new Option('--plan <plan>', 'plan').choices(PLANS))
     .addOption(new Option('--suspend', 'suspend the subscription (every key answers 402)').conflicts('resume'))
     .option('--resume', 'make the subscription active again')
@@ -76,6 +79,8 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
     .action((orgId: string, opts: OrgUpdateOptions) =>
       run(async (db, out) => {
         const organization = await changeOrganization(db, clock, orgId, {
+          name: parseName(opts.name),
+          codePrefix: parsePrefix(opts.prefix),
           plan: opts.plan,
           suspended: opts.suspend ? true : opts.resume ? false : undefined,
           rateLimitPerMinute: parseRateLimit(opts.rateLimit),
@@ -85,7 +90,7 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
         if (!organization) throw new CliError(`organization ${orgId} not found`);
         out.result(
           { organization },
-          `${organization.organization_id}: plan ${organization.plan}, ${organization.subscription_status}, ${organization.rate_limit_per_minute} requests per minute per key, auto-checkout ${organization.auto_checkout_hours ?? 'off'} h, retention ${organization.retention_days ?? 'off'} days`,
+          `${organization.organization_id}: ${organization.name}, code prefix ${organization.code_prefix}, plan ${organization.plan}, ${organization.subscription_status}, ${organization.rate_limit_per_minute} requests per minute per key, auto-checkout ${organization.auto_checkout_hours ?? 'off'} h, retention ${organization.retention_days ?? 'off'} days`,
         );
       }, Boolean(opts.json)),
     );
@@ -276,6 +281,8 @@ function parseScopes(list: string): Scope[] {
 }
 
 interface OrgUpdateOptions {
+  name?: string;
+  prefix?: string;
   plan?: Plan;
   suspend?: boolean;
   resume?: boolean;
@@ -283,6 +290,20 @@ interface OrgUpdateOptions {
   autoCheckoutHours?: string;
   retentionDays?: string;
   json?: boolean;
+}
+
+function parseName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = OrganizationName.safeParse(value);
+  if (!parsed.success) throw new CliError('--name: 1 to 200 characters');
+  return parsed.data;
+}
+
+function parsePrefix(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = CodePrefix.safeParse(value);
+  if (!parsed.success) throw new CliError(`--prefix: ${value} is not 2 to 6 letters (A-Z)`);
+  return parsed.data;
 }
 
 function parsePolicy(value: string | undefined, flag: string, max: number): number | null | undefined {

@@ -33,6 +33,7 @@ export interface Database {
   sites: SiteRow;
   text_messages: TextMessageRow;
   entry_points: EntryPointRow;
+  entry_point_names: EntryPointNameRow;
   invitations: InvitationRow;
   recovery_codes: RecoveryCodeRow;
   console_sessions: ConsoleSessionRow;
@@ -142,6 +143,18 @@ export interface EntryPointRow {
   site_id: string;
   organization_id: string;
   name: string;
+  created_at: string;
+  /** Migration 0044: a gate that codes are bound to is retired rather than removed (no new codes; its codes stay valid). */
+  retired_at: string | null;
+}
+
+/** A gate's former name (migration 0044): a kiosk that still sends it reaches the gate. Unique within the site. */
+export interface EntryPointNameRow {
+  entry_point_id: string;
+  site_id: string;
+  organization_id: string;
+  name: string;
+  /** When it stopped being the gate's name. */
   created_at: string;
 }
 

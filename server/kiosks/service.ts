@@ -5,7 +5,8 @@ import { appendEvent, type EventDeps } from '../events/service.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import type { PageRequest } from '../db/paged.ts';
 import { toPage } from '../http/pagination.ts';
-import { placeNamedIn, siteForGateName, siteOfGateNamed, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
+import { placeNamedIn, siteSummaryOf, type SiteSummary } from '../sites/service.ts';
+import { gateOfKiosk, siteForGateName } from '../sites/gates.ts';
 import { reachesSite } from '../db/tenant.ts';
 import { activeKioskRows, claimOutage, endOutage, findKiosk, findKioskAtAnySite, listKioskRows, retireKiosk, silentKioskRows, updateKiosk, upsertHeartbeat } from './store.ts';
 
@@ -62,16 +63,17 @@ export async function recordHeartbeat(
   const now = times.clock.now();
   const at = now.toISOString();
   const skewDs = options.replayed ? null : Math.round((Date.parse(heartbeat.clock) - now.getTime()) / 100);
-  // The site it was set up for (checked), else the one it has, else where its gate's name says.
+  // The site it was set up for (checked), else the one it has, else where its gate's name says (gateOfKiosk).
   const named = await placeNamedIn(db, tenant, { site_id: heartbeat.site_id });
   return inTransaction(db, async (trx) => {
     const known = await findKioskAtAnySite(trx, tenant, kioskId);
     if (known && !reachesSite(tenant.sites, known.site_id, 'organization')) throw notFound('Kiosk');
     const wasOfflineSince = await endOutage(trx, tenant, kioskId, at);
-    const siteId = named?.siteId ?? known?.site_id ?? (await siteOfGateNamed(trx, times.clock, tenant, heartbeat.entry_point));
+    // Its gate by any name it had: a kiosk set up before a rename is listed at the renamed gate (issue #48).
+    const { siteId, entryPoint } = await gateOfKiosk(trx, times.clock, tenant, heartbeat.entry_point, named?.siteId ?? known?.site_id ?? undefined);
     await upsertHeartbeat(trx, tenant, kioskId, {
       site_id: siteId,
-      entry_point: heartbeat.entry_point,
+      entry_point: entryPoint,
       app_version: heartbeat.app_version,
       queued_operations: heartbeat.queued_operations,
       oldest_queued_at: heartbeat.oldest_queued_at,

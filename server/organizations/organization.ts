@@ -1,9 +1,9 @@
 import type { OrganizationRow } from '../db/schema.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import { PLANS, SUBSCRIPTION_STATUSES } from '../../shared/schemas/organization.ts';
 
-export const PLANS = ['none', 'starter', 'growth', 'enterprise'] as const;
+export { PLANS, SUBSCRIPTION_STATUSES };
 export type Plan = (typeof PLANS)[number];
-export const SUBSCRIPTION_STATUSES = ['active', 'suspended'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Requests per minute per key, by plan (reference, "Limits"). `none` has no API access at all. */

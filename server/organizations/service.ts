@@ -6,6 +6,8 @@ import { createApiKey, type CreatedKey } from '../auth/service.ts';
 import { rowToOrganization, twoStepRolesIn, type Organization, type Plan } from './organization.ts';
 import { codePrefixTaken, findOrganization, insertOrganization, setTwoStepRoles, updateOrganization } from './store.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import { CODE_PREFIX_PATTERN } from '../../shared/schemas/organization.ts';
+import { badRequest, conflict } from '../http/errors.ts';
 import { createDefaultSite } from '../sites/service.ts';
 
 /** Reads the sweeps, the demo seed and the operator tool take as they are. */
@@ -23,8 +25,6 @@ export interface CreatedOrganization {
   organization: Organization;
   keys: { live: CreatedKey; sandbox: CreatedKey };
 }
-
-const PREFIX_PATTERN = /^[A-Z]{2,6}$/;
 
 /**
  * Creates an organization with its two owner keys (live and sandbox, every scope, `admin`
@@ -62,7 +62,7 @@ export async function createOrganization(db: Executor, clock: Clock, input: NewO
 
 async function choosePrefix(db: Executor, name: string, requested: string | undefined): Promise<string> {
   if (requested !== undefined) {
-    if (!PREFIX_PATTERN.test(requested)) throw new OrganizationInputError('prefix must be 2 to 6 capital letters (A-Z)');
+    if (!CODE_PREFIX_PATTERN.test(requested)) throw new OrganizationInputError('prefix must be 2 to 6 capital letters (A-Z)');
     if (await codePrefixTaken(db, requested)) throw new OrganizationInputError(`prefix ${requested} is taken`);
     return requested;
   }
@@ -78,6 +78,10 @@ async function choosePrefix(db: Executor, name: string, requested: string | unde
 }
 
 export interface OrganizationChanges {
+  /** Shown on every visitor pass and in the console (trimmed, 1 to 200 characters). */
+  name?: string;
+  /** What new codes begin with (2 to 6 capital letters, unique); codes already issued keep theirs. */
+  codePrefix?: string;
   plan?: Plan;
   suspended?: boolean;
   /** A custom per-minute limit for every key of the organization; null goes back to the plan's. */
@@ -93,9 +97,19 @@ export async function changeOrganization(
   organizationId: string,
   changes: OrganizationChanges,
 ): Promise<Organization | undefined> {
+  const name = changes.name?.trim();
+  if (name !== undefined && (!name || name.length > 200)) throw badRequest('name: 1 to 200 characters');
+  if (changes.codePrefix !== undefined && !CODE_PREFIX_PATTERN.test(changes.codePrefix)) throw badRequest('code_prefix: must be 2 to 6 capital letters (A-Z)');
   return inTransaction(db, async (trx) => {
-    if (!(await findOrganization(trx, organizationId))) return undefined;
+    const current = await findOrganization(trx, organizationId);
+    if (!current) return undefined;
+    // Unique among organizations (0001's index): said first, naming the field. Codes already issued keep their prefix.
+    if (changes.codePrefix !== undefined && changes.codePrefix !== current.code_prefix && (await codePrefixTaken(trx, changes.codePrefix))) {
+      throw conflict(`code_prefix: ${changes.codePrefix} is taken by another organization`);
+    }
     await updateOrganization(trx, organizationId, {
+      ...(name !== undefined && { name }),
+      ...(changes.codePrefix !== undefined && { code_prefix: changes.codePrefix }),
       ...(changes.plan !== undefined && { plan: changes.plan }),
       ...(changes.suspended !== undefined && { subscription_status: changes.suspended ? 'suspended' : 'active' }),
       ...(changes.rateLimitPerMinute !== undefined && { rate_limit_per_minute: changes.rateLimitPerMinute }),

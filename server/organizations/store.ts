@@ -22,7 +22,7 @@ export async function updateOrganization(
   db: Executor,
   organizationId: string,
   changes: Partial<
-    Pick<OrganizationRow, 'plan' | 'subscription_status' | 'rate_limit_per_minute' | 'auto_checkout_hours' | 'retention_days' | 'updated_at'>
+    Pick<OrganizationRow, 'name' | 'code_prefix' | 'plan' | 'subscription_status' | 'rate_limit_per_minute' | 'auto_checkout_hours' | 'retention_days' | 'updated_at'>
   >,
 ): Promise<void> {
   await db.updateTable('organizations').set(changes).where('organization_id', '=', organizationId).execute();

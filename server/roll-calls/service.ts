@@ -8,6 +8,7 @@ import type { PageRequest } from '../db/paged.ts';
 import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
+import { everyNameOf } from '../sites/gates.ts';
 import { kiosksInService, type KioskTimes } from '../kiosks/service.ts';
 import { entryCounts, eraseEntryVisitor, findRollCall, findRollCallEntry, insertRollCall, listRollCallRows, markEntry, rollCallEntries } from './store.ts';
 
@@ -64,8 +65,10 @@ export async function takeRollCall(
   const rollCallId = newId('rcl', times.clock.now());
   // A caller limited to sites takes a roll call of one of them; a roll call of every site is for those who reach them all.
   const site = siteId === undefined ? (tenant.sites ? await defaultSiteFor(db, tenant) : undefined) : (await placeNamedIn(db, tenant, { site_id: siteId }))!.siteId;
+  // A gate asked for by its name now also finds what its kiosk recorded under a name it had before (issue #48).
+  const names = entryPoints && (await everyNameOf(db, tenant, entryPoints, site));
   return inTransaction(db, async (trx) => {
-    const [visitors, kiosks] = [await visitorsOnSite(trx, tenant, entryPoints, site), await kiosksInService(trx, times, tenant, entryPoints, site)];
+    const [visitors, kiosks] = [await visitorsOnSite(trx, tenant, names, site), await kiosksInService(trx, times, tenant, names, site)];
     const warnings: Warning[] = [];
     for (const kiosk of kiosks) {
       const about = {

@@ -4,18 +4,23 @@ import {
   CreateEntryPointRequest,
   CreateSiteRequest,
   EntryPointEnvelope,
+  EntryPointIdParams,
   EntryPointList,
   ListSitesQuery,
+  RemovedEntryPoint,
   SiteEnvelope,
   SiteIdParams,
   SitePage,
+  UpdateEntryPointRequest,
   UpdateSiteRequest,
 } from '../../shared/schemas/sites.ts';
-import { authOf, tenantOf } from '../auth/context.ts';
+import { codesBoundToGate } from '../access-codes/service.ts';
+import { assertReachesEverySite, authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { addEntryPoint, archiveSite, createSite, getSite, listEntryPoints, listSites, updateSite } from './service.ts';
+import { addEntryPoint, listEntryPoints, removeEntryPoint, renameEntryPoint } from './gates.ts';
+import { archiveSite, createSite, getSite, listSites, updateSite } from './service.ts';
 
 const route = routeFor<RouteDeps>();
 const tags = ['Sites'];
@@ -82,10 +87,13 @@ export const siteRouteList = [
     body: UpdateSiteRequest,
     operationId: 'updateSite',
     tags,
-    summary: "Change a site's name, address, position, time zone or call list",
-    description: 'Each field given is changed; `null` clears `address` or `location`. `call_list` is replaced whole, in the order given.',
+    summary: "Change a site's name, address, position, time zone or call list, or make it the default",
+    description:
+      "Each field given is changed; `null` clears `address` or `location`. `call_list` is replaced whole, in the order given. `is_default: true` makes it the organization's default site (where what names no site belongs) in place of the one before, which may then be archived: only for a key or person of every site (403), and not an archived site (409).",
     responses: { ...ok(200, 'The site', SiteEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
+      // Which site is the default is the whole organization's business, as adding and archiving sites are.
+      if (body.is_default !== undefined) assertReachesEverySite(authOf(req), { everySite: true });
       res.json({ site: await updateSite(db, deps.clock, callerOf(req), params.siteId, body) });
     },
   }),
@@ -99,7 +107,8 @@ export const siteRouteList = [
     operationId: 'archiveSite',
     tags,
     summary: 'Archive a site',
-    description: "Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409); nor one already archived.",
+    description:
+      "Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409): make another site the default first (`PATCH /sites/{siteId}` `{is_default: true}`). Nor is one already archived.",
     responses: { ...ok(200, 'Archived', SiteEnvelope), ...errors(404, 409) },
     async handler({ params, db }, req, res, deps) {
       res.json({ site: await archiveSite(db, deps.clock, orgOf(req), params.siteId) });
@@ -132,6 +141,39 @@ export const siteRouteList = [
     responses: { ...ok(201, 'Added', EntryPointEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
       res.status(201).json({ entry_point: await addEntryPoint(db, deps.clock, callerOf(req), params.siteId, body.name) });
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/sites/:siteId/entry-points/:entryPointId',
+    ...write,
+    idempotent: true,
+    params: EntryPointIdParams,
+    body: UpdateEntryPointRequest,
+    operationId: 'updateEntryPoint',
+    tags,
+    summary: 'Rename an entry point (a gate)',
+    description:
+      "Its new name is unique within the site (409 naming `name`; a name another gate had before is taken over from it). The old name stays the gate's (`former_names`): a kiosk set up with it still reaches this gate, its visits count as this gate in statistics, and a roll call or filter by the new name finds them. An archived site's gates are not renamed (409).",
+    responses: { ...ok(200, 'Renamed', EntryPointEnvelope), ...errors(404, 409) },
+    async handler({ params, body, db }, req, res, deps) {
+      res.json({ entry_point: await renameEntryPoint(db, deps.clock, callerOf(req), params.siteId, params.entryPointId, body.name) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/sites/:siteId/entry-points/:entryPointId',
+    ...write,
+    idempotent: true,
+    params: EntryPointIdParams,
+    operationId: 'removeEntryPoint',
+    tags,
+    summary: 'Remove an entry point (a gate), or retire it when codes are bound to it',
+    description:
+      'A gate no code is bound to (`entry_point_id`) is removed (`removed: true`); visits keep the name they recorded. A gate that codes are bound to is retired instead (`removed: false`, `retired_at`): it takes no new code (400 naming `entry_point_id`), its codes stay valid, and kiosks that name it still reach it.',
+    responses: { ...ok(200, 'Removed or retired', RemovedEntryPoint), ...errors(404) },
+    async handler({ params, db }, req, res, deps) {
+      res.json(await removeEntryPoint(db, deps.clock, callerOf(req), params, codesBoundToGate));
     },
   }),
 ];

@@ -1,18 +1,32 @@
 import type { Page } from '../../shared/schemas/common.ts';
 import type { CreateSiteRequest, EntryPoint, Site, UpdateSiteRequest } from '../../shared/schemas/sites.ts';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type EntryPointRow, type Executor, type SiteRow, type Tenant } from '../db/schema.ts';
+import { inTransaction, type EntryPointNameRow, type EntryPointRow, type Executor, type SiteRow, type Tenant } from '../db/schema.ts';
 import { reachesSite } from '../db/tenant.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { setNewest } from '../bounded-map.ts';
 import type { PageRequest } from '../db/paged.ts';
 import { toPage } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import * as store from './store.ts';
 
-const rowToEntryPoint = (row: EntryPointRow): EntryPoint => ({ entry_point_id: row.entry_point_id, site_id: row.site_id, name: row.name, created_at: row.created_at });
+/** A gate as answered: with its former names (a kiosk that still sends one reaches it) and whether it is retired. */
+export const rowToEntryPoint = (row: EntryPointRow, formerNames: readonly EntryPointNameRow[]): EntryPoint => ({
+  entry_point_id: row.entry_point_id,
+  site_id: row.site_id,
+  name: row.name,
+  former_names: formerNames.filter((former) => former.entry_point_id === row.entry_point_id).map((former) => former.name),
+  retired_at: row.retired_at ?? null,
+  created_at: row.created_at,
+});
 
-function rowToSite(row: SiteRow, entryPoints: EntryPointRow[]): Site {
+/** The gates of these sites as answered, each with its former names (two queries, whatever the number of gates). */
+export async function entryPointViews(db: Executor, siteIds: readonly string[]): Promise<EntryPoint[]> {
+  const rows = await store.entryPointsOf(db, siteIds);
+  const former = await store.formerNamesOf(db, rows.map((row) => row.entry_point_id));
+  return rows.map((row) => rowToEntryPoint(row, former));
+}
+
+function rowToSite(row: SiteRow, entryPoints: readonly EntryPoint[]): Site {
   return {
     site_id: row.site_id,
     name: row.name,
@@ -21,7 +35,7 @@ function rowToSite(row: SiteRow, entryPoints: EntryPointRow[]): Site {
     time_zone: row.time_zone,
     call_list: JSON.parse(row.call_list) as Site['call_list'],
     is_default: row.is_default === 1,
-    entry_points: entryPoints.filter((entry) => entry.site_id === row.site_id).map(rowToEntryPoint),
+    entry_points: entryPoints.filter((entry) => entry.site_id === row.site_id),
     archived_at: row.archived_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -43,8 +57,8 @@ function uniqueNames(names: readonly string[]): string[] {
   return [...seen];
 }
 
-const entryPointRows = (organizationId: string, siteId: string, names: readonly string[], at: Date): EntryPointRow[] =>
-  names.map((name) => ({ entry_point_id: newId('ent', at), site_id: siteId, organization_id: organizationId, name, created_at: at.toISOString() }));
+export const entryPointRows = (organizationId: string, siteId: string, names: readonly string[], at: Date): EntryPointRow[] =>
+  names.map((name) => ({ entry_point_id: newId('ent', at), site_id: siteId, organization_id: organizationId, name, created_at: at.toISOString(), retired_at: null }));
 
 /** The organization's first site, made with it (and, for organizations from before sites, by migration 0026). */
 export async function createDefaultSite(trx: Executor, clock: Clock, organization: { organizationId: string; name: string }): Promise<void> {
@@ -86,7 +100,7 @@ export async function createSite(db: Executor, clock: Clock, organizationId: str
     await store.insertSite(trx, row);
     const entries = entryPointRows(organizationId, row.site_id, uniqueNames(input.entry_points), now);
     await store.insertEntryPoints(trx, entries);
-    return rowToSite(row, entries);
+    return rowToSite(row, entries.map((entry) => rowToEntryPoint(entry, [])));
   });
 }
 
@@ -94,7 +108,7 @@ export async function createSite(db: Executor, clock: Clock, organizationId: str
 export type SiteCaller = Pick<Tenant, 'organizationId' | 'sites'>;
 
 /** A site the caller reaches: another organization's, or a site beyond a limited caller's, is a 404. */
-async function reachedSite(db: Executor, caller: SiteCaller, siteId: string): Promise<SiteRow> {
+export async function reachedSite(db: Executor, caller: SiteCaller, siteId: string): Promise<SiteRow> {
   const row = await store.findSite(db, caller.organizationId, siteId);
   if (!row || !reachesSite(caller.sites, row.site_id, 'organization')) throw notFound('Site');
   return row;
@@ -102,18 +116,20 @@ async function reachedSite(db: Executor, caller: SiteCaller, siteId: string): Pr
 
 export async function getSite(db: Executor, caller: SiteCaller, siteId: string): Promise<Site> {
   const row = await reachedSite(db, caller, siteId);
-  return rowToSite(row, await store.entryPointsOf(db, [row.site_id]));
+  return rowToSite(row, await entryPointViews(db, [row.site_id]));
 }
 
 export async function listSites(db: Executor, caller: SiteCaller, query: PageRequest & { status?: 'active' | 'archived' }): Promise<Page<Site>> {
   const paged = await store.listSites(db, caller.organizationId, { status: query.status, sites: caller.sites }, query);
-  const entries = await store.entryPointsOf(db, paged.rows.map((row) => row.site_id));
+  const entries = await entryPointViews(db, paged.rows.map((row) => row.site_id));
   return toPage(paged.rows.map((row) => rowToSite(row, entries)), paged.total, paged, query.limit);
 }
 
 export async function updateSite(db: Executor, clock: Clock, caller: SiteCaller, siteId: string, input: UpdateSiteRequest): Promise<Site> {
   const organizationId = caller.organizationId;
   return inTransaction(db, async (trx) => {
+    // Changes of the default, and archiving, one at a time: each reads the site after the other's commit.
+    if (input.is_default) await store.lockDefaultSite(trx, organizationId);
     const row = await reachedSite(trx, caller, siteId);
     if (input.name !== undefined) await assertNameFree(trx, organizationId, input.name, siteId);
     const changes: Partial<SiteRow> = { updated_at: clock.now().toISOString() };
@@ -125,55 +141,39 @@ export async function updateSite(db: Executor, clock: Clock, caller: SiteCaller,
     }
     if (input.time_zone !== undefined) changes.time_zone = input.time_zone;
     if (input.call_list !== undefined) changes.call_list = JSON.stringify(input.call_list);
+    if (input.is_default === false) throw badRequest('is_default: only true: a site stops being the default when another site becomes it');
+    if (input.is_default && row.is_default !== 1) {
+      if (row.archived_at) throw conflict(`is_default: ${row.name} is archived; an archived site cannot be the default`);
+      // One default per organization (migration 0044): the one before stops being it in the same transaction.
+      await store.clearDefaultSite(trx, organizationId, changes.updated_at!);
+      changes.is_default = 1;
+    }
     await store.updateSite(trx, siteId, changes);
-    return rowToSite({ ...row, ...changes }, await store.entryPointsOf(trx, [siteId]));
+    return rowToSite({ ...row, ...changes }, await entryPointViews(trx, [siteId]));
   });
 }
 
 /** Archived: listed as such, kept for its history. The default site is where what names no site belongs: it is not archived. */
 export async function archiveSite(db: Executor, clock: Clock, organizationId: string, siteId: string): Promise<Site> {
   return inTransaction(db, async (trx) => {
+    await store.lockDefaultSite(trx, organizationId);
     const row = await store.findSite(trx, organizationId, siteId);
     if (!row) throw notFound('Site');
-    if (row.is_default === 1) throw conflict("The organization's default site cannot be archived: codes and visits that name no site belong to it");
+    if (row.is_default === 1) throw conflict("The organization's default site cannot be archived: codes and visits that name no site belong to it. Make another site the default first");
     if (row.archived_at) throw conflict('Site is already archived');
     const at = clock.now().toISOString();
     await store.updateSite(trx, siteId, { archived_at: at, updated_at: at });
-    return rowToSite({ ...row, archived_at: at, updated_at: at }, await store.entryPointsOf(trx, [siteId]));
-  });
-}
-
-export async function listEntryPoints(db: Executor, caller: SiteCaller, siteId: string): Promise<EntryPoint[]> {
-  await reachedSite(db, caller, siteId);
-  return (await store.entryPointsOf(db, [siteId])).map(rowToEntryPoint);
-}
-
-export async function addEntryPoint(db: Executor, clock: Clock, caller: SiteCaller, siteId: string, name: string): Promise<EntryPoint> {
-  const organizationId = caller.organizationId;
-  return inTransaction(db, async (trx) => {
-    const row = await reachedSite(trx, caller, siteId);
-    if (row.archived_at) throw conflict('Site is archived');
-    if (await store.findEntryPointByName(trx, siteId, name)) throw conflict(`name: ${row.name} already has an entry point named ${name}`);
-    const [entry] = entryPointRows(organizationId, siteId, [name], clock.now());
-    await store.insertEntryPoints(trx, [entry!]);
-    return rowToEntryPoint(entry!);
+    return rowToSite({ ...row, archived_at: at, updated_at: at }, await entryPointViews(trx, [siteId]));
   });
 }
 
 /**
- * Default sites by organization. An organization's default site never changes (it is made with
- * the organization, cannot be archived, and ids are never reused), so a process-wide cache is
- * exact: what names no site finds its site without a read on every scan.
+ * The id of the organization's default site, where what names no site belongs (migration 0026).
+ * Read each time: the default moves when another site is made it (issue #48), on any host.
  */
-const defaultSites = new Map<string, string>();
-
-/** The id of the organization's default site, where what names no site belongs (migration 0026). */
 export async function defaultSiteIdOf(db: Executor, organizationId: string): Promise<string> {
-  const cached = defaultSites.get(organizationId);
-  if (cached) return cached;
   const row = await store.findDefaultSite(db, organizationId);
   if (!row) throw new Error(`organization ${organizationId} has no default site`);
-  setNewest(defaultSites, organizationId, row.site_id, 10_000);
   return row.site_id;
 }
 
@@ -189,29 +189,6 @@ export async function siteSummaryOf(db: Executor, organizationId: string, siteId
   return row && { site_id: row.site_id, name: row.name, call_list: JSON.parse(row.call_list) as Site['call_list'] };
 }
 
-/**
- * The site of a gate named only in words (a kiosk's `entry_point`): the site that has an entry
- * point of that name when exactly one of the caller's sites does, else the caller's default site
- * (`defaultSiteFor`). The gate is then registered under that site if it was not, so the console
- * lists it.
- */
-export async function siteOfGateNamed(db: Executor, clock: Clock, caller: SiteCaller, name: string): Promise<string> {
-  const named = await gatesNamed(db, caller, name);
-  const siteId = await siteOfNamedGates(db, caller, named);
-  if (!named.some((entry) => entry.site_id === siteId)) await store.insertEntryPointIfNew(db, entryPointRows(caller.organizationId, siteId, [name], clock.now())[0]!);
-  return siteId;
-}
-
-/** `siteOfGateNamed` without registering anything: where a gate named in words most likely is. */
-export async function siteForGateName(db: Executor, caller: SiteCaller, name: string): Promise<string> {
-  return siteOfNamedGates(db, caller, await gatesNamed(db, caller, name));
-}
-
-const gatesNamed = async (db: Executor, caller: SiteCaller, name: string) =>
-  (await store.entryPointsNamed(db, caller.organizationId, name)).filter((entry) => reachesSite(caller.sites, entry.site_id, 'organization'));
-
-const siteOfNamedGates = async (db: Executor, caller: SiteCaller, named: EntryPointRow[]) => (named.length === 1 ? named[0]!.site_id : defaultSiteFor(db, caller));
-
 /** Where a request says something happens or admits: a site, and perhaps one of its entry points. */
 export interface Place {
   siteId: string;
@@ -222,7 +199,7 @@ export interface Place {
  * The place a request names: `entry_point_id` (one of the organization's entry points; it
  * implies its site) and `site_id` (one of its sites), agreeing when both are given. A site
  * another organization holds is unknown here, as one that does not exist: a 400 naming the
- * field, never a hint. `active`: the site must not be archived (new codes, new incidents).
+ * field, never a hint. `active`: the site must not be archived, nor the entry point retired (new codes, new incidents).
  * Undefined when the request names neither.
  */
 export async function placeNamedIn(
@@ -248,6 +225,7 @@ export async function placeNamedIn(
   const site = await store.findSite(db, organizationId, siteId);
   if (!site || !reachesSite(caller.sites, site.site_id, 'organization')) throw badRequest(`${prefix}site_id: no site ${siteId} in this organization`);
   if (options.active && site.archived_at) throw badRequest(`${prefix}site_id: ${site.name} is archived`);
+  if (options.active && entryPoint?.retired_at) throw badRequest(`${prefix}entry_point_id: ${entryPoint.name} is retired: it takes no new codes (its codes stay valid)`);
   return { siteId: site.site_id, entryPointId: entryPoint?.entry_point_id ?? null };
 }
 

@@ -292,7 +292,15 @@ export const AccessLogStats = z
     walk_ins: z.int(),
     code_entries: z.int(),
     average_duration_minutes: z.number().nullable().meta({ description: 'Of completed visits in the window; null when none' }),
-    by_entry_point: z.array(z.object({ entry_point: z.string().nullable(), check_ins: z.int() })),
+    by_entry_point: z
+      .array(
+        z.object({
+          entry_point: z.string().nullable().meta({ description: "The gate's name now; for visits that named no registered gate, the text they recorded" }),
+          entry_point_id: z.string().nullable().meta({ description: "The registered gate; null for text no gate of the visit's site answers to" }),
+          check_ins: z.int(),
+        }),
+      )
+      .meta({ description: "Check-ins by gate, most first: visits recorded under a gate's former name (a kiosk set up before a rename) count as that gate" }),
   })
   .meta({ id: 'AccessLogStats', description: 'Visits checked in within the window' });
 

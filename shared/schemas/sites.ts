@@ -85,6 +85,10 @@ export const EntryPoint = z
     entry_point_id: z.string().meta({ example: 'ent_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
     site_id: z.string(),
     name: z.string(),
+    former_names: z
+      .array(z.string())
+      .meta({ description: 'Names it had before it was renamed, oldest first: a kiosk that still sends one reaches this gate (a new gate given one of them takes it over)' }),
+    retired_at: Timestamp.nullable().meta({ description: 'Retired (removed while codes were bound to it): it takes no new code; its codes stay valid and its kiosks still reach it' }),
     created_at: Timestamp,
   })
   .meta({ id: 'EntryPoint', description: "A gate of a site, named uniquely within it (what a kiosk's `entry_point` names)" });
@@ -127,13 +131,24 @@ export const UpdateSiteRequest = z
     location: SiteLocation.nullable().optional(),
     time_zone: TimeZone.optional(),
     call_list: CallList.optional(),
+    is_default: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "`true` makes this site the organization's default (where what names no site belongs) in place of the one before, which may then be archived. Only `true`: a site stops being the default when another becomes it. For a key or person of every site; an archived site is not made the default (409)",
+      }),
   })
   .meta({ id: 'UpdateSiteRequest' });
 export type UpdateSiteRequest = z.infer<typeof UpdateSiteRequest>;
 
 export const CreateEntryPointRequest = z.strictObject({ name: EntryPointName }).meta({ id: 'CreateEntryPointRequest' });
+export const UpdateEntryPointRequest = z
+  .strictObject({ name: EntryPointName.meta({ description: 'Its new name, unique within the site; the old one stays a former name, so kiosks that still send it reach this gate' }) })
+  .meta({ id: 'UpdateEntryPointRequest' });
 
 export const SiteIdParams = z.object({ siteId: z.string().max(100).meta({ example: 'site_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }) });
+export const EntryPointIdParams = SiteIdParams.extend({ entryPointId: z.string().max(100).meta({ example: 'ent_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }) });
 
 export const SITE_STATUSES = ['active', 'archived'] as const;
 export const ListSitesQuery = PageQuery.extend({
@@ -143,4 +158,12 @@ export const ListSitesQuery = PageQuery.extend({
 export const SiteEnvelope = z.object({ site: Site }).meta({ id: 'SiteResponse' });
 export const SitePage = paginated(Site, 'SitePage');
 export const EntryPointEnvelope = z.object({ entry_point: EntryPoint }).meta({ id: 'EntryPointResponse' });
+export const RemovedEntryPoint = z
+  .object({
+    entry_point: EntryPoint,
+    removed: z
+      .boolean()
+      .meta({ description: '`true`: no code was bound to it, and it is gone (as it was is answered); `false`: codes are bound to it, so it is retired instead (`retired_at`)' }),
+  })
+  .meta({ id: 'RemovedEntryPointResponse' });
 export const EntryPointList = z.object({ results: z.array(EntryPoint) }).meta({ id: 'EntryPointList' });

@@ -493,9 +493,9 @@ describe('access logs', () => {
           // V2 90 min, V3 75 min, V5 15 min
           average_duration_minutes: 60,
           by_entry_point: [
-            { entry_point: 'Main Gate', check_ins: 3 },
-            { entry_point: 'North Gate', check_ins: 2 },
-            { entry_point: null, check_ins: 1 },
+            { entry_point: 'Main Gate', entry_point_id: null, check_ins: 3 },
+            { entry_point: 'North Gate', entry_point_id: null, check_ins: 2 },
+            { entry_point: null, entry_point_id: null, check_ins: 1 },
           ],
         });
       });
@@ -513,8 +513,8 @@ describe('access logs', () => {
           // V3 75 min, V5 15 min
           average_duration_minutes: 45,
           by_entry_point: [
-            { entry_point: 'Main Gate', check_ins: 2 },
-            { entry_point: 'North Gate', check_ins: 1 },
+            { entry_point: 'Main Gate', entry_point_id: null, check_ins: 2 },
+            { entry_point: 'North Gate', entry_point_id: null, check_ins: 1 },
           ],
         });
       });
@@ -522,7 +522,7 @@ describe('access logs', () => {
       it('a window with no completed visit has a null average', async () => {
         const res = await org.live.get('/access-logs/stats?from_date=2026-11-22T08:00:00.000Z');
         expect(res.body).toMatchObject({ total_check_ins: 1, total_check_outs: 0, walk_ins: 1, code_entries: 0, average_duration_minutes: null });
-        expect(res.body.by_entry_point).toEqual([{ entry_point: null, check_ins: 1 }]);
+        expect(res.body.by_entry_point).toEqual([{ entry_point: null, entry_point_id: null, check_ins: 1 }]);
       });
 
       it('an invalid window answers 400 naming the field', async () => {

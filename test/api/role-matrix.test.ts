@@ -23,8 +23,8 @@ const OWNER_ADMIN: readonly Role[] = ['owner', 'admin'];
 function allowedRoles(route: Route): readonly Role[] {
   const read = route.method === 'get';
   const segment = route.path.split('/')[1]!;
-  // Owners only: ending someone else's sessions, and keeping a key made beyond the grant rule.
-  if (['signOutPerson', 'listApiKeysToReview', 'keepReviewedApiKey'].includes(route.operationId)) return ['owner'];
+  // Owners only: ending someone else's sessions, keeping a key made beyond the grant rule, renaming the organization.
+  if (['signOutPerson', 'listApiKeysToReview', 'keepReviewedApiKey', 'updateOrganization'].includes(route.operationId)) return ['owner'];
   // People, invitations, the two-step policy, the audit log and changing visitor policies: owners and admins.
   if (route.path.startsWith('/console/people') || route.path.startsWith('/console/invitations') || route.path === '/console/two-step') return OWNER_ADMIN;
   if (route.path === '/audit-log' || (route.path === '/visitor-policies' && !read)) return OWNER_ADMIN;
@@ -65,7 +65,7 @@ async function answerOf(server: TestServer, browser: ConsoleBrowser, route: Rout
 function needsEverySite(route: Route): boolean {
   if (route.path.startsWith('/console/people') || route.path.startsWith('/console/invitations') || route.path === '/console/two-step') return true;
   if (['/audit-log', '/visitor-policies'].includes(route.path)) return true;
-  if (['signOutPerson', 'listApiKeysToReview', 'keepReviewedApiKey', 'createSite', 'archiveSite'].includes(route.operationId)) return true;
+  if (['signOutPerson', 'listApiKeysToReview', 'keepReviewedApiKey', 'createSite', 'archiveSite', 'updateOrganization'].includes(route.operationId)) return true;
   return false;
 }
 

@@ -356,10 +356,11 @@ describe('keys, people and endpoints limited to sites', () => {
       const endpoint = (await sandbox.post('/webhook-endpoints', { url: 'http://127.0.0.1:9/b', events: ['incident.*'], site_ids: [b] })).body.webhook_endpoint;
       const keyB = (await sandbox.post('/api-keys', { name: 'Banana gate', scopes: ['access_codes:validate'], site_ids: [b] })).body.api_key;
       const eventId = (await sandbox.get(`/events?resource_id=${incident.incident_id}`)).body.results[0].id as string;
-      for (const made of [code, logId, incident, rollCall, endpoint, keyB, eventId]) expect(made).toBeDefined();
+      const gateB = (await org.live.get(`/sites/${b}/entry-points`)).body.results[0].entry_point_id as string;
+      for (const made of [code, logId, incident, rollCall, endpoint, keyB, eventId, gateB]) expect(made).toBeDefined();
       const ids: Record<string, string> = {
         incidentId: incident.incident_id, codeId: code.code_id, logId, kioskId, rollCallId: rollCall.roll_call_id, siteId: b,
-        endpointId: endpoint.endpoint_id, keyId: keyB.key_id, eventId,
+        endpointId: endpoint.endpoint_id, keyId: keyB.key_id, eventId, entryPointId: gateB,
       };
       /** Bodies that pass validation, so the route reaches the resource. */
       const bodies: Record<string, unknown> = {
@@ -370,6 +371,7 @@ describe('keys, people and endpoints limited to sites', () => {
         markRollCallEntry: { accounted_for: true },
         updateSite: { call_list: [] },
         createEntryPoint: { name: 'South gate' },
+        updateEntryPoint: { name: 'Ours now' },
         updateWebhookEndpoint: { description: 'ours now' },
         resendWebhookEvent: { event_id: eventId },
         sendTestWebhookEvent: { type: 'incident.created' },
@@ -412,7 +414,7 @@ describe('keys, people and endpoints limited to sites', () => {
       expect((await sandbox.get(`/webhook-endpoints/${endpoint.endpoint_id}`)).body.webhook_endpoint).toMatchObject({ description: null, status: 'enabled' });
       expect((await sandbox.get(`/webhook-endpoints/${endpoint.endpoint_id}/deliveries`)).body.totalResults).toBe(0);
       expect((await sandbox.get('/api-keys?limit=100')).body.results.find((key: { key_id: string }) => key.key_id === keyB.key_id).revoked_at).toBeNull();
-      expect((await org.live.get(`/sites/${b}`)).body.site.entry_points.map((entry: { name: string }) => entry.name)).toEqual(['North gate']);
+      expect((await org.live.get(`/sites/${b}`)).body.site.entry_points).toEqual([expect.objectContaining({ entry_point_id: gateB, name: 'North gate', former_names: [], retired_at: null })]);
     });
   });
 });

@@ -73,6 +73,28 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
     expect(bad.json.error.message).toContain('--retention-days');
   });
 
+  it('org update --name renames the organization and --prefix starts new codes with another prefix; codes made before keep theirs (issue #48)', async () => {
+    const { json: created } = await tsaro('org', 'create', '--name', 'Demo Estate', '--prefix', 'DEMX', '--json');
+    const id = created.organization.organization_id;
+    const client = server.client(created.keys.live);
+    const visitor = { visitor_name: 'Ada Obi', visitor_phone: '+2348031234567' };
+    const before = (await client.post('/access-codes', visitor)).body.access_code.code;
+    const updated = await server.changedElsewhere(() => tsaro('org', 'update', id, '--name', 'Lekki Security Ltd', '--prefix', 'lksx', '--json'));
+    expect(updated.code).toBe(0);
+    expect(updated.stdout.trim().split('\n')).toHaveLength(1);
+    expect(updated.json.organization).toMatchObject({ organization_id: id, name: 'Lekki Security Ltd', code_prefix: 'LKSX', plan: 'starter' });
+    expect((await client.get('/organization')).body.organization.name).toBe('Lekki Security Ltd');
+    expect((await client.post('/access-codes', visitor)).body.access_code.code).toMatch(/^LKSX-/);
+    expect((await client.post('/access-codes/validate', { code: before })).body.valid).toBe(true);
+    // Another organization's prefix, or one that is not letters, is refused naming what to fix.
+    const { json: other } = await tsaro('org', 'create', '--name', 'Other', '--prefix', 'OTHR', '--json');
+    const clash = await tsaro('org', 'update', other.organization.organization_id, '--prefix', 'LKSX', '--json');
+    expect([clash.code, clash.json.error.message]).toEqual([1, 'code_prefix: LKSX is taken by another organization']);
+    const bad = await tsaro('org', 'update', id, '--prefix', 'L1', '--json');
+    expect([bad.code, bad.json.error.message]).toEqual([1, '--prefix: L1 is not 2 to 6 letters (A-Z)']);
+    expect((await tsaro('org', 'update', id, '--name', '  ', '--json')).json.error.message).toBe('--name: 1 to 200 characters');
+  });
+
   it('key create prints {api_key, secret}; key revoke prints {api_key} and the key stops working', async () => {
     const { json: org } = await tsaro('org', 'create', '--name', 'Gate Test', '--json');
     const created = await tsaro('key', 'create', '--org', org.organization.organization_id, '--env', 'sandbox', '--scopes', 'incidents:read,logs:read', '--name', 'Gate 2', '--json');

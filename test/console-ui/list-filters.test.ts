@@ -142,8 +142,8 @@ describe('the frame on a tablet (issue #34)', () => {
     await page.setViewportSize({ width: 768, height: 1024 });
     try {
       const links = page.getByRole('navigation', { name: 'Console' }).getByRole('link');
-      // An owner's thirteen screens.
-      expect(await links.count()).toBe(13);
+      // An owner's fourteen screens (Organization since issue #48).
+      expect(await links.count()).toBe(14);
       for (const link of await links.all()) {
         const box = (await link.boundingBox())!;
         expect({ name: await link.textContent(), right: box.x + box.width <= 768 }).toEqual({ name: await link.textContent(), right: true });
@@ -182,14 +182,16 @@ describe('sites in the console (issue #34)', () => {
     expect(await row.getByTestId('call-list').textContent()).toContain('Police: +2349090001122 (texts in Hausa)');
     expect(await axeViolations(page)).toEqual([]);
 
+    // Edited in a panel above the list, at its full width (issue #48).
     await row.getByRole('button', { name: 'Edit' }).click();
-    await row.getByLabel('New gate').fill('Service gate');
-    await row.getByRole('button', { name: 'Add gate' }).click();
+    const edit = page.getByTestId('edit-site');
+    await edit.getByLabel('New gate').fill('Service gate');
+    await edit.getByRole('button', { name: 'Add gate' }).click();
     await expect.poll(async () => row.textContent(), { timeout: 5_000 }).toContain('Service gate');
     // A number that is not one is refused, naming it.
-    await row.getByLabel('Phone 2').fill('12');
-    await row.getByRole('button', { name: 'Save call list' }).click();
-    await row.getByText(/call_list\[1\]\.phone/).waitFor();
+    await edit.getByLabel('Phone 2').fill('12');
+    await edit.getByRole('button', { name: 'Save call list' }).click();
+    await edit.getByText(/call_list\[1\]\.phone/).waitFor();
   });
 });
 

@@ -628,4 +628,33 @@ describe('migrations', () => {
     // A retry was decided already: the ceilings never hold it back or merge it.
     expect(await undecidedAlarms(db, tenant, '+2348031234567', 'site_a')).toEqual([]);
   });
+
+  it('0044-names-people-choose keeps every gate unretired with no former names, and holds an organization to one default site', async () => {
+    const db = await fresh();
+    const now = '2026-11-22T10:00:00.000Z';
+    await migrateToLatest(db, through(before('0026-sites')));
+    await twoOrganizations(db, now);
+    await migrateToLatest(db, through(before('0044-names-people-choose')));
+    const defaultOf = async (organizationId: string) =>
+      (await db.selectFrom('sites').select('site_id').where('organization_id', '=', organizationId).where('is_default', '=', 1).executeTakeFirstOrThrow()).site_id;
+    const siteA = await defaultOf('org_a');
+    await db.insertInto('entry_points').values({ entry_point_id: 'ent_main', site_id: siteA, organization_id: 'org_a', name: 'Main gate', created_at: now } as never).execute();
+    await db
+      .insertInto('sites')
+      .values({ site_id: 'site_a2', organization_id: 'org_a', name: 'Phase 2', address: null, latitude: null, longitude: null, time_zone: 'Africa/Lagos', call_list: '[]', is_default: 0, archived_at: null, created_at: now, updated_at: now })
+      .execute();
+    expect(await migrateToLatest(db, through('0044-names-people-choose'))).toEqual(['0044-names-people-choose']);
+    expect(await db.selectFrom('entry_points').select(['entry_point_id', 'name', 'retired_at']).execute()).toEqual([{ entry_point_id: 'ent_main', name: 'Main gate', retired_at: null }]);
+    expect(await db.selectFrom('entry_point_names').selectAll().execute()).toEqual([]);
+    // A second default for org_a is refused by the index; org_b keeps its own.
+    await expect(db.updateTable('sites').set({ is_default: 1 }).where('site_id', '=', 'site_a2').execute()).rejects.toThrow();
+    await db.updateTable('sites').set({ is_default: 0 }).where('site_id', '=', siteA).execute();
+    await db.updateTable('sites').set({ is_default: 1 }).where('site_id', '=', 'site_a2').execute();
+    expect(await defaultOf('org_a')).toBe('site_a2');
+    expect(await defaultOf('org_b')).toEqual(expect.stringMatching(/^site_/));
+    // A former name is unique within its site, as a current one is.
+    const former = { entry_point_id: 'ent_main', site_id: siteA, organization_id: 'org_a', name: 'Gate A', created_at: now };
+    await db.insertInto('entry_point_names').values(former).execute();
+    await expect(db.insertInto('entry_point_names').values(former).execute()).rejects.toThrow();
+  });
 });

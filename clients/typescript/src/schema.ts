@@ -500,6 +500,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization: its name, code prefix and plan
+         * @description Any of the scopes `access_codes:read`, `incidents:read`, `incidents:write`, `access_codes:write`, `access_codes:validate`, `logs:read`, `analytics:read`, `admin`.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename the organization, or change what new codes begin with
+         * @description Scope `admin`. Only for a key or person not limited to sites. `name` is shown on every visitor pass from then on. `code_prefix` (2 to 6 letters, unique among organizations: 409 naming it when taken) begins every new code; codes already issued keep theirs and stay valid.
+         */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
     "/visitor-policies": {
         parameters: {
             query?: never;
@@ -1507,8 +1531,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a site's name, address, position, time zone or call list
-         * @description Scope `admin`. Each field given is changed; `null` clears `address` or `location`. `call_list` is replaced whole, in the order given.
+         * Change a site's name, address, position, time zone or call list, or make it the default
+         * @description Scope `admin`. Each field given is changed; `null` clears `address` or `location`. `call_list` is replaced whole, in the order given. `is_default: true` makes it the organization's default site (where what names no site belongs) in place of the one before, which may then be archived: only for a key or person of every site (403), and not an archived site (409).
          */
         patch: operations["updateSite"];
         trace?: never;
@@ -1524,7 +1548,7 @@ export interface paths {
         put?: never;
         /**
          * Archive a site
-         * @description Scope `admin`. Only for a key or person not limited to sites. Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409); nor one already archived.
+         * @description Scope `admin`. Only for a key or person not limited to sites. Kept with its history and listed as archived. The organization's default site, where what names no site belongs, is not archived (409): make another site the default first (`PATCH /sites/{siteId}` `{is_default: true}`). Nor is one already archived.
          */
         post: operations["archiveSite"];
         delete?: never;
@@ -1555,6 +1579,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/sites/{siteId}/entry-points/{entryPointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an entry point (a gate), or retire it when codes are bound to it
+         * @description Scope `admin`. A gate no code is bound to (`entry_point_id`) is removed (`removed: true`); visits keep the name they recorded. A gate that codes are bound to is retired instead (`removed: false`, `retired_at`): it takes no new code (400 naming `entry_point_id`), its codes stay valid, and kiosks that name it still reach it.
+         */
+        delete: operations["removeEntryPoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename an entry point (a gate)
+         * @description Scope `admin`. Its new name is unique within the site (409 naming `name`; a name another gate had before is taken over from it). The old name stays the gate's (`former_names`): a kiosk set up with it still reaches this gate, its visits count as this gate in statistics, and a roll call or filter by the new name finds them. An archived site's gates are not renamed (409).
+         */
+        patch: operations["updateEntryPoint"];
         trace?: never;
     };
     "/messages": {
@@ -1828,6 +1876,15 @@ export interface components {
              */
             site_id?: string;
         };
+        UpdateOrganizationRequest: {
+            /** @example Lekki Security Ltd */
+            name?: string;
+            /**
+             * @description What new access codes begin with (`LKS-7K2P`): 2 to 6 letters, kept in capitals; unique among organizations
+             * @example LKS
+             */
+            code_prefix?: string;
+        };
         UpdateVisitorPolicies: {
             /** @description Check out anyone still in after this many hours; null: never */
             auto_checkout_hours?: number | null;
@@ -2002,9 +2059,18 @@ export interface components {
             time_zone?: string;
             /** @description Who to call when nobody comes, in the order to call them (at most 10): the estate's control room, the police, the chairman */
             call_list?: components["schemas"]["CallListEntry"][];
+            /** @description `true` makes this site the organization's default (where what names no site belongs) in place of the one before, which may then be archived. Only `true`: a site stops being the default when another becomes it. For a key or person of every site; an archived site is not made the default (409) */
+            is_default?: boolean;
         };
         CreateEntryPointRequest: {
             /** @example North gate */
+            name: string;
+        };
+        UpdateEntryPointRequest: {
+            /**
+             * @description Its new name, unique within the site; the old one stays a former name, so kiosks that still send it reach this gate
+             * @example North gate
+             */
             name: string;
         };
         /**
@@ -2517,8 +2583,12 @@ export interface components {
             code_entries: number;
             /** @description Of completed visits in the window; null when none */
             average_duration_minutes: number | null;
+            /** @description Check-ins by gate, most first: visits recorded under a gate's former name (a kiosk set up before a rename) count as that gate */
             by_entry_point: {
+                /** @description The gate's name now; for visits that named no registered gate, the text they recorded */
                 entry_point: string | null;
+                /** @description The registered gate; null for text no gate of the visit's site answers to */
+                entry_point_id: string | null;
                 check_ins: number;
             }[];
         };
@@ -2534,6 +2604,39 @@ export interface components {
             replayed: boolean;
             /** @description The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` */
             body: unknown;
+        };
+        OrganizationResponse: {
+            organization: components["schemas"]["Organization"];
+        };
+        Organization: {
+            /** @example org_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            organization_id: string;
+            /**
+             * @description Shown on every visitor pass and in the console
+             * @example Lekki Security Ltd
+             */
+            name: string;
+            /**
+             * @description What new access codes begin with; codes already issued keep theirs
+             * @example LKS
+             */
+            code_prefix: string;
+            /** @enum {string} */
+            plan: "none" | "starter" | "growth" | "enterprise";
+            /** @enum {string} */
+            subscription_status: "active" | "suspended";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
         };
         VisitorPolicies: {
             /** @description Check out anyone still in after this many hours; null: never */
@@ -3371,6 +3474,10 @@ export interface components {
             entry_point_id: string;
             site_id: string;
             name: string;
+            /** @description Names it had before it was renamed, oldest first: a kiosk that still sends one reaches this gate (a new gate given one of them takes it over) */
+            former_names: string[];
+            /** @description Retired (removed while codes were bound to it): it takes no new code; its codes stay valid and its kiosks still reach it */
+            retired_at: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -3397,6 +3504,11 @@ export interface components {
         };
         EntryPointResponse: {
             entry_point: components["schemas"]["EntryPoint"];
+        };
+        RemovedEntryPointResponse: {
+            entry_point: components["schemas"]["EntryPoint"];
+            /** @description `true`: no code was bound to it, and it is gone (as it was is answered); `false`: codes are bound to it, so it is retired instead (`retired_at`) */
+            removed: boolean;
         };
         /** @description One page of results, newest first */
         TextMessagePage: {
@@ -6153,6 +6265,190 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12427,6 +12723,217 @@ export interface operations {
         responses: {
             /** @description Added */
             201: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryPointResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeEntryPoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteId: string;
+                entryPointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed or retired */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedEntryPointResponse"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEntryPoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteId: string;
+                entryPointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEntryPointRequest"];
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
                 headers: {
                     /** @description Requests allowed per sliding minute for this key */
                     "X-RateLimit-Limit"?: number;

@@ -30,6 +30,7 @@ export function Layout({ path, notice, children }: { path: string; notice?: Reac
     { to: '/gates', label: 'Gates', show: can('readIntegrations') },
     { to: '/people', label: 'People', show: can('managePeople') },
     { to: '/audit-log', label: 'Audit log', show: can('readAuditLog') },
+    { to: '/organization', label: 'Organization', show: can('renameOrganization') },
     { to: '/account', label: 'Account', show: true },
   ];
   return (

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { GATE_SCOPES } from '../../../shared/kiosk/gate-scopes.ts';
+import { setupLines } from '../../../shared/kiosk/setup-text.ts';
 import { API_BASE, describeError, type Schemas } from '../api.ts';
 import { CopyButton, EnvironmentTag, ErrorNote, Field, FormButtons, Qr, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
@@ -33,14 +34,9 @@ export function parseLocation(text: string): [number, number] | null {
   return Math.abs(lat) <= 90 && Math.abs(lng) <= 180 ? [lat, lng] : null;
 }
 
-/** The kiosk's setup values as environment lines (CONTRACT.md, operator interface). */
+/** The kiosk's setup values as environment lines (CONTRACT.md, operator interface; shared/kiosk/setup-text.ts, which the kiosk reads back). */
 export function kioskSetup(origin: string, secret: string, entryPoint: string, location: [number, number]): [string, string][] {
-  return [
-    ['KIOSK_SERVER_URL', `${origin}${API_BASE}`],
-    ['KIOSK_API_KEY', secret],
-    ['KIOSK_ENTRY_POINT', entryPoint],
-    ['KIOSK_LOCATION', `${location[0]},${location[1]}`],
-  ];
+  return setupLines({ serverUrl: `${origin}${API_BASE}`, apiKey: secret, entryPoint, latitude: location[0], longitude: location[1] });
 }
 
 function NewGate({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
@@ -82,7 +78,10 @@ function NewGate({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
           environment), or keep them somewhere safe until you do.
         </p>
         <div className="enrol-body">
-          <Qr text={text} label="QR code of the kiosk setup values" />
+          <div className="stack-tight qr-with-hint">
+            <Qr text={text} label="QR code of the kiosk setup values" />
+            <p className="muted small">On the kiosk's setup screen, press “Scan the setup QR code” and hold this screen up to its camera.</p>
+          </div>
           <div className="stack">
             <dl className="facts setup">
               {setup.values.map(([k, v]) => (
@@ -125,9 +124,11 @@ function NewGate({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
         <input id="gate-entry" required maxLength={100} value={entryPoint} onChange={(e) => setEntryPoint(e.target.value)} list="gate-entry-points" />
       </Field>
       <datalist id="gate-entry-points">
-        {siteOfGate?.entry_points.map((entry) => (
-          <option key={entry.entry_point_id} value={entry.name} />
-        ))}
+        {siteOfGate?.entry_points
+          .filter((entry) => !entry.retired_at)
+          .map((entry) => (
+            <option key={entry.entry_point_id} value={entry.name} />
+          ))}
       </datalist>
       <Field label="Location (latitude, longitude)" id="gate-location" hint="Where responders go when the gate's panic button is pressed.">
         <input id="gate-location" required value={location} onChange={(e) => setLocation(e.target.value)} placeholder="6.4281, 3.4216" />

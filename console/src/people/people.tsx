@@ -5,9 +5,10 @@ import { ConfirmButton, CopyButton, ErrorNote, Field, FormButtons, Time } from '
 import { useConsole, useLoad } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
-import { ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
+import { ESTATE_MANAGER, ROLE_SENTENCES, rolesGrantableBy } from '../permissions.ts';
 import { ScreenHeader } from '../components/layout.tsx';
 import { SiteLimitField, SitesOf, siteLimitProblem, type SiteLimit } from '../sites/site-limit.tsx';
+import { useSiteScope } from '../sites/site-scope.tsx';
 
 type Role = Schemas['Role'];
 type Person = Schemas['Person'];
@@ -80,19 +81,57 @@ function InviteLink({ url, email, onDone }: { url: string; email: string; onDone
   );
 }
 
+/** What an estate manager can and cannot do, in words, beside the choice. */
+function EstateManagerWords() {
+  const lists = [
+    ['Can', ESTATE_MANAGER.can],
+    ['Cannot', ESTATE_MANAGER.cannot],
+  ] as const;
+  return (
+    <div className="estate-manager" data-testid="estate-manager-words">
+      {lists.map(([title, lines]) => (
+        <div key={title}>
+          <p className="eyebrow">{title}</p>
+          <ul>
+            {lines.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** A role as the form offers it: the five, and an estate manager (an admin limited to sites). */
+type Choice = Role | 'estate-manager';
+
 function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: string) => void; onCancel: () => void }) {
   const { client, session } = useConsole();
+  const { choices: activeSites } = useSiteScope();
   const roles = rolesGrantableBy(session.person.role);
+  // An estate manager is an admin limited to sites: offered where admins are and there are sites to limit to.
+  const choices: Choice[] = roles.includes('admin') && activeSites.length > 0 ? [...roles.slice(0, roles.indexOf('admin') + 1), 'estate-manager', ...roles.slice(roles.indexOf('admin') + 1)] : roles;
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
-  const [role, setRole] = useState<Role>('viewer');
+  const [choice, setChoice] = useState<Choice>('viewer');
   const [sites, setSites] = useState<SiteLimit>(null);
   const [error, setError] = useState<string | null>(null);
-  // An owner reaches every site: the server refuses sites for one.
+  const role: Role = choice === 'estate-manager' ? 'admin' : choice;
+  // An owner reaches every site: the server refuses sites for one. An estate manager has some.
   const limit = role === 'owner' ? null : sites;
+  const choose = (next: Choice) => {
+    setChoice(next);
+    if (next === 'estate-manager' && sites === null) setSites([]);
+  };
+  const changeSites = (next: SiteLimit) => {
+    // Every site is an admin's reach, not an estate manager's.
+    if (next === null && choice === 'estate-manager') setChoice('admin');
+    setSites(next);
+  };
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const problem = siteLimitProblem(limit);
+    const problem = choice === 'estate-manager' && !limit?.length ? 'Sites: tick the estates this manager runs.' : siteLimitProblem(limit);
     setError(problem);
     if (problem) return;
     try {
@@ -115,16 +154,31 @@ function Invite({ onInvited, onCancel }: { onInvited: (url: string, email: strin
       </Field>
       <fieldset className="checklist">
         <legend>Role</legend>
-        {roles.map((r) => (
+        {choices.map((r) => (
           <label key={r} className="check">
-            <input type="radio" name="invite-role" value={r} checked={role === r} onChange={() => setRole(r)} />
-            <span>
-              <strong>{r}</strong> <span className="muted">{ROLE_SENTENCES[r]}</span>
-            </span>
+            <input type="radio" name="invite-role" value={r} checked={choice === r} onChange={() => choose(r)} />
+            {r === 'estate-manager' ? (
+              <span>
+                <strong>estate manager</strong> <span className="muted">{ESTATE_MANAGER.summary}</span>
+              </span>
+            ) : (
+              <span>
+                <strong>{r}</strong> <span className="muted">{ROLE_SENTENCES[r]}</span>
+                {r === 'admin' && choices.includes('estate-manager') && <span className="muted"> For one estate’s manager, choose estate manager below.</span>}
+              </span>
+            )}
           </label>
         ))}
       </fieldset>
-      {role !== 'owner' && <SiteLimitField value={sites} onChange={setSites} idPrefix="invite" legend="Sites: where the role applies" />}
+      {choice === 'estate-manager' && <EstateManagerWords />}
+      {role !== 'owner' && (
+        <SiteLimitField
+          value={sites}
+          onChange={changeSites}
+          idPrefix="invite"
+          legend={choice === 'estate-manager' ? 'Sites: the estates this manager runs' : 'Sites: where the role applies'}
+        />
+      )}
       <ErrorNote error={error} />
       <FormButtons submit="Make invitation link" onCancel={onCancel} />
     </form>
@@ -252,6 +306,7 @@ export function PeopleScreen() {
               ) : (
                 <>
                   <SitesOf limit={person.site_ids} />{' '}
+                  {person.role === 'admin' && person.site_ids && <span className="tag">estate manager</span>}{' '}
                   {/* An owner reaches every site, always. */}
                   {mayManage(person) && person.role !== 'owner' && (
                     <button type="button" className="link" onClick={() => setChangingSites(person.person_id)} aria-label={`Change the sites of ${person.email}`}>

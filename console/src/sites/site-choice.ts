@@ -30,5 +30,6 @@ export const siteChoiceKey = (organizationId: string): string => `tsaro.console.
 export function siteOfIncident(incident: Pick<Incident, 'site_id'>, entryPoint: string | null, sites: readonly Site[]): Site | undefined {
   if (incident.site_id) return sites.find((site) => site.site_id === incident.site_id);
   const gate = entryPoint?.trim();
-  return (gate && sites.find((site) => site.entry_points.some((entry) => entry.name === gate))) || sites.find((site) => site.is_default);
+  // A gate's name now or before a rename: a kiosk set up before it still sends the old one.
+  return (gate && sites.find((site) => site.entry_points.some((entry) => entry.name === gate || entry.former_names.includes(gate)))) || sites.find((site) => site.is_default);
 }

@@ -1,62 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { describeError, type Schemas } from '../api.ts';
-import { ConfirmButton, ErrorNote, Field, FormButtons } from '../components/ui.tsx';
+import { describeError } from '../api.ts';
+import { ErrorNote, Field, FormButtons } from '../components/ui.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { useConsole } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
+import { CallListEditor, filled, LANGUAGES, type Caller } from './call-list-editor.tsx';
+import { LocationField, locationText, parsedLocation } from './location-field.tsx';
+import { EditSite } from './site-edit.tsx';
 import { useSiteScope } from './site-scope.tsx';
-
-type Site = Schemas['Site'];
-type Language = NonNullable<Site['call_list'][number]['language']>;
-type Caller = { name: string; phone: string; language?: Language };
-
-/** The languages texts are written in, each by its own name (the kiosk's three). */
-const LANGUAGES: ReadonlyArray<[Language, string]> = [
-  ['en', 'English'],
-  ['ha', 'Hausa'],
-  ['pcm', 'Pidgin'],
-];
-
-/** The call-list rows a form holds: blank rows are left out of what is sent; English is the default, not sent. */
-const filled = (rows: Caller[]) =>
-  rows
-    .map((row) => ({ name: row.name.trim(), phone: row.phone.trim(), ...(row.language && row.language !== 'en' ? { language: row.language } : {}) }))
-    .filter((row) => row.name || row.phone);
-
-/** Who to call when nobody comes, in order: a row per number, added and removed in place. */
-function CallListEditor({ rows, onChange, idPrefix }: { rows: Caller[]; onChange: (rows: Caller[]) => void; idPrefix: string }) {
-  const set = (index: number, change: Partial<Caller>) => onChange(rows.map((row, at) => (at === index ? { ...row, ...change } : row)));
-  return (
-    <fieldset className="stack-tight call-list-editor">
-      <legend>Call list: who to call when nobody comes, in order</legend>
-      {rows.map((row, index) => (
-        <p className="row" key={index}>
-          <label htmlFor={`${idPrefix}-name-${index}`}>Name {index + 1}</label>
-          <input id={`${idPrefix}-name-${index}`} value={row.name} maxLength={80} onChange={(e) => set(index, { name: e.target.value })} placeholder="Estate control" />
-          <label htmlFor={`${idPrefix}-phone-${index}`}>Phone {index + 1}</label>
-          <input id={`${idPrefix}-phone-${index}`} value={row.phone} maxLength={40} inputMode="tel" onChange={(e) => set(index, { phone: e.target.value })} placeholder="0803 123 4567" />
-          <label htmlFor={`${idPrefix}-language-${index}`}>Texts in {index + 1}</label>
-          <select id={`${idPrefix}-language-${index}`} value={row.language ?? 'en'} onChange={(e) => set(index, { language: e.target.value as Language })}>
-            {LANGUAGES.map(([code, name]) => (
-              <option key={code} value={code}>
-                {name}
-              </option>
-            ))}
-          </select>
-          <button type="button" className="link" onClick={() => onChange(rows.filter((_, at) => at !== index))}>
-            Remove
-          </button>
-        </p>
-      ))}
-      {rows.length < 10 && (
-        <button type="button" onClick={() => onChange([...rows, { name: '', phone: '' }])}>
-          Add a number
-        </button>
-      )}
-    </fieldset>
-  );
-}
 
 function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
   const { client } = useConsole();
@@ -64,15 +16,19 @@ function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
   const [address, setAddress] = useState('');
   const [gates, setGates] = useState('');
   const [callers, setCallers] = useState<Caller[]>([{ name: '', phone: '' }]);
+  const [location, setLocation] = useState(locationText(null));
   const [error, setError] = useState<string | null>(null);
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setError(null);
+    const parsed = parsedLocation(location);
+    setError(parsed.problem);
+    if (parsed.problem) return;
     try {
       await client.post('/sites', {
         body: {
           name: name.trim(),
           address: address.trim() || undefined,
+          location: parsed.location ?? undefined,
           call_list: filled(callers),
           entry_points: gates.split(/[\n,]/).map((gate) => gate.trim()).filter(Boolean),
           time_zone: 'Africa/Lagos',
@@ -93,6 +49,7 @@ function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
       <Field label="Address (optional)" id="site-address">
         <input id="site-address" maxLength={300} value={address} onChange={(e) => setAddress(e.target.value)} />
       </Field>
+      <LocationField value={location} onChange={setLocation} idPrefix="new-site" name={name.trim()} />
       <Field label="Gates" id="site-gates" hint="One per line or separated by commas, e.g. North gate, South gate.">
         <textarea id="site-gates" rows={2} value={gates} onChange={(e) => setGates(e.target.value)} />
       </Field>
@@ -100,61 +57,6 @@ function NewSite({ onCreated, onCancel }: { onCreated: () => void; onCancel: () 
       <ErrorNote error={error} />
       <FormButtons submit="Add site" onCancel={onCancel} />
     </form>
-  );
-}
-
-/** A site's call list and gates, changed in place by owners and admins. */
-function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => void; onDone: () => void }) {
-  const { client, can } = useConsole();
-  const [callers, setCallers] = useState<Caller[]>(site.call_list.length ? site.call_list : [{ name: '', phone: '' }]);
-  const [gate, setGate] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const path = { params: { path: { siteId: site.site_id } } };
-  const run = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      onChanged();
-    } catch (failure) {
-      setError(describeError(failure));
-    }
-  };
-  return (
-    <div className="inline-panel stack" data-testid="edit-site">
-      <form
-        className="stack-tight"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void run(() => client.patch('/sites/{siteId}', { ...path, body: { call_list: filled(callers) } }));
-        }}
-      >
-        <CallListEditor rows={callers} onChange={setCallers} idPrefix={`caller-${site.site_id}`} />
-        <button type="submit" className="primary">
-          Save call list
-        </button>
-      </form>
-      <form
-        className="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void run(() => client.post('/sites/{siteId}/entry-points', { ...path, body: { name: gate.trim() } })).then(() => setGate(''));
-        }}
-      >
-        <label htmlFor={`gate-${site.site_id}`}>New gate</label>
-        <input id={`gate-${site.site_id}`} value={gate} maxLength={200} required onChange={(e) => setGate(e.target.value)} />
-        <button type="submit">Add gate</button>
-      </form>
-      <ErrorNote error={error} />
-      <p className="row">
-        {/* Archiving, as adding, is for people of every site. */}
-        {!site.is_default && can('addSites') && (
-          <ConfirmButton label="Archive site" question={`Archive ${site.name}? It stays listed as archived, with its history.`} onConfirm={() => run(() => client.post('/sites/{siteId}/archive', { ...path, body: {} }))} />
-        )}
-        <button type="button" onClick={onDone}>
-          Done
-        </button>
-      </p>
-    </div>
   );
 }
 
@@ -172,6 +74,8 @@ export function SitesScreen() {
   const [editing, setEditing] = useState<string | null>(null);
   const sites = useList('/sites', { status: shown });
   const scope = useSiteScope();
+  // Edited above the list, at full width (its map and gates need the room); gone once archived.
+  const beingEdited = sites.items.find((site) => site.site_id === editing && !site.archived_at);
   // A site added, renamed or archived here is offered (or no longer) by the switcher at once.
   const changed = () => {
     sites.reload();
@@ -193,6 +97,7 @@ export function SitesScreen() {
         Your estates and premises: their gates, and who to call, in order, when nobody comes.
       </ScreenHeader>
       {creating && <NewSite onCreated={changed} onCancel={() => setCreating(false)} />}
+      {beingEdited && <EditSite key={beingEdited.site_id} site={beingEdited} onChanged={changed} onDone={() => setEditing(null)} />}
       <div className="filters" role="group" aria-label="Filter sites">
         <label htmlFor="site-shown">Show</label>
         <select id="site-shown" value={shown} onChange={(e) => setShown(e.target.value === 'archived' ? 'archived' : 'active')}>
@@ -213,6 +118,13 @@ export function SitesScreen() {
               <>
                 <strong>{site.name}</strong> {site.is_default && <span className="tag">default</span>}
                 {site.address && <div className="muted small">{site.address}</div>}
+                {site.location ? (
+                  <div className="muted small" data-testid="site-location">
+                    {site.location.latitude.toFixed(4)}, {site.location.longitude.toFixed(4)}
+                  </div>
+                ) : (
+                  <div className="tone-warn small">No location: responders and the map need it</div>
+                )}
               </>
             ),
           },
@@ -222,7 +134,10 @@ export function SitesScreen() {
               site.entry_points.length ? (
                 <ul className="chips">
                   {site.entry_points.map((entry) => (
-                    <li key={entry.entry_point_id}>{entry.name}</li>
+                    <li key={entry.entry_point_id} className={entry.retired_at ? 'retired' : undefined} title={entry.retired_at ? 'Retired: no new codes' : undefined}>
+                      {entry.name}
+                      {entry.retired_at ? ' (retired)' : ''}
+                    </li>
                   ))}
                 </ul>
               ) : (
@@ -250,14 +165,17 @@ export function SitesScreen() {
             shown: manage,
             className: 'actions-cell',
             cell: (site) =>
-              editing === site.site_id ? (
-                <EditSite site={site} onChanged={changed} onDone={() => setEditing(null)} />
-              ) : (
-                !site.archived_at && (
-                  <button type="button" onClick={() => setEditing(site.site_id)}>
-                    Edit
-                  </button>
-                )
+              !site.archived_at && (
+                <button
+                  type="button"
+                  aria-pressed={editing === site.site_id}
+                  onClick={() => {
+                    setEditing(site.site_id);
+                    window.scrollTo(0, 0);
+                  }}
+                >
+                  Edit
+                </button>
               ),
           },
         ]}

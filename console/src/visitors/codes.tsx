@@ -300,7 +300,7 @@ function IssueFromCsv({ onIssued }: { onIssued: () => void }) {
       )}
       {visitors.length > 0 && !done && (
         <p className="row">
-          <button type="button" className="primary" disabled={busy} onClick={() => void send()} data-testid="csv-send">
+          <button type="button" className="primary" disabled={busy || site.missing} onClick={() => void send()} data-testid="csv-send">
             {progress ? `Send the remaining ${visitors.length - progress.sent * 50}` : `Issue ${visitors.length} codes (${groups.length} batch${groups.length === 1 ? '' : 'es'})`}
           </button>
           {busy && progress && (

@@ -195,6 +195,11 @@ export const catalogue = {
   'setup.checking': 'Checking with the server…',
   'setup.failed': 'Not saved. Fix what is marked and try again.',
   'setup.badNumber': 'Latitude and longitude must be numbers',
+  'setup.scan': 'SCAN THE SETUP QR CODE',
+  'setup.scanHint': 'Hold the console\'s setup QR code (Gates, New gate) up to the camera.',
+  'setup.typeInstead': 'Type it instead',
+  'setup.notSetupQr': 'That QR code is not a gate\'s setup. Show the one from the console\'s Gates screen.',
+  'setup.scanned': 'Read from the QR code. Check the gate name, then press CHECK AND SAVE.',
 
   // Shift
   'shift.title': 'Who is on duty?',

@@ -187,6 +187,11 @@ export const catalogue: Catalogue = {
   'setup.checking': 'Ana dubawa da sabar…',
   'setup.failed': 'Ba a ajiye ba. Gyara abin da aka yi alama ka sake gwadawa.',
   'setup.badNumber': 'Latitude da longitude dole su zama lambobi',
+  'setup.scan': 'DUBA LAMBAR QR NA SAITI',
+  'setup.scanHint': 'Riƙe lambar QR na saiti daga na\'urar sarrafawa (Gates, New gate) a gaban kyamara.',
+  'setup.typeInstead': 'Rubuta da hannu',
+  'setup.notSetupQr': 'Wannan lambar QR ba ta saitin ƙofa ba ce. Nuna wadda ke shafin Gates na na\'urar sarrafawa.',
+  'setup.scanned': 'An karanta daga lambar QR. Duba sunan ƙofa, sannan ka danna DUBA KA AJIYE.',
 
   'shift.title': 'Wa ke bakin aiki?',
   'shift.name': 'Sunanka',

@@ -187,6 +187,11 @@ export const catalogue: Catalogue = {
   'setup.checking': 'E dey check with server…',
   'setup.failed': 'E no save. Fix wetin dem mark, try again.',
   'setup.badNumber': 'Latitude and longitude must be number',
+  'setup.scan': 'SCAN THE SETUP QR CODE',
+  'setup.scanHint': 'Hold the console setup QR code (Gates, New gate) for front of the camera.',
+  'setup.typeInstead': 'Type am instead',
+  'setup.notSetupQr': 'That QR code no be gate setup. Show the one wey dey the console Gates screen.',
+  'setup.scanned': 'E don read am from the QR code. Check the gate name, then press CHECK AM, SAVE AM.',
 
   'shift.title': 'Who dey on duty?',
   'shift.name': 'Your name',

@@ -1,5 +1,7 @@
 import { useState } from 'react';
 import type { ConfigureCheck, SetupStatus } from '../../../shared/kiosk/calls.ts';
+import { readSetupText } from '../../../shared/kiosk/setup-text.ts';
+import { CameraView } from '../components/camera-view.tsx';
 import { useI18n, type MessageKey } from '../i18n/index.tsx';
 import { useKiosk } from '../kiosk/kiosk-context.tsx';
 
@@ -26,8 +28,9 @@ function markedFields(checks: ConfigureCheck[], error: string | null): Set<Field
 }
 
 /**
- * The first-run step of a fresh kiosk, done once by whoever installs it (with a keyboard): the
- * core checks the URL and key against the server before it saves anything.
+ * The first-run step of a fresh kiosk, done once by whoever installs it: the setup QR code the
+ * console shows for a new gate is scanned with the kiosk's own camera (issue #48), or the values
+ * are typed; the core checks the URL and key against the server before it saves anything.
  */
 export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onSaved(): void }) {
   const { t } = useI18n();
@@ -44,6 +47,30 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [badNumbers, setBadNumbers] = useState<Field[]>([]);
+  const [scanning, setScanning] = useState(false);
+  const [scanNote, setScanNote] = useState<'scanned' | 'not-setup' | null>(null);
+
+  /** A code the camera read: a gate's setup fills the form (nothing is saved until the check); anything else is said so. */
+  const onScanned = (text: string) => {
+    const read = readSetupText(text);
+    if (!read) {
+      setScanNote('not-setup');
+      return;
+    }
+    setValues((current) => ({
+      ...current,
+      serverUrl: read.serverUrl,
+      apiKey: read.apiKey,
+      entryPoint: read.entryPoint,
+      latitude: String(read.latitude),
+      longitude: String(read.longitude),
+    }));
+    setChecks([]);
+    setError(null);
+    setBadNumbers([]);
+    setScanNote('scanned');
+    setScanning(false);
+  };
 
   const save = async () => {
     const latitude = Number(values.latitude);
@@ -85,6 +112,39 @@ export function SetupScreen({ setup, onSaved }: { setup: SetupStatus | null; onS
     <section className="screen setup-screen" aria-label={t('setup.title')}>
       <h1>{t('setup.title')}</h1>
       <p>{t('setup.intro')}</p>
+      {scanning ? (
+        <div className="setup-scan" data-testid="setup-camera">
+          <p className="setup-scan-hint">{t('setup.scanHint')}</p>
+          <div className="setup-scan-camera">
+            <CameraView onDecode={onScanned} paused={false} />
+          </div>
+          {scanNote === 'not-setup' && (
+            <p className="form-error" role="alert">
+              {t('setup.notSetupQr')}
+            </p>
+          )}
+          <button type="button" className="button button-secondary" onClick={() => setScanning(false)} data-testid="setup-type-instead">
+            {t('setup.typeInstead')}
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          className="button button-primary setup-scan-button"
+          onClick={() => {
+            setScanNote(null);
+            setScanning(true);
+          }}
+          data-testid="setup-scan"
+        >
+          {t('setup.scan')}
+        </button>
+      )}
+      {scanNote === 'scanned' && !scanning && (
+        <p className="setup-scanned" role="status" data-testid="setup-scanned">
+          ✓ {t('setup.scanned')}
+        </p>
+      )}
       <form
         className="setup-form"
         onSubmit={(event) => {

@@ -35,6 +35,7 @@ import * as readsAtScale from './0036-reads-at-scale.ts';
 import * as secondStepAndOpenLinks from './0041-second-step-and-open-links.ts';
 import * as siteBoundReplays from './0042-site-bound-replays.ts';
 import * as textCeilings from './0043-text-ceilings.ts';
+import * as namesPeopleChoose from './0044-names-people-choose.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -87,4 +88,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0041-second-step-and-open-links': secondStepAndOpenLinks,
   '0042-site-bound-replays': siteBoundReplays,
   '0043-text-ceilings': textCeilings,
+  '0044-names-people-choose': namesPeopleChoose,
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser.ts';
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 
 /**
@@ -88,6 +89,27 @@ export function qrFrame(text: string, modulePixels: number): Buffer {
       const inside = moduleX >= 0 && moduleY >= 0 && moduleX < modules && moduleY < modules;
       const dark = inside && qr.modules.get(moduleY, moduleX) === 1;
       luma[(top + y) * FRAME_WIDTH + left + x] = dark ? 16 : 235;
+    }
+  }
+  return luma;
+}
+
+/**
+ * The luma plane of a picture (a PNG, e.g. a screenshot of a QR code on a screen) held up to the
+ * camera: scaled to `side` pixels square (nearest pixel, so a QR's modules stay sharp), centred
+ * on the grey background, in video levels (16 to 235).
+ */
+export function pictureFrame(png: Buffer, side: number): Buffer {
+  const image = PNG.sync.read(png);
+  if (side > FRAME_HEIGHT) throw new Error(`a picture ${side} px high does not fit the frame`);
+  const luma = Buffer.alloc(FRAME_WIDTH * FRAME_HEIGHT, 110);
+  const left = Math.floor((FRAME_WIDTH - side) / 2);
+  const top = Math.floor((FRAME_HEIGHT - side) / 2);
+  for (let y = 0; y < side; y++) {
+    for (let x = 0; x < side; x++) {
+      const at = (Math.floor((y * image.height) / side) * image.width + Math.floor((x * image.width) / side)) * 4;
+      const grey = 0.299 * image.data[at]! + 0.587 * image.data[at + 1]! + 0.114 * image.data[at + 2]!;
+      luma[(top + y) * FRAME_WIDTH + left + x] = Math.round(16 + (grey * (235 - 16)) / 255);
     }
   }
   return luma;
