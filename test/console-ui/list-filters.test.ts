@@ -158,7 +158,7 @@ describe('the frame on a tablet (issue #34)', () => {
 });
 
 describe('sites in the console (issue #34)', () => {
-  it('an owner adds an estate with its gates and call list; the numbers show in E.164 and ring on a tap; a gate is added in place', async () => {
+  it('an owner adds an estate with its gates and call list; the numbers show as people read them (0909 000 1122) and ring in E.164 on a tap; a gate is added in place', async () => {
     await page.setViewportSize({ width: 1366, height: 768 });
     await openScreen('Sites', 'screen-sites');
     await page.getByTestId('site-row').first().waitFor();
@@ -179,7 +179,7 @@ describe('sites in the console (issue #34)', () => {
     await row.waitFor();
     expect(await row.getByTestId('call-list').locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['tel:+2348031234567', 'tel:+2349090001122']);
     expect(await row.textContent()).toContain('North gate');
-    expect(await row.getByTestId('call-list').textContent()).toContain('Police: +2349090001122 (texts in Hausa)');
+    expect(await row.getByTestId('call-list').textContent()).toContain('Police: 0909 000 1122 (texts in Hausa)');
     expect(await axeViolations(page)).toEqual([]);
 
     // Edited in a panel above the list, at its full width (issue #48).

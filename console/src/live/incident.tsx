@@ -1,7 +1,7 @@
 import { Fragment, lazy, Suspense, useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api.ts';
 import { EventDeliveries } from '../integrations/event-deliveries.tsx';
-import { ErrorNote, Time } from '../components/ui.tsx';
+import { ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { useLiveEvents, useNow } from './hooks.ts';
 import { useCoverage } from './coverage.ts';
@@ -99,7 +99,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
               <>
                 <dt>Phone</dt>
                 <dd>
-                  <a href={`tel:${subject.phone}`}>{subject.phone}</a>
+                  <Phone phone={subject.phone} />
                 </dd>
               </>
             )}
@@ -164,7 +164,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
               <>
                 <dt>Phone</dt>
                 <dd>
-                  <a href={`tel:${responder.phone}`}>{responder.phone}</a>
+                  <Phone phone={responder.phone} />
                 </dd>
                 <dt>ETA</dt>
                 <dd>{responder.eta_minutes === null ? 'Unknown' : `${responder.eta_minutes} min`}</dd>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { phoneForReading, telHref } from '../../../shared/phone.ts';
 import type { Work } from '../state.ts';
 
 /** The contract's list of outcomes (shared/schemas/responders.ts, ResolveRequest). */
@@ -39,8 +40,8 @@ export function IncidentScreen(props: {
           {incident.subject.name}
         </p>
         {incident.subject.phone && (
-          <a className="big call" href={`tel:${incident.subject.phone.replace(/[^+0-9]/g, '')}`} data-testid="subject-call">
-            Call {incident.subject.phone}
+          <a className="big call" href={telHref(incident.subject.phone)} data-testid="subject-call">
+            Call {phoneForReading(incident.subject.phone)}
           </a>
         )}
       </section>
