@@ -2,6 +2,7 @@ import type { LatLngBounds, LeafletMouseEvent } from 'leaflet';
 import { useEffect, useRef, useState } from 'react';
 import { Circle, CircleMarker, Polyline, Popup, Tooltip, useMap, useMapEvents } from 'react-leaflet';
 import type { DangerZone, Heatmap, RouteSafety, SafetyScore, ThreatCoverage } from './types.ts';
+import { threatWindow } from './window.ts';
 import { describeError } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
@@ -9,7 +10,6 @@ import { useLiveEvents } from '../live/hooks.ts';
 import { positionOf } from '../live/incidents.ts';
 import { BaseMap, LEVEL_COLOUR, NIGERIA } from '../map/base-map.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
-import { DAY_MS } from '../../../shared/time.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
 import type { Site } from '../sites/site-choice.ts';
 
@@ -85,16 +85,15 @@ export default function ThreatMapScreen() {
   useEffect(() => {
     if (!bounds || !end) return;
     const ask = ++asked.current;
-    const untilInstant = `${end}T23:59:59Z`;
-    const from = new Date(Date.parse(untilInstant) - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+    const span = threatWindow(end, days, new Date());
     const box = [bounds.getSouth(), bounds.getWest(), bounds.getNorth(), bounds.getEast()].map((n) => n.toFixed(4)).join(',');
     const centre = bounds.getCenter();
     const radius = Math.min(2000, Math.max(1, centre.distanceTo(bounds.getNorthEast()) / 1000));
     const timer = setTimeout(() => {
       Promise.all([
-        client.get('/danger-zones/heatmap', { params: { query: { bounds: box, days, until: untilInstant } } }),
+        client.get('/danger-zones/heatmap', { params: { query: { bounds: box, days, ...(span.until ? { until: span.until } : {}) } } }),
         client.get('/danger-zones', {
-          params: { query: { latitude: rounded(centre.lat, 4), longitude: rounded(centre.lng, 4), radius_km: rounded(radius, 1), from_date: from, to_date: end, limit: 100 } },
+          params: { query: { latitude: rounded(centre.lat, 4), longitude: rounded(centre.lng, 4), radius_km: rounded(radius, 1), from_date: span.fromDate, to_date: span.toDate, limit: 100 } },
         }),
       ]).then(
         ([nextHeat, nextZones]) => {
