@@ -136,10 +136,11 @@ export const incidentRouteList = [
     operationId: 'cancelIncident',
     tags,
     summary: 'Cancel an active incident',
-    description: 'The reason goes into the timeline. Not active: 409 `Incident is already <status>`.',
+    description:
+      'The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. Not active: 409 `Incident is already <status>`.',
     responses: { ...ok(200, 'Cancelled', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason) });
+      res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason, authOf(req).actor) });
     },
   }),
   route({

@@ -265,10 +265,13 @@ export async function cancelIncident(
   tenant: Tenant,
   incidentId: string,
   reason: string | undefined,
+  by?: Acknowledger,
 ): Promise<Incident> {
+  // A person in the console is named (issue #48); a key is the partner, as the reference has it.
+  const who = by?.type === 'person' ? by.label : 'partner';
   return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     await transitionIncident(trx, deps, row, 'cancelled', {
-      message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
+      message: reason ? `Cancelled by ${who}: ${reason}` : `Cancelled by ${who}`,
       represent: (executor, id) => getIncident(executor, tenant, id),
     });
     await deps.onCancelled?.(trx, incidentId);
@@ -359,7 +362,7 @@ export async function reportFromGuard(
 
 export type GuardReport = (typeof GUARD_REPORTS)[number];
 
-/** Who acknowledges: the console person's email or the key's name (`req.auth.actor`). */
+/** Who acknowledges or cancels: the console person's name (else email) or the key's name (`req.auth.actor`). */
 export interface Acknowledger {
   type: 'key' | 'person';
   label: string;
