@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { phoneForReading, telHref } from '../../../shared/phone.ts';
 import type { Work } from '../state.ts';
+import { EstateLine } from './estate.tsx';
 
 /** The contract's list of outcomes (shared/schemas/responders.ts, ResolveRequest). */
 export const OUTCOMES = ['assisted', 'false_alarm', 'no_action_required', 'referred_to_authorities', 'medical_transport', 'unable_to_locate'] as const;
@@ -48,6 +49,7 @@ export function IncidentScreen(props: {
       <section className="card">
         <p className="muted">Where</p>
         <p data-testid="incident-place">{place}</p>
+        <EstateLine incident={incident} />
         {incident.location.landmark && incident.location.address && <p className="muted">Landmark: {incident.location.landmark}</p>}
         <div className="nav-links">
           <a href={`geo:${latitude},${longitude}?q=${latitude},${longitude}`} data-testid="nav-geo">
