@@ -51,7 +51,7 @@ const outside: string[] = [];
 const tileAnswers: Array<{ path: string; status: number }> = [];
 
 beforeAll(async () => {
-  stack = await startConsoleStack('map-tiles', { config: { CONSOLE_TILE_DIR: tileFolder(), CONSOLE_TILE_ATTRIBUTION: 'Streets: Lekki Shield survey' } });
+  stack = await startConsoleStack('map-tiles', { config: { THREAT_SEED: '1', CONSOLE_TILE_DIR: tileFolder(), CONSOLE_TILE_ATTRIBUTION: 'Streets: Lekki Shield survey' } });
   org = await stack.server.createOrganization({ name: 'Lekki Shield Estates' });
   ({ page, problems } = await stack.open());
   page.on('request', (request) => {
