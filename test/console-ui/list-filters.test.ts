@@ -188,6 +188,9 @@ describe('sites in the console (issue #34)', () => {
     await edit.getByLabel('New gate').fill('Service gate');
     await edit.getByRole('button', { name: 'Add gate' }).click();
     await expect.poll(async () => row.textContent(), { timeout: 5_000 }).toContain('Service gate');
+    // The numbers are edited as people write them, not in E.164 (issue #48).
+    expect(await edit.getByLabel('Phone 1').inputValue()).toBe('0803 123 4567');
+    expect(await edit.getByLabel('Phone 2').inputValue()).toBe('0909 000 1122');
     // A number that is not one is refused, naming it.
     await edit.getByLabel('Phone 2').fill('12');
     await edit.getByRole('button', { name: 'Save call list' }).click();
