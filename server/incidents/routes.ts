@@ -153,10 +153,11 @@ export const incidentRouteList = [
     operationId: 'addIncidentNote',
     tags,
     summary: 'Add a note to an active incident',
-    description: 'A timeline entry with `event: note` at the current status. Not active: 409.',
+    description:
+      'A timeline entry with `event: note` at the current status: the message as written for an API key, `<name>: <message>` for a person signed in to the console. Not active: 409.',
     responses: { ...ok(200, 'The incident with the note appended', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ incident: await addIncidentNote(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message) });
+      res.json({ incident: await addIncidentNote(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message, authOf(req).actor) });
     },
   }),
   route({

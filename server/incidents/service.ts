@@ -286,7 +286,10 @@ export async function addIncidentNote(
   tenant: Tenant,
   incidentId: string,
   message: string,
+  by?: Acknowledger,
 ): Promise<Incident> {
+  // A person's note says who wrote it in the timeline (issue #48); a key's stays as written.
+  const entry = by?.type === 'person' ? `${by.label}: ${message}` : message;
   return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     if (row.status === 'resolved' || row.status === 'cancelled') throw conflict(`Incident is already ${row.status}`);
     const at = deps.clock.now().toISOString();
@@ -295,7 +298,7 @@ export async function addIncidentNote(
       updated_at: at,
     });
     if (!changed) throw new StaleIncidentError();
-    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
+    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message: entry, timestamp: at });
     const incident = await getIncident(trx, tenant, incidentId);
     // Beyond the reference's events: a webhook gets it only when it names the type exactly.
     await appendEvent(trx, deps, { ...tenant, type: 'incident.note_added', resourceId: incidentId, data: { ...incident, note: { message, timestamp: at } } });

@@ -91,6 +91,17 @@ describe('the control room: active incidents and acknowledgement', () => {
     expect((await org.live.post(`/incidents/${byKey}/cancel`, { reason: 'Test' })).body.incident.timeline.at(-1).message).toBe('Cancelled by partner: Test');
   });
 
+  it("a person's note names them in the timeline; a key's note stays as written, and the note_added event carries the note as written (issue #48)", async () => {
+    const operator = await joinConsole(server, org.organizationId, 'operator', 'bola@adaestates.ng', { name: 'Bola Ade' });
+    const id = await report();
+    const noted = await operator.browser.post(`/incidents/${id}/notes`, { message: 'Called the resident' });
+    expect(noted.status).toBe(200);
+    expect(noted.body.incident.timeline.at(-1)).toMatchObject({ event: 'note', message: 'Bola Ade: Called the resident' });
+    expect((await org.live.post(`/incidents/${id}/notes`, { message: 'From the partner' })).body.incident.timeline.at(-1).message).toBe('From the partner');
+    const events = (await org.live.get(`/events?resource_id=${id}`)).body.results as { type: string; data: { note?: { message: string } } }[];
+    expect(events.filter((event) => event.type === 'incident.note_added').map((event) => event.data.note?.message).sort()).toEqual(['Called the resident', 'From the partner']);
+  });
+
   it('answers 409 naming the status of an incident that is not escalated or unresponsive, and changes nothing', async () => {
     const id = await report();
     const refused = await org.live.post(`/incidents/${id}/acknowledge`, {});

@@ -240,6 +240,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     await page.getByTestId('note-text').fill('Called the resident: on the way to the gate');
     await page.getByTestId('add-note').click();
     await page.getByTestId('timeline').getByText('Called the resident: on the way to the gate').waitFor({ timeout: 5_000 });
+    // Who wrote it, by name (issue #48).
+    expect(await page.getByTestId('timeline').textContent()).toContain(`${OPERATOR_NAME}: Called the resident: on the way to the gate`);
     expect(await axeViolations(page)).toEqual([]);
   });
 

@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Add a note to an active incident
-         * @description Scope `incidents:write`. A timeline entry with `event: note` at the current status. Not active: 409.
+         * @description Scope `incidents:write`. A timeline entry with `event: note` at the current status: the message as written for an API key, `<name>: <message>` for a person signed in to the console. Not active: 409.
          */
         post: operations["addIncidentNote"];
         delete?: never;
