@@ -64,7 +64,9 @@ export default function ThreatMapScreen() {
   const through = dataThrough(coverage.data);
   const [days, setDays] = useState(90);
   const [until, setUntil] = useState<string | null>(null);
-  const end = until ?? through;
+  // No threat data at all (a server without THREAT_SEED, nothing imported): the window ends today,
+  // so the organization's own incidents and any data to come still show.
+  const end = until ?? through ?? (coverage.data ? new Date().toISOString().slice(0, 10) : null);
   const [bounds, setBounds] = useState<LatLngBounds | null>(null);
   const [heat, setHeat] = useState<Heatmap | null>(null);
   const [zones, setZones] = useState<DangerZone[]>([]);
@@ -156,7 +158,7 @@ export default function ThreatMapScreen() {
           <input type="date" value={end ?? ''} max={new Date().toISOString().slice(0, 10)} onChange={(e) => setUntil(e.target.value || null)} data-testid="map-until" />
         </label>
         <span className="muted" data-testid="data-through">
-          {through ? `The data runs through ${through}.` : 'Reading how current the data is…'}
+          {through ? `The data runs through ${through}.` : coverage.data ? 'No threat data on this server yet.' : 'Reading how current the data is…'}
         </span>
         <span className="segmented" role="group" aria-label="What a click does">
           <button type="button" aria-pressed={mode === 'score'} onClick={() => (setMode('score'), setRouteStart(null))}>
