@@ -7,6 +7,12 @@ const flag = (defaultOn: boolean | undefined) =>
     .optional()
     .transform((value) => (value === undefined ? defaultOn : ['1', 'true', 'on', 'yes'].includes(value)));
 
+/** Whether a tile URL's host is one name or IPv4 address. */
+const tileHost = (url: string): boolean => {
+  const { hostname } = new URL(url);
+  return z.regexes.domain.test(hostname) || z.regexes.ipv4.test(hostname);
+};
+
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(86_400).default(fallback);
 
 /**
@@ -117,7 +123,9 @@ export const ConfigSchema = z.object({
    * Content-Security-Policy (`img-src`).
    */
   CONSOLE_TILE_URL: z
-    .url({ protocol: /^https$/, hostname: z.regexes.domain })
+    .url({ protocol: /^https$/ })
+    // A name or an IPv4 address (the operator's own tile server on the estate's network, issue #48); never a {s} pattern, which one origin in the policy cannot cover.
+    .refine((url) => tileHost(url), 'must name one host (a domain or an IPv4 address), not a {s} pattern')
     .refine((url) => url.includes('{z}') && url.includes('{x}') && url.includes('{y}'), 'must hold {z}, {x} and {y}')
     .optional(),
   /**

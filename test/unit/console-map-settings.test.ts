@@ -26,6 +26,8 @@ describe("the console's map tiles (CONSOLE_TILE_URL)", () => {
     expect(answer.body).toEqual({ map: { tile_url: map.tileUrl, tile_attribution: map.tileAttribution } });
     const policy = answer.headers['content-security-policy'] as string;
     expect(policy).toContain("img-src 'self' data: https://tiles.example.ng;");
+    const own = await request(appWith({ tileUrl: 'https://10.20.0.5:8443/tiles/{z}/{x}/{y}.png' })).get('/console/config.json');
+    expect(own.headers['content-security-policy']).toContain("img-src 'self' data: https://10.20.0.5:8443;");
     expect(policy).toContain("connect-src 'self';");
     expect(policy).toContain("script-src 'self';");
   });
@@ -36,6 +38,8 @@ describe("the console's map tiles (CONSOLE_TILE_URL)", () => {
       expect(() => loadConfig({ CONSOLE_TILE_URL: bad })).toThrow(/CONSOLE_TILE_URL/);
     }
     expect(loadConfig({ CONSOLE_TILE_URL: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' }).CONSOLE_TILE_URL).toBe('https://tile.openstreetmap.org/{z}/{x}/{y}.png');
+    // The operator's own tile server on the estate's network, by its address and port (issue #48).
+    expect(loadConfig({ CONSOLE_TILE_URL: 'https://10.20.0.5:8443/tiles/{z}/{x}/{y}.png' }).CONSOLE_TILE_URL).toBe('https://10.20.0.5:8443/tiles/{z}/{x}/{y}.png');
   });
 
   it("with a folder of the operator's own tiles (CONSOLE_TILE_DIR): served at /console/tiles/, the maps pointed there, the policy unchanged (issue #48)", async () => {
