@@ -4,7 +4,7 @@ import type { Executor, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { withdrawOpenOffersOf } from '../dispatch/responder-actions.ts';
 import { rowToResponder } from './responder.ts';
-import { findResponderById, listRosterRows, updateResponderRow } from './store.ts';
+import { findResponderById, listRosterRows, suspendIfVerified, updateResponderRow, verifiedWithLicenceBefore } from './store.ts';
 
 /**
  * The roster (issue #47): a responder's profile and standing. Only `verified` responders are
@@ -80,4 +80,23 @@ export async function listRoster(db: Executor, filter: { standing?: Standing; en
 
 export async function rosterResponder(db: Executor, responderId: string): Promise<RosterResponder> {
   return rowToRosterResponder(await roster(db, responderId));
+}
+
+/**
+ * A licence that has expired suspends its holder (issue #47), once per responder across hosts
+ * (a compare-and-set on the standing), with the reason and "system" as who: run by the sweeps.
+ * Expiry is a date: a licence expiring on D is good through D (UTC).
+ */
+export async function suspendExpiredLicences(db: Executor, clock: Clock): Promise<number> {
+  const now = clock.now();
+  const today = now.toISOString().slice(0, 10);
+  let suspended = 0;
+  for (const row of await verifiedWithLicenceBefore(db, today)) {
+    const at = now.toISOString();
+    const changed = await suspendIfVerified(db, row.responder_id, { standing: 'suspended', standing_reason: `Licence expired on ${row.licence_expires}`, standing_by: 'system', standing_at: at, updated_at: at });
+    if (!changed) continue;
+    await withdrawOpenOffersOf(db, row.responder_id, at);
+    suspended++;
+  }
+  return suspended;
 }

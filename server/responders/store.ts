@@ -48,3 +48,14 @@ export function listRosterRows(db: Executor, filter: { standing?: string; enviro
   if (filter.standing) query = query.where('standing', '=', filter.standing);
   return query.execute();
 }
+
+/** Verified responders whose licence expired before `date` (YYYY-MM-DD). */
+export function verifiedWithLicenceBefore(db: Executor, date: string): Promise<ResponderRow[]> {
+  return db.selectFrom('responders').selectAll().where('standing', '=', 'verified').where('licence_expires', '<', date).execute();
+}
+
+/** Changes a verified responder's standing; false when it is no longer verified (another host got there first). */
+export async function suspendIfVerified(db: Executor, responderId: string, changes: Partial<Omit<ResponderRow, 'responder_id'>>): Promise<boolean> {
+  const result = await db.updateTable('responders').set(changes).where('responder_id', '=', responderId).where('standing', '=', 'verified').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

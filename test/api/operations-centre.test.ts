@@ -73,6 +73,25 @@ describe('the roster decides who is offered', () => {
     for (const id of [first, second]) await controller.browser.post(`/incidents/${id}/close`, { outcome: 'no_action_required' });
   });
 
+  it('a licence that expired suspends its holder at the next sweep (a licence good through today does not), and they are offered nothing', async () => {
+    const here = place(5);
+    const expired = await verifiedAt('Eze Expired', east(here, 1));
+    const current = await verifiedAt('Cleo Current', east(here, 2));
+    const today = server.clock.now().toISOString().slice(0, 10);
+    const yesterday = new Date(server.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+    await admin.browser.patch(`/responders/${expired.responder.responder_id}`, { licence_expires: yesterday });
+    await admin.browser.patch(`/responders/${current.responder.responder_id}`, { licence_expires: today });
+    expect((await server.running.runSweeps()).expiredLicences).toBe(1);
+    expect((await server.running.runSweeps()).expiredLicences).toBe(0);
+    const roster = (await admin.browser.get('/responders')).body.responders as any[];
+    expect(roster.find((r) => r.responder_id === expired.responder.responder_id)).toMatchObject({ standing: 'suspended', standing_reason: `Licence expired on ${yesterday}`, standing_changed_by: 'system' });
+    expect(roster.find((r) => r.responder_id === current.responder.responder_id)).toMatchObject({ standing: 'verified' });
+    const id = (await report(here)).body.incident.incident_id;
+    expect(await openOffers(expired.token)).toEqual([]);
+    expect((await openOffers(current.token)).map((offer) => offer.incident.incident_id)).toEqual([id]);
+    await controller.browser.post(`/incidents/${id}/close`, { outcome: 'no_action_required' });
+  });
+
   it("a network admin changes a profile; a bad field is a 400 naming it; the audit log records who did what", async () => {
     const { responder } = await verifiedAt('Pat Profile', place(2));
     const changed = await admin.browser.patch(`/responders/${responder.responder_id}`, { skills: ['armed_response', 'patrol'], vehicle_plate: 'LND-123-XY', base: 'Lekki Phase 1' });
