@@ -5,23 +5,31 @@ import { inviteStaff } from '../../server/staff/service.ts';
 import { PASSWORD, totpCode } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
+import { inviteFromHost, joinInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
 
 /**
  * The operations centre's screen (issue #47), in Chromium against the real server: a controller
  * joins from the host's link (a password, then the authenticator, always), sees a partner's live
  * incident in the queue, takes it, and offers it to a responder beyond every automatic round; the
- * responder's phone hears of the offer as of any other.
+ * responder's phone hears of the offer as of any other; the partner's board says who at Tsaro
+ * is handling it.
  */
 const AT = { latitude: 6.4474, longitude: 3.4739 };
 let stack: ConsoleStack;
 let org: TestOrganization;
 let page: Page;
+/** The partner's control room, a viewer on its live board. */
+let partner: Page;
 
 beforeAll(async () => {
   stack = await startConsoleStack('operations', { config: { DISPATCH_RADIUS_KM: '15' } });
   org = await stack.server.createOrganization({ name: 'Lekki Gardens' });
   page = (await stack.open()).page;
+  partner = (await stack.open()).page;
+  await joinInBrowser(partner, stack.server, await inviteFromHost(stack.server, org.organizationId, 'viewer', 'ada@lekki.example'), { email: 'ada@lekki.example', name: 'Ada Obi', role: 'viewer' });
+  await partner.goto('/console/board');
+  await partner.getByTestId('screen-board').waitFor();
 }, 180_000);
 afterAll(() => stack?.stop());
 
@@ -47,6 +55,9 @@ describe('the operations queue (Chromium, real server)', () => {
     await row.getByRole('button', { name: 'Take' }).click();
     await page.getByRole('status').filter({ hasText: 'You are handling it.' }).waitFor();
     await expect.poll(async () => row.textContent(), { timeout: 15_000 }).toContain('Tsaro control (Kemi)');
+    // The partner's board says who at Tsaro is handling it, from the event stream.
+    const handledBy = partner.locator(`[data-testid=incident-card][data-incident-id="${incidentId}"] [data-testid=handled-by]`);
+    await expect.poll(async () => (await handledBy.count()) > 0 && (await handledBy.textContent()), { timeout: 15_000 }).toBe('Tsaro control (Kemi)');
 
     await page.getByRole('button', { name: 'Offer to Tunde Far' }).click();
     await page.getByRole('status').filter({ hasText: 'Offered to Tunde Far.' }).waitFor();

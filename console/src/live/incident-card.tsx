@@ -4,7 +4,7 @@ import { ErrorNote } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 import { SiteCallList } from '../sites/call-list.tsx';
 import type { Site } from '../sites/site-choice.ts';
-import { arriveView, assignView, clock, entryPointOf, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
+import { arriveView, assignView, clock, entryPointOf, handledByTsaro, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
 
 export const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
 const STATUS: Record<Incident['status'], string> = {
@@ -43,6 +43,7 @@ export function IncidentCard({
   const [busy, setBusy] = useState(false);
   const attention = needsAcknowledgement(incident);
   const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
+  const handledBy = handledByTsaro(incident);
   const assign = assignView(incident, now, covered);
   const arrive = arriveView(incident, now);
   const entryPoint = entryPointOf(incident);
@@ -84,6 +85,12 @@ export function IncidentCard({
           <>
             <dt>Responder</dt>
             <dd>{incident.responder.name}</dd>
+          </>
+        )}
+        {handledBy && (
+          <>
+            <dt>Handled by</dt>
+            <dd data-testid="handled-by">{handledBy}</dd>
           </>
         )}
       </dl>
