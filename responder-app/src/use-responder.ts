@@ -294,11 +294,11 @@ export function useResponder() {
       update((s) => ({ ...s, offer: null, work: { offerId: offer.offer_id, incident: offer.incident, step: 'accepting', etaMinutes: null, confirmed: false } }));
       await queue({ kind: 'accept', method: 'POST', path: `/offers/${offer.offer_id}/accept`, label: 'Accept', incidentId });
     },
-    async decline() {
+    async decline(reason?: string) {
       const offer = stateRef.current.offer;
       if (!offer) return;
       update((s) => ({ ...s, offer: null, dismissed: [...s.dismissed, offer.offer_id].slice(-50) }));
-      await queue({ kind: 'decline', method: 'POST', path: `/offers/${offer.offer_id}/decline`, label: 'Decline' });
+      await queue({ kind: 'decline', method: 'POST', path: `/offers/${offer.offer_id}/decline`, ...(reason && { body: { reason } }), label: reason ? `Decline: ${reason}` : 'Decline' });
     },
     async onMyWay(etaMinutes: number) {
       const work = stateRef.current.work;

@@ -162,4 +162,18 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident).toMatchObject({ resolution_outcome: 'false_alarm', responder: { eta_minutes: 0 } });
     await phone.context.close();
   });
+
+  it('a decline says why in one press, and the partner reads who and why in the timeline', async () => {
+    const phone = await stack.addPhone('Bola Adeyemi', '+2348030000103');
+    const page = await signInAndGoOnDuty(stack, phone);
+    const incident = await reportIncident(stack.partner);
+    await page.getByTestId('screen-offer').waitFor({ timeout: 10_000 });
+    await page.getByTestId('offer-decline').click();
+    await page.getByRole('group', { name: 'Why are you declining?' }).getByRole('button', { name: 'Vehicle problem' }).click();
+    await page.getByTestId('screen-offer').waitFor({ state: 'detached', timeout: 10_000 });
+    await expect
+      .poll(async () => ((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident.timeline as { message: string }[]).map((entry) => entry.message), { timeout: 15_000 })
+      .toContain('Declined by Bola Adeyemi: Vehicle problem');
+    await phone.context.close();
+  });
 });
