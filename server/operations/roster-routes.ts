@@ -5,7 +5,7 @@ import { routeFor } from '../http/define-route.ts';
 import { errors, ok } from '../http/responses.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { addResponder } from '../responders/service.ts';
-import { changeStanding, listRoster, rosterResponder, updateProfile, type StandingVerb } from '../responders/roster.ts';
+import { changeStanding, listRoster, reissueSignIn, rosterResponder, updateProfile, type StandingVerb } from '../responders/roster.ts';
 import { signInUrl } from '../responders/sign-in.ts';
 import { recordStaffAction } from '../staff/service.ts';
 import { staffOf } from '../staff/session.ts';
@@ -95,6 +95,41 @@ export const rosterRouteList = [
       const responder = await updateProfile(deps.db, deps.clock, params.responderId, body);
       await recordStaffAction(deps.db, deps.clock, staffOf(req), { action: 'updateResponder', subjectType: 'responder', subjectId: params.responderId, detail: { fields: Object.keys(body) } });
       res.json({ responder });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/responders/:responderId/sign-in',
+    access: 'staff',
+    guardOptions: { staffRoles: ADMINS },
+    params: ResponderParams,
+    body: Empty,
+    operationId: 'issueResponderSignIn',
+    tags,
+    summary: "Issue the responder app's sign-in anew (a new phone)",
+    description: 'A new token, shown once, and its sign-in link (show it as a QR code); the old token stops working at once and the old phone\'s app signs out.',
+    responses: { ...ok(201, 'Issued', RosterResponderEnvelope.extend({ token: z.string(), sign_in_url: z.string() })), ...errors(403, 404, 409) },
+    async handler({ params }, req, res, deps) {
+      const issued = await reissueSignIn(deps.db, deps.clock, params.responderId, true);
+      await recordStaffAction(deps.db, deps.clock, staffOf(req), { action: 'issueResponderSignIn', subjectType: 'responder', subjectId: params.responderId });
+      res.status(201).json({ responder: issued.responder, token: issued.token!, sign_in_url: signInUrl(deps.config.PUBLIC_URL, issued.token!) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/responders/:responderId/sign-in',
+    access: 'staff',
+    guardOptions: { staffRoles: SUSPENDERS },
+    params: ResponderParams,
+    operationId: 'revokeResponderSignIn',
+    tags,
+    summary: "Revoke the responder app's sign-in (a lost or stolen phone)",
+    description: 'The token stops working at once; the responder is unavailable until signed in again with a newly issued link.',
+    responses: { ...ok(200, 'Revoked', RosterResponderEnvelope), ...errors(403, 404, 409) },
+    async handler({ params }, req, res, deps) {
+      const revoked = await reissueSignIn(deps.db, deps.clock, params.responderId, false);
+      await recordStaffAction(deps.db, deps.clock, staffOf(req), { action: 'revokeResponderSignIn', subjectType: 'responder', subjectId: params.responderId });
+      res.json({ responder: revoked.responder });
     },
   }),
   standingRoute('verify', ADMINS, 'Verify an applicant: offered incidents from now on', 'applied → verified; verifying a verified responder answers it as it is.'),

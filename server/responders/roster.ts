@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Executor, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { withdrawOpenOffersOf } from '../dispatch/responder-actions.ts';
+import { hashSecret, randomBase62 } from '../auth/secrets.ts';
 import { rowToResponder } from './responder.ts';
 import { findResponderById, listRosterRows, suspendIfVerified, updateResponderRow, verifiedWithLicenceBefore } from './store.ts';
 
@@ -99,4 +100,17 @@ export async function suspendExpiredLicences(db: Executor, clock: Clock): Promis
     suspended++;
   }
   return suspended;
+}
+
+/**
+ * The app's sign-in, issued anew (a new phone, a lost one): a new token, shown once; the old one
+ * stops working at once (the app on the old phone signs out on its next call). Revoking issues
+ * one and gives it to nobody. A retired responder gets none.
+ */
+export async function reissueSignIn(db: Executor, clock: Clock, responderId: string, give: boolean): Promise<{ responder: RosterResponder; token: string | null }> {
+  const row = await roster(db, responderId);
+  if (row.standing === 'retired' || row.status !== 'active') throw conflict('Responder is retired: no sign-in');
+  const token = `rtk_${randomBase62(40)}`;
+  await updateResponderRow(db, responderId, { token_hash: hashSecret(token), token_hint: give ? `rtk_…${token.slice(-4)}` : 'revoked', ...(!give && { available: 0 }), updated_at: clock.now().toISOString() });
+  return { responder: rowToRosterResponder((await findResponderById(db, responderId))!), token: give ? token : null };
 }

@@ -92,6 +92,20 @@ describe('the roster decides who is offered', () => {
     await controller.browser.post(`/incidents/${id}/close`, { outcome: 'no_action_required' });
   });
 
+  it("a lost phone: the app's sign-in is revoked at once, and issued anew for the new phone", async () => {
+    const { responder, token } = await verifiedAt('Lola Lostphone', place(6));
+    expect((await responderCall(server, token)('/me')).status).toBe(200);
+    const revoked = await supervisor.browser.delete(`/responders/${responder.responder_id}/sign-in`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.responder).toMatchObject({ available: false, standing: 'verified' });
+    expect((await responderCall(server, token)('/me')).status).toBe(401);
+    const issued = await admin.browser.post(`/responders/${responder.responder_id}/sign-in`);
+    expect(issued.status).toBe(201);
+    expect(issued.body.sign_in_url).toContain(`/responder/#token=${issued.body.token}`);
+    expect((await responderCall(server, issued.body.token)('/me')).body.responder.responder_id).toBe(responder.responder_id);
+    expect((await controller.browser.post(`/responders/${responder.responder_id}/sign-in`)).status).toBe(403);
+  });
+
   it("a network admin changes a profile; a bad field is a 400 naming it; the audit log records who did what", async () => {
     const { responder } = await verifiedAt('Pat Profile', place(2));
     const changed = await admin.browser.patch(`/responders/${responder.responder_id}`, { skills: ['armed_response', 'patrol'], vehicle_plate: 'LND-123-XY', base: 'Lekki Phase 1' });

@@ -27,7 +27,7 @@ const STAFF_ROUTES = (staffRouteList as unknown as Route[]).filter((route) => ro
 /** docs/operations.md, "Staff roles", written out again: the queue for controllers and supervisors, the roster's changes for network admins (suspend and resume for supervisors too), the audit log for supervisors and network admins. */
 function allowed(route: Route): readonly StaffRole[] {
   if (route.path === '/responders' && route.method === 'get') return STAFF_ROLES;
-  if (route.operationId === 'suspendResponder' || route.operationId === 'resumeResponder') return ['network_admin', 'supervisor'];
+  if (['suspendResponder', 'resumeResponder', 'revokeResponderSignIn'].includes(route.operationId)) return ['network_admin', 'supervisor'];
   if (route.path.startsWith('/responders')) return ['network_admin'];
   if (route.path === '/audit-log') return ['supervisor', 'network_admin'];
   return ['controller', 'supervisor'];
