@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { joinStaff } from '../support/staff.ts';
 import { keepScreenshot, partnerEvents, partnerView, reportIncident, startResponderStack, type Phone, type ResponderStack } from './support/stack.ts';
 
 const STEPS_SEEN_BY_PARTNER = ['incident.updated:assigned', 'incident.updated:responding', 'incident.updated:on_scene', 'incident.resolved:resolved'];
@@ -174,6 +175,24 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     await expect
       .poll(async () => ((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident.timeline as { message: string }[]).map((entry) => entry.message), { timeout: 15_000 })
       .toContain('Declined by Bola Adeyemi: Vehicle problem');
+    await phone.context.close();
+  });
+
+  it('stood down by Tsaro control, the phone says so and is free for the next incident', async () => {
+    // In Abuja, away from the phones of the tests before, still on duty in Lekki.
+    const abuja = { latitude: 9.0765, longitude: 7.4986 };
+    const phone = await stack.addPhone('Femi Standsdown', '+2348030000104', abuja);
+    const page = await signInAndGoOnDuty(stack, phone);
+    const incident = await reportIncident(stack.partner, { location: { coordinates: [abuja.longitude + 0.01, abuja.latitude], address: 'Wuse 2, Abuja' } });
+    await page.getByTestId('screen-offer').waitFor({ timeout: 10_000 });
+    await page.getByTestId('offer-accept').click();
+    await partnerSees(stack, incident.incident_id, 'assigned');
+    await page.getByTestId('screen-incident').waitFor({ timeout: 10_000 });
+    const controller = await joinStaff(stack.server, 'controller', 'Kemi Adeyemi');
+    expect((await controller.browser.post(`/incidents/${incident.incident_id}/reassign`, { reason: 'Wrong side of the lagoon' })).status).toBe(200);
+    await page.getByTestId('notice-stood-down').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('notice-stood-down').textContent()).toContain('Stood down by Tsaro control');
+    await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
     await phone.context.close();
   });
 });
