@@ -70,13 +70,16 @@ export async function serviceAuditLog(db: Executor, filter: { subjectId?: string
   return (await store.listServiceAudit(db, filter)).map((row) => ({ ...row, detail: row.detail ? (JSON.parse(row.detail) as Record<string, unknown>) : null }));
 }
 
-/** The host's CLI invites staff (`tsaro staff invite`): an email that is a partner's member is refused, saying why. */
+/**
+ * The host's CLI invites staff (`tsaro staff invite`): an email that is a partner's member is
+ * refused, saying why. For someone already staff the link is a reset (a lost password or phone):
+ * used, it replaces their password, their authenticator and their role, and ends their sessions.
+ */
 export async function inviteStaff(deps: Omit<StaffDeps, 'secretBox'>, input: { email: string; role: StaffRole }): Promise<{ invite_url: string }> {
   const email = input.email.toLowerCase();
   if (await personByEmail(deps.db, email)) {
     throw conflict(`${email} is a member of a partner organization: Tsaro's staff are separate accounts, so use another address for staff work`);
   }
-  if (await store.findStaffByEmail(deps.db, email)) throw conflict(`${email} is staff already`);
   const token = newToken();
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
@@ -91,7 +94,8 @@ export async function inviteStaff(deps: Omit<StaffDeps, 'secretBox'>, input: { e
       used_at: null,
       revoked_at: null,
     });
-    await recordStaffAction(trx, deps.clock, 'operator', { action: 'inviteStaff', subjectType: 'staff', detail: { email, role: input.role } });
+    const existing = await store.findStaffByEmail(trx, email);
+    await recordStaffAction(trx, deps.clock, 'operator', { action: existing ? 'resetStaff' : 'inviteStaff', subjectType: 'staff', subjectId: existing?.staff_id, detail: { email, role: input.role } });
   });
   return { invite_url: staffInviteUrl(deps.publicUrl, token) };
 }
@@ -141,7 +145,15 @@ export async function acceptStaffInvitation(deps: StaffDeps, token: string, inpu
     const invitation = await store.findStaffInvitation(trx, tokenHash(token));
     const at = deps.clock.now().toISOString();
     if (!invitation || !(await store.useStaffInvitation(trx, invitation.invitation_id, at))) throw invalidLink();
-    if (await store.findStaffByEmail(trx, invitation.email)) throw conflict(`${invitation.email} has joined already: sign in`);
+    const existing = await store.findStaffByEmail(trx, invitation.email);
+    if (existing) {
+      // A reset: a new password and role, no authenticator until one is enrolled again, every session ended.
+      const reset: StaffRow = { ...existing, role: invitation.role, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at, name: input.name ?? existing.name };
+      await store.updateStaff(trx, existing.staff_id, { role: reset.role, password_hash: reset.password_hash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, updated_at: at, name: reset.name });
+      await store.endStaffSessions(trx, existing.staff_id, at);
+      await recordStaffAction(trx, deps.clock, staffActorOf(reset), { action: 'resetByLink', subjectType: 'staff', subjectId: existing.staff_id });
+      return startStaffSession(trx, deps.clock, reset, meta);
+    }
     const staff: StaffRow = {
       staff_id: newId('stf', deps.clock.now()),
       email: invitation.email,

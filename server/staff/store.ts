@@ -75,3 +75,8 @@ export function listServiceAudit(db: Executor, filter: { subjectId?: string; lim
   if (filter.subjectId) query = query.where('subject_id', '=', filter.subjectId);
   return query.execute();
 }
+
+/** Ends every open session of a staff member (a reset): every host refuses them at the next request. */
+export async function endStaffSessions(db: Executor, staffId: string, at: string): Promise<void> {
+  await db.updateTable('staff_sessions').set({ ended_at: at }).where('staff_id', '=', staffId).where('ended_at', 'is', null).execute();
+}

@@ -75,6 +75,20 @@ describe('staff sign-in', () => {
     expect(wrong.cookie).toBeUndefined();
   });
 
+  it('invited again from the host, a staff member resets a lost password and phone: the old sessions end, the authenticator is enrolled anew', async () => {
+    const staff = await joinStaff(server, 'controller', 'Sade Reset', 'sade@tsaro.example');
+    expect((await staff.browser.get('/queue')).status).toBe(200);
+    const { invite_url } = await inviteStaff({ db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin }, { email: 'sade@tsaro.example', role: 'supervisor' });
+    const browser = new ConsoleBrowser(staffBase(server), new URL(server.baseUrl).origin);
+    const reset = await browser.post(`/invitations/${invite_url.split('/').pop()}/accept`, { password: 'a-brand-new-harmattan-42' });
+    expect(reset.status).toBe(201);
+    expect(reset.body.session).toMatchObject({ stage: 'enrol_totp', staff: { staff_id: staff.staffId, role: 'supervisor', totp_enabled: false } });
+    expect((await staff.browser.get('/queue')).status).toBe(401);
+    expect((await browser.get('/queue')).status).toBe(401);
+    const old = new ConsoleBrowser(staffBase(server), new URL(server.baseUrl).origin);
+    expect((await old.post('/sign-in', { email: 'sade@tsaro.example', password: PASSWORD })).status).toBe(401);
+  });
+
   it('a staff change without the console Origin or CSRF token is refused', async () => {
     const staff = await joinStaff(server, 'network_admin');
     expect((await staff.browser.post('/responders', {}, { origin: 'https://evil.example' })).status).toBe(403);
