@@ -22,21 +22,38 @@ const noKioskCode = { group: ['**/electron/**', '**/renderer/**', 'electron'], m
 const anyStore = (message) => ({ regex: '(^|/)(?<!rate-limit/)store\\.ts$', message });
 /** Another feature's store.ts: `<feature>/store.ts` where the folder is not `own`. */
 const storeOfAnotherThan = (own, message) => ({ regex: `(^|/)(?!${own ? `${own}/|` : ''}rate-limit/)[\\w-]+/store\\.ts$`, message });
+/**
+ * The tenant rule: a query reaches one organization's rows, through `whereTenant` / `fromTenant`
+ * (server/db/tenant.ts). The one exception, by name: the operations centre's store
+ * (server/operations/store.ts), whose staff read live incidents and the responder network across
+ * every organization, through `acrossOrganizations`, which nothing else may import.
+ */
+const crossTenant = {
+  group: ['**/db/tenant.ts', './tenant.ts'],
+  importNames: ['acrossOrganizations'],
+  message: 'The tenant rule: only server/operations/store.ts reads across organizations (acrossOrganizations); everything else goes through whereTenant / fromTenant.',
+};
 const serverBoundaries = [
   {
     // Wiring at the top of server/ (app, server, sweeps, demo) reaches features through their services.
     files: ['server/*.ts'],
-    rules: restrict([noKioskCode, storeOfAnotherThan(undefined, "Call the feature's service: only the feature itself imports its store.ts.")]),
+    rules: restrict([noKioskCode, crossTenant, storeOfAnotherThan(undefined, "Call the feature's service: only the feature itself imports its store.ts.")]),
   },
   ...serverFolders.map((feature) => ({
     files: [`server/${feature}/**/*.ts`],
-    rules: restrict([noKioskCode, storeOfAnotherThan(feature, `server/${feature}/ imports its own store.ts only: call the other feature's service.`)]),
+    rules: restrict([noKioskCode, crossTenant, storeOfAnotherThan(feature, `server/${feature}/ imports its own store.ts only: call the other feature's service.`)]),
   })),
+  {
+    // The tenant rule's one exception (crossTenant, above): the operations centre's cross-organization reads.
+    files: ['server/operations/store.ts'],
+    rules: restrict([noKioskCode, storeOfAnotherThan('operations', 'server/operations/ imports its own store.ts only: call the other feature\'s service.')]),
+  },
   {
     // A route parses, calls the service and answers: no SQL, no store, not even its own.
     files: ['server/**/routes.ts'],
     rules: restrict([
       noKioskCode,
+      crossTenant,
       anyStore('routes.ts calls its service, never a store.'),
       { group: ['kysely', 'kysely/*'], message: 'routes.ts holds no SQL: it calls its service.' },
     ]),
@@ -44,7 +61,7 @@ const serverBoundaries = [
   {
     // The health check's `select 1` is the one query a route runs itself: it asks the database, not a table.
     files: ['server/health/routes.ts'],
-    rules: restrict([noKioskCode, anyStore('routes.ts calls its service, never a store.')]),
+    rules: restrict([noKioskCode, crossTenant, anyStore('routes.ts calls its service, never a store.')]),
   },
 ];
 

@@ -28,6 +28,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
+import { STAFF_API_BASE, staffRoutes } from './staff-api.ts';
 import { kannelReportRoutes } from './messages/routes.ts';
 import type { SmsGateway } from './messages/gateway.ts';
 import { textingOf } from './messages/service.ts';
@@ -130,6 +131,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(`${API_BASE}/api/v1`, mounted, api);
   app.use(API_BASE, mounted, api);
   app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
+  // The operations centre, for the service's own staff (server/staff-api.ts).
+  app.use(STAFF_API_BASE, mounted, staffRoutes(routeDeps));
   // The SMS gateway's delivery reports (server/messages/routes.ts).
   app.use('/v1/hooks', mounted, kannelReportRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());

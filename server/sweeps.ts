@@ -6,6 +6,7 @@ import type { Db } from './db/schema.ts';
 import type { EventDeps } from './events/service.ts';
 import { purgeExpiredIdempotencyRecords } from './idempotency/middleware.ts';
 import { reportSilentKiosks } from './kiosks/service.ts';
+import { suspendExpiredLicences } from './responders/roster.ts';
 
 export interface SweepReport {
   expiredCodes: number;
@@ -14,6 +15,8 @@ export interface SweepReport {
   erasedCodes: number;
   purgedIdempotencyRecords: number;
   kiosksOffline: number;
+  /** Responders whose licence expired, suspended (issue #47). */
+  expiredLicences: number;
 }
 
 export interface SweepSettings {
@@ -24,7 +27,7 @@ export interface SweepSettings {
 /**
  * The time-driven work: codes past their validity expire, overdue visitors are checked out,
  * personal data past retention is erased, old idempotency records go, kiosks gone silent are
- * reported offline. Every step is a
+ * reported offline, responders whose licence expired are suspended. Every step is a
  * compare-and-set per row, so hosts sweeping together do each thing once, and a sweep missed
  * while the server was down is done by the next one.
  */
@@ -35,7 +38,8 @@ export async function runSweeps(db: Db, deps: EventDeps, settings: SweepSettings
   const erased = await repeatable(() => eraseExpiredVisitorData(db, deps.clock));
   const purgedIdempotencyRecords = await repeatable(() => purgeExpiredIdempotencyRecords(db, deps.clock));
   const kiosksOffline = await repeatable(() => reportSilentKiosks(db, { ...deps, offlineAfterS: settings.kioskOfflineAfterS }));
-  return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords, kiosksOffline };
+  const expiredLicences = await repeatable(() => suspendExpiredLicences(db, deps.clock));
+  return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords, kiosksOffline, expiredLicences };
 }
 
 /** Runs the sweeps every `intervalMs`, one at a time; returns a stop function. */

@@ -11,6 +11,7 @@ import { Layout } from './components/layout.tsx';
 import { SiteScopeProvider } from './sites/site-scope.tsx';
 import { AuthFrame, SignInScreen, TotpScreen } from './session/sign-in.tsx';
 import { RecoveryCodes, TotpEnrolment } from './session/totp-enrol.tsx';
+import { OperationsApp } from './operations/app.tsx';
 
 type Auth = { status: 'loading' } | { status: 'out'; notice: string | null } | { status: 'in'; session: Session };
 /**
@@ -293,6 +294,8 @@ export function App() {
     [session, client, environment, setEnvironment, setOrganization, refreshSession, signOut, live],
   );
 
+  // Tsaro's own staff: a realm of its own, with its own sign-in (issue #47).
+  if (path === '/staff' || path.startsWith('/staff/')) return <OperationsApp path={path} />;
   const join = /^\/join\/([^/]+)$/.exec(path);
   if (join)
     return (

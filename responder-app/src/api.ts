@@ -82,7 +82,7 @@ export function sendAction(token: string, action: OutboxAction): Promise<Answer<
     case 'accept':
       return call(token, 'post', '/offers/{offerId}/accept', { params: { path: { offerId: id } } });
     case 'decline':
-      return call(token, 'post', '/offers/{offerId}/decline', { params: { path: { offerId: id } } });
+      return call(token, 'post', '/offers/{offerId}/decline', { params: { path: { offerId: id } }, ...(action.body !== undefined && { body: action.body as BodyOf<'post', '/offers/{offerId}/decline'> }) });
     case 'responding':
     case 'on_scene':
       return call(token, 'post', '/incidents/{incidentId}/status', { params: { path: { incidentId: id } }, body: action.body as BodyOf<'post', '/incidents/{incidentId}/status'> });

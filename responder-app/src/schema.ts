@@ -87,7 +87,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline an offer */
+        /**
+         * Decline an offer, saying why
+         * @description The reason is shown in the incident's timeline. A decliner may be asked again in a later round (after escalation), when still among the nearest.
+         */
         post: operations["declineOffer"];
         delete?: never;
         options?: never;
@@ -164,6 +167,10 @@ export interface components {
             available: boolean;
             latitude: number;
             longitude: number;
+        };
+        ResponderDeclineRequest: {
+            /** @description Why: too far, no fuel, already helping someone. Shown in the incident's timeline to the partner and the controller */
+            reason?: string | null;
         };
         ResponderProgressRequest: {
             /** @enum {string} */
@@ -465,7 +472,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResponderDeclineRequest"];
+            };
+        };
         responses: {
             /** @description Declined */
             200: {

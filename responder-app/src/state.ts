@@ -21,7 +21,7 @@ export interface Work {
 }
 
 export interface Notice {
-  kind: 'taken' | 'cancelled' | 'resolved' | 'refused' | 'signed-out';
+  kind: 'taken' | 'cancelled' | 'stood-down' | 'resolved' | 'refused' | 'signed-out';
   title: string;
   text: string;
 }

@@ -258,7 +258,7 @@ export function useResponder() {
     };
   }, [token, offerId, alarm, update]);
 
-  // A partner's cancel shows at once and frees the responder.
+  // A partner's cancel, or Tsaro control standing the responder down, shows at once and frees them.
   const workId = state.work?.confirmed ? state.work.incident.incident_id : undefined;
   useEffect(() => {
     if (!token || !workId) return;
@@ -268,7 +268,15 @@ export function useResponder() {
         setLinkUp(true);
         if (!answer.ok) return;
         const found = answer.body.incidents.find((incident) => incident.incident_id === workId);
-        if (!found || stateRef.current.work?.incident.incident_id !== workId) return;
+        const work = stateRef.current.work;
+        if (work?.incident.incident_id !== workId) return;
+        // No longer among this responder's incidents: Tsaro control stood them down and sent it to someone else (issue #47).
+        if (!found) {
+          await dropActionsOf(workId);
+          await refreshWaiting();
+          update((s) => ({ ...s, work: null, notice: { kind: 'stood-down', title: 'Stood down by Tsaro control', text: `${work.incident.title} was given to another responder. You are free for the next incident.` } }));
+          return;
+        }
         if (found.status === 'cancelled') {
           await dropActionsOf(workId);
           await refreshWaiting();
@@ -294,11 +302,11 @@ export function useResponder() {
       update((s) => ({ ...s, offer: null, work: { offerId: offer.offer_id, incident: offer.incident, step: 'accepting', etaMinutes: null, confirmed: false } }));
       await queue({ kind: 'accept', method: 'POST', path: `/offers/${offer.offer_id}/accept`, label: 'Accept', incidentId });
     },
-    async decline() {
+    async decline(reason?: string) {
       const offer = stateRef.current.offer;
       if (!offer) return;
       update((s) => ({ ...s, offer: null, dismissed: [...s.dismissed, offer.offer_id].slice(-50) }));
-      await queue({ kind: 'decline', method: 'POST', path: `/offers/${offer.offer_id}/decline`, label: 'Decline' });
+      await queue({ kind: 'decline', method: 'POST', path: `/offers/${offer.offer_id}/decline`, ...(reason && { body: { reason } }), label: reason ? `Decline: ${reason}` : 'Decline' });
     },
     async onMyWay(etaMinutes: number) {
       const work = stateRef.current.work;

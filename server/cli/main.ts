@@ -9,6 +9,10 @@ import { PLANS, type Plan } from '../organizations/organization.ts';
 import { createApiKey, revokeApiKeyById } from '../auth/service.ts';
 import { addResponder, deactivateResponder, listResponders, ResponderInputError } from '../responders/service.ts';
 import { signInUrl } from '../responders/sign-in.ts';
+import { changeStanding, updateProfile, type StandingVerb } from '../responders/roster.ts';
+import { inviteStaff, recordStaffAction } from '../staff/service.ts';
+import { STAFF_ROLES, ResponderProfileChange, type StaffRole } from '../../shared/schemas/staff.ts';
+import { ApiError } from '../http/errors.ts';
 import { IMPORT_FORMATS, ImportError, importThreatFile, type ImportFormat } from '../threat/import.ts';
 import { systemClock } from '../clock.ts';
 import { isPostgresUrl, loadConfig, type Config } from '../config.ts';
@@ -194,6 +198,67 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
         out.result({ responder: found }, `Deactivated ${responderId}`);
       }, Boolean(opts.json)),
     );
+  // The roster's verbs (CONTRACT.md), each → {responder}: the host's CLI is the network admin's own tool.
+  const standingVerb = (verb: StandingVerb, description: string, withReason = false) => {
+    const command = responder.command(verb).description(description).argument('<responderId>');
+    if (withReason) command.requiredOption('--reason <reason>', 'why (shown to staff)');
+    command.addOption(jsonOption()).action((responderId: string, opts: { reason?: string; json?: boolean }) =>
+      run(async (db, out) => {
+        const changed = await rosterCall(() => changeStanding(db, clock, responderId, verb, 'operator', opts.reason?.trim() || undefined));
+        await recordStaffAction(db, clock, 'operator', { action: `${verb}Responder`, subjectType: 'responder', subjectId: responderId, ...(opts.reason && { detail: { reason: opts.reason } }) });
+        out.result({ responder: changed }, `${responderId}: ${changed.standing}${changed.standing_reason ? ` (${changed.standing_reason})` : ''}`);
+      }, Boolean(opts.json)),
+    );
+  };
+  standingVerb('verify', 'verify a responder who applied: offered incidents from now on');
+  standingVerb('suspend', 'suspend a responder, saying why: offered nothing until resumed', true);
+  standingVerb('resume', 'resume a suspended responder');
+  standingVerb('retire', 'retire a responder (as deactivate): its token stops working');
+  responder
+    .command('update')
+    .description("change a responder's profile")
+    .argument('<responderId>')
+    .option('--name <name>', 'full name')
+    .option('--phone <phone>', 'phone number')
+    .option('--skills <a,b>', 'skills, comma-separated: armed_response, medical, fire, patrol, ...')
+    .option('--vehicle <text>', 'the vehicle: motorbike, car, van')
+    .option('--licence-expires <date>', 'when the ID or licence expires, YYYY-MM-DD')
+    .addOption(jsonOption())
+    .action((responderId: string, opts: { name?: string; phone?: string; skills?: string; vehicle?: string; licenceExpires?: string; json?: boolean }) =>
+      run(async (db, out) => {
+        const parsed = ResponderProfileChange.safeParse({
+          name: opts.name,
+          phone: opts.phone,
+          skills: opts.skills?.split(',').map((skill) => skill.trim()).filter(Boolean),
+          vehicle: opts.vehicle,
+          licence_expires: opts.licenceExpires,
+        });
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          const field = String(issue.path[0]);
+          throw new CliError(`--${field.replace('licence_expires', 'licence-expires')}: ${issue.message}`);
+        }
+        const changed = await rosterCall(() => updateProfile(db, clock, responderId, parsed.data));
+        await recordStaffAction(db, clock, 'operator', { action: 'updateResponder', subjectType: 'responder', subjectId: responderId, detail: { fields: Object.keys(parsed.data).filter((k) => (parsed.data as Record<string, unknown>)[k] !== undefined) } });
+        out.result({ responder: changed }, `Updated ${responderId}`);
+      }, Boolean(opts.json)),
+    );
+
+  const staff = program.command('staff').description("the service's own staff: controllers, supervisors, network admins");
+  staff
+    .command('invite')
+    .description('a single-use link (7 days) to join the operations centre; they set a password and always an authenticator')
+    .requiredOption('--email <email>', "the person's email (not a partner member's)")
+    .addOption(new Option('--role <role>', 'staff role').choices(STAFF_ROLES).makeOptionMandatory())
+    .addOption(jsonOption())
+    .action((opts: { email: string; role: StaffRole; json?: boolean }) =>
+      run(async (db, out, config) => {
+        const email = parseEmail(opts.email, '--email');
+        const made = await rosterCall(() => inviteStaff({ db, clock, publicUrl: config.PUBLIC_URL }, { email, role: opts.role }));
+        out.result(made, `Staff invitation for ${email} (${opts.role}), single use, 7 days:\n  ${made.invite_url}`);
+      }, Boolean(opts.json)),
+    );
+
   const threat = program.command('threat').description('threat intelligence data');
   threat
     .command('import')
@@ -260,6 +325,16 @@ export function buildProgram(run: (work: (db: Db, out: Output, config: Config) =
       }, Boolean(opts.json)),
     );
   return program;
+}
+
+/** A refusal the API would answer 404 or 409 is the operator's error: its message, exit 1. */
+async function rosterCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ApiError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 /** `tsaro responder add`'s flag for each field of a new responder. */

@@ -41,6 +41,71 @@ export interface Database {
   kiosks: KioskRow;
   roll_calls: RollCallRow;
   roll_call_entries: RollCallEntryRow;
+  staff: StaffRow;
+  staff_invitations: StaffInvitationRow;
+  staff_sessions: StaffSessionRow;
+  service_audit_log: ServiceAuditRow;
+}
+
+/** A member of the service's own staff (migration 0047): no organization's person. */
+export interface StaffRow {
+  staff_id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string | null;
+  role: string;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_enabled: number;
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+  last_active_at: string | null;
+}
+
+export interface StaffInvitationRow {
+  invitation_id: string;
+  email: string;
+  role: string;
+  token_hash: string;
+  /** A staff id, or `operator` (the host's CLI). */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface StaffSessionRow {
+  session_id: string;
+  token_hash: string;
+  staff_id: string;
+  /** `totp` or `enrol_totp` until `second_step_at`: a staff session is never signed in without it. */
+  stage: string;
+  second_step_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  last_active_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+/** The service audit log: every staff action, every opening of a subject's details. */
+export interface ServiceAuditRow {
+  entry_id: string;
+  /** null: the operator on the host. */
+  staff_id: string | null;
+  /** How the log names who did it: `Kemi Adeyemi (controller)`, `operator`. */
+  actor: string;
+  action: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  organization_id: string | null;
+  /** JSON: what the action said (a reason, an outcome). */
+  detail: string | null;
+  at: string;
 }
 
 /** A gate kiosk as its heartbeats describe it (migration 0021); keyed by tenant and the kiosk's own id. */
@@ -328,6 +393,10 @@ export interface IncidentRow {
   site_id: string | null;
   /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
   tallied?: number;
+  /** Migration 0049: the Tsaro controller who took the incident from the queue, and when. */
+  controller_id?: string | null;
+  controller_name?: string | null;
+  controller_taken_at?: string | null;
 }
 
 export interface TimelineRow {
@@ -523,6 +592,20 @@ export interface ResponderRow {
   location_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Migration 0048: applied, verified, suspended, retired; only verified responders are offered incidents. */
+  standing?: string;
+  standing_reason?: string | null;
+  /** A staff id, or `operator`. */
+  standing_by?: string | null;
+  standing_at?: string | null;
+  /** JSON array of skills (armed_response, medical, fire, patrol, ...). */
+  skills?: string;
+  vehicle?: string | null;
+  vehicle_plate?: string | null;
+  base?: string | null;
+  licence_number?: string | null;
+  /** YYYY-MM-DD. */
+  licence_expires?: string | null;
 }
 
 export interface DispatchOfferRow {
@@ -534,6 +617,9 @@ export interface DispatchOfferRow {
   distance_km: number;
   offered_at: string;
   answered_at: string | null;
+  /** Migration 0049: the controller's staff id for a manual offer; null: the engine. */
+  offered_by?: string | null;
+  decline_reason?: string | null;
 }
 
 export interface VerifiedIncidentRow {

@@ -16,7 +16,8 @@ import {
   findIncidentById,
   incidentsNeedingDispatch,
   insertOffers,
-  offeredResponderIds,
+  offersOfIncident,
+  reopenOffer,
   respondersSearchOf,
   setDispatchRound,
   setNextStepAt,
@@ -80,9 +81,9 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
   const widen = round === 1 ? 1 : 3;
   const radiusKm = deps.settings.radiusKm * widen;
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
-  const already = opening ? new Set<string>() : await offeredResponderIds(trx, row.incident_id);
+  const previous = new Map(opening ? [] : (await offersOfIncident(trx, row.incident_id)).map((offer) => [offer.responder_id, offer]));
   const candidates = (found ?? (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm)))
-    .filter((responder) => !already.has(responder.responder_id))
+    .filter((responder) => mayBeAsked(previous.get(responder.responder_id), round))
     .map((responder) => ({ responderId: responder.responder_id, latitude: Number(responder.latitude), longitude: Number(responder.longitude) }));
   const chosen = chooseNearestResponders(candidates, incidentPoint, radiusKm, deps.settings.offerCount * widen);
   const at = deps.clock.now().toISOString();
@@ -96,9 +97,22 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
     offered_at: at,
     answered_at: null,
   }));
-  await insertOffers(trx, offers);
+  // A decliner of an earlier round, asked again, gets their offer's row reopened.
+  await insertOffers(trx, offers.filter((offer) => !previous.has(offer.responder_id)));
+  for (const offer of offers) if (previous.has(offer.responder_id)) await reopenOffer(trx, offer);
   if (!opening) await setDispatchRound(trx, row.incident_id, round);
   return offers.length;
+}
+
+/**
+ * Whether a responder offered the incident before may be asked in this round: not while an offer
+ * is open to them or they hold it, nor again in the round they declined; a decliner of an earlier
+ * round may be, when still among the nearest (issue #47: the nearest help may have come free).
+ */
+export function mayBeAsked(previous: Pick<DispatchOfferRow, 'status' | 'round'> | undefined, round: number): boolean {
+  if (!previous) return true;
+  if (previous.status === 'pending' || previous.status === 'accepted') return false;
+  return !(previous.status === 'declined' && Number(previous.round) >= round);
 }
 
 /** The first round's search: offerRound's for round 1, so candidates read with the insert are the ones it would read. */

@@ -5,7 +5,7 @@ import type { Offer } from '../../shared/schemas/responders.ts';
 import type { EventDeps } from '../events/service.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { transitionIncident } from '../incidents/lifecycle.ts';
+import { recordIncidentEntry, transitionIncident } from '../incidents/lifecycle.ts';
 import { representIncident, withIncident } from './engine.ts';
 import { greatCircleKm } from '../geo.ts';
 import { inTransaction } from '../db/schema.ts';
@@ -24,6 +24,8 @@ import {
   recordResponderLocation,
   setResponderAvailable,
   withdrawOtherOffers,
+  declineWithReason,
+  withdrawOffersOf,
 } from './store.ts';
 
 /** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
@@ -123,15 +125,37 @@ export async function acceptOffer(db: Executor, deps: EventDeps, responder: Resp
   });
 }
 
-export async function declineOffer(db: Executor, deps: EventDeps, responder: ResponderRow, offerId: string) {
+/**
+ * Declines an offer, with why: a timeline entry (who, when, why) and an `incident.offer_declined`
+ * event, while the incident is active. The decliner may be asked again in a later round.
+ */
+export async function declineOffer(db: Executor, deps: EventDeps, responder: ResponderRow, offerId: string, reason?: string) {
   const offer = await findOffer(db, offerId, responder.responder_id);
   if (!offer) throw notFound('Offer');
   if (offer.status === 'declined') return { offer_id: offerId, status: 'declined' as const };
-  if (!(await answerOffer(db, offerId, 'declined', deps.clock.now().toISOString()))) {
-    const now = await findOffer(db, offerId, responder.responder_id);
-    throw conflict(`Offer is already ${now?.status ?? offer.status}`);
-  }
-  return { offer_id: offerId, status: 'declined' as const };
+  return withIncident(db, offer.incident_id, async (trx, incident) => {
+    const at = deps.clock.now().toISOString();
+    if (!(await declineWithReason(trx, offerId, reason ?? null, at))) {
+      const now = await findOffer(trx, offerId, responder.responder_id);
+      if (now?.status === 'declined') return { offer_id: offerId, status: 'declined' as const };
+      throw conflict(`Offer is already ${now?.status ?? offer.status}`);
+    }
+    if (OPEN_FOR_ACCEPTANCE.has(incident.status)) {
+      await recordIncidentEntry(trx, deps, incident, {
+        event: 'offer_declined',
+        message: `Declined by ${responder.name}${reason ? `: ${reason}` : ' (no reason given)'}`,
+        type: 'incident.offer_declined',
+        extra: { declined: { responder_name: responder.name, reason: reason ?? null, at } },
+        represent: representIncident(incident),
+      });
+    }
+    return { offer_id: offerId, status: 'declined' as const };
+  });
+}
+
+/** A suspended or retired responder is offered nothing more: their open offers are withdrawn. */
+export async function withdrawOpenOffersOf(db: Executor, responderId: string, at: string): Promise<void> {
+  await withdrawOffersOf(db, responderId, at);
 }
 
 function assignedIncident(responder: ResponderRow, incident: IncidentRow) {
@@ -181,6 +205,8 @@ export async function resolveAssigned(
     assignedIncident(responder, incident);
     // A retry from a phone whose first answer was lost: the same answer again, not a 409.
     if (incident.status === 'resolved' && incident.resolution_outcome === outcome) return viewWithEstate(trx, incident);
+    // A responder closes from the scene only; a controller closes from any active status (operations/).
+    if (incident.status !== 'on_scene' && incident.status !== 'resolved' && incident.status !== 'cancelled') throw conflict(`Incident cannot go from ${incident.status} to resolved`);
     await transitionIncident(trx, deps, incident, 'resolved', {
       message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
       changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },

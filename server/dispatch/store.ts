@@ -31,6 +31,8 @@ export const respondersInBoxQuery = (db: Executor, p: RespondersSearch) =>
     .selectAll()
     .where('environment', '=', p.environment)
     .where('status', '=', 'active')
+    // Only verified responders are offered incidents: not an applicant, not one suspended (issue #47).
+    .where('standing', '=', 'verified')
     .where('available', '=', 1)
     .where('latitude', '>=', p.minLat)
     .where('latitude', '<=', p.maxLat)
@@ -66,9 +68,43 @@ export async function withdrawOtherOffers(db: Executor, responderId: string, kee
     .execute();
 }
 
-export async function offeredResponderIds(db: Executor, incidentId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('dispatch_offers').select('responder_id').where('incident_id', '=', incidentId).execute();
-  return new Set(rows.map((row) => row.responder_id));
+/** Every offer of an incident so far (one row per responder: a reopened offer keeps its row). */
+export function offersOfIncident(db: Executor, incidentId: string): Promise<DispatchOfferRow[]> {
+  return db.selectFrom('dispatch_offers').selectAll().where('incident_id', '=', incidentId).orderBy('offered_at').execute();
+}
+
+/**
+ * Asks a responder again who was offered the incident before (declined, lost or withdrawn): the
+ * row is reopened under a new offer id, so a phone never answers the old one by mistake.
+ */
+export async function reopenOffer(db: Executor, offer: DispatchOfferRow): Promise<void> {
+  await db
+    .updateTable('dispatch_offers')
+    .set({ offer_id: offer.offer_id, round: offer.round, status: 'pending', distance_km: offer.distance_km, offered_at: offer.offered_at, answered_at: null, offered_by: offer.offered_by ?? null, decline_reason: null })
+    .where('incident_id', '=', offer.incident_id)
+    .where('responder_id', '=', offer.responder_id)
+    .where('status', '!=', 'pending')
+    .execute();
+}
+
+/** A manual offer, to a responder never offered the incident before. */
+export async function insertOffer(db: Executor, offer: DispatchOfferRow): Promise<void> {
+  await db.insertInto('dispatch_offers').values(offer).execute();
+}
+
+export async function declineWithReason(db: Executor, offerId: string, reason: string | null, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('dispatch_offers')
+    .set({ status: 'declined', answered_at: at, decline_reason: reason })
+    .where('offer_id', '=', offerId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A suspended or retired responder's open offers are withdrawn. */
+export async function withdrawOffersOf(db: Executor, responderId: string, at: string): Promise<void> {
+  await db.updateTable('dispatch_offers').set({ status: 'withdrawn', answered_at: at }).where('responder_id', '=', responderId).where('status', '=', 'pending').execute();
 }
 
 /**

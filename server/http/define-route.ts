@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Role } from '../../shared/schemas/console.ts';
+import type { StaffRole } from '../../shared/schemas/staff.ts';
 import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
 import type { Db, Executor } from '../db/schema.ts';
 import { idempotencyHeader, json } from './responses.ts';
@@ -15,13 +16,16 @@ export type IdempotentAnswer = 'plain' | 'answer-holds-secret';
 
 /**
  * Who may call a route: an API key holding the scope (or a console person whose role allows it),
- * a responder's token, a console person alone (`person`: people, sessions), or anyone.
+ * a responder's token, a console person alone (`person`: people, sessions), one of the service's
+ * own staff (`staff`: the operations centre, /v1/staff), or anyone.
  */
-export type Access = Scope | 'responder' | 'person' | 'public';
+export type Access = Scope | 'responder' | 'person' | 'staff' | 'public';
 
 export interface GuardOptions {
   /** A person may call the route only with one of these roles (default: by the role's scopes, server/auth/permissions.ts). */
   roles?: readonly Role[];
+  /** A `staff` route: the staff roles that may call it (default: every staff role). */
+  staffRoles?: readonly StaffRole[];
   /**
    * Requests the plan's budget never refuses (an SOS): still authenticated and scope-checked,
    * counted in the window while it has room, and let through when it is full.
@@ -131,6 +135,8 @@ export interface RouteWiring {
   idempotent?: (answer: IdempotentAnswer) => RequestHandler;
   /** A signed-in console person (`person` routes), with the roles the route allows. */
   person?: (options: GuardOptions | undefined) => RequestHandler;
+  /** A signed-in member of the service's staff (`staff` routes), with the staff roles the route allows. */
+  staff?: (options: GuardOptions | undefined) => RequestHandler;
   /** Records every successful change by a key or a person (server/audit/). */
   audit?: (route: RouteDefinition<never>) => RequestHandler;
 }
@@ -168,6 +174,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
     const chain: RequestHandler[] = [];
     if (route.access === 'responder') chain.push(required(wiring.responder, 'responder authentication', route));
     else if (route.access === 'person') chain.push(required(wiring.person, 'console sessions', route)(route.guardOptions));
+    else if (route.access === 'staff') chain.push(required(wiring.staff, 'staff sessions', route)(route.guardOptions));
     else if (route.access !== 'public') chain.push(required(wiring.guard, 'a guard', route)(route.access, route.guardOptions));
     const precheck = route.precheck?.bind(route);
     if (precheck) {
@@ -178,7 +185,7 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
     }
     if (route.idempotent) chain.push(required(wiring.idempotent, 'idempotency', route)(route.idempotent === true ? 'plain' : route.idempotent));
     // After idempotency: a replay is not a change; the entry commits in the request's transaction.
-    if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && route.audited !== false && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
+    if (route.method !== 'get' && route.access !== 'public' && route.access !== 'responder' && route.access !== 'staff' && route.audited !== false && wiring.audit) chain.push(wiring.audit(route as RouteDefinition<never>));
     const routeDb = route.lane === 'reads' && wiring.readDb ? () => wiring.readDb! : () => required(wiring.db, 'the database', route);
     chain.push(async (req, res) => {
       const params = route.params && parseInput(route.params, req.params, 'params');
@@ -200,6 +207,8 @@ function operationOf(route: RouteDefinition<never>): ZodOpenApiOperationObject {
       ? undefined
       : route.access === 'person'
         ? `Console session (cookie)${route.guardOptions?.roles ? `; roles ${route.guardOptions.roles.join(', ')}` : ''}.`
+        : route.access === 'staff'
+          ? `Staff session (cookie, second step passed); ${route.guardOptions?.staffRoles ? `staff roles ${route.guardOptions.staffRoles.join(', ')}` : 'every staff role'}.`
         : route.guardOptions?.anyScopeOf
           ? `Any of the scopes ${[route.access, ...route.guardOptions.anyScopeOf].map((scope) => `\`${scope}\``).join(', ')}.`
           : `Scope \`${route.access}\`.`;

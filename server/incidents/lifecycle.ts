@@ -11,12 +11,16 @@ import { appendTimelineRow, updateIncidentAtVersion } from './store.ts';
  */
 export const INCIDENT_TRANSITIONS: Record<IncidentStatus, readonly IncidentStatus[]> = {
   created: ['dispatching', 'cancelled'],
-  dispatching: ['assigned', 'escalated', 'cancelled'],
-  assigned: ['responding', 'cancelled'],
-  responding: ['on_scene', 'cancelled'],
+  // → resolved from any active status but created: a Tsaro controller closes a case with an
+  // outcome however far it got (issue #47; a responder still resolves only from on_scene,
+  // dispatch/responder-actions.ts).
+  dispatching: ['assigned', 'escalated', 'resolved', 'cancelled'],
+  // → dispatching: a controller stands the assigned responder down and sends it back (reassign).
+  assigned: ['responding', 'dispatching', 'resolved', 'cancelled'],
+  responding: ['on_scene', 'dispatching', 'resolved', 'cancelled'],
   on_scene: ['resolved', 'cancelled'],
-  escalated: ['assigned', 'unresponsive', 'cancelled'],
-  unresponsive: ['assigned', 'cancelled'],
+  escalated: ['assigned', 'unresponsive', 'resolved', 'cancelled'],
+  unresponsive: ['assigned', 'resolved', 'cancelled'],
   resolved: [],
   cancelled: [],
 };
@@ -121,6 +125,34 @@ export interface TransitionOptions {
  * status), bumps `version`, appends the timeline entry and writes the event, all with the
  * caller's transaction.
  */
+/**
+ * An entry that is not a status change (a responder's decline, a controller's action): at the
+ * current status, with a new version, the timeline entry and its event of its own type (the
+ * incident and `extra`), in the caller's transaction. Terminal statuses: 409.
+ */
+export async function recordIncidentEntry(
+  trx: Executor,
+  deps: EventDeps,
+  incident: IncidentRow,
+  entry: {
+    event: TimelineEventName;
+    message: string;
+    type: EventType;
+    extra: Record<string, unknown>;
+    changes?: Partial<IncidentRow>;
+    represent: (trx: Executor, incidentId: string) => Promise<unknown>;
+  },
+): Promise<void> {
+  const status = incident.status as IncidentStatus;
+  if (INCIDENT_TRANSITIONS[status].length === 0) throw conflict(`Incident is already ${status}`);
+  const at = deps.clock.now().toISOString();
+  const changed = await updateIncidentAtVersion(trx, incident.incident_id, Number(incident.version), { ...entry.changes, version: Number(incident.version) + 1, updated_at: at });
+  if (!changed) throw new StaleIncidentError();
+  await appendTimelineRow(trx, { incident_id: incident.incident_id, status, event: entry.event, message: entry.message, timestamp: at });
+  const data = (await entry.represent(trx, incident.incident_id)) as Record<string, unknown>;
+  await appendEvent(trx, deps, { organizationId: incident.organization_id, environment: incident.environment, type: entry.type, resourceId: incident.incident_id, data: { ...data, ...entry.extra } });
+}
+
 export async function transitionIncident(
   trx: Executor,
   deps: EventDeps,

@@ -25,6 +25,7 @@ import {
 } from './credentials.ts';
 import { rowToPerson, SESSION_MAX_MS, type LiveSession } from './session.ts';
 import * as store from './store.ts';
+import { isStaffEmail, STAFF_EMAIL_REFUSED } from '../staff/accounts.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 /** An invitation link works once, for 7 days (CONTRACT.md). */
@@ -147,6 +148,8 @@ async function makeInvitation(
 export async function invitePerson(deps: InviteDeps, input: { organizationId: string; email: string; role: Role; name?: string | null; inviter: Inviter; siteIds?: readonly string[] | null }) {
   assertMayManage(input.inviter, input.role, 'invite');
   assertSitesFitRole(input.role, input.siteIds);
+  // Tsaro's staff are accounts of their own (issue #47): never also a partner's member.
+  if (await isStaffEmail(deps.db, input.email)) throw conflict(STAFF_EMAIL_REFUSED(input.email));
   const existing = await store.findPersonByEmail(deps.db, input.email);
   if (existing && (await store.findPerson(deps.db, input.organizationId, existing.person_id))) throw conflict(`${input.email} is already in this organization: issue a reset link instead`);
   // Someone of another organization is invited as anyone is, and joins with the sign-in they
@@ -217,6 +220,7 @@ async function stageAfterPassword(db: Executor, person: PersonRow): Promise<stri
 /** Joining (a new person) or a reset (new password, no phone yet, every session ended): a session starts. */
 export async function acceptInvitation(deps: PeopleDeps, token: string, input: { password: string; name?: string }, meta: SessionMeta) {
   const invited = await invitationByToken(deps, token);
+  if (await isStaffEmail(deps.db, invited.email)) throw conflict(STAFF_EMAIL_REFUSED(invited.email));
   // Someone with a sign-in already (a member of another organization) joins with it: their
   // password proves it is them, and nothing of their sign-in changes (issue #34).
   const signedUp = invited.kind === 'join' ? await store.findPersonByEmail(deps.db, invited.email) : undefined;

@@ -53,7 +53,7 @@ function stepDue(live: LiveSession): string {
   return `${live.organization.name} asks for the second step of its ${live.person.role}s, and this session has not passed it: ${step}`;
 }
 
-function cookieToken(req: Request): string | undefined {
+export function cookieToken(req: Request): string | undefined {
   const header = req.get('cookie');
   if (!header) return undefined;
   for (const part of header.split(';')) {

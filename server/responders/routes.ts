@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AvailabilityRequest,
+  DeclineRequest,
   Offer,
   OffersQuery,
   ProgressRequest,
@@ -110,16 +111,18 @@ export const responderRouteList = [
     path: '/offers/:offerId/decline',
     access: 'responder',
     params: OfferParams,
+    body: DeclineRequest,
     operationId: 'declineOffer',
-    summary: 'Decline an offer',
+    summary: 'Decline an offer, saying why',
+    description: 'The reason is shown in the incident\'s timeline. A decliner may be asked again in a later round (after escalation), when still among the nearest.',
     responses: {
       200: { description: 'Declined', ...json(z.object({ offer: z.object({ offer_id: z.string(), status: z.literal('declined') }) })) },
       404: error('No such offer'),
       409: error('Already answered'),
       ...authErrors,
     },
-    async handler({ params }, req, res, deps) {
-      res.json({ offer: await declineOffer(deps.db, deps, responderOf(req), params.offerId) });
+    async handler({ params, body }, req, res, deps) {
+      res.json({ offer: await declineOffer(deps.db, deps, responderOf(req), params.offerId, body.reason) });
     },
   }),
   route({

@@ -24,7 +24,13 @@ export class ResponderInputError extends Error {
 }
 
 /** Adds a responder to the network, available at the given place; the token is shown once. */
-export async function addResponder(db: Executor, clock: Clock, input: NewResponderInput): Promise<{ responder: Responder; token: string }> {
+export async function addResponder(
+  db: Executor,
+  clock: Clock,
+  input: NewResponderInput,
+  /** The roster's columns (a network admin's applicant: `standing: 'applied'` and a profile); default a verified responder. */
+  roster: Partial<ResponderRow> = {},
+): Promise<{ responder: Responder; token: string }> {
   const parsed = NewResponderInput.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -48,6 +54,7 @@ export async function addResponder(db: Executor, clock: Clock, input: NewRespond
     location_at: at,
     created_at: at,
     updated_at: at,
+    ...roster,
   };
   await insertResponder(db, row);
   return { responder: rowToResponder(row), token };
@@ -90,4 +97,9 @@ export async function responderByTokenHash(db: Executor, tokenHash: string): Pro
 export async function recentAssignments(db: Executor, clock: Clock, responderId: string): Promise<ResponderIncident[]> {
   const since = new Date(clock.now().getTime() - DAY_MS).toISOString();
   return responderAssignments(db, responderId, since);
+}
+
+/** A responder's row by id (the operations centre's manual offer checks its standing). */
+export function responderById(db: Executor, responderId: string): Promise<ResponderRow | undefined> {
+  return findResponderById(db, responderId);
 }

@@ -21,7 +21,8 @@ export function listResponderRows(db: Executor, environment?: string): Promise<R
 }
 
 export async function markResponderDeactivated(db: Executor, responderId: string, at: string): Promise<void> {
-  await db.updateTable('responders').set({ status: 'deactivated', available: 0, updated_at: at }).where('responder_id', '=', responderId).execute();
+  // Deactivating is retiring (CONTRACT.md): the standing says so too.
+  await db.updateTable('responders').set({ status: 'deactivated', available: 0, standing: 'retired', standing_by: 'operator', standing_at: at, updated_at: at }).where('responder_id', '=', responderId).execute();
 }
 
 export async function recordAvailability(
@@ -35,4 +36,26 @@ export async function recordAvailability(
     .set({ available: report.available ? 1 : 0, latitude: report.latitude, longitude: report.longitude, location_at: at, updated_at: at })
     .where('responder_id', '=', responderId)
     .execute();
+}
+
+export async function updateResponderRow(db: Executor, responderId: string, changes: Partial<Omit<ResponderRow, 'responder_id'>>): Promise<void> {
+  await db.updateTable('responders').set(changes).where('responder_id', '=', responderId).execute();
+}
+
+export function listRosterRows(db: Executor, filter: { standing?: string; environment?: string }): Promise<ResponderRow[]> {
+  let query = db.selectFrom('responders').selectAll().orderBy('created_at').orderBy('responder_id');
+  if (filter.environment) query = query.where('environment', '=', filter.environment);
+  if (filter.standing) query = query.where('standing', '=', filter.standing);
+  return query.execute();
+}
+
+/** Verified responders whose licence expired before `date` (YYYY-MM-DD). */
+export function verifiedWithLicenceBefore(db: Executor, date: string): Promise<ResponderRow[]> {
+  return db.selectFrom('responders').selectAll().where('standing', '=', 'verified').where('licence_expires', '<', date).execute();
+}
+
+/** Changes a verified responder's standing; false when it is no longer verified (another host got there first). */
+export async function suspendIfVerified(db: Executor, responderId: string, changes: Partial<Omit<ResponderRow, 'responder_id'>>): Promise<boolean> {
+  const result = await db.updateTable('responders').set(changes).where('responder_id', '=', responderId).where('standing', '=', 'verified').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -21,6 +21,12 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       'incident.cancelled': 'cancelled',
       'incident.note_added': 'dispatching',
       'incident.responder_location': 'responding',
+      'incident.offer_declined': 'dispatching',
+      'incident.control_taken': 'escalated',
+      'incident.control_offered': 'escalated',
+      'incident.control_reassigned': 'dispatching',
+      'incident.control_note': 'escalated',
+      'incident.control_closed': 'resolved',
     };
     const status = statuses[type]!;
     const assigned = status === 'assigned' || status === 'responding' || status === 'resolved';
@@ -30,7 +36,11 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
         ? { note: { message: 'A test note: no one needs help.', timestamp: at } }
         : type === 'incident.responder_location'
           ? { responder_location: { latitude: 6.521, longitude: 3.381, eta_minutes: 5, reported_at: at } }
-          : {};
+          : type === 'incident.offer_declined'
+            ? { declined: { responder_name: 'Test Responder', reason: 'A test: too far', at } }
+            : type.startsWith('incident.control_')
+              ? { control: { action: type.slice('incident.control_'.length), by: 'Tsaro control (Test)', message: 'A test: no one needs help.', at } }
+              : {};
     return {
       ...extra,
       incident_id: 'inc_TEST0000000000000000000000',

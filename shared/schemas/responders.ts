@@ -50,6 +50,11 @@ export const ResolveRequest = nullMeansAbsent(z.strictObject({
   }))
   .meta({ id: 'ResponderResolveRequest' });
 
+export const DeclineRequest = nullMeansAbsent(z.strictObject({
+    reason: z.string().trim().min(1).max(200).optional().meta({ description: 'Why: too far, no fuel, already helping someone. Shown in the incident\'s timeline to the partner and the controller' }),
+  }))
+  .meta({ id: 'ResponderDeclineRequest' });
+
 export const OffersQuery = z.object({
   wait: queryNumber(z.int().min(0).max(30)).default(0).meta({ description: 'Long poll: hold up to this many seconds until an offer arrives' }),
 });

@@ -18,13 +18,28 @@ export const WEBHOOK_EVENT_TYPES = [
   'kiosk.online',
   'incident.note_added',
   'incident.responder_location',
+  'incident.offer_declined',
+  'incident.control_taken',
+  'incident.control_offered',
+  'incident.control_reassigned',
+  'incident.control_note',
+  'incident.control_closed',
 ] as const;
 /**
  * Types beyond the reference's that a webhook endpoint receives only when it names them exactly,
  * never through `incident.*` or `*`: partners subscribed to a wildcard keep receiving exactly the
  * reference's types. `GET /events` and the event stream show them like any other type.
  */
-export const EXACT_NAME_EVENT_TYPES: readonly string[] = ['incident.note_added', 'incident.responder_location'];
+export const EXACT_NAME_EVENT_TYPES: readonly string[] = [
+  'incident.note_added',
+  'incident.responder_location',
+  'incident.offer_declined',
+  'incident.control_taken',
+  'incident.control_offered',
+  'incident.control_reassigned',
+  'incident.control_note',
+  'incident.control_closed',
+];
 export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });
 export const EventSubscription = z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_WILDCARDS]).meta({
@@ -107,7 +122,7 @@ export const Event = z
     test: z.literal(true).optional().meta({ description: 'Present on a test event sent with `POST /webhook-endpoints/{endpointId}/test`: sample data, no real resource' }),
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        'The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}`',
+        'The REST representation of the resource (incident, access code, access log). `incident.note_added` adds `note` `{message, timestamp}`; `incident.responder_location` adds `responder_location` `{latitude, longitude, eta_minutes, reported_at}`; `incident.offer_declined` adds `declined` `{responder_name, reason, at}`; `incident.control_*` add `control` `{action, by, message, at}` (`by`: "Tsaro control (Kemi)")',
     }),
   })
   .meta({ id: 'Event', description: 'The envelope every webhook delivers, and the event log lists' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_BASE, RESPONDER_API_BASE } from '../../server/app.ts';
+import { STAFF_API_BASE } from '../../server/staff-api.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** What router 2.3's `listRoutes()` answers (Express 5.3's `app.router`). */
@@ -37,6 +38,7 @@ const NOT_OPERATIONS = [
   `GET ${API_BASE}/docs`,
   `GET ${API_BASE}/docs/assets/reference.css`,
   `GET ${RESPONDER_API_BASE}/openapi.json`,
+  `GET ${STAFF_API_BASE}/openapi.json`,
 ];
 
 const under = (base: string) => (route: string) => route.split(' ')[1]!.startsWith(`${base}/`);
@@ -145,8 +147,17 @@ describe('every route is in the OpenAPI document, and every documented operation
     expect(new Set(apiRoutes)).toEqual(new Set(documentedRoutes(document, RESPONDER_API_BASE)));
   });
 
+  it('the staff API serves exactly the operations of its own /openapi.json', async () => {
+    const document = (await (await fetch(`${server.baseUrl.replace(API_BASE, STAFF_API_BASE)}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const apiRoutes = served.filter(under(STAFF_API_BASE)).filter((route) => !NOT_OPERATIONS.includes(route));
+    expect(apiRoutes.length).toBeGreaterThan(14);
+    expect(new Set(apiRoutes)).toEqual(new Set(documentedRoutes(document, STAFF_API_BASE)));
+  });
+
   it("nothing else is served but the responder web app, the console, / sending people to the console, and the SMS gateway's delivery reports", () => {
-    const elsewhere = served.filter((route) => !under(API_BASE)(route) && !under(RESPONDER_API_BASE)(route));
+    const elsewhere = served.filter((route) => !under(API_BASE)(route) && !under(RESPONDER_API_BASE)(route) && !under(STAFF_API_BASE)(route));
     // The delivery reports are Kannel's to call (docs/operations.md), with a token per text, not a partner's.
     expect(served.filter(under('/v1/hooks'))).toEqual(['GET /v1/hooks/kannel/dlr']);
     const apps = ['/responder', '/console', '/v1/hooks'];

@@ -657,4 +657,39 @@ describe('migrations', () => {
     await db.insertInto('entry_point_names').values(former).execute();
     await expect(db.insertInto('entry_point_names').values(former).execute()).rejects.toThrow();
   });
+  it('0047-staff keeps staff apart: one account per email, sessions of their own, and an empty service audit log', async () => {
+    const db = await fresh();
+    const now = '2026-11-22T10:00:00.000Z';
+    expect(await migrateToLatest(db, through('0047-staff'))).toContain('0047-staff');
+    const member = { staff_id: 'stf_1', email: 'kemi@tsaro.example', name: 'Kemi', role: 'controller', password_hash: null, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, created_at: now, updated_at: now, last_active_at: null };
+    await db.insertInto('staff').values(member).execute();
+    await expect(db.insertInto('staff').values({ ...member, staff_id: 'stf_2' }).execute()).rejects.toThrow();
+    // A TOTP step of a 30-second epoch fits (bigint on PostgreSQL).
+    await db.updateTable('staff').set({ totp_last_step: 59_000_000 }).where('staff_id', '=', 'stf_1').execute();
+    expect(await db.selectFrom('service_audit_log').selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom('staff_sessions').selectAll().execute()).toEqual([]);
+  });
+
+  it('0048-responder-roster makes every responder from before verified (a deactivated one retired) with an empty profile', async () => {
+    const db = await fresh();
+    const now = '2026-11-22T10:00:00.000Z';
+    await migrateToLatest(db, through(before('0048-responder-roster')));
+    const responder = (id: string, status: string) => ({ responder_id: id, environment: 'live', name: id, phone: '+2348030000000', token_hash: `h_${id}`, token_hint: 'rtk_…0000', status, available: 1, latitude: 6.5, longitude: 3.4, location_at: now, created_at: now, updated_at: now });
+    await db.insertInto('responders').values([responder('rsp_on', 'active'), responder('rsp_off', 'deactivated')] as never).execute();
+    expect(await migrateToLatest(db, through('0048-responder-roster'))).toEqual(['0048-responder-roster']);
+    const rows = await db.selectFrom('responders').select(['responder_id', 'standing', 'skills', 'licence_expires']).orderBy('responder_id').execute();
+    expect(rows).toEqual([
+      { responder_id: 'rsp_off', standing: 'retired', skills: '[]', licence_expires: null },
+      { responder_id: 'rsp_on', standing: 'verified', skills: '[]', licence_expires: null },
+    ]);
+  });
+
+  it('0049-manual-dispatch adds the owning controller to incidents, and who made an offer and why it was declined', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through('0049-manual-dispatch'));
+    const incident = await db.selectFrom('incidents').select(['controller_id', 'controller_name', 'controller_taken_at']).executeTakeFirst();
+    expect(incident).toBeUndefined();
+    const offer = await db.selectFrom('dispatch_offers').select(['offered_by', 'decline_reason']).executeTakeFirst();
+    expect(offer).toBeUndefined();
+  });
 });

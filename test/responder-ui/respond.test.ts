@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { joinStaff } from '../support/staff.ts';
 import { keepScreenshot, PHONE, partnerEvents, partnerView, reportIncident, startResponderStack, type Phone, type ResponderStack } from './support/stack.ts';
 
 /** A smaller phone, as many responders carry (issue #48's screenshots). */
@@ -181,6 +182,38 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     for (const step of ['assigned', 'responding', 'on_scene', 'resolved']) expect(events.filter((event) => event === step)).toHaveLength(1);
     expect((await partnerEvents(stack.partner, incident.incident_id)).filter((event) => STEPS_SEEN_BY_PARTNER.includes(event))).toEqual(STEPS_SEEN_BY_PARTNER);
     expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident).toMatchObject({ resolution_outcome: 'false_alarm', responder: { eta_minutes: 0 } });
+    await phone.context.close();
+  });
+
+  it('a decline says why in one press, and the partner reads who and why in the timeline', async () => {
+    const phone = await stack.addPhone('Bola Adeyemi', '+2348030000103');
+    const page = await signInAndGoOnDuty(stack, phone);
+    const incident = await reportIncident(stack.partner);
+    await page.getByTestId('screen-offer').waitFor({ timeout: 10_000 });
+    await page.getByTestId('offer-decline').click();
+    await page.getByRole('group', { name: 'Why are you declining?' }).getByRole('button', { name: 'Vehicle problem' }).click();
+    await page.getByTestId('screen-offer').waitFor({ state: 'detached', timeout: 10_000 });
+    await expect
+      .poll(async () => ((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident.timeline as { message: string }[]).map((entry) => entry.message), { timeout: 15_000 })
+      .toContain('Declined by Bola Adeyemi: Vehicle problem');
+    await phone.context.close();
+  });
+
+  it('stood down by Tsaro control, the phone says so and is free for the next incident', async () => {
+    // In Abuja, away from the phones of the tests before, still on duty in Lekki.
+    const abuja = { latitude: 9.0765, longitude: 7.4986 };
+    const phone = await stack.addPhone('Femi Standsdown', '+2348030000104', abuja);
+    const page = await signInAndGoOnDuty(stack, phone);
+    const incident = await reportIncident(stack.partner, { location: { coordinates: [abuja.longitude + 0.01, abuja.latitude], address: 'Wuse 2, Abuja' } });
+    await page.getByTestId('screen-offer').waitFor({ timeout: 10_000 });
+    await page.getByTestId('offer-accept').click();
+    await partnerSees(stack, incident.incident_id, 'assigned');
+    await page.getByTestId('screen-incident').waitFor({ timeout: 10_000 });
+    const controller = await joinStaff(stack.server, 'controller', 'Kemi Adeyemi');
+    expect((await controller.browser.post(`/incidents/${incident.incident_id}/reassign`, { reason: 'Wrong side of the lagoon' })).status).toBe(200);
+    await page.getByTestId('notice-stood-down').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('notice-stood-down').textContent()).toContain('Stood down by Tsaro control');
+    await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
     await phone.context.close();
   });
 });

@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTypes, SCHEMA_FILE } from '../../clients/typescript/scripts/generate-types.ts';
 import { generateResponderTypes, RESPONDER_SCHEMA_FILE } from '../../responder-app/generate-types.ts';
+import { generateStaffTypes, STAFF_SCHEMA_FILE } from '../../console/generate-staff-types.ts';
 import { expectErrorBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /** The TypeScript client (clients/typescript) against the real server. */
@@ -44,6 +45,7 @@ describe('@tsaro/client', () => {
 
   it("the responder app's checked-in types are what openapi-typescript makes of the responder API's document (run `npm run client:types`)", async () => {
     expect(readFileSync(RESPONDER_SCHEMA_FILE, 'utf8') === (await generateResponderTypes()), 'responder-app/src/schema.ts is stale: npm run client:types').toBe(true);
+    expect(readFileSync(STAFF_SCHEMA_FILE, 'utf8') === (await generateStaffTypes()), 'console/src/operations/schema.ts is stale: npm run client:types').toBe(true);
   });
 
   it('typed calls: numbers for numbers in the threat queries, and the answer typed from the document', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arriveView, assignView, boardOrder, incidentOf, laneOf, needsAcknowledgement, newer, onBoard, type Incident } from '../../console/src/live/incidents.ts';
+import { arriveView, assignView, boardOrder, handledByTsaro, incidentOf, laneOf, needsAcknowledgement, newer, onBoard, type Incident } from '../../console/src/live/incidents.ts';
 
 const T0 = Date.parse('2026-11-26T10:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
@@ -90,5 +90,15 @@ describe("the board's clock", () => {
     expect(clock(3_723_000)).toBe('1:02:03');
     expect(clock(5 * 86_400_000 + 3 * 3_600_000 + 59_000)).toBe('5 d 3 h');
     expect(clock(-5)).toBe('0:00');
+  });
+});
+
+describe('who at Tsaro handles an incident', () => {
+  it('is the last controller who took it, named as the timeline names them, until it ends', () => {
+    const taken = (name: string, seconds: number) => ({ status: 'escalated' as const, event: 'control_taken' as const, message: `Tsaro control (${name}) is handling it`, timestamp: at(seconds) });
+    expect(handledByTsaro(incident())).toBeNull();
+    const handled = incident({ status: 'escalated', timeline: [...incident().timeline, taken('Kemi', 70), taken('Bisi', 90)] });
+    expect(handledByTsaro(handled)).toBe('Tsaro control (Bisi)');
+    expect(handledByTsaro({ ...handled, status: 'resolved', resolved_at: at(120) })).toBeNull();
   });
 });

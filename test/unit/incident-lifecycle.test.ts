@@ -13,12 +13,17 @@ describe('incident lifecycle table', () => {
     ['escalated', 'unresponsive'],
     ['escalated', 'assigned'],
     ['unresponsive', 'assigned'],
+    ['assigned', 'dispatching'],
+    ['responding', 'dispatching'],
+    ['dispatching', 'resolved'],
+    ['escalated', 'resolved'],
   ] as const)('allows %s → %s (reference and contract)', (from, to) => {
     expect(canTransition(from, to)).toBe(true);
   });
 
   it.each([
-    ['dispatching', 'resolved'],
+    ['created', 'resolved'],
+    ['on_scene', 'dispatching'],
     ['created', 'assigned'],
     ['assigned', 'on_scene'],
     ['resolved', 'cancelled'],

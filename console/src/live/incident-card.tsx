@@ -5,7 +5,7 @@ import { Link } from '../router.tsx';
 import { SiteCallList } from '../sites/call-list.tsx';
 import type { Site } from '../sites/site-choice.ts';
 import { CATEGORY_TEXT, SEVERITY_TEXT, STATUS_TEXT, whereOf } from './incident-words.ts';
-import { arriveView, assignView, clock, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
+import { arriveView, assignView, clock, handledByTsaro, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
 
 
 /** One incident on the board: what, where, how long, who to call, and what it waits for. */
@@ -32,6 +32,7 @@ export function IncidentCard({
   const [busy, setBusy] = useState(false);
   const attention = needsAcknowledgement(incident);
   const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
+  const handledBy = handledByTsaro(incident);
   const assign = assignView(incident, now, covered);
   const arrive = arriveView(incident, now);
   const fresh = unseen && laneOf(incident.status) === 'new';
@@ -74,6 +75,12 @@ export function IncidentCard({
           <>
             <dt>Responder</dt>
             <dd>{incident.responder.name}</dd>
+          </>
+        )}
+        {handledBy && (
+          <>
+            <dt>Handled by</dt>
+            <dd data-testid="handled-by">{handledBy}</dd>
           </>
         )}
       </dl>

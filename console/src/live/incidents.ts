@@ -51,6 +51,16 @@ export function newer(current: Incident | undefined, next: Incident): Incident {
   return current && current.version > next.version ? current : next;
 }
 
+/**
+ * Who at Tsaro is handling the incident: the last controller who took it ("Tsaro control
+ * (Kemi)", their timeline entry's message names them), while it is active; null otherwise.
+ */
+export function handledByTsaro(incident: Incident): string | null {
+  if (incident.resolved_at || incident.cancelled_at) return null;
+  const taken = incident.timeline.findLast((entry) => entry.event === 'control_taken');
+  return taken ? (/^Tsaro control \([^)]*\)/.exec(taken.message)?.[0] ?? null) : null;
+}
+
 /** Escalated or unresponsive, and nobody has acknowledged it since it became so. */
 export function needsAcknowledgement(incident: Incident): boolean {
   if (incident.status !== 'escalated' && incident.status !== 'unresponsive') return false;

@@ -1,6 +1,10 @@
+import { useState } from 'react';
 import type { Offer } from '../api.ts';
 import { EstateLine } from './estate.tsx';
 import { bearingDegrees, compassPoint, type Position } from '../state.ts';
+
+/** The reasons a responder gives in one press (issue #47: a decline says why, and who may be asked again). */
+const DECLINE_REASONS = ['Too far', 'On another call', 'Vehicle problem', 'Not safe for me alone'] as const;
 
 const label = (text: string) => text.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 
@@ -11,8 +15,9 @@ function timeLeft(answerBy: string | null, now: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')} left to accept`;
 }
 
-export function OfferScreen(props: { offer: Offer; from: Position | { latitude: number; longitude: number } | null; now: number; onAccept: () => void; onDecline: () => void }) {
+export function OfferScreen(props: { offer: Offer; from: Position | { latitude: number; longitude: number } | null; now: number; onAccept: () => void; onDecline: (reason?: string) => void }) {
   const { offer } = props;
+  const [choosing, setChoosing] = useState(false);
   const [longitude, latitude] = offer.incident.location.coordinates;
   const bearing = props.from ? bearingDegrees(props.from, { latitude, longitude }) : null;
   return (
@@ -41,14 +46,28 @@ export function OfferScreen(props: { offer: Offer; from: Position | { latitude: 
       <p className="countdown" data-testid="offer-time-left">
         {timeLeft(offer.answer_by, props.now)}
       </p>
-      <div className="answers">
-        <button type="button" className="big accept" onClick={props.onAccept} data-testid="offer-accept">
-          Accept
-        </button>
-        <button type="button" className="big decline" onClick={props.onDecline} data-testid="offer-decline">
-          Decline
-        </button>
-      </div>
+      {choosing ? (
+        // Why, in one press: the partner and Tsaro's controller see it in the incident's timeline.
+        <div className="answers reasons" role="group" aria-label="Why are you declining?">
+          {DECLINE_REASONS.map((reason) => (
+            <button key={reason} type="button" className="big decline" onClick={() => props.onDecline(reason)} data-testid="decline-reason">
+              {reason}
+            </button>
+          ))}
+          <button type="button" className="big" onClick={() => setChoosing(false)}>
+            Back
+          </button>
+        </div>
+      ) : (
+        <div className="answers">
+          <button type="button" className="big accept" onClick={props.onAccept} data-testid="offer-accept">
+            Accept
+          </button>
+          <button type="button" className="big decline" onClick={() => setChoosing(true)} data-testid="offer-decline">
+            Decline
+          </button>
+        </div>
+      )}
     </main>
   );
 }

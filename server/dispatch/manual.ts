@@ -1,0 +1,126 @@
+import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
+import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import { conflict } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { recordIncidentEntry, transitionIncident } from '../incidents/lifecycle.ts';
+import { appendEvent, type EventDeps } from '../events/service.ts';
+import { representIncident, withIncident } from './engine.ts';
+import { distanceKm } from './nearest.ts';
+import { closeOpenOffers, hasActiveAssignment, insertOffer, offersOfIncident, reopenOffer, setNextStepAt, setResponderAvailable } from './store.ts';
+
+/**
+ * A Tsaro controller's dispatch (issue #47): an offer to one chosen responder, a reassignment,
+ * a close with an outcome. Each is a timeline entry naming the controller ("Tsaro control
+ * (Kemi)") and an event of its own type; an offer reaches the responder's phone exactly as the
+ * engine's do (an open row in dispatch_offers, which `/v1/responder/offers` reads).
+ */
+export interface Controller {
+  staffId: string;
+  /** "Tsaro control (Kemi)". */
+  by: string;
+}
+
+export interface ManualDispatchDeps extends EventDeps {
+  db: Executor;
+}
+
+const OPEN_FOR_OFFERS = new Set(['dispatching', 'escalated', 'unresponsive']);
+
+const control = (controller: Controller, action: string, message: string, at: string) => ({ control: { action, by: controller.by, message, at } });
+
+/** Offers the incident to one verified responder of its environment who is free; one who declined before may be asked again. */
+export async function offerByControl(deps: ManualDispatchDeps, controller: Controller, incidentId: string, responder: ResponderRow): Promise<{ offer_id: string }> {
+  return withIncident(deps.db, incidentId, async (trx, incident) => {
+    if (!OPEN_FOR_OFFERS.has(incident.status)) throw conflict(`Incident is ${incident.status}: ${incident.status === 'assigned' || incident.status === 'responding' ? 'reassign it first' : 'nothing to offer'}`);
+    if (responder.environment !== incident.environment) throw conflict(`${responder.name} is in the ${responder.environment} network`);
+    if ((responder.standing ?? 'verified') !== 'verified' || responder.status !== 'active') throw conflict(`${responder.name} is ${responder.status === 'active' ? responder.standing : responder.status}: only verified responders are offered incidents`);
+    if (await hasActiveAssignment(trx, responder.responder_id)) throw conflict(`${responder.name} has an incident in hand`);
+    const previous = (await offersOfIncident(trx, incidentId)).find((offer) => offer.responder_id === responder.responder_id);
+    if (previous?.status === 'pending') throw conflict(`${responder.name} has this offer open already`);
+    const at = deps.clock.now().toISOString();
+    const offer: DispatchOfferRow = {
+      offer_id: newId('ofr', deps.clock.now()),
+      incident_id: incidentId,
+      responder_id: responder.responder_id,
+      round: Math.max(1, Number(incident.dispatch_round)),
+      status: 'pending',
+      distance_km: pointDistance(incident, responder),
+      offered_at: at,
+      answered_at: null,
+      offered_by: controller.staffId,
+    };
+    if (previous) await reopenOffer(trx, offer);
+    else await insertOffer(trx, offer);
+    const message = `${controller.by} offered it to ${responder.name}, ${offer.distance_km} km away`;
+    await recordIncidentEntry(trx, deps, incident, {
+      event: 'control_offered',
+      message,
+      type: 'incident.control_offered',
+      extra: { ...control(controller, 'offered', message, at), offered_to: { responder_id: responder.responder_id, name: responder.name, distance_km: offer.distance_km } },
+      represent: representIncident(incident),
+    });
+    return { offer_id: offer.offer_id };
+  });
+}
+
+const pointDistance = (incident: IncidentRow, responder: ResponderRow) =>
+  Math.round(distanceKm({ latitude: Number(incident.latitude), longitude: Number(incident.longitude) }, { latitude: Number(responder.latitude ?? 0), longitude: Number(responder.longitude ?? 0) }) * 100) / 100;
+
+/**
+ * Stands the assigned responder down and sends the incident back to dispatch (assigned or
+ * responding → dispatching) with a fresh dispatch window; the responder is free again.
+ */
+export async function reassignByControl(deps: ManualDispatchDeps, controller: Controller, incidentId: string, reason: string, windows: { dispatchWindowS: number; escalationWindowS: number }) {
+  await withIncident(deps.db, incidentId, async (trx, incident) => {
+    if (incident.status !== 'assigned' && incident.status !== 'responding') throw conflict(`Incident is ${incident.status}: only an assigned incident is reassigned`);
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const message = `${controller.by} stood ${incident.responder_name ?? 'the responder'} down and sent it back to dispatch: ${reason}`;
+    await transitionIncident(trx, deps, incident, 'dispatching', {
+      message,
+      changes: {
+        responder_id: null,
+        responder_name: null,
+        responder_phone: null,
+        responder_latitude: null,
+        responder_longitude: null,
+        eta_minutes: null,
+        assigned_at: null,
+        dispatch_deadline: new Date(now.getTime() + windows.dispatchWindowS * 1000).toISOString(),
+        escalation_deadline: new Date(now.getTime() + (windows.dispatchWindowS + windows.escalationWindowS) * 1000).toISOString(),
+      },
+      represent: representIncident(incident),
+    });
+    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, incident.responder_id, true, at);
+    await appendEvent(trx, deps, {
+      organizationId: incident.organization_id,
+      environment: incident.environment,
+      type: 'incident.control_reassigned',
+      resourceId: incidentId,
+      data: { ...((await representIncident(incident)(trx, incidentId)) as object), ...control(controller, 'reassigned', message, at), stood_down: { responder_id: incident.responder_id, name: incident.responder_name } },
+    });
+  });
+}
+
+/** Closes the incident with an outcome from any active status: open offers withdrawn, the responder freed. */
+export async function closeByControl(deps: ManualDispatchDeps, controller: Controller, incidentId: string, outcome: ResolutionOutcome, notes: string | undefined) {
+  await withIncident(deps.db, incidentId, async (trx, incident) => {
+    const at = deps.clock.now().toISOString();
+    const message = `${controller.by} closed it: ${outcome.replace(/_/g, ' ')}${notes ? ` (${notes})` : ''}`;
+    await transitionIncident(trx, deps, incident, 'resolved', {
+      message,
+      changes: { resolution_outcome: outcome, resolution_notes: notes ?? null, next_step_at: null },
+      represent: representIncident(incident),
+    });
+    await closeOpenOffers(trx, incidentId, 'withdrawn', at);
+    await setNextStepAt(trx, incidentId, null);
+    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, incident.responder_id, true, at);
+    await appendEvent(trx, deps, {
+      organizationId: incident.organization_id,
+      environment: incident.environment,
+      type: 'incident.control_closed',
+      resourceId: incidentId,
+      data: { ...((await representIncident(incident)(trx, incidentId)) as object), ...control(controller, 'closed', message, at) },
+    });
+  });
+}
