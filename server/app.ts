@@ -129,7 +129,7 @@ export function createApp(deps: AppDeps): Express {
   const mounted: RequestHandler = deps.metrics?.mounted ?? ((_req, _res, next) => next());
   app.use(`${API_BASE}/api/v1`, mounted, api);
   app.use(API_BASE, mounted, api);
-  app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
+  app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(routeDeps));
   // The SMS gateway's delivery reports (server/messages/routes.ts).
   app.use('/v1/hooks', mounted, kannelReportRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());
