@@ -28,6 +28,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
+import { passLinkRoutes } from './access-codes/routes.ts';
 import { kannelReportRoutes } from './messages/routes.ts';
 import type { SmsGateway } from './messages/gateway.ts';
 import { textingOf } from './messages/service.ts';
@@ -132,6 +133,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(routeDeps));
   // The SMS gateway's delivery reports (server/messages/routes.ts).
   app.use('/v1/hooks', mounted, kannelReportRoutes(routeDeps));
+  // A visitor's pass sent by text: the link's token is its only key (server/access-codes/pass-links.ts).
+  app.use('/p', mounted, passLinkRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());
   app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
   // The front door is the console: people open the host's address, programs call /v1/external.

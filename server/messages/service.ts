@@ -17,7 +17,8 @@ import { textCeilingsOf, type TextCeilings } from './ceilings.ts';
 import { cleanName } from './clean-name.ts';
 import type { SmsGateway } from './gateway.ts';
 import { countMessages, findMessageById, heldAndMergedSince, insertMessages, listMessageRows, messageCounts, messagesMergedInto, reportDelivery, VISIT_REASONS } from './store.ts';
-import { clockTime, visitorArrivedText, type AlarmReason } from './templates.ts';
+import { withSecretLink } from './secret-links.ts';
+import { alarmNames, clockTime, dayAndTime, visitorArrivedText, visitorPassText, type AlarmReason } from './templates.ts';
 
 /** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, the sealing key and the hourly ceilings. */
 export interface TextingDeps extends EventDeps {
@@ -156,6 +157,45 @@ export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Te
     }),
   ]);
 }
+
+/** A visitor's pass as its text needs it (access-codes/pass-links.ts). */
+export interface PassToText {
+  codeId: string;
+  code: string;
+  siteId: string | null;
+  entryPoint: string | null;
+  visitorName: string | null;
+  /** E.164, a mobile number. */
+  phone: string;
+  validFrom: string;
+  /** The pass's secret link: sealed until the gateway takes the text, cut short in `body` (secret-links.ts). */
+  link: string;
+}
+
+/**
+ * Queues the visitor's pass as a text (issue #48): where, from when, the link to the pass's image
+ * and the code to type. Answers the text's id. The caller checked that the code is live and
+ * that SMS is on.
+ */
+export async function queueVisitorPass(trx: Executor, deps: TextingDeps, tenant: Tenant, pass: PassToText): Promise<string> {
+  const site = pass.siteId ? await getSite(trx, { organizationId: tenant.organizationId }, pass.siteId).catch(() => undefined) : undefined;
+  const names = alarmNames({ site: site?.name, gate: pass.entryPoint });
+  const from = dayAndTime(pass.validFrom, site?.time_zone);
+  const row = queuedText(deps, { organization_id: tenant.organizationId, environment: tenant.environment }, {
+    incident_id: null,
+    site_id: pass.siteId,
+    reason: 'visitor_pass',
+    recipient_name: pass.visitorName ?? 'Visitor',
+    phone: pass.phone,
+    ...withSecretLink(deps.secretBox, pass.link, (link) => visitorPassText({ site: names.site, gate: names.gate, from, link, code: pass.code })),
+  });
+  await insertMessages(trx, [row]);
+  return row.message_id;
+}
+
+/** The pass's hook (access-codes/pass-links.ts) bound to this server's texting: undefined while SMS is off. */
+export const passTextsOf = (deps: TextingDeps) =>
+  deps.gateway ? { publicUrl: deps.publicUrl, queue: (trx: Executor, tenant: Tenant, pass: PassToText) => queueVisitorPass(trx, deps, tenant, pass) } : undefined;
 
 /** The check-in's hook (access-codes/service.ts, `HostTexts`) bound to this server's texting. */
 export const hostTextsOf = (deps: TextingDeps) => (trx: Executor, tenant: Tenant, arrival: Arrival) => queueHostText(trx, deps, tenant, arrival);
