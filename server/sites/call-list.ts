@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
-import { EMERGENCY_NUMBERS } from '../../shared/schemas/sites.ts';
+import { EMERGENCY_NUMBERS, type CallListView } from '../../shared/schemas/sites.ts';
+import type { z } from 'zod';
 
 /**
  * Which numbers of a call list a text can reach (issue #48): a mobile number in E.164. An
@@ -12,4 +13,14 @@ export function whyNotTexted(phone: string): string | undefined {
   if (!phone.startsWith('+')) return 'Not a full number: called, never texted';
   if (!parsePhoneNumberFromString(phone)?.isValid()) return 'Not a mobile number: a text cannot reach it';
   return undefined;
+}
+
+type Entry = { name: string; phone: string; language?: z.infer<typeof CallListView>['language'] };
+
+/** A stored call list as the API answers it: each entry with whether texts reach it and why not. */
+export function callListView(stored: string): Array<z.infer<typeof CallListView>> {
+  return (JSON.parse(stored) as Entry[]).map((entry) => {
+    const why = whyNotTexted(entry.phone);
+    return { ...entry, texted: why === undefined, not_texted_reason: why ?? null };
+  });
 }

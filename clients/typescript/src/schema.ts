@@ -3299,10 +3299,7 @@ export interface components {
             site: {
                 site_id: string;
                 name: string;
-                call_list: {
-                    name: string;
-                    phone: string;
-                }[];
+                call_list: components["schemas"]["CallListEntryView"][];
             } | null;
         };
         Kiosk: {
@@ -3342,6 +3339,19 @@ export interface components {
             retired_at: string | null;
             /** @description The site whose gate it stands at */
             site_id: string | null;
+        };
+        CallListEntryView: {
+            name: string;
+            phone: string;
+            /** @enum {string} */
+            language?: "en" | "ha" | "pcm";
+            /** @description Whether alarm texts go to this number: a mobile number in E.164. An emergency short code (112) or a landline is called, never texted */
+            texted: boolean;
+            /**
+             * @description Why texts do not go to it, in words to show beside the number; null when they do
+             * @example An emergency short code: called, never texted
+             */
+            not_texted_reason: string | null;
         };
         /** @description One page of results, newest first */
         KioskPage: {
@@ -3483,12 +3493,7 @@ export interface components {
             location: components["schemas"]["SiteLocation"] | null;
             /** @example Africa/Lagos */
             time_zone: string;
-            call_list: {
-                name: string;
-                phone: string;
-                /** @enum {string} */
-                language?: "en" | "ha" | "pcm";
-            }[];
+            call_list: components["schemas"]["CallListEntryView"][];
             /** @description The organization's first site (made by migration from its existing gates): where a code or visit that names no site belongs */
             is_default: boolean;
             entry_points: components["schemas"]["EntryPoint"][];
