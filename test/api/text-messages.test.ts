@@ -132,9 +132,12 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'false_alarm', guard: 'Musa Bello' });
     await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'false_alarm', guard: 'Musa Bello' });
     expect(await server.running.deliverTexts()).toBe(2);
-    const texts = (await rig.waitForReceived(before + 4)).slice(before);
-    expect(texts.filter((text) => text.text.includes('Musa Bello has called for help'))).toHaveLength(2);
-    expect(texts.filter((text) => text.text.startsWith('TSARO ALL CLEAR at North gate, Admiralty Estate: Musa Bello reports a false alarm. No more alarm texts.'))).toHaveLength(2);
+    await rig.waitForReceived(before + 4);
+    const texts = () => rig.received().slice(before);
+    await expect.poll(() => texts().filter((text) => text.text.includes('Musa Bello has called for help')).length, { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(() => texts().filter((text) => text.text.startsWith('TSARO ALL CLEAR at North gate, Admiralty Estate: Musa Bello reports a false alarm. No more alarm texts.')).length, { timeout: 15_000 })
+      .toBe(2);
     expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.status).toBe('dispatching');
     expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['all_clear', 'all_clear', 'called_for_help', 'called_for_help']);
     // The incident stays open for the control room, but nobody is texted about it again.
