@@ -56,14 +56,14 @@ function weigh(dist: string): { firstLoad: { file: string; gzipped: number }[]; 
   return { firstLoad, lazy };
 }
 
-/** An operator's session cookie: invited on the host as `tsaro console invite` does, joined through the API. */
-async function operatorCookie(databaseUrl: string, ready: Ready): Promise<string> {
+/** A person's session cookie (an operator unless said): invited on the host as `tsaro console invite` does, joined through the API. */
+export async function operatorCookie(databaseUrl: string, ready: Ready, role: 'operator' | 'owner' = 'operator'): Promise<string> {
   const origin = new URL(ready.baseUrl).origin;
   const opened = openDatabase(databaseUrl);
   try {
     const { invite_url } = await inviteOrReset(
       { db: opened.db, clock: systemClock, publicUrl: origin },
-      { organizationId: ready.organizationId, email: 'bench-operator@estate.example', role: 'operator' },
+      { organizationId: ready.organizationId, email: `bench-${role}@estate.example`, role },
     );
     const token = invite_url.split('/').pop()!;
     const response = await fetch(`${ready.baseUrl}/console/invitations/${token}/accept`, {

@@ -136,7 +136,7 @@ export function createApp(deps: AppDeps): Express {
   // A visitor's pass sent by text: the link's token is its only key (server/access-codes/pass-links.ts).
   app.use('/p', mounted, passLinkRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());
-  app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
+  app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileDir: deps.config.CONSOLE_TILE_DIR, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
   // The front door is the console: people open the host's address, programs call /v1/external.
   app.get('/', (_req, res) => res.redirect(302, '/console/'));
   app.use(routeNotFound);

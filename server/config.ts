@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 
 const flag = (defaultOn: boolean | undefined) =>
@@ -5,6 +6,12 @@ const flag = (defaultOn: boolean | undefined) =>
     .enum(['0', '1', 'true', 'false', 'on', 'off', 'yes', 'no'])
     .optional()
     .transform((value) => (value === undefined ? defaultOn : ['1', 'true', 'on', 'yes'].includes(value)));
+
+/** Whether a tile URL's host is one name or IPv4 address. */
+const tileHost = (url: string): boolean => {
+  const { hostname } = new URL(url);
+  return z.regexes.domain.test(hostname) || z.regexes.ipv4.test(hostname);
+};
 
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(86_400).default(fallback);
 
@@ -116,9 +123,18 @@ export const ConfigSchema = z.object({
    * Content-Security-Policy (`img-src`).
    */
   CONSOLE_TILE_URL: z
-    .url({ protocol: /^https$/, hostname: z.regexes.domain })
+    .url({ protocol: /^https$/ })
+    // A name or an IPv4 address (the operator's own tile server on the estate's network, issue #48); never a {s} pattern, which one origin in the policy cannot cover.
+    .refine((url) => tileHost(url), 'must name one host (a domain or an IPv4 address), not a {s} pattern')
     .refine((url) => url.includes('{z}') && url.includes('{x}') && url.includes('{y}'), 'must hold {z}, {x} and {y}')
     .optional(),
+  /**
+   * A folder of raster tiles, `z/x/y.png` (the operator's own streets, for a deployment without
+   * internet), that Tsaro serves at `/console/tiles/{z}/{x}/{y}.png` for the console's maps; the
+   * shipped borders stay under them where a tile is missing. Same origin: the policy is unchanged.
+   * One of CONSOLE_TILE_URL and CONSOLE_TILE_DIR.
+   */
+  CONSOLE_TILE_DIR: z.string().min(1).optional(),
   /** The tiles' attribution, shown on the map (the tile provider's terms ask for it). */
   CONSOLE_TILE_ATTRIBUTION: z.string().min(1).max(300).optional(),
   /** Minutes a console session lasts without use (CONTRACT.md); it ends 7 days after sign-in whatever happens. */
@@ -162,6 +178,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const missing = (['KANNEL_SENDSMS_URL', 'KANNEL_USERNAME', 'KANNEL_PASSWORD'] as const).filter((name) => config[name] === undefined);
     if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((name) => `  ${name}: required with SMS_GATEWAY=kannel`).join('\n')}`);
   }
+  if (config.CONSOLE_TILE_URL && config.CONSOLE_TILE_DIR) {
+    throw new ConfigError('Invalid configuration:\n  CONSOLE_TILE_DIR: set CONSOLE_TILE_URL or CONSOLE_TILE_DIR, not both');
+  }
+  if (config.CONSOLE_TILE_DIR && !isFolder(config.CONSOLE_TILE_DIR)) {
+    throw new ConfigError(`Invalid configuration:\n  CONSOLE_TILE_DIR: ${config.CONSOLE_TILE_DIR} is not a folder (of z/x/y.png tiles)`);
+  }
   return {
     ...config,
     DEMO: config.DEMO ?? !isPostgresUrl(config.DATABASE_URL),
@@ -169,6 +191,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     PUBLIC_URL: config.PUBLIC_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
     WEBHOOK_ALLOW_PRIVATE: config.WEBHOOK_ALLOW_PRIVATE ?? false,
   };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export function isPostgresUrl(url: string): boolean {

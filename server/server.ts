@@ -10,6 +10,7 @@ import { checkReachable, migrateToLatest, openDatabase, type OpenedDatabase } fr
 import { NO_INDEX_BUILDS, startIndexBuilds, type IndexBuilder } from './db/online-indexes.ts';
 import { serverMigrations } from './db/migrations/index.ts';
 import { addressesParagraph, demoBanner, ensureDemoOrganization } from './demo.ts';
+import { outsidePartsParagraph } from './outside-parts.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { httpServerOptions, type RequestTimeouts } from '../shared/http-timeouts.ts';
@@ -255,6 +256,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   // Beside the JSON log lines, every start says in words where a person goes next.
   print(addressesParagraph(baseUrl, config.PORT === 0 ? new URL(baseUrl).origin : config.PUBLIC_URL, database.describe));
+  print(outsidePartsParagraph(config, database.describe));
 
   const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
   // Settled rows into the lists' tallies (server/db/tallies.ts), in the background.

@@ -1,3 +1,4 @@
+import { phoneForReading } from '../../shared/phone.ts';
 import { restartCodeFeed } from './code-cache.ts';
 import type { CoreContext } from './context.ts';
 import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from './settings.ts';
@@ -26,19 +27,19 @@ export function readSite(ctx: Pick<CoreContext, 'db'>): KioskSite | null {
 
 /**
  * Whom the guard calls when help is not coming: the site's call list from the server when it has
- * one, else the kiosk's own KIOSK_ALARM_PHONES (a kiosk never heard back from, or a site whose
+ * one (each number as the guard dials it by hand: 0803 111 2222, not +2348031112222), else the kiosk's own KIOSK_ALARM_PHONES (a kiosk never heard back from, or a site whose
  * list is empty).
  */
 export function alarmPhonesOf(ctx: Pick<CoreContext, 'db' | 'settings'>): string | null {
   const site = readSite(ctx);
-  if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${entry.phone}`).join(', ');
+  if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${phoneForReading(entry.phone)}`).join(', ');
   return ctx.settings?.alarmPhones ?? null;
 }
 
 /** The site's numbers the server says it never texts (112, a landline): the guard calls them. Null when none, or unknown. */
 export function untextedPhonesOf(ctx: Pick<CoreContext, 'db'>): string | null {
   const untexted = (readSite(ctx)?.call_list ?? []).filter((entry) => entry.texted === false);
-  return untexted.length ? untexted.map((entry) => `${entry.name} ${entry.phone}`).join(', ') : null;
+  return untexted.length ? untexted.map((entry) => `${entry.name} ${phoneForReading(entry.phone)}`).join(', ') : null;
 }
 
 /** The kiosk's site id, or null while it knows none (it then admits every site's codes, as before sites). */

@@ -268,6 +268,15 @@ export interface components {
                 address: string | null;
                 landmark: string | null;
             };
+            /** @description The gate a kiosk's SOS came from (its `entry_point`), or null */
+            gate: string | null;
+            /** @description The estate (site) the incident belongs to, or null */
+            site: {
+                /** @example Admiralty Estate */
+                name: string;
+                /** @description The first number on the estate's call list (E.164 or a short code), to call on the way; null: none */
+                phone: string | null;
+            } | null;
             eta_minutes: number | null;
             /**
              * Format: date-time

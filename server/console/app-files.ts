@@ -20,11 +20,19 @@ export function consoleCsp(tileOrigin?: string): string {
   return `default-src 'self'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'`;
 }
 
-/** What the console's maps draw on: the shipped borders only, or also an online tile server. */
+/** What the console's maps draw on: the shipped borders only, or also tiles from a tile server or a folder. */
 export interface ConsoleMapSettings {
   tileUrl?: string;
+  /** A folder of `z/x/y.png` tiles served at /console/tiles/ (CONSOLE_TILE_DIR). */
+  tileDir?: string;
   tileAttribution?: string;
 }
+
+/** Where the console finds a tile folder's tiles, as Leaflet takes a template. */
+export const TILE_PATH_TEMPLATE = '/console/tiles/{z}/{x}/{y}.png';
+
+/** `/tiles/6/32/30.png`: numbers only, so no path leaves the folder. */
+const TILE_PATH = /^\/tiles\/(\d{1,2})\/(\d{1,7})\/(\d{1,7})\.png$/;
 
 /** A client route (`/console/join/inv_…`, `/console/keys`): a last segment without a dot. */
 const isClientRoute = (path: string) => !/\.[^/]*$/.test(path);
@@ -51,7 +59,21 @@ export function consoleAppRoutes(dir: string = CONSOLE_APP_DIST, map: ConsoleMap
     // The deployment's map settings, read by the console when a map opens.
     if (req.path === '/config.json') {
       res.setHeader('cache-control', 'no-cache');
-      res.json({ map: { tile_url: map.tileUrl ?? null, tile_attribution: map.tileAttribution ?? null } });
+      const tileUrl = map.tileDir ? TILE_PATH_TEMPLATE : (map.tileUrl ?? null);
+      res.json({ map: { tile_url: tileUrl, tile_attribution: map.tileAttribution ?? null } });
+      return;
+    }
+    // The operator's own tiles (CONSOLE_TILE_DIR); a tile the folder lacks is a 404, and the map
+    // shows the shipped borders there.
+    const tile = map.tileDir && (req.method === 'GET' || req.method === 'HEAD') ? TILE_PATH.exec(req.path) : null;
+    if (tile) {
+      const file = resolve(map.tileDir!, tile[1]!, tile[2]!, `${tile[3]}.png`);
+      if (!existsSync(file)) {
+        res.status(404).end();
+        return;
+      }
+      res.setHeader('cache-control', 'public, max-age=86400');
+      res.type('png').sendFile(file);
       return;
     }
     if (!existsSync(join(dir, 'index.html'))) {

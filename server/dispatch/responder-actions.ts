@@ -1,4 +1,5 @@
 import { recordVerifiedThreatEvent } from '../threat/verified.ts';
+import { estatesForResponders, type EstateForResponder } from '../sites/service.ts';
 import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
 import type { Offer } from '../../shared/schemas/responders.ts';
 import type { EventDeps } from '../events/service.ts';
@@ -26,7 +27,7 @@ import {
 } from './store.ts';
 
 /** What a responder sees of an incident: enough to find and help the person, nothing of the partner's. */
-export function responderView(row: IncidentRow) {
+export function responderView(row: IncidentRow, estate: EstateForResponder | null = null) {
   return {
     incident_id: row.incident_id,
     category: row.category,
@@ -36,10 +37,29 @@ export function responderView(row: IncidentRow) {
     status: row.status,
     subject: { name: row.subject_name, phone: row.subject_phone },
     location: { coordinates: [Number(row.longitude), Number(row.latitude)] as [number, number], address: row.address, landmark: row.landmark },
+    gate: gateOf(row),
+    site: estate,
     eta_minutes: row.eta_minutes === null ? null : Number(row.eta_minutes),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The gate a kiosk's SOS names (its `entry_point`), or null. */
+function gateOf(row: IncidentRow): string | null {
+  const metadata = JSON.parse(row.subject_metadata) as Record<string, string>;
+  return metadata.entry_point ?? null;
+}
+
+/** One incident's view with its estate: what accepting, a status change or a resolution answers. */
+async function viewWithEstate(db: Executor, row: IncidentRow) {
+  return (await responderViews(db, [row]))[0]!.view;
+}
+
+/** Each incident's view with its estate, read in one query for all of them. */
+async function responderViews<T extends IncidentRow>(db: Executor, rows: readonly T[]): Promise<Array<{ row: T; view: ReturnType<typeof responderView> }>> {
+  const estates = await estatesForResponders(db, rows.map((row) => row.site_id));
+  return rows.map((row) => ({ row, view: responderView(row, (row.site_id && estates.get(row.site_id)) || null) }));
 }
 
 /**
@@ -47,18 +67,18 @@ export function responderView(row: IncidentRow) {
  * incident (dispatching) or gives it up as unresponsive (escalated); after that it stays open.
  */
 export async function offersOpenTo(db: Executor, responderId: string): Promise<Offer[]> {
-  return (await pendingOffersFor(db, responderId)).map((row) => ({
+  return (await responderViews(db, await pendingOffersFor(db, responderId))).map(({ row, view }) => ({
     offer_id: row.offer_id,
     distance_km: Number(row.distance_km),
     offered_at: row.offered_at,
     answer_by: row.status === 'dispatching' ? row.dispatch_deadline : row.status === 'escalated' ? row.escalation_deadline : null,
-    incident: responderView(row),
+    incident: view,
   }));
 }
 
 /** A responder's incidents as the responder sees them: those in hand, and those changed since `since`. */
 export async function responderAssignments(db: Executor, responderId: string, since: string) {
-  return (await assignmentsOf(db, responderId, since)).map(responderView);
+  return (await responderViews(db, await assignmentsOf(db, responderId, since))).map(({ view }) => view);
 }
 
 /** Outcomes that say something really happened: such a live incident becomes a verified threat event. */
@@ -76,7 +96,7 @@ export async function acceptOffer(db: Executor, deps: EventDeps, responder: Resp
   return withIncident(db, offer.incident_id, async (trx, incident) => {
     const current = (await findOffer(trx, offerId, responder.responder_id))!;
     // A retry from a phone whose first answer was lost: the same answer again, not a 409.
-    if (current.status === 'accepted' && incident.responder_id === responder.responder_id) return responderView(incident);
+    if (current.status === 'accepted' && incident.responder_id === responder.responder_id) return viewWithEstate(trx, incident);
     if (current.status !== 'pending') throw conflict(`Offer is ${current.status === 'lost' ? 'taken by another responder' : current.status}`);
     if (!OPEN_FOR_ACCEPTANCE.has(incident.status)) throw conflict(`Incident is already ${incident.status}`);
     if (await hasActiveAssignment(trx, responder.responder_id)) throw conflict('You already have an active incident: resolve it first');
@@ -99,7 +119,7 @@ export async function acceptOffer(db: Executor, deps: EventDeps, responder: Resp
     await closeOpenOffers(trx, incident.incident_id, 'lost', at);
     await withdrawOtherOffers(trx, responder.responder_id, offerId, at);
     await setResponderAvailable(trx, responder.responder_id, false, at);
-    return responderView((await findIncidentById(trx, incident.incident_id))!);
+    return viewWithEstate(trx, (await findIncidentById(trx, incident.incident_id))!);
   });
 }
 
@@ -131,7 +151,7 @@ export async function reportProgress(
   return withIncident(db, incidentId, async (trx, incident) => {
     assignedIncident(responder, incident);
     // Reporting the status it already has (a retry) answers the incident again.
-    if (incident.status === status) return responderView(incident);
+    if (incident.status === status) return viewWithEstate(trx, incident);
     await transitionIncident(trx, deps, incident, status, {
       message:
         status === 'responding'
@@ -140,7 +160,7 @@ export async function reportProgress(
       changes: { eta_minutes: status === 'on_scene' ? 0 : (etaMinutesReported ?? incident.eta_minutes) },
       represent: representIncident(incident),
     });
-    return responderView((await findIncidentById(trx, incidentId))!);
+    return viewWithEstate(trx, (await findIncidentById(trx, incidentId))!);
   });
 }
 
@@ -161,7 +181,7 @@ export async function resolveAssigned(
   return withIncident(db, incidentId, async (trx, incident) => {
     assignedIncident(responder, incident);
     // A retry from a phone whose first answer was lost: the same answer again, not a 409.
-    if (incident.status === 'resolved' && incident.resolution_outcome === outcome) return responderView(incident);
+    if (incident.status === 'resolved' && incident.resolution_outcome === outcome) return viewWithEstate(trx, incident);
     await transitionIncident(trx, deps, incident, 'resolved', {
       message: `Resolved by ${responder.name}: ${outcome.replace(/_/g, ' ')}`,
       changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },
@@ -183,7 +203,7 @@ export async function resolveAssigned(
       });
       await recordVerifiedThreatEvent(trx, incident, at);
     }
-    return responderView((await findIncidentById(trx, incidentId))!);
+    return viewWithEstate(trx, (await findIncidentById(trx, incidentId))!);
   });
 }
 

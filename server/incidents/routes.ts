@@ -139,10 +139,10 @@ export const incidentRouteList = [
     tags,
     summary: 'Cancel an active incident',
     description:
-      "The reason goes into the timeline. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.",
+      "The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.",
     responses: { ...ok(200, 'Cancelled', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason) });
+      res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason, authOf(req).actor) });
     },
   }),
   route({
@@ -155,10 +155,11 @@ export const incidentRouteList = [
     operationId: 'addIncidentNote',
     tags,
     summary: 'Add a note to an active incident',
-    description: 'A timeline entry with `event: note` at the current status. Not active: 409.',
+    description:
+      'A timeline entry with `event: note` at the current status: the message as written for an API key, `<name>: <message>` for a person signed in to the console. Not active: 409.',
     responses: { ...ok(200, 'The incident with the note appended', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      res.json({ incident: await addIncidentNote(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message) });
+      res.json({ incident: await addIncidentNote(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.message, authOf(req).actor) });
     },
   }),
   route({

@@ -267,10 +267,13 @@ export async function cancelIncident(
   tenant: Tenant,
   incidentId: string,
   reason: string | undefined,
+  by?: Acknowledger,
 ): Promise<Incident> {
+  // A person in the console is named (issue #48); a key is the partner, as the reference has it.
+  const who = by?.type === 'person' ? by.label : 'partner';
   return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     await transitionIncident(trx, deps, row, 'cancelled', {
-      message: reason ? `Cancelled by partner: ${reason}` : 'Cancelled by partner',
+      message: reason ? `Cancelled by ${who}: ${reason}` : `Cancelled by ${who}`,
       represent: (executor, id) => getIncident(executor, tenant, id),
     });
     await deps.onCancelled?.(trx, incidentId);
@@ -286,7 +289,10 @@ export async function addIncidentNote(
   tenant: Tenant,
   incidentId: string,
   message: string,
+  by?: Acknowledger,
 ): Promise<Incident> {
+  // A person's note says who wrote it in the timeline (issue #48); a key's stays as written.
+  const entry = by?.type === 'person' ? `${by.label}: ${message}` : message;
   return withLatestIncident(db, (trx) => findIncident(trx, tenant, incidentId), async (trx, row) => {
     if (row.status === 'resolved' || row.status === 'cancelled') throw conflict(`Incident is already ${row.status}`);
     const at = deps.clock.now().toISOString();
@@ -295,7 +301,7 @@ export async function addIncidentNote(
       updated_at: at,
     });
     if (!changed) throw new StaleIncidentError();
-    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message, timestamp: at });
+    await appendTimelineRow(trx, { incident_id: incidentId, status: row.status, event: 'note', message: entry, timestamp: at });
     const incident = await getIncident(trx, tenant, incidentId);
     // Beyond the reference's events: a webhook gets it only when it names the type exactly.
     await appendEvent(trx, deps, { ...tenant, type: 'incident.note_added', resourceId: incidentId, data: { ...incident, note: { message, timestamp: at } } });
@@ -363,7 +369,7 @@ export async function reportFromGuard(
 
 export type GuardReport = (typeof GUARD_REPORTS)[number];
 
-/** Who acknowledges: the console person's email or the key's name (`req.auth.actor`). */
+/** Who acknowledges or cancels: the console person's name (else email) or the key's name (`req.auth.actor`). */
 export interface Acknowledger {
   type: 'key' | 'person';
   label: string;

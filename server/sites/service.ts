@@ -115,6 +115,19 @@ export async function reachedSite(db: Executor, caller: SiteCaller, siteId: stri
   return row;
 }
 
+/** What a responder is told of an incident's estate: its name and the first number on its call list (the estate's own, to call on the way). */
+export interface EstateForResponder {
+  name: string;
+  phone: string | null;
+}
+
+/** The estates of these sites, by site id, for the responder app's offers and assignments (issue #48). */
+export async function estatesForResponders(db: Executor, siteIds: readonly (string | null)[]): Promise<Map<string, EstateForResponder>> {
+  const ids = [...new Set(siteIds.filter((id): id is string => id !== null))];
+  const rows = await store.sitesWithIds(db, ids);
+  return new Map(rows.map((row) => [row.site_id, { name: row.name, phone: (JSON.parse(row.call_list) as Site['call_list'])[0]?.phone ?? null }]));
+}
+
 export async function getSite(db: Executor, caller: SiteCaller, siteId: string): Promise<Site> {
   const row = await reachedSite(db, caller, siteId);
   return rowToSite(row, await entryPointViews(db, [row.site_id]));

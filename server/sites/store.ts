@@ -27,6 +27,12 @@ export async function activeSitesAmong(db: Executor, organizationId: string, sit
   return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('site_id', 'in', siteIds).where('archived_at', 'is', null).execute();
 }
 
+/** The sites of these ids, whichever organization (a responder's offers span several), archived ones included. */
+export async function sitesWithIds(db: Executor, siteIds: readonly string[]): Promise<SiteRow[]> {
+  if (!siteIds.length) return [];
+  return db.selectFrom('sites').selectAll().where('site_id', 'in', siteIds).execute();
+}
+
 export async function findSiteByName(db: Executor, organizationId: string, name: string): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
 }

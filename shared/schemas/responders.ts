@@ -68,6 +68,14 @@ export const ResponderIncident = z
       address: z.string().nullable(),
       landmark: z.string().nullable(),
     }),
+    gate: z.string().nullable().meta({ description: "The gate a kiosk's SOS came from (its `entry_point`), or null" }),
+    site: z
+      .object({
+        name: z.string().meta({ example: 'Admiralty Estate' }),
+        phone: z.string().nullable().meta({ description: "The first number on the estate's call list (E.164 or a short code), to call on the way; null: none" }),
+      })
+      .nullable()
+      .meta({ description: 'The estate (site) the incident belongs to, or null' }),
     eta_minutes: z.int().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -79,6 +79,29 @@ describe('the control room: active incidents and acknowledgement', () => {
     expect((await viewer.browser.post(`/incidents/${id}/acknowledge`)).status).toBe(403);
   });
 
+  it('a person who cancels in the console is named in the timeline; a key stays "partner", as the reference has it (issue #48)', async () => {
+    const operator = await joinConsole(server, org.organizationId, 'operator', 'ada@adaestates.ng', { name: 'Ada Obi' });
+    const byPerson = await report();
+    const cancelled = await operator.browser.post(`/incidents/${byPerson}/cancel`, { reason: 'Resident is safe' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.incident.timeline.at(-1)).toMatchObject({ status: 'cancelled', event: 'cancelled', message: 'Cancelled by Ada Obi: Resident is safe' });
+    const silent = await report();
+    expect((await operator.browser.post(`/incidents/${silent}/cancel`, {})).body.incident.timeline.at(-1).message).toBe('Cancelled by Ada Obi');
+    const byKey = await report();
+    expect((await org.live.post(`/incidents/${byKey}/cancel`, { reason: 'Test' })).body.incident.timeline.at(-1).message).toBe('Cancelled by partner: Test');
+  });
+
+  it("a person's note names them in the timeline; a key's note stays as written, and the note_added event carries the note as written (issue #48)", async () => {
+    const operator = await joinConsole(server, org.organizationId, 'operator', 'bola@adaestates.ng', { name: 'Bola Ade' });
+    const id = await report();
+    const noted = await operator.browser.post(`/incidents/${id}/notes`, { message: 'Called the resident' });
+    expect(noted.status).toBe(200);
+    expect(noted.body.incident.timeline.at(-1)).toMatchObject({ event: 'note', message: 'Bola Ade: Called the resident' });
+    expect((await org.live.post(`/incidents/${id}/notes`, { message: 'From the partner' })).body.incident.timeline.at(-1).message).toBe('From the partner');
+    const events = (await org.live.get(`/events?resource_id=${id}`)).body.results as { type: string; data: { note?: { message: string } } }[];
+    expect(events.filter((event) => event.type === 'incident.note_added').map((event) => event.data.note?.message).sort()).toEqual(['Called the resident', 'From the partner']);
+  });
+
   it('answers 409 naming the status of an incident that is not escalated or unresponsive, and changes nothing', async () => {
     const id = await report();
     const refused = await org.live.post(`/incidents/${id}/acknowledge`, {});

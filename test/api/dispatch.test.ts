@@ -55,6 +55,26 @@ describe('dispatch: the responder network', () => {
     for (const token of tokens) await responderCall(token, '/availability', { method: 'PUT', body: { available: false, latitude: 0, longitude: 0 } });
   };
 
+  it("an offer names the gate, the estate and the estate's first number; accepting answers them too; an incident anywhere else names none (issue #48)", async () => {
+    const near = await responderAt('Ngozi Gate', 1);
+    const site = (await org.live.post('/sites', { name: 'Admiralty Estate', entry_points: ['Main gate'], call_list: [{ name: 'Admiralty control', phone: '0805 765 4321' }, { name: 'Police', phone: '112' }] })).body.site;
+    const atGate = (await org.live.post('/incidents', report({ site_id: site.site_id, subject: { name: 'Sani Abubakar', metadata: { entry_point: 'Main gate' } } }))).body.incident.incident_id;
+    const [offer] = await offersOf(near.token);
+    expect(offer.incident).toMatchObject({ incident_id: atGate, gate: 'Main gate', site: { name: 'Admiralty Estate', phone: '+2348057654321' } });
+    const accepted = await responderCall(near.token, `/offers/${offer.offer_id}/accept`, { method: 'POST' });
+    expect(accepted.body.incident).toMatchObject({ gate: 'Main gate', site: { name: 'Admiralty Estate', phone: '+2348057654321' } });
+    expect((await responderCall(near.token, '/assignments')).body.incidents).toEqual([expect.objectContaining({ incident_id: atGate, gate: 'Main gate', site: { name: 'Admiralty Estate', phone: '+2348057654321' } })]);
+    await org.live.post(`/incidents/${atGate}/cancel`, {});
+    await retire(near.token);
+
+    const other = await responderAt('Bisi Anywhere', 1);
+    const anywhere = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    const [plain] = await offersOf(other.token);
+    expect(plain.incident).toMatchObject({ incident_id: anywhere, gate: null, site: null });
+    await org.live.post(`/incidents/${anywhere}/cancel`, {});
+    await retire(other.token);
+  });
+
   it('a live incident goes to the nearest responders; the first to accept is assigned and takes it to resolved', async () => {
     const near = await responderAt('Emeka Near', 2);
     const mid = await responderAt('Aisha Mid', 6);

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threatWindow } from '../../console/src/threat/window.ts';
 import { importThreatFile } from '../../server/threat/import.ts';
 import { startTestServer, type ApiClient, type TestServer, expectErrorBody } from '../support/server.ts';
 
@@ -22,6 +23,8 @@ describe('the heatmap up to a chosen instant', () => {
         'u2,2026-01-10,7.3775,3.947,kidnapping,1,0,Ibadan',
         'u3,2025-06-01,7.3775,3.947,kidnapping,1,0,Ibadan',
         'u4,2024-01-01,7.3775,3.947,crime,1,0,Ibadan',
+        // The data runs through today, as a resolved SOS makes it (issue #48).
+        'u5,2026-11-22,7.3775,3.947,robbery,1,0,Ibadan',
       ].join('\n'),
     );
     await importThreatFile(server.running.database.db, server.clock, 'community', file);
@@ -41,9 +44,21 @@ describe('the heatmap up to a chosen instant', () => {
   });
 
   it('ends now by default, as before', async () => {
-    expect((await heat('')).body).toMatchObject({ incident_count: 1, heatmap: [{ type: 'crime' }] });
-    expect((await heat('days=365')).body.incident_count).toBe(2);
-    expect((await heat(`until=${server.clock.now().toISOString()}&days=365`)).body.incident_count).toBe(2);
+    expect((await heat('')).body).toMatchObject({ incident_count: 2 });
+    expect((await heat('days=365')).body.incident_count).toBe(3);
+    expect((await heat(`until=${server.clock.now().toISOString()}&days=365`)).body.incident_count).toBe(3);
+  });
+
+  it("the console's default window, on data that runs through today, is a request both the heatmap and the zones accept (issue #48)", async () => {
+    const coverage = (await api.get('/threat/coverage')).body;
+    const through = (coverage.countries as { country: string; through: string }[]).find((country) => country.country === 'NG')!.through;
+    expect(through).toBe('2026-11-22');
+    const span = threatWindow(through, 90, server.clock.now());
+    const map = await heat(`days=90${span.until ? `&until=${span.until}` : ''}`);
+    expect(map.status).toBe(200);
+    expect(map.body.incident_count).toBe(2);
+    const zones = await api.get(`/danger-zones?latitude=7.3775&longitude=3.947&radius_km=50&from_date=${span.fromDate}&to_date=${span.toDate}&limit=100`);
+    expect(zones.status).toBe(200);
   });
 
   it('refuses an `until` more than a minute ahead, or not an instant, naming it', async () => {

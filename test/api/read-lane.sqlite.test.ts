@@ -9,15 +9,15 @@ import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, 
  * gate's validation answer while every broad-read place is taken, and a broad read that runs too
  * long is stopped and answered 503 "too broad" (not "database unavailable", which clients retry).
  */
-/** A read that keeps a SQLite thread busy for a few seconds whatever the data (a count to 40 million). */
-const slowSqliteRead = sql<{ n: number }>`with recursive c(n) as (select 1 union all select n + 1 from c where n < 40000000) select count(*) as n from c`;
+/** A read that keeps a SQLite thread busy for a few seconds whatever the data (a count to 20 million). */
+const slowSqliteRead = sql<{ n: number }>`with recursive c(n) as (select 1 union all select n + 1 from c where n < 20000000) select count(*) as n from c`;
 
 describe('the read lane on SQLite: worker threads', () => {
   let server: TestServer;
   let org: TestOrganization;
 
   beforeAll(async () => {
-    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '1', DATABASE_READ_QUEUE_S: '0.3', DATABASE_READ_TIMEOUT_S: '30' } });
+    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '1', DATABASE_READ_QUEUE_S: '0.3', DATABASE_READ_TIMEOUT_S: '300' } });
     org = await server.createOrganization();
   });
   afterAll(() => server.stop());
@@ -43,11 +43,13 @@ describe('the read lane on SQLite: worker threads', () => {
     expectErrorBody(list.body, 503, expect.stringContaining('retry shortly'));
     expect(list.headers.get('retry-after')).toBe('1');
 
-    expect((await slow).rows[0]!.n).toBe(40_000_000);
+    expect((await slow).rows[0]!.n).toBe(20_000_000);
     const after = await org.live.get('/access-logs');
     expect(after.status).toBe(200);
     expect(after.body.results.map((log: { log_id: string }) => log.log_id)).toEqual([validated.body.log_id]);
-  }, 120_000);
+    // The read thread sits below the event loop (nice 10): with the whole suite on two cores, CI
+    // has seen this count take over 30 s, hence the generous limits.
+  }, 300_000);
 
   it('a read never answers a change before it is on disk, and answers it once it is', async () => {
     const made = await org.live.post('/incidents', incidentBody({ category: 'medical' }));

@@ -21,4 +21,43 @@ describe('every start prints where the console and the reference are', () => {
     // Plain words, not a log line a person must read JSON to find.
     for (const line of text.split('\n')) expect(line.trimStart().startsWith('{')).toBe(false);
   });
+
+  it('says which outside parts are off on a plain start: texts and Redis, in words', async () => {
+    const printed: string[] = [];
+    const plain = await startTestServer({ print: (text) => printed.push(text) });
+    try {
+      const text = printed.join('');
+      expect(text).toContain('  Outside parts:');
+      expect(text).toMatch(/ {4}Database: {2}(SQLite, the file |PostgreSQL at postgres:\/\/)/);
+      expect(text).toContain('    Redis:     off (REDIS_URL is not set): rate limits are kept in this process');
+      expect(text).toContain('    Texts:     off (SMS_GATEWAY is not set): nobody is texted when an alarm is raised');
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it('with texts through Kannel and Redis set, says each is on and where, never a password (issue #48)', async () => {
+    const printed: string[] = [];
+    const redis = new URL(process.env.TSARO_TEST_REDIS_URL || 'redis://127.0.0.1:6379');
+    const withParts = await startTestServer({
+      print: (text) => printed.push(text),
+      config: {
+        SMS_GATEWAY: 'kannel',
+        KANNEL_SENDSMS_URL: 'http://127.0.0.1:13013/cgi-bin/sendsms?password=query-secret',
+        KANNEL_USERNAME: 'tsaro',
+        KANNEL_PASSWORD: 'kannel-secret',
+        SMS_SENDER_ID: 'ESTATE',
+        REDIS_URL: redis.toString(),
+      },
+    });
+    try {
+      const text = printed.join('');
+      expect(text).toContain('    Texts:     on, through Kannel at http://127.0.0.1:13013/cgi-bin/sendsms as user tsaro, from ESTATE');
+      expect(text).toContain(`    Redis:     redis://${redis.host}`);
+      expect(text).toContain('rate limits shared by every host');
+      for (const secret of ['kannel-secret', 'query-secret', 'password=']) expect(text).not.toContain(secret);
+    } finally {
+      await withParts.stop();
+    }
+  });
 });

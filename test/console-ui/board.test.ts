@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
-import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
+import { SCREENSHOTS, startConsoleStack, type ConsoleStack } from './support/stack.ts';
 
 /**
  * Issue #28's live board and incident page against the real server (SQLite): what partners
@@ -76,9 +77,10 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     );
     const id = created.body.incident.incident_id as string;
     await card(id).waitFor({ timeout: 5_000 });
-    expect(await card(id).locator('.card-title').textContent()).toBe(XSS.title);
+    // Titled by where (the gate, then its estate: this gate is nobody's, so the default site's); the partner's title under it (issue #48).
+    expect((await card(id).locator('.card-title').textContent())!.startsWith(`${XSS.gate}, `)).toBe(true);
+    expect(await card(id).getByTestId('card-what').textContent()).toBe(XSS.title);
     expect(await card(id).textContent()).toContain(XSS.name);
-    expect(await card(id).textContent()).toContain(XSS.gate);
     expect(await card(id).locator('script, img, svg, b').count()).toBe(0);
     // No responder is near the estate: the card says so instead of counting down "Assign within" (issue #34).
     await card(id).getByText('No responder near: call for help now').waitFor({ timeout: 10_000 });
@@ -87,7 +89,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
 
     await card(id).locator('.card-title').click();
     await page.getByTestId('screen-incident').waitFor();
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(XSS.title);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(`SOS at ${XSS.gate}, `);
+    expect(await page.getByTestId('incident-title').textContent()).toBe(XSS.title);
     expect(await page.getByTestId('subject-name').textContent()).toBe(XSS.name);
     expect(await page.getByTestId('incident-description').textContent()).toBe(XSS.description);
     // Nothing the partner wrote became markup. The map draws its own svg once its chunk has
@@ -137,6 +140,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     expect(await page.getByTestId('sound').getAttribute('data-sound')).toBe('off');
     await page.getByTestId('sound-on').click();
     await page.locator('[data-testid=sound][data-sound=on]').waitFor();
+    // Board cards say where: the gate and its estate (issue #48).
+    expect(await card(atGate).locator('.card-title').textContent()).toBe('Gate 7, Admiralty Estate');
 
     await attention.getByTestId('acknowledge').click();
     await page.locator(`[data-incident-id="${id}"][data-attention=no]`).waitFor({ timeout: 5_000 });
@@ -148,6 +153,54 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     const audit = (await org.live.get('/audit-log?limit=100')).body.results as { action: string; resource_id: string | null; actor: { type: string; label: string } }[];
     const entry = audit.find((row) => row.resource_id === id && row.action === 'acknowledgeIncident');
     expect(entry?.actor).toMatchObject({ type: 'person', label: OPERATOR_NAME });
+  });
+
+  it('after a reload the browser has silenced the board again: it says so in large letters, "Sound is off: click to turn on", and one click anywhere turns it on (issue #48)', async () => {
+    await page.reload();
+    await page.getByTestId('screen-board').waitFor();
+    const sound = page.getByTestId('sound');
+    expect(await sound.getAttribute('data-sound')).toBe('off');
+    const wake = page.getByTestId('sound-on');
+    expect(await wake.textContent()).toContain('Sound is off: click to turn on');
+    expect(await sound.textContent()).toContain('one click anywhere brings the sound back');
+    // Readable from across the room: large, bold, at the top of the screen, on red.
+    const looks = await wake.evaluate((element) => {
+      const style = (globalThis as any).getComputedStyle(element);
+      const bar = (globalThis as any).getComputedStyle(element.parentElement);
+      return { size: parseFloat(style.fontSize), weight: Number(style.fontWeight), bar: bar.backgroundColor };
+    });
+    expect(looks.size).toBeGreaterThanOrEqual(24);
+    expect(looks.weight).toBeGreaterThanOrEqual(700);
+    expect(looks.bar).toBe('rgb(153, 27, 27)');
+    const box = (await sound.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(768 / 2);
+    if (process.env.TSARO_UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(SCREENSHOTS, 'board-sound-off-desktop.png') });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByTestId('screen-board').locator('h1').click();
+    await page.locator('[data-testid=sound][data-sound=on]').waitFor({ timeout: 5_000 });
+  });
+
+  it('an incident page reads in words: no field names, times as times, who cancelled by name (issue #48)', async () => {
+    const pressedAt = stack.server.clock.now().toISOString();
+    const created = await org.live.post('/incidents', incidentBody({ subject: { name: 'Sani Abubakar', metadata: { entry_point: 'Gate 7', kiosk_id: 'kio_01J0000000000000000000000', pressed_at: pressedAt } } }));
+    const id = created.body.incident.incident_id as string;
+    await card(id).waitFor({ timeout: 5_000 });
+    await card(id).locator('.card-title').click();
+    await page.getByTestId('screen-incident').waitFor();
+    expect((await page.getByRole('heading', { level: 1 }).textContent())?.trim()).toBe('SOS at Gate 7, Admiralty Estate');
+    const words = (await page.getByTestId('screen-incident').textContent())!;
+    for (const field of ['pressed_at', 'kiosk_id', 'entry_point', pressedAt, 'dispatching', 'sos ·']) expect(words, field).not.toContain(field);
+    expect(await page.getByTestId('detail-pressed_at').locator('time').getAttribute('datetime')).toBe(pressedAt);
+    expect(await page.getByTestId('incident-status').textContent()).toBe('Offering to responders');
+    expect(await page.getByTestId('timeline').textContent()).toContain('Offered to responders');
+    if (process.env.TSARO_UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(SCREENSHOTS, 'incident-words-desktop.png'), fullPage: true });
+    await page.getByTestId('cancel-incident').click();
+    await page.getByTestId('cancel-reason').fill('Guard leaned on the button');
+    await page.getByTestId('confirm-cancel').click();
+    await page.locator('[data-testid=screen-incident][data-status=cancelled]').waitFor({ timeout: 5_000 });
+    expect(await page.getByTestId('timeline').textContent()).toContain(`Cancelled by ${OPERATOR_NAME}: Guard leaned on the button`);
+    expect(await axeViolations(page)).toEqual([]);
+    await openBoard();
   });
 
   it('an operator cancels an incident with a reason from its page; the reason is in the timeline', async () => {
@@ -187,6 +240,8 @@ describe('the live board and an incident page (real Chromium, real server)', () 
     await page.getByTestId('note-text').fill('Called the resident: on the way to the gate');
     await page.getByTestId('add-note').click();
     await page.getByTestId('timeline').getByText('Called the resident: on the way to the gate').waitFor({ timeout: 5_000 });
+    // Who wrote it, by name (issue #48).
+    expect(await page.getByTestId('timeline').textContent()).toContain(`${OPERATOR_NAME}: Called the resident: on the way to the gate`);
     expect(await axeViolations(page)).toEqual([]);
   });
 

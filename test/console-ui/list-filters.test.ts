@@ -158,7 +158,7 @@ describe('the frame on a tablet (issue #34)', () => {
 });
 
 describe('sites in the console (issue #34)', () => {
-  it('an owner adds an estate with its gates and call list; the numbers show in E.164 and ring on a tap; a gate is added in place', async () => {
+  it('an owner adds an estate with its gates and call list; the numbers show as people read them (0909 000 1122) and ring in E.164 on a tap; a gate is added in place', async () => {
     await page.setViewportSize({ width: 1366, height: 768 });
     await openScreen('Sites', 'screen-sites');
     await page.getByTestId('site-row').first().waitFor();
@@ -179,7 +179,7 @@ describe('sites in the console (issue #34)', () => {
     await row.waitFor();
     expect(await row.getByTestId('call-list').locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['tel:+2348031234567', 'tel:+2349090001122']);
     expect(await row.textContent()).toContain('North gate');
-    expect(await row.getByTestId('call-list').textContent()).toContain('Police: +2349090001122 (texts in Hausa)');
+    expect(await row.getByTestId('call-list').textContent()).toContain('Police: 0909 000 1122 (texts in Hausa)');
     expect(await axeViolations(page)).toEqual([]);
 
     // Edited in a panel above the list, at its full width (issue #48).
@@ -188,6 +188,9 @@ describe('sites in the console (issue #34)', () => {
     await edit.getByLabel('New gate').fill('Service gate');
     await edit.getByRole('button', { name: 'Add gate' }).click();
     await expect.poll(async () => row.textContent(), { timeout: 5_000 }).toContain('Service gate');
+    // The numbers are edited as people write them, not in E.164 (issue #48).
+    expect(await edit.getByLabel('Phone 1').inputValue()).toBe('0803 123 4567');
+    expect(await edit.getByLabel('Phone 2').inputValue()).toBe('0909 000 1122');
     // A number that is not one is refused, naming it.
     await edit.getByLabel('Phone 2').fill('12');
     await edit.getByRole('button', { name: 'Save call list' }).click();

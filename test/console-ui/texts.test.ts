@@ -58,7 +58,9 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages on an incident pa
     await expect.poll(async () => texts.evaluateAll((items) => items.map((item) => item.getAttribute('data-status'))), { timeout: 15_000 }).toEqual(['delivered', 'delivered']);
     const words = await page.getByTestId('incident-texts').textContent();
     expect(words).toContain('Estate control');
-    expect(words).toContain('+2348057654321');
+    // Read as a person writes it, dialled in E.164 (issue #48).
+    expect(words).toContain('0805 765 4321');
+    expect(await page.getByTestId('incident-texts').locator('a[href="tel:+2348057654321"]').count()).toBeGreaterThan(0);
     expect(words).toContain('nobody accepted');
     // The timeline follows the same live reports: the second delivery can reach it a moment after the list.
     await expect.poll(() => page.getByTestId('timeline').textContent(), { timeout: 15_000 }).toContain('Text delivered to Chairman (+2348057654321)');

@@ -1,4 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { importThreatFile } from '../../server/threat/import.ts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
@@ -68,6 +71,23 @@ describe('the threat map (real Chromium, real server, shipped data)', () => {
     await page.getByTestId('map-days').selectOption('30');
     const url = new URL((await asked).url());
     expect(url.searchParams.get('until')).toMatch(/^\d{4}-\d{2}-\d{2}T23:59:59Z$/);
+  });
+
+  it('opens without an error when the data runs through today (issue #48): the window ends now, not at midnight ahead', async () => {
+    const today = stack.server.clock.now().toISOString().slice(0, 10);
+    const file = join(mkdtempSync(join(tmpdir(), 'tsaro-today-')), 'today.csv');
+    writeFileSync(file, ['id,date,latitude,longitude,type,confidence,fatalities,place', `t1,${today},6.4474,3.4739,crime,1,0,Lekki`].join('\n'));
+    await importThreatFile(stack.server.running.database.db, stack.server.clock, 'community', file);
+    await stack.server.running.refreshThreatIndex();
+    const asked = page.waitForRequest((request) => request.url().includes('/danger-zones/heatmap'));
+    const answered = page.waitForResponse((response) => response.url().includes('/danger-zones/heatmap'));
+    await page.reload();
+    await expect.poll(() => page.getByTestId('data-through').textContent(), { timeout: 15_000 }).toBe(`The data runs through ${today}.`);
+    expect(await page.getByTestId('map-until').inputValue()).toBe(today);
+    expect(new URL((await asked).url()).searchParams.get('until')).toBeNull();
+    expect((await answered).status()).toBe(200);
+    await expect.poll(() => page.getByTestId('map-counts').textContent(), { timeout: 15_000 }).toMatch(/^[1-9]\d* events in [1-9]\d* places/);
+    expect(await page.getByTestId('screen-threat-map').getByRole('alert').count()).toBe(0);
   });
 
   it('axe-core finds no serious or critical fault on the map', async () => {

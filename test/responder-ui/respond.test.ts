@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { keepScreenshot, partnerEvents, partnerView, reportIncident, startResponderStack, type Phone, type ResponderStack } from './support/stack.ts';
+import { keepScreenshot, PHONE, partnerEvents, partnerView, reportIncident, startResponderStack, type Phone, type ResponderStack } from './support/stack.ts';
+
+/** A smaller phone, as many responders carry (issue #48's screenshots). */
+const SMALL_PHONE = { width: 390, height: 844 };
 
 const STEPS_SEEN_BY_PARTNER = ['incident.updated:assigned', 'incident.updated:responding', 'incident.updated:on_scene', 'incident.resolved:resolved'];
 
@@ -62,14 +65,27 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
       });
       observer.observe(win.document.body, { childList: true, subtree: true });
     });
-    const incident = await reportIncident(stack.partner);
+    // At an estate's gate: the offer names the gate, the estate and the estate's number (issue #48).
+    const estate = (await stack.partner.post('/sites', { name: 'Admiralty Estate', entry_points: ['Main gate'], call_list: [{ name: 'Admiralty control', phone: '0805 765 4321' }, { name: 'Police', phone: '112' }] })).body.site;
+    const incident = await reportIncident(stack.partner, { site_id: estate.site_id, subject: { name: 'Chiamaka Nwosu', phone: '+234 803 555 0142', reference: 'member-7781', metadata: { entry_point: 'Main gate' } } });
     await page.getByTestId('screen-offer').waitFor({ timeout: 15_000 });
     const shownAt = (await page.evaluate(() => (globalThis as any).offerShownAt)) as number;
     expect(shownAt - Date.parse(incident.created_at)).toBeLessThan(2_000);
     await expect.poll(() => page.getByTestId('offer-time-left').textContent()).toMatch(/^\d+:\d\d left to accept$/);
     expect(await page.getByTestId('offer-address').textContent()).toBe('14 Admiralty Way, Lekki Phase 1');
     expect(await page.getByTestId('offer-distance').textContent()).toMatch(/^0\.\d km NE$/);
+    expect(await page.getByTestId('estate-place').textContent()).toBe('Main gate, Admiralty Estate');
+    expect(await page.getByTestId('estate-call').textContent()).toBe('Call the estate: 0805 765 4321');
+    expect(await page.getByTestId('estate-call').getAttribute('href')).toBe('tel:+2348057654321');
     await keepScreenshot(page, stack.dir, 'offer');
+    // And on a 390x844 phone (issue #48): the estate's line and both answers in view.
+    await page.setViewportSize(SMALL_PHONE);
+    for (const id of ['estate-call', 'offer-accept', 'offer-decline']) {
+      const box = (await page.getByTestId(id).boundingBox())!;
+      expect(box.y + box.height, id).toBeLessThanOrEqual(SMALL_PHONE.height);
+    }
+    await keepScreenshot(page, stack.dir, 'offer-390x844');
+    await page.setViewportSize(PHONE);
 
     await page.getByTestId('offer-accept').click();
     await page.getByTestId('screen-incident').waitFor();
@@ -77,6 +93,9 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     await expect.poll(() => page.getByTestId('incident-step').textContent(), { timeout: 10_000 }).toBe('Assigned to you');
     expect(await page.getByTestId('subject-name').textContent()).toBe('Chiamaka Nwosu');
     expect(await page.getByTestId('subject-call').getAttribute('href')).toBe('tel:+2348035550142');
+    // Read as a person writes it, dialled in E.164 (issue #48).
+    expect(await page.getByTestId('subject-call').textContent()).toBe('Call 0803 555 0142');
+    expect(await page.getByTestId('estate-place').textContent()).toBe('Main gate, Admiralty Estate');
     expect(await page.getByTestId('nav-geo').getAttribute('href')).toBe('geo:6.4493,3.4751?q=6.4493,3.4751');
     expect(await page.getByTestId('nav-osm').getAttribute('href')).toContain('mlat=6.4493&mlon=3.4751');
     await keepScreenshot(page, stack.dir, 'incident-assigned');
@@ -85,6 +104,8 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     await page.getByTestId('step-on-my-way').click();
     await partnerSees(stack, incident.incident_id, 'responding');
     expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident.responder).toMatchObject({ name: 'Emeka Okafor', eta_minutes: 7 });
+    // 24-hour, as the kiosk and the console write times ("18:04", never "06:04 PM": issue #48).
+    await expect.poll(() => page.getByTestId('outbox-sent').textContent(), { timeout: 10_000 }).toMatch(/ at ([01]\d|2[0-3]):[0-5]\d$/);
     await keepScreenshot(page, stack.dir, 'on-my-way');
 
     await page.getByTestId('step-on-scene').click();

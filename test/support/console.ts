@@ -79,7 +79,7 @@ export async function joinConsole(
   organizationId: string,
   role: Role,
   email = `${role}-${Math.random().toString(36).slice(2, 8)}@estate.example`,
-  options: { siteIds?: string[] } = {},
+  options: { siteIds?: string[]; name?: string } = {},
 ): Promise<JoinedPerson> {
   const { invite_url } = await inviteOrReset(
     { db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin },
@@ -87,7 +87,7 @@ export async function joinConsole(
   );
   const token = invite_url.split('/').pop()!;
   const browser = new ConsoleBrowser(server.baseUrl, new URL(server.baseUrl).origin);
-  const accepted = await browser.post(`/console/invitations/${token}/accept`, { password: PASSWORD });
+  const accepted = await browser.post(`/console/invitations/${token}/accept`, { password: PASSWORD, ...(options.name ? { name: options.name } : {}) });
   if (accepted.status !== 201) throw new Error(`accept: ${accepted.status} ${JSON.stringify(accepted.body)}`);
   let totpSecret: string | undefined;
   let recoveryCodes: string[] = [];

@@ -2,9 +2,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { ensureRendererBuilt } from './support/build-renderer.ts';
-import { findCutText } from './support/cut-text.ts';
+import { findCutText, findOffScreen } from './support/cut-text.ts';
 import { GATE, startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { holdPanicButton, keepScreenshot, pressPanicButton, kioskCall, LARGE, openKiosk, PORTRAIT, SMALL } from './support/page.ts';
+import { chooseLanguage, holdPanicButton, keepScreenshot, pressPanicButton, kioskCall, LARGE, openKiosk, PORTRAIT, reachable, SMALL } from './support/page.ts';
 
 describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic button (real Chromium, browser host, real server)', () => {
   let stack: KioskStack;
@@ -73,7 +73,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
   beforeAll(async () => {
     await ensureRendererBuilt();
     // No responders: the incident stays with the estate, who cancels it.
-    stack = await startKioskStack({ name: 'panic-truth', throughLink: true, env: { KIOSK_ALARM_PHONES: 'Estate control 0803 000 0000, Police 112' } });
+    stack = await startKioskStack({ name: 'panic-truth', throughLink: true, env: { KIOSK_ALARM_PHONES: 'Estate control 0803 000 0000, Police 112, Fire service 0803 111 2222, Estate manager 0805 333 4444, Ambulance 0806 555 6666' } });
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
@@ -111,12 +111,21 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('the panic screen tells the tr
 
     // The guard's word on it (issue #35): "I called for help" goes at once; "False alarm" with the
     // link cut waits on the kiosk, says so, and goes when the link returns. Neither closes the SOS.
-    // Both reachable without scrolling at 1024x600 and upright at 800x1280.
-    for (const viewport of [PORTRAIT, SMALL]) {
-      await page.setViewportSize(viewport);
-      for (const report of ['called_for_help', 'false_alarm']) {
-        const box = (await page.getByTestId(`panic-report-${report}`).boundingBox())!;
-        expect(box.y + box.height, `${report} at ${viewport.width}x${viewport.height}`).toBeLessThanOrEqual(viewport.height);
+    // Both in view, never scrolled away or cut off, under "SOS SENT, but no responder is near this
+    // gate" with five numbers to call, at 1024x600 and upright at 800x1280, in English and in
+    // Hausa, the longest (issue #48).
+    expect(await page.getByTestId('panic-headline').getAttribute('data-key')).toBe('panic.sentNoCoverage');
+    for (const language of ['Hausa', 'English']) {
+      await chooseLanguage(page, language);
+      for (const viewport of [PORTRAIT, SMALL]) {
+        await page.setViewportSize(viewport);
+        await page.evaluate(() => new Promise((done) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(done))));
+        for (const report of ['called_for_help', 'false_alarm']) {
+          const where = await reachable(page.getByTestId(`panic-report-${report}`));
+          expect(where, `${report} in ${language} at ${viewport.width}x${viewport.height}`).toMatchObject({ inViewport: true, onTop: true });
+        }
+        expect(await findOffScreen(page), `${language} at ${viewport.width}x${viewport.height}`).toEqual([]);
+        await keepScreenshot(page, stack.dir, `panic-no-responder-${language.toLowerCase()}`, language === 'English');
       }
     }
     await page.getByTestId('panic-report-called_for_help').click();

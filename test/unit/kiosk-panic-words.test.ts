@@ -39,6 +39,10 @@ describe('what the panic screen says about a sent SOS, at every incident status'
     expect(keys({ ...sent, incidentStatus: 'on_scene', responder })).toEqual(['panic.responder', 'panic.onScene', 'panic.call']);
   });
 
+  it("shows the responder's number as the guard dials it: 0803 000 0009, not +2348030000009 (issue #48)", () => {
+    expect(panicProgress({ ...sent, incidentStatus: 'on_scene', responder }).at(-1)).toEqual({ key: 'panic.call', params: { phone: '0803 000 0009' } });
+  });
+
   it('an SOS not yet sent tells the guard to raise the alarm another way, with the numbers set at setup', () => {
     for (const delivery of ['sending', 'retrying', 'refused'] as const) {
       expect(panicFallback({ ...sent, delivery, incidentStatus: null }, '112').map((line) => line.key)).toEqual(['panic.raiseAlarm', 'panic.callPhones']);

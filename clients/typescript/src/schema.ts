@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an active incident
-         * @description Scope `incidents:write`. The reason goes into the timeline. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.
+         * @description Scope `incidents:write`. The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.
          */
         post: operations["cancelIncident"];
         delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Add a note to an active incident
-         * @description Scope `incidents:write`. A timeline entry with `event: note` at the current status. Not active: 409.
+         * @description Scope `incidents:write`. A timeline entry with `event: note` at the current status: the message as written for an API key, `<name>: <message>` for a person signed in to the console. Not active: 409.
          */
         post: operations["addIncidentNote"];
         delete?: never;

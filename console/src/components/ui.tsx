@@ -1,6 +1,12 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import QRCode from 'qrcode';
+import { phoneForReading, telHref } from '../../../shared/phone.ts';
 import { formatTime, relativeTime } from '../format.ts';
+
+/** A phone number as people read it (0803 111 2222) that dials in E.164 on a tap (issue #48). */
+export function Phone({ phone }: { phone: string }) {
+  return <a href={telHref(phone)}>{phoneForReading(phone)}</a>;
+}
 
 /** A time people read, with the exact instant on hover and for screen readers. */
 export function Time({ iso, relative = false }: { iso: string | null | undefined; relative?: boolean }) {

@@ -7,7 +7,8 @@ import { TextCeilingAlert } from './text-ceilings.tsx';
 import { theAlarm } from './alarm.ts';
 import { useCoverage } from './coverage.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
-import { CATEGORY, IncidentCard } from './incident-card.tsx';
+import { IncidentCard } from './incident-card.tsx';
+import { CATEGORY_TEXT } from './incident-words.ts';
 import { useLiveEvents, useNow } from './hooks.ts';
 import { boardOrder, entryPointOf, incidentOf, inSite, LANES, laneOf, needsAcknowledgement, newer, onBoard, type Incident } from './incidents.ts';
 import { ScreenHeader } from '../components/layout.tsx';
@@ -168,7 +169,7 @@ export function BoardScreen() {
           Category{' '}
           <select value={filters.category} onChange={(e) => setFilters({ ...filters, category: e.target.value })} data-testid="filter-category">
             <option value="">Any</option>
-            {Object.entries(CATEGORY).map(([value, label]) => (
+            {Object.entries(CATEGORY_TEXT).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
               </option>
@@ -254,12 +255,16 @@ function SoundControl() {
         </button>
       </p>
     );
+  // Off, and readable from across the room: after a reload the browser has silenced it again
+  // until a click (issue #48), so the whole bar is the button that brings it back.
   return (
-    <p className="sound off" role="status" data-testid="sound" data-sound="off">
-      <strong>Sound is off.</strong> New SOS alerts show on screen only.{' '}
-      <button type="button" className="primary" onClick={() => void alarm.turnOn().then(setOn)} data-testid="sound-on">
-        Turn sound on
+    <div className="sound off" role="status" data-testid="sound" data-sound="off">
+      <button type="button" className="sound-wake" onClick={() => void alarm.turnOn().then(setOn)} data-testid="sound-on">
+        Sound is off: click to turn on
       </button>
-    </p>
+      <span className="sound-why">
+        {alarm.wanted() ? 'The browser silences a page when it reloads: one click anywhere brings the sound back.' : 'Until then new SOS alerts show on screen only.'}
+      </span>
+    </div>
   );
 }

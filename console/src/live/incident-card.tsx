@@ -4,20 +4,9 @@ import { ErrorNote } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 import { SiteCallList } from '../sites/call-list.tsx';
 import type { Site } from '../sites/site-choice.ts';
-import { arriveView, assignView, clock, entryPointOf, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
+import { CATEGORY_TEXT, SEVERITY_TEXT, STATUS_TEXT, whereOf } from './incident-words.ts';
+import { arriveView, assignView, clock, laneOf, needsAcknowledgement, type Incident } from './incidents.ts';
 
-export const CATEGORY: Record<Incident['category'], string> = { sos: 'SOS', vehicle: 'Vehicle', location_threat: 'Location threat', medical: 'Medical' };
-const STATUS: Record<Incident['status'], string> = {
-  created: 'Created',
-  dispatching: 'Offering to responders',
-  assigned: 'Assigned',
-  responding: 'Responding',
-  on_scene: 'On scene',
-  escalated: 'Escalated: nobody accepted',
-  unresponsive: 'Unresponsive: still nobody',
-  resolved: 'Resolved',
-  cancelled: 'Cancelled',
-};
 
 /** One incident on the board: what, where, how long, who to call, and what it waits for. */
 export function IncidentCard({
@@ -45,7 +34,6 @@ export function IncidentCard({
   const acknowledged = !attention && (incident.status === 'escalated' || incident.status === 'unresponsive');
   const assign = assignView(incident, now, covered);
   const arrive = arriveView(incident, now);
-  const entryPoint = entryPointOf(incident);
   const fresh = unseen && laneOf(incident.status) === 'new';
   return (
     <li
@@ -57,21 +45,23 @@ export function IncidentCard({
     >
       <div className="card-head">
         <Link to={`/incidents/${encodeURIComponent(incident.incident_id)}`} className="card-title" onClick={onSeen}>
-          {incident.title}
+          {whereOf(incident, site?.name)}
         </Link>
         {fresh && <span className="tag bad">New</span>}
       </div>
       <p className="card-tags">
-        <span className={`tag ${incident.category === 'sos' ? 'bad' : ''}`}>{CATEGORY[incident.category]}</span>
-        <span className={`tag ${incident.severity === 'critical' || incident.severity === 'high' ? 'warn' : ''}`}>{incident.severity}</span>
+        <span className={`tag ${incident.category === 'sos' ? 'bad' : ''}`}>{CATEGORY_TEXT[incident.category]}</span>
+        <span className={`tag ${incident.severity === 'critical' || incident.severity === 'high' ? 'warn' : ''}`}>{SEVERITY_TEXT[incident.severity]}</span>
         {incident.is_drill && <span className="tag">Drill</span>}
       </p>
       <p className="card-status" data-testid="card-status">
-        {STATUS[incident.status]}
+        {STATUS_TEXT[incident.status]}
       </p>
       <p className="card-who">
         {incident.subject.name}
-        {entryPoint ? ` · ${entryPoint}` : incident.location.address ? ` · ${incident.location.address}` : ''}
+      </p>
+      <p className="card-what muted" data-testid="card-what">
+        {incident.title}
       </p>
       <dl className="card-times">
         <dt>Age</dt>

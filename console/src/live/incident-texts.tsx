@@ -1,5 +1,5 @@
 import type { Schemas } from '../api.ts';
-import { Time } from '../components/ui.tsx';
+import { Phone, Time } from '../components/ui.tsx';
 import { useLoad } from '../context.tsx';
 import type { Incident } from './incidents.ts';
 import { TextCeilingNote } from './text-ceilings.tsx';
@@ -51,7 +51,7 @@ export function IncidentTexts({ incident }: { incident: Incident }) {
         <ul className="event-list">
           {list.map((text) => (
             <li key={text.message_id} data-status={text.status}>
-              <Time iso={text.created_at} /> {text.recipient.name} <a href={`tel:${text.recipient.phone}`}>{text.recipient.phone}</a> ·{' '}
+              <Time iso={text.created_at} /> {text.recipient.name} <Phone phone={text.recipient.phone} /> ·{' '}
               {TEXT_REASON[text.reason]} ·{' '}
               <span className={`tag ${TEXT_TONE[text.status]}`}>{text.status}</span>
               {text.last_error && <span className="muted"> {text.last_error}</span>}

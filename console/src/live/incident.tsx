@@ -1,7 +1,7 @@
 import { Fragment, lazy, Suspense, useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api.ts';
 import { EventDeliveries } from '../integrations/event-deliveries.tsx';
-import { ErrorNote, Time } from '../components/ui.tsx';
+import { ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { useLiveEvents, useNow } from './hooks.ts';
 import { useCoverage } from './coverage.ts';
@@ -10,6 +10,7 @@ import { Link } from '../router.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { SiteCallList } from '../sites/call-list.tsx';
 import { IncidentTexts } from './incident-texts.tsx';
+import { CATEGORY_TEXT, detailsOf, eventText, SEVERITY_TEXT, STATUS_TEXT, whereOf } from './incident-words.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
 
 const IncidentMap = lazy(() => import('../map/incident-map.tsx'));
@@ -73,19 +74,19 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
   const { subject, location, responder } = incident;
   const position = positionOf(incident);
   const site = siteOf(incident);
-  // The gate is shown as such; the rest of what the partner attached, as they wrote it.
-  const metadata = Object.entries(subject.metadata).filter(([key]) => key !== 'entry_point' || !entryPointOf(incident));
+  // The gate is shown as such; the rest of what the kiosk or the partner attached, labelled in words.
+  const details = detailsOf(subject.metadata, entryPointOf(incident) ? ['entry_point'] : []);
   return (
     <div className="stack" data-testid="screen-incident" data-status={incident.status}>
       <p>
         <Link to="/board">← Live board</Link>
       </p>
-      <ScreenHeader title={incident.title}>
-        <span data-testid="incident-status" className={`tag ${needsAcknowledgement(incident) ? 'bad' : active ? 'warn' : 'good'}`}>
-          {incident.status}
+      <ScreenHeader title={`${CATEGORY_TEXT[incident.category]} at ${whereOf(incident, site?.name)}`}>
+        <span data-testid="incident-status" data-status={incident.status} className={`tag ${needsAcknowledgement(incident) ? 'bad' : active ? 'warn' : 'good'}`}>
+          {STATUS_TEXT[incident.status]}
         </span>{' '}
-        {incident.category} · {incident.severity}
-        {incident.is_drill ? ' · drill' : ''} · open for {clock((closedAt(incident) ? Date.parse(closedAt(incident)!) : now) - Date.parse(incident.created_at))}
+        <span data-testid="incident-title">{incident.title}</span> · {SEVERITY_TEXT[incident.severity]}
+        {incident.is_drill ? ' · drill' : ''} · {closedAt(incident) ? 'was open for' : 'open for'} {clock((closedAt(incident) ? Date.parse(closedAt(incident)!) : now) - Date.parse(incident.created_at))}
       </ScreenHeader>
       <ErrorNote error={error} />
       {needsAcknowledgement(incident) && <AcknowledgeBar incident={incident} onChanged={apply} allowed={operate} />}
@@ -99,7 +100,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
               <>
                 <dt>Phone</dt>
                 <dd>
-                  <a href={`tel:${subject.phone}`}>{subject.phone}</a>
+                  <Phone phone={subject.phone} />
                 </dd>
               </>
             )}
@@ -147,10 +148,10 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
                 </dd>
               </>
             )}
-            {metadata.map(([key, value]) => (
-              <Fragment key={key}>
-                <dt>{key}</dt>
-                <dd>{value}</dd>
+            {details.map((detail) => (
+              <Fragment key={detail.key}>
+                <dt>{detail.label}</dt>
+                <dd data-testid={`detail-${detail.key}`}>{detail.instant ? <Time iso={detail.value} /> : detail.value}</dd>
               </Fragment>
             ))}
           </dl>
@@ -164,7 +165,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
               <>
                 <dt>Phone</dt>
                 <dd>
-                  <a href={`tel:${responder.phone}`}>{responder.phone}</a>
+                  <Phone phone={responder.phone} />
                 </dd>
                 <dt>ETA</dt>
                 <dd>{responder.eta_minutes === null ? 'Unknown' : `${responder.eta_minutes} min`}</dd>
@@ -183,7 +184,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
             {incident.resolution_outcome && (
               <>
                 <dt>Outcome</dt>
-                <dd>{incident.resolution_outcome.replaceAll('_', ' ')}</dd>
+                <dd>{eventText(incident.resolution_outcome)}</dd>
               </>
             )}
             {incident.resolution_notes && (
@@ -206,7 +207,7 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
         <ol className="timeline" data-testid="timeline">
           {incident.timeline.map((entry, index) => (
             <li key={index} data-event={entry.event}>
-              <Time iso={entry.timestamp} /> <strong>{entry.event.replaceAll('_', ' ')}</strong> <span className="prewrap">{entry.message}</span>
+              <Time iso={entry.timestamp} /> <strong>{eventText(entry.event)}</strong> <span className="prewrap">{entry.message}</span>
             </li>
           ))}
         </ol>

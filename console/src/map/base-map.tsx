@@ -1,7 +1,7 @@
 import 'leaflet/dist/leaflet.css';
 import type { FeatureCollection } from 'geojson';
 import { useEffect, useState, type ReactNode } from 'react';
-import { GeoJSON, MapContainer, TileLayer } from 'react-leaflet';
+import { GeoJSON, MapContainer, Pane, TileLayer } from 'react-leaflet';
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import countries50m from 'world-atlas/countries-50m.json';
@@ -25,7 +25,7 @@ interface MapSettings {
   tile_attribution: string | null;
 }
 
-/** The deployment's map settings (CONSOLE_TILE_URL), read once per page; none when they cannot be read. */
+/** The deployment's map settings (CONSOLE_TILE_URL or CONSOLE_TILE_DIR), read once per page; none when they cannot be read. */
 let settings: Promise<MapSettings> | null = null;
 const mapSettings = () =>
   (settings ??= fetch('/console/config.json', { cache: 'no-store' })
@@ -50,18 +50,28 @@ export const NIGERIA = { center: [9.08, 8.68] as [number, number], zoom: 6 };
 
 /**
  * The console's map: Leaflet on a canvas (no WebGL), the shipped borders under whatever the
- * screen draws. Markers are vector circles, never image icons, so nothing is fetched.
+ * screen draws. Markers are vector circles, never image icons, so nothing is fetched. With the
+ * operator's tiles (issue #48) the streets are drawn over the shipped land, which stays below
+ * them (its own pane, under the tiles') wherever a tile is missing or cannot load, with the
+ * borders as lines on top.
  */
 export function BaseMap({ center, zoom, label, children, testId }: { center: [number, number]; zoom: number; label: string; children?: ReactNode; testId?: string }) {
   const tiles = useMapSettings();
   return (
     <div className="map-frame" role="region" aria-label={label} data-testid={testId}>
       <MapContainer center={center} zoom={zoom} minZoom={3} maxZoom={16} preferCanvas worldCopyJump className="map">
-        {tiles?.tile_url && <TileLayer url={tiles.tile_url} attribution={tiles.tile_attribution ?? ''} maxZoom={19} />}
+        {tiles?.tile_url && (
+          <>
+            <Pane name="land" style={{ zIndex: 150 }}>
+              <GeoJSON data={countryBorders()} interactive={false} style={{ stroke: false, fillColor: '#f8fafc', fillOpacity: 1 }} />
+            </Pane>
+            <TileLayer url={tiles.tile_url} attribution={tiles.tile_attribution ?? ''} maxZoom={19} />
+          </>
+        )}
         <GeoJSON
           data={countryBorders()}
           interactive={false}
-          // Over online tiles, the borders are lines only; alone, they are the land.
+          // Over tiles, the borders are lines only (the land is under the tiles); alone, they are the land.
           style={{ color: '#64748b', weight: 1, fillColor: '#f8fafc', fillOpacity: tiles?.tile_url ? 0 : 1 }}
           attribution={`${BORDERS_ATTRIBUTION} · ${EVENTS_ATTRIBUTION}`}
         />

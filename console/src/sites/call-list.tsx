@@ -1,3 +1,4 @@
+import { Phone } from '../components/ui.tsx';
 import type { Site } from './site-choice.ts';
 
 /**
@@ -12,7 +13,7 @@ export function SiteCallList({ site, testId }: { site: Site; testId: string }) {
         <ol className="call-list" data-testid={`${testId}-call-list`} aria-label={`Numbers of ${site.name}`}>
           {site.call_list.map((entry, index) => (
             <li key={index}>
-              {entry.name}: <a href={`tel:${entry.phone}`}>{entry.phone}</a>
+              {entry.name}: <Phone phone={entry.phone} />
               {!entry.texted && <NotTexted reason={entry.not_texted_reason} />}
             </li>
           ))}

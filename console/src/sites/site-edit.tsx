@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { phoneForReading } from '../../../shared/phone.ts';
 import { describeError, type Schemas } from '../api.ts';
 import { ConfirmButton, ErrorNote, Field } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
@@ -97,7 +98,8 @@ function DefaultSite({ site, onChanged }: { site: Site; onChanged: () => void })
 /** A site changed in place by owners and admins: its details, whether it is the default, its gates, its call list; archived. */
 export function EditSite({ site, onChanged, onDone }: { site: Site; onChanged: () => void; onDone: () => void }) {
   const { client, can } = useConsole();
-  const [callers, setCallers] = useState<Caller[]>(site.call_list.length ? site.call_list : [{ name: '', phone: '' }]);
+  // Numbers to edit as people write them (0803 123 4567); the server keeps them in E.164 (issue #48).
+  const [callers, setCallers] = useState<Caller[]>(site.call_list.length ? site.call_list.map((entry) => ({ ...entry, phone: phoneForReading(entry.phone) })) : [{ name: '', phone: '' }]);
   const [error, setError] = useState<string | null>(null);
   const path = { params: { path: { siteId: site.site_id } } };
   const run = async (work: () => Promise<unknown>) => {

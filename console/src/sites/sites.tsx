@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { describeError } from '../api.ts';
-import { ErrorNote, Field, FormButtons } from '../components/ui.tsx';
+import { ErrorNote, Field, FormButtons, Phone } from '../components/ui.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
 import { useConsole } from '../context.tsx';
 import { ListTable } from '../lists/list-table.tsx';
@@ -152,7 +152,7 @@ export function SitesScreen() {
                 <ol className="call-list" data-testid="call-list">
                   {site.call_list.map((entry, index) => (
                     <li key={index}>
-                      {entry.name}: <a href={`tel:${entry.phone}`}>{entry.phone}</a>
+                      {entry.name}: <Phone phone={entry.phone} />
                       {entry.texted
                         ? entry.language && entry.language !== 'en'
                           ? ` (texts in ${LANGUAGES.find(([code]) => code === entry.language)?.[1]})`

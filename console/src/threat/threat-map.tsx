@@ -2,6 +2,7 @@ import type { LatLngBounds, LeafletMouseEvent } from 'leaflet';
 import { useEffect, useRef, useState } from 'react';
 import { Circle, CircleMarker, Polyline, Popup, Tooltip, useMap, useMapEvents } from 'react-leaflet';
 import type { DangerZone, Heatmap, RouteSafety, SafetyScore, ThreatCoverage } from './types.ts';
+import { threatWindow } from './window.ts';
 import { describeError } from '../api.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
@@ -9,7 +10,6 @@ import { useLiveEvents } from '../live/hooks.ts';
 import { positionOf } from '../live/incidents.ts';
 import { BaseMap, LEVEL_COLOUR, NIGERIA } from '../map/base-map.tsx';
 import { ScreenHeader } from '../components/layout.tsx';
-import { DAY_MS } from '../../../shared/time.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
 import type { Site } from '../sites/site-choice.ts';
 
@@ -64,7 +64,9 @@ export default function ThreatMapScreen() {
   const through = dataThrough(coverage.data);
   const [days, setDays] = useState(90);
   const [until, setUntil] = useState<string | null>(null);
-  const end = until ?? through;
+  // No threat data at all (a server without THREAT_SEED, nothing imported): the window ends today,
+  // so the organization's own incidents and any data to come still show.
+  const end = until ?? through ?? (coverage.data ? new Date().toISOString().slice(0, 10) : null);
   const [bounds, setBounds] = useState<LatLngBounds | null>(null);
   const [heat, setHeat] = useState<Heatmap | null>(null);
   const [zones, setZones] = useState<DangerZone[]>([]);
@@ -85,16 +87,15 @@ export default function ThreatMapScreen() {
   useEffect(() => {
     if (!bounds || !end) return;
     const ask = ++asked.current;
-    const untilInstant = `${end}T23:59:59Z`;
-    const from = new Date(Date.parse(untilInstant) - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+    const span = threatWindow(end, days, new Date());
     const box = [bounds.getSouth(), bounds.getWest(), bounds.getNorth(), bounds.getEast()].map((n) => n.toFixed(4)).join(',');
     const centre = bounds.getCenter();
     const radius = Math.min(2000, Math.max(1, centre.distanceTo(bounds.getNorthEast()) / 1000));
     const timer = setTimeout(() => {
       Promise.all([
-        client.get('/danger-zones/heatmap', { params: { query: { bounds: box, days, until: untilInstant } } }),
+        client.get('/danger-zones/heatmap', { params: { query: { bounds: box, days, ...(span.until ? { until: span.until } : {}) } } }),
         client.get('/danger-zones', {
-          params: { query: { latitude: rounded(centre.lat, 4), longitude: rounded(centre.lng, 4), radius_km: rounded(radius, 1), from_date: from, to_date: end, limit: 100 } },
+          params: { query: { latitude: rounded(centre.lat, 4), longitude: rounded(centre.lng, 4), radius_km: rounded(radius, 1), from_date: span.fromDate, to_date: span.toDate, limit: 100 } },
         }),
       ]).then(
         ([nextHeat, nextZones]) => {
@@ -157,7 +158,7 @@ export default function ThreatMapScreen() {
           <input type="date" value={end ?? ''} max={new Date().toISOString().slice(0, 10)} onChange={(e) => setUntil(e.target.value || null)} data-testid="map-until" />
         </label>
         <span className="muted" data-testid="data-through">
-          {through ? `The data runs through ${through}.` : 'Reading how current the data is…'}
+          {through ? `The data runs through ${through}.` : coverage.data ? 'No threat data on this server yet.' : 'Reading how current the data is…'}
         </span>
         <span className="segmented" role="group" aria-label="What a click does">
           <button type="button" aria-pressed={mode === 'score'} onClick={() => (setMode('score'), setRouteStart(null))}>

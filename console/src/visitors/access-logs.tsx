@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { phoneForReading } from '../../../shared/phone.ts';
 import { describeError, type Schemas } from '../api.ts';
 import { ErrorNote, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
@@ -115,7 +116,7 @@ export function AccessLogs() {
               <>
                 {log.visitor_name ?? '(erased)'}
                 <br />
-                <span className="muted">{log.visitor_phone ?? ''}</span>
+                <span className="muted">{log.visitor_phone ? phoneForReading(log.visitor_phone) : ''}</span>
               </>
             ),
           },

@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { phoneForReading } from '../../../shared/phone.ts';
 import { describeError, type Schemas } from '../api.ts';
 import { ConfirmButton, ErrorNote, Notice, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
@@ -132,7 +133,7 @@ export function Codes() {
               <>
                 {code.visitor_name ?? '(erased)'}
                 <br />
-                <span className="muted">{code.visitor_phone ?? ''}</span>
+                <span className="muted">{code.visitor_phone ? phoneForReading(code.visitor_phone) : ''}</span>
               </>
             ),
           },

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { describeError, type Schemas } from '../api.ts';
-import { Empty, ErrorNote, Time } from '../components/ui.tsx';
+import { Empty, ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { useLiveEvents } from '../live/hooks.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
@@ -73,7 +73,7 @@ export function OnSite() {
                 {visitors.map((visitor) => (
                   <tr key={visitor.log_id} data-testid="visitor-row" data-log-id={visitor.log_id}>
                     <td>{visitor.visitor_name ?? '(erased)'}</td>
-                    <td>{visitor.visitor_phone ?? '—'}</td>
+                    <td>{visitor.visitor_phone ? <Phone phone={visitor.visitor_phone} /> : '—'}</td>
                     <td>{visitor.host_user_id ?? '—'}</td>
                     <td>
                       <Time iso={visitor.checked_in_at} />

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { describeError, type Schemas } from '../api.ts';
-import { Empty, ErrorNote, Time } from '../components/ui.tsx';
+import { Empty, ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole, useLoad } from '../context.tsx';
 import { navigate } from '../router.tsx';
 import { useSiteScope } from '../sites/site-scope.tsx';
@@ -197,7 +197,7 @@ function RollCallSheet({ rollCallId }: { rollCallId: string }) {
                     />
                   </td>
                   <td>{entry.visitor_name ?? '(erased)'}</td>
-                  <td>{entry.visitor_phone ? <a href={`tel:${entry.visitor_phone}`}>{entry.visitor_phone}</a> : '—'}</td>
+                  <td>{entry.visitor_phone ? <Phone phone={entry.visitor_phone} /> : '—'}</td>
                   <td>{entry.entry_point ?? '—'}</td>
                   <td>
                     <Time iso={entry.checked_in_at} />

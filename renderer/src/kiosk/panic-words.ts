@@ -1,4 +1,5 @@
 import type { GateCoverage, PanicStatus } from '../../../shared/kiosk/calls.ts';
+import { phoneForReading } from '../../../shared/phone.ts';
 import type { MessageKey } from '../i18n/en.ts';
 
 type Params = Record<string, string | number>;
@@ -44,7 +45,7 @@ export function panicProgress(panic: PanicStatus): PanicLine[] {
   const minutes = minutesLeft(responder, nowMs);
   if (panic.incidentStatus === 'on_scene') lines.push({ key: 'panic.onScene' });
   else if (minutes !== null) lines.push(minutes <= 0 ? { key: 'panic.arrivingNow' } : { key: 'panic.eta', params: { minutes } });
-  if (responder.phone) lines.push({ key: 'panic.call', params: { phone: responder.phone } });
+  if (responder.phone) lines.push({ key: 'panic.call', params: { phone: phoneForReading(responder.phone) } });
   return lines;
 }
 

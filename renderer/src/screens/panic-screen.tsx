@@ -69,37 +69,41 @@ export function PanicScreen({ panic, around, onPanic, onReport }: PanicScreenPro
         data-incident-status={panic?.incidentStatus ?? ''}
         data-tone={view?.tone ?? 'none'}
       >
-        {/* "The nearest responder is sent" is not true where none is near: the advice below says what is. */}
-        {!panic && !beforeAdvice.length && <p className="panic-explain">{t('panic.explain')}</p>}
-        {tooShort && !panic && <p className="notice panic-too-short" data-testid="panic-too-short">{t('panic.tooShort')}</p>}
-        {panic && heldAgain && !over && (
-          <p className="notice panic-already" data-testid="panic-already">
-            {t('panic.alreadySent', { time: clockTime(panic.pressedAt, language) })}
-          </p>
-        )}
-        {panic && view && view.tone !== 'over' && (
-          <p className={`panic-delivery panic-delivery-${view.tone}`} data-testid="panic-headline" data-key={view.headline.key}>
-            {MARK[view.tone]}
-            {t(view.headline.key, view.headline.params)}
-          </p>
-        )}
-        {advice.map((item) => (
-          <p key={item.key} className="panic-fallback" data-testid={item.key === 'panic.callPhones' ? 'panic-phones' : 'panic-fallback'}>
-            {t(item.key, item.params)}
-          </p>
-        ))}
-        {panic && (
-          <>
-            {panic.delivery === 'retrying' && (
-              <p>
-                {t('panic.attempts', { count: panic.attempts })}
-                {panic.nextAttemptAt ? ` · ${t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}` : ''}
-              </p>
-            )}
-            {panic.incidentStatus && <p data-testid="panic-incident-status">{t('panic.status', { status: incidentStatus(panic.incidentStatus, t) })}</p>}
-            {(view?.progress ?? []).map((item, index) => line(item, index, item.key === 'panic.responder' ? 'panic-responder' : undefined))}
-          </>
-        )}
+        {/* What happened scrolls when it runs long (Hausa, a long call list, under the banner at
+            1024x600); the guard's two buttons below it never do: they stay in view (issue #48). */}
+        <div className="panic-messages" data-testid="panic-messages">
+          {/* "The nearest responder is sent" is not true where none is near: the advice below says what is. */}
+          {!panic && !beforeAdvice.length && <p className="panic-explain">{t('panic.explain')}</p>}
+          {tooShort && !panic && <p className="notice panic-too-short" data-testid="panic-too-short">{t('panic.tooShort')}</p>}
+          {panic && heldAgain && !over && (
+            <p className="notice panic-already" data-testid="panic-already">
+              {t('panic.alreadySent', { time: clockTime(panic.pressedAt, language) })}
+            </p>
+          )}
+          {panic && view && view.tone !== 'over' && (
+            <p className={`panic-delivery panic-delivery-${view.tone}`} data-testid="panic-headline" data-key={view.headline.key}>
+              {MARK[view.tone]}
+              {t(view.headline.key, view.headline.params)}
+            </p>
+          )}
+          {advice.map((item) => (
+            <p key={item.key} className="panic-fallback" data-testid={item.key === 'panic.callPhones' ? 'panic-phones' : 'panic-fallback'}>
+              {t(item.key, item.params)}
+            </p>
+          ))}
+          {panic && (
+            <>
+              {panic.delivery === 'retrying' && (
+                <p>
+                  {t('panic.attempts', { count: panic.attempts })}
+                  {panic.nextAttemptAt ? ` · ${t('panic.nextAttempt', { seconds: secondsUntil(panic.nextAttemptAt) })}` : ''}
+                </p>
+              )}
+              {panic.incidentStatus && <p data-testid="panic-incident-status">{t('panic.status', { status: incidentStatus(panic.incidentStatus, t) })}</p>}
+              {(view?.progress ?? []).map((item, index) => line(item, index, item.key === 'panic.responder' ? 'panic-responder' : undefined))}
+            </>
+          )}
+        </div>
         {panic && !over && (
           <div className="panic-report" data-testid="panic-report">
             <p className="panic-report-title">{t('panic.reportTitle')}</p>

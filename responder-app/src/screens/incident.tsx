@@ -1,5 +1,7 @@
 import { useState } from 'react';
+import { phoneForReading, telHref } from '../../../shared/phone.ts';
 import type { Work } from '../state.ts';
+import { EstateLine } from './estate.tsx';
 
 /** The contract's list of outcomes (shared/schemas/responders.ts, ResolveRequest). */
 export const OUTCOMES = ['assisted', 'false_alarm', 'no_action_required', 'referred_to_authorities', 'medical_transport', 'unable_to_locate'] as const;
@@ -39,14 +41,15 @@ export function IncidentScreen(props: {
           {incident.subject.name}
         </p>
         {incident.subject.phone && (
-          <a className="big call" href={`tel:${incident.subject.phone.replace(/[^+0-9]/g, '')}`} data-testid="subject-call">
-            Call {incident.subject.phone}
+          <a className="big call" href={telHref(incident.subject.phone)} data-testid="subject-call">
+            Call {phoneForReading(incident.subject.phone)}
           </a>
         )}
       </section>
       <section className="card">
         <p className="muted">Where</p>
         <p data-testid="incident-place">{place}</p>
+        <EstateLine incident={incident} />
         {incident.location.landmark && incident.location.address && <p className="muted">Landmark: {incident.location.landmark}</p>}
         <div className="nav-links">
           <a href={`geo:${latitude},${longitude}?q=${latitude},${longitude}`} data-testid="nav-geo">

@@ -1,4 +1,5 @@
 import type { Offer } from '../api.ts';
+import { EstateLine } from './estate.tsx';
 import { bearingDegrees, compassPoint, type Position } from '../state.ts';
 
 const label = (text: string) => text.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
@@ -21,6 +22,7 @@ export function OfferScreen(props: { offer: Offer; from: Position | { latitude: 
         {label(offer.incident.category)} · {offer.incident.severity.toUpperCase()}
       </h1>
       <p className="title">{offer.incident.title}</p>
+      <EstateLine incident={offer.incident} />
       <div className="where">
         {bearing !== null && (
           <svg className="bearing" viewBox="0 0 64 64" aria-hidden="true" style={{ transform: `rotate(${bearing}deg)` }}>

@@ -1,7 +1,9 @@
 import type { OutboxAction } from '../outbox.ts';
 import type { Sent } from '../state.ts';
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+// 24-hour, as the kiosk and the console write times ("18:04", never "06:04 PM"): issue #48.
+const CLOCK = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const time = (iso: string) => CLOCK.format(new Date(iso));
 
 /** Always on screen: whether the server answers, what waits on this phone, and what was sent last. */
 export function OutboxBar({ waiting, sent, linkUp }: { waiting: OutboxAction[]; sent: Sent[]; linkUp: boolean }) {

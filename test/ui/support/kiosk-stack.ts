@@ -210,11 +210,13 @@ export async function startKioskHost(options: KioskHostOptions): Promise<KioskHo
   let hostExited = false;
   host.once('exit', () => (hostExited = true));
   const url = `http://127.0.0.1:${kioskPort}/`;
+  // npm, tsx and the build check start in a second or two alone; with the whole suite on two
+  // cores, CI has seen them take over 30 s.
   await waitFor('the kiosk browser host', async () => {
     if (hostExited) throw new Error(`npm run kiosk:web exited; see ${logPath}`);
     const response = await fetch(url);
     return response.ok ? true : undefined;
-  });
+  }, 90_000);
   return {
     url,
     async stop() {

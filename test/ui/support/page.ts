@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { KioskCallInput, KioskCallName, KioskCallResult } from '../../../shared/kiosk/calls.ts';
 import { KIOSK_CALL_PATH } from '../../../shared/kiosk/client.ts';
 
@@ -154,4 +154,19 @@ export async function chooseLanguage(page: Page, name: string): Promise<void> {
   await choices.locator('button[data-language]').filter({ hasText: name }).click();
   await choices.waitFor({ state: 'detached' });
   await expect.poll(() => rail.locator('.nav-language-current').textContent()).toBe(name);
+}
+
+/**
+ * Where an element is on the screen as a finger finds it: its box wholly inside the viewport, and
+ * its middle not covered or clipped away (the topmost element there is it or inside it). A box
+ * inside the viewport can still be scrolled out of its list, or hidden under a banner.
+ */
+export async function reachable(locator: Locator): Promise<{ inViewport: boolean; onTop: boolean; box: string }> {
+  return locator.evaluate((element: any) => {
+    const win = globalThis as any;
+    const rect = element.getBoundingClientRect();
+    const inViewport = rect.width > 0 && rect.height > 0 && rect.left >= 0 && rect.top >= 0 && rect.right <= win.innerWidth && rect.bottom <= win.innerHeight;
+    const top = win.document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+    return { inViewport, onTop: Boolean(top && element.contains(top)), box: `${Math.round(rect.left)},${Math.round(rect.top)} ${Math.round(rect.width)}x${Math.round(rect.height)}` };
+  });
 }
