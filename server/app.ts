@@ -29,6 +29,7 @@ import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
 import { STAFF_API_BASE, staffRoutes } from './staff-api.ts';
+import { passLinkRoutes } from './access-codes/routes.ts';
 import { kannelReportRoutes } from './messages/routes.ts';
 import type { SmsGateway } from './messages/gateway.ts';
 import { textingOf } from './messages/service.ts';
@@ -130,11 +131,13 @@ export function createApp(deps: AppDeps): Express {
   const mounted: RequestHandler = deps.metrics?.mounted ?? ((_req, _res, next) => next());
   app.use(`${API_BASE}/api/v1`, mounted, api);
   app.use(API_BASE, mounted, api);
-  app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(deps));
+  app.use(RESPONDER_API_BASE, mounted, responderDocsRoutes(), responderRoutes(routeDeps));
   // The operations centre, for the service's own staff (server/staff-api.ts).
   app.use(STAFF_API_BASE, mounted, staffRoutes(routeDeps));
   // The SMS gateway's delivery reports (server/messages/routes.ts).
   app.use('/v1/hooks', mounted, kannelReportRoutes(routeDeps));
+  // A visitor's pass sent by text: the link's token is its only key (server/access-codes/pass-links.ts).
+  app.use('/p', mounted, passLinkRoutes(routeDeps));
   app.use('/responder', responderAppRoutes());
   app.use('/console', consoleAppRoutes(undefined, { tileUrl: deps.config.CONSOLE_TILE_URL, tileDir: deps.config.CONSOLE_TILE_DIR, tileAttribution: deps.config.CONSOLE_TILE_ATTRIBUTION }));
   // The front door is the console: people open the host's address, programs call /v1/external.

@@ -36,7 +36,7 @@ import {
 } from './settings.ts';
 import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
 import { SyncLoop } from './sync.ts';
-import { alarmPhonesOf } from './site.ts';
+import { alarmPhonesOf, untextedPhonesOf } from './site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;
@@ -314,6 +314,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
         alarmPhones: alarmPhonesOf(ctx),
+        untextedPhones: untextedPhonesOf(ctx),
         environment: ctx.settings ? (environmentOfKey(ctx.settings.apiKey) ?? null) : null,
         coverage: readCoverage(ctx),
       };

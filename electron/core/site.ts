@@ -11,8 +11,8 @@ const CACHE_SITE_SETTING = 'codes_site';
 export interface KioskSite {
   site_id: string;
   name: string;
-  /** Whom to call, in order: E.164 numbers. */
-  call_list: Array<{ name: string; phone: string }>;
+  /** Whom to call, in order: E.164 numbers; `texted: false` for those alarm texts never reach (issue #48). */
+  call_list: Array<{ name: string; phone: string; texted?: boolean }>;
 }
 
 /** Kept from each heartbeat answer, so an SOS screen offline still shows the site's numbers. */
@@ -34,6 +34,12 @@ export function alarmPhonesOf(ctx: Pick<CoreContext, 'db' | 'settings'>): string
   const site = readSite(ctx);
   if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${phoneForReading(entry.phone)}`).join(', ');
   return ctx.settings?.alarmPhones ?? null;
+}
+
+/** The site's numbers the server says it never texts (112, a landline): the guard calls them. Null when none, or unknown. */
+export function untextedPhonesOf(ctx: Pick<CoreContext, 'db'>): string | null {
+  const untexted = (readSite(ctx)?.call_list ?? []).filter((entry) => entry.texted === false);
+  return untexted.length ? untexted.map((entry) => `${entry.name} ${phoneForReading(entry.phone)}`).join(', ') : null;
 }
 
 /** The kiosk's site id, or null while it knows none (it then admits every site's codes, as before sites). */

@@ -173,7 +173,7 @@ export function App() {
   }
 
   const activePanic = status?.activePanic ?? null;
-  const around = { online: !live.coreError && status?.online === true, coverage: status?.coverage ?? null, alarmPhones: status?.alarmPhones ?? null };
+  const around = { online: !live.coreError && status?.online === true, coverage: status?.coverage ?? null, alarmPhones: status?.alarmPhones ?? null, untextedPhones: status?.untextedPhones ?? null };
   const banner = activePanic ? panicBannerView(activePanic, around) : null;
   return (
     <div className="app">

@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Close the incident with an outcome
-         * @description A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409.
+         * @description A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409. A live incident at a site whose alarm had been texted sends the site's call list the all-clear.
          */
         post: operations["resolve"];
         delete?: never;

@@ -1,3 +1,4 @@
+import express, { type Router } from 'express';
 import QRCode from 'qrcode';
 import {
   AccessCodeEnvelope,
@@ -13,6 +14,7 @@ import {
   ListAccessCodesQuery,
   PassKeys,
   PassKeysQuery,
+  PassSent,
   QrQuery,
   RevokeAccessCodeRequest,
   StatsQuery,
@@ -22,7 +24,8 @@ import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
-import { hostTextsOf } from '../messages/service.ts';
+import { hostTextsOf, passTextsOf } from '../messages/service.ts';
+import { PASS_SENDS_PER_CODE_HOUR, PASS_SENDS_PER_ORGANIZATION_HOUR, passImageOf, sendPassByText } from './pass-links.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import {
   accessCodeFeed,
@@ -231,6 +234,21 @@ export const accessCodeRouteList = [
     },
   }),
   route({
+    method: 'post',
+    path: '/access-codes/:codeId/send',
+    access: 'access_codes:write',
+    idempotent: true,
+    params: CodeIdParams,
+    operationId: 'sendAccessCodePass',
+    tags,
+    summary: "Text the visitor their pass: a short link to the pass's image",
+    description: `Queues a text to the code's \`visitor_phone\` (a mobile number) with the code and a link, \`PUBLIC_URL/p/<token>\`, that opens the pass as an image (the QR code of the signed pass, the code, when and where). The token is shown only in the text and kept only as its hash; the link is dead (410) once the code is revoked, used up or past \`valid_until\`. Live codes only: a sandbox code, a server without an SMS gateway, a code that no longer opens the gate and a visitor phone a text cannot reach are each a 409 saying which. At most ${PASS_SENDS_PER_CODE_HOUR} sends of one code and ${PASS_SENDS_PER_ORGANIZATION_HOUR} of an organization in any hour: 429 with Retry-After. The text is listed in \`GET /messages\` (reason \`visitor_pass\`, the link cut short) to callers with \`logs:read\`.`,
+    responses: { ...ok(202, 'Queued for the gateway', PassSent), ...errors(404, 409, 429) },
+    async handler({ params, db }, req, res, deps) {
+      res.status(202).json(await sendPassByText(db, deps, passTextsOf(deps.texting), tenantOf(req), params.codeId));
+    },
+  }),
+  route({
     method: 'delete',
     path: '/access-codes/:codeId',
     access: 'access_codes:write',
@@ -249,3 +267,25 @@ export const accessCodeRouteList = [
 ];
 
 export const accessCodeRoutes = (deps: RouteDeps) => routerOf(accessCodeRouteList, deps, deps);
+
+/**
+ * `/p/<token>`: the pass a visitor was texted, outside the partner API, authenticated by the
+ * token in the link alone (pass-links.ts). An image that runs nothing: no script, no styles from
+ * elsewhere, never cached, never sending the address on.
+ */
+export function passLinkRoutes(deps: Pick<RouteDeps, 'db' | 'clock'>): Router {
+  const router = express.Router();
+  router.get('/:token', async (req, res) => {
+    const answer = await passImageOf(deps.db, deps.clock, req.params.token);
+    res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" });
+    if ('svg' in answer) {
+      res.type('image/svg+xml').send(answer.svg);
+      return;
+    }
+    res
+      .status(answer.status)
+      .type('text/plain')
+      .send(answer.status === 410 ? 'This pass is no longer valid: it was revoked, used up or has expired. Ask your host for a new one.' : 'No such pass.');
+  });
+  return router;
+}

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
-import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type Tenant } from '../db/schema.ts';
+import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type PassLinkRow, type Tenant } from '../db/schema.ts';
 import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
 import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
@@ -369,4 +369,29 @@ export async function insertPassKey(db: Executor, row: PassKeyRow): Promise<bool
 export async function statusesOfCodes(db: Executor, tenant: Tenant, codeIds: readonly string[]): Promise<Array<{ code_id: string; status: string }>> {
   if (codeIds.length === 0) return [];
   return reached(db, tenant).select(['code_id', 'status']).where('code_id', 'in', codeIds).execute();
+}
+
+/** A visitor's pass sent by text (migration 0045): kept by its token's hash alone. */
+export async function insertPassLink(db: Executor, row: PassLinkRow): Promise<void> {
+  await db.insertInto('pass_links').values(row).execute();
+}
+
+export async function findPassLink(db: Executor, tokenHash: string): Promise<PassLinkRow | undefined> {
+  return db.selectFrom('pass_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Passes sent since `since`: of one code, or of the whole tenant. */
+export async function countPassLinks(db: Executor, scope: { codeId: string } | { tenant: Tenant }, since: string): Promise<number> {
+  let query = db.selectFrom('pass_links').where('created_at', '>=', since);
+  query = 'codeId' in scope ? query.where('code_id', '=', scope.codeId) : query.where(whereTenant(scope.tenant));
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** The earliest pass sent since `since` (of a code, or of the tenant): when the hour's window frees a send again. */
+export async function firstPassLinkSince(db: Executor, scope: { codeId: string } | { tenant: Tenant }, since: string): Promise<string | undefined> {
+  let query = db.selectFrom('pass_links').where('created_at', '>=', since);
+  query = 'codeId' in scope ? query.where('code_id', '=', scope.codeId) : query.where(whereTenant(scope.tenant));
+  const row = await query.select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+  return row?.at ?? undefined;
 }

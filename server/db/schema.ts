@@ -32,6 +32,8 @@ export interface Database {
   memberships: MembershipRow;
   sites: SiteRow;
   text_messages: TextMessageRow;
+  alarm_stand_downs: AlarmStandDownRow;
+  pass_links: PassLinkRow;
   entry_points: EntryPointRow;
   entry_point_names: EntryPointNameRow;
   invitations: InvitationRow;
@@ -718,4 +720,27 @@ export interface TextMessageRow {
   cleared_at: string | null;
   /** Migration 0043: the text this alarm went out in, merged over the ceiling (its status is then `merged`). */
   merged_into: string | null;
+  /** Migration 0045: a secret link the text carries (a visitor's pass), sealed until the gateway takes it; `body` shows it cut short. */
+  link_sealed?: string | null;
+}
+
+/** Migration 0045: an incident whose alarm texts are over (a false alarm, cancelled or resolved), once. */
+export interface AlarmStandDownRow {
+  incident_id: string;
+  organization_id: string;
+  environment: string;
+  /** `false_alarm`, `cancelled` or `resolved`. */
+  cause: string;
+  stood_down_at: string;
+}
+
+/** Migration 0045: a visitor's pass sent by text, by its link token's SHA-256 (the token is never stored). */
+export interface PassLinkRow {
+  token_hash: string;
+  code_id: string;
+  organization_id: string;
+  environment: string;
+  /** E.164: where it was sent. */
+  phone: string;
+  created_at: string;
 }

@@ -65,8 +65,8 @@ export interface TallyFilter {
   sites?: { reach: readonly string[]; siteless: SitelessRow };
   /** Equality (or any of a list) on dims. */
   equals?: Record<string, string | number | readonly string[]>;
-  /** Inequality on dims that are never null. */
-  except?: Record<string, string>;
+  /** Inequality (or none of a list) on dims that are never null. */
+  except?: Record<string, string | readonly string[]>;
   /** The window on `dayColumn`: at or after `from`, before `before` (ISO 8601 UTC). */
   from?: string;
   before?: string;
@@ -105,7 +105,11 @@ function dimsOn(alias: string, filter: TallyFilter, tallied: boolean): RawBuilde
     if (typeof wanted === 'string' || typeof wanted === 'number') conditions.push(sql<boolean>`${ref} = ${wanted}`);
     else conditions.push(wanted.length ? sql<boolean>`${ref} in (${sql.join([...wanted])})` : sql<boolean>`1 = 0`);
   }
-  for (const [column, unwanted] of Object.entries(filter.except ?? {})) conditions.push(sql<boolean>`${sql.ref(`${alias}.${column}`)} <> ${unwanted}`);
+  for (const [column, unwanted] of Object.entries(filter.except ?? {})) {
+    const ref = sql.ref(`${alias}.${column}`);
+    if (typeof unwanted === 'string') conditions.push(sql<boolean>`${ref} <> ${unwanted}`);
+    else if (unwanted.length) conditions.push(sql<boolean>`${ref} not in (${sql.join([...unwanted])})`);
+  }
   if (filter.sites) {
     const ref = sql.ref(`${alias}.site_id`);
     const { reach, siteless } = filter.sites;

@@ -189,13 +189,14 @@ export async function reportProgress(
 }
 
 /**
- * Closes the incident with an outcome. A live, non-drill incident whose outcome says something
+ * Closes the incident with an outcome (and, through `allClear`, tells the site's call list the
+ * alarm is over). A live, non-drill incident whose outcome says something
  * really happened is kept as a verified event for the threat engine: place, time, kind and
  * outcome, never subject data.
  */
 export async function resolveAssigned(
   db: Executor,
-  deps: EventDeps,
+  deps: EventDeps & { allClear?: (trx: Executor, row: IncidentRow) => Promise<number> },
   responder: ResponderRow,
   incidentId: string,
   outcome: ResolutionOutcome,
@@ -212,6 +213,7 @@ export async function resolveAssigned(
       changes: { resolution_outcome: outcome, resolution_notes: notes ?? null },
       represent: representIncident(incident),
     });
+    await deps.allClear?.(trx, incident);
     const at = deps.clock.now().toISOString();
     await setResponderAvailable(trx, responder.responder_id, true, at);
     if (incident.environment === 'live' && !incident.is_drill && REAL_OUTCOMES.has(outcome)) {

@@ -15,7 +15,8 @@ import {
 import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import type { Executor, IncidentRow } from '../db/schema.ts';
-import { queueAlarmTexts } from '../messages/service.ts';
+import { queueAllClear, queueGuardReportTexts } from '../messages/alarms.ts';
+import type { AllClearCause } from '../messages/templates.ts';
 import { errors, ok } from '../http/responses.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -41,6 +42,7 @@ const serviceDepsOf = (deps: RouteDeps) => ({
   webhookQueue: deps.webhookQueue,
   windows: { dispatchWindowS: deps.config.DISPATCH_WINDOW_S, escalationWindowS: deps.config.ESCALATION_WINDOW_S },
   onCancelled: (trx: Executor, id: string) => deps.dispatcher.incidentCancelled(trx, id),
+  allClear: (trx: Executor, row: IncidentRow, cause: AllClearCause) => queueAllClear(trx, deps.texting, row, cause),
   opening: deps.dispatcher.opening?.bind(deps.dispatcher),
 });
 
@@ -137,7 +139,7 @@ export const incidentRouteList = [
     tags,
     summary: 'Cancel an active incident',
     description:
-      'The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. Not active: 409 `Incident is already <status>`.',
+      "The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.",
     responses: { ...ok(200, 'Cancelled', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
       res.json({ incident: await cancelIncident(db, serviceDepsOf(deps), tenantOf(req), params.incidentId, body.reason, authOf(req).actor) });
@@ -188,10 +190,10 @@ export const incidentRouteList = [
     tags,
     summary: 'The gate guard reports what they did: called for help, or a false alarm',
     description:
-      "A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`). A finished incident: 409. A kiosk that was offline sends `reported_at`.",
+      "A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`): `called_for_help` as an alarm; `false_alarm` ends the alarm texts (none follow, those not yet sent are `withdrawn`) and sends the all-clear to each number an alarm text had reached, once per incident. A finished incident: 409. A kiosk that was offline sends `reported_at`.",
     responses: { ...ok(200, 'The incident with the report appended', IncidentEnvelope), ...errors(404, 409) },
     async handler({ params, body, db }, req, res, deps) {
-      const texts = (trx: Executor, row: IncidentRow, reason: GuardReport) => queueAlarmTexts(trx, deps.texting, row, reason);
+      const texts = (trx: Executor, row: IncidentRow, reason: GuardReport, guard?: string) => queueGuardReportTexts(trx, deps.texting, row, reason, guard);
       res.json({ incident: await reportFromGuard(db, { ...serviceDepsOf(deps), texts }, tenantOf(req), params.incidentId, body) });
     },
   }),

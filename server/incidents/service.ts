@@ -57,6 +57,8 @@ export interface IncidentDeps extends EventDeps {
   opening?: (row: IncidentRow) => DispatchOpening;
   /** Dispatch's part of a cancel, in the same transaction (server/dispatch/engine.ts). */
   onCancelled?: (trx: Executor, incidentId: string) => Promise<void>;
+  /** The call list's all-clear when the alarm ends, in the same transaction (server/messages/alarms.ts). */
+  allClear?: (trx: Executor, row: IncidentRow, cause: 'false_alarm' | 'cancelled', guard?: string) => Promise<number>;
   /** The request's audit entry, written in the creating transaction (server/audit/middleware.ts, `auditHookOf`). */
   audit?: (trx: Executor, incidentId: string) => Promise<void>;
 }
@@ -275,6 +277,7 @@ export async function cancelIncident(
       represent: (executor, id) => getIncident(executor, tenant, id),
     });
     await deps.onCancelled?.(trx, incidentId);
+    await deps.allClear?.(trx, row, 'cancelled');
     return getIncident(trx, tenant, incidentId);
   });
 }
@@ -332,11 +335,12 @@ export async function addIncidentTimelineEntry(
  * The gate's guard reports what they did about an SOS: called for help, or a false alarm. A
  * timeline entry naming the guard at the current status, a new version and an `incident.updated`
  * event; the status stays (operators cancel or resolve). `texts`: the site's call list is told in
- * the same transaction (server/messages/). A finished incident: 409.
+ * the same transaction (server/messages/alarms.ts: a false alarm ends the alarm texts with the
+ * all-clear). A finished incident: 409.
  */
 export async function reportFromGuard(
   db: Executor,
-  deps: IncidentDeps & { texts?: (trx: Executor, row: IncidentRow, reason: GuardReport) => Promise<number> },
+  deps: IncidentDeps & { texts?: (trx: Executor, row: IncidentRow, reason: GuardReport, guard?: string) => Promise<number> },
   tenant: Tenant,
   incidentId: string,
   input: { report: GuardReport; guard?: string; note?: string; reported_at?: string },
@@ -356,7 +360,7 @@ export async function reportFromGuard(
       message: `${said}${input.note ? `: ${input.note}` : ''}`,
       timestamp: reportedAt.toISOString(),
     });
-    await deps.texts?.(trx, row, input.report);
+    await deps.texts?.(trx, row, input.report, input.guard);
     const incident = await getIncident(trx, tenant, incidentId);
     await appendEvent(trx, deps, { ...tenant, type: 'incident.updated', resourceId: incidentId, data: incident });
     return incident;

@@ -3,8 +3,7 @@ import type { Config } from '../config.ts';
 import { inTransaction, type Db, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import { getSite } from '../sites/service.ts';
 import type { Clock } from '../clock.ts';
-import { cleanName } from './clean-name.ts';
-import { clockTime, mergedAlarmsText } from './templates.ts';
+import { alarmNames, clockTime, mergedAlarmsText } from './templates.ts';
 import {
   countCleared,
   decideMessage,
@@ -12,8 +11,11 @@ import {
   lastClearedAlarm,
   messagesMergedInto,
   undecidedAlarms,
+  VISIT_REASONS,
   waitForCeilingDecisions,
 } from './store.ts';
+
+const isVisitText = (row: TextMessageRow) => (VISIT_REASONS as readonly string[]).includes(row.reason);
 
 /** How many texts may go in any hour (docs/operations.md, "Text messages through Kannel"). */
 export interface TextCeilings {
@@ -43,7 +45,9 @@ const tenantOf = (row: TextMessageRow): Tenant => ({ organizationId: row.organiz
  * The hourly ceilings' decision on the texts the sender claimed, each decided once, before its
  * first hand-over (a retry was decided already). Answers the texts to hand over now.
  *
- * - A host's text goes while its number and its organization are under their ceilings, counting
+ * - An all-clear goes at once: there is at most one per alarm text that went out, and it ends
+ *   the alarm a call list is acting on.
+ * - A host's text (or a visitor's pass) goes while its number and its organization are under their ceilings, counting
  *   every text of the last hour; past either it is `held`: never sent (a late "your visitor has
  *   arrived" misleads), listed and counted.
  * - An alarm is never dropped. It goes while its number and organization are under their
@@ -65,7 +69,7 @@ export async function passCeilings(db: Db, deps: CeilingDeps, claimed: TextMessa
       for (const { message_id } of rows) {
         const row = await findMessageById(trx, message_id);
         if (!row || row.status !== 'queued' || row.cleared_at !== null) continue;
-        const goes = row.reason === 'visitor_arrived' ? await decideHostText(trx, deps, row) : await decideAlarm(trx, deps, row);
+        const goes = row.reason === 'all_clear' ? await clear(trx, deps, row) : isVisitText(row) ? await decideHostText(trx, deps, row) : await decideAlarm(trx, deps, row);
         if (goes) going.push(goes);
       }
     });
@@ -129,5 +133,5 @@ async function decideAlarm(trx: Executor, deps: CeilingDeps, row: TextMessageRow
 async function mergedBody(trx: Executor, deps: CeilingDeps, carrier: TextMessageRow, count: number): Promise<string> {
   const site = carrier.site_id ? await getSite(trx, { organizationId: carrier.organization_id }, carrier.site_id).catch(() => undefined) : undefined;
   const language = site?.call_list.find((entry) => entry.phone === carrier.phone)?.language;
-  return mergedAlarmsText(count, cleanName(site?.name), clockTime(carrier.created_at, site?.time_zone), `${deps.publicUrl}/console/board`, language);
+  return mergedAlarmsText(count, alarmNames({ site: site?.name }).site, clockTime(carrier.created_at, site?.time_zone), language);
 }

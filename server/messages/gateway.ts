@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { isGsm7 } from '../../shared/sms-parts.ts';
 
 /** One text to hand to the operator's gateway. */
 export interface OutgoingText {
@@ -27,8 +28,6 @@ export interface SmsGateway {
   send(text: OutgoingText): Promise<HandOver>;
 }
 
-/** Text that fits GSM 03.38's basic alphabet, which every phone shows as written. */
-const GSM_BASIC = /^[A-Za-z0-9 \n\r@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ!"#¤%&'()*+,\-./:;<=>?¡ÄÖÑÜ§¿äöñüà^{}\\[~\]|€]*$/u;
 
 export interface KannelSettings {
   sendsmsUrl: string;
@@ -57,7 +56,7 @@ export function kannelGateway(settings: KannelSettings): SmsGateway {
       url.searchParams.set('text', text.body);
       url.searchParams.set('charset', 'UTF-8');
       // A character the GSM alphabet lacks (₦, ẹ, ọ) would reach the phone as "?": such a text goes as UCS-2.
-      if (!GSM_BASIC.test(text.body)) url.searchParams.set('coding', '2');
+      if (!isGsm7(text.body)) url.searchParams.set('coding', '2');
       url.searchParams.set('dlr-mask', '31');
       url.searchParams.set('dlr-url', text.deliveryReportUrl);
       try {

@@ -2,10 +2,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { TextGateway, TextMessage } from '../../shared/schemas/messages.ts';
 import { HOUR_MS } from '../../shared/time.ts';
-import { defaultIncidentTitle, type IncidentCategory, type IncidentSeverity } from '../../shared/schemas/incidents.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { inTransaction, type Executor, type IncidentRow, type Tenant, type TextMessageRow } from '../db/schema.ts';
+import { inTransaction, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import type { EventDeps } from '../events/service.ts';
 import { notFound } from '../http/errors.ts';
 import type { PageRequest } from '../db/paged.ts';
@@ -14,12 +13,12 @@ import { newId } from '../ids.ts';
 import { addIncidentTimelineEntry } from '../incidents/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { getSite } from '../sites/service.ts';
-import { textable } from '../../shared/schemas/sites.ts';
 import { textCeilingsOf, type TextCeilings } from './ceilings.ts';
 import { cleanName } from './clean-name.ts';
 import type { SmsGateway } from './gateway.ts';
-import { countMessages, findMessageById, heldAndMergedSince, insertMessages, listMessageRows, messageCounts, messagesMergedInto, reportDelivery } from './store.ts';
-import { alarmText, clockTime, visitorArrivedText, type AlarmReason, type TextLanguage } from './templates.ts';
+import { countMessages, findMessageById, heldAndMergedSince, insertMessages, listMessageRows, messageCounts, messagesMergedInto, reportDelivery, VISIT_REASONS } from './store.ts';
+import { withSecretLink } from './secret-links.ts';
+import { alarmNames, clockTime, dayAndTime, visitorArrivedText, visitorPassText, type AlarmReason } from './templates.ts';
 
 /** What texting takes: the gateway (none: SMS is off), where links and delivery reports point, the sealing key and the hourly ceilings. */
 export interface TextingDeps extends EventDeps {
@@ -38,31 +37,11 @@ export const textingOf = (
   parts: Pick<TextingDeps, 'gateway' | 'secretBox' | 'clock' | 'webhookQueue'>,
 ): TextingDeps => ({ ...parts, publicUrl: config.PUBLIC_URL, ceilings: textCeilingsOf(config) });
 
-/** The incident's console page: the one link an alarm text carries. */
-const incidentLink = (publicUrl: string, incidentId: string) => `${publicUrl}/console/incidents/${incidentId}`;
-
-/** The text a call list receives, in the entry's language: short, naming the site and where, with the incident's console link. */
-function alarmTextFor(
-  reason: AlarmReason,
-  incident: Pick<IncidentRow, 'incident_id' | 'title' | 'address' | 'landmark' | 'category' | 'severity'>,
-  siteName: string,
-  publicUrl: string,
-  language: TextLanguage = 'en',
-): string {
-  const words = {
-    // The default title ("[CRITICAL] SOS Emergency") is Tsaro's own words: never empty once cleaned.
-    title: cleanName(incident.title) ?? cleanName(defaultIncidentTitle(incident.category as IncidentCategory, incident.severity as IncidentSeverity))!,
-    site: cleanName(siteName),
-    spot: cleanName(incident.landmark) ?? cleanName(incident.address),
-  };
-  return alarmText(reason, words, incidentLink(publicUrl, incident.incident_id), language);
-}
-
 /** A new text, queued and due now, with its delivery-report token sealed. */
-function queuedText(
+export function queuedText(
   deps: TextingDeps,
   tenant: Pick<TextMessageRow, 'organization_id' | 'environment'>,
-  text: Pick<TextMessageRow, 'incident_id' | 'site_id' | 'reason' | 'recipient_name' | 'phone' | 'body'> & { log_id?: string | null },
+  text: Pick<TextMessageRow, 'incident_id' | 'site_id' | 'reason' | 'recipient_name' | 'phone' | 'body'> & { log_id?: string | null; link_sealed?: string | null },
 ): TextMessageRow {
   const at = deps.clock.now().toISOString();
   return {
@@ -87,33 +66,9 @@ function queuedText(
   };
 }
 
-/**
- * Queues the alarm's texts to the incident's site's call list, in the transaction that moved the
- * incident (so a text exists exactly when the alarm does, and survives a crash before it is
- * sent). Nobody is texted for a sandbox incident or a drill, for an incident at no site, or while
- * SMS is off; each number once per alarm (the table's unique index).
- */
-export async function queueAlarmTexts(trx: Executor, deps: TextingDeps, incident: IncidentRow, reason: AlarmReason): Promise<number> {
-  if (!deps.gateway || incident.environment !== 'live' || Number(incident.is_drill) === 1 || !incident.site_id) return 0;
-  const site = await getSite(trx, { organizationId: incident.organization_id }, incident.site_id);
-  // An emergency short code (112) is called, not texted.
-  const rows = site.call_list.filter((entry) => textable(entry.phone)).map((entry) =>
-    queuedText(deps, incident, {
-      incident_id: incident.incident_id,
-      site_id: site.site_id,
-      reason,
-      recipient_name: entry.name,
-      phone: entry.phone,
-      body: alarmTextFor(reason, incident, site.name, deps.publicUrl, entry.language),
-    }),
-  );
-  await insertMessages(trx, rows);
-  return rows.length;
-}
-
 /** Texts by status, every status listed (zeros included), for /metrics. */
 export async function textMessageCounts(db: Executor): Promise<Record<TextMessage['status'], number>> {
-  const counts: Record<TextMessage['status'], number> = { queued: 0, sent: 0, delivered: 0, failed: 0, held: 0, merged: 0 };
+  const counts: Record<TextMessage['status'], number> = { queued: 0, sent: 0, delivered: 0, failed: 0, held: 0, merged: 0, withdrawn: 0 };
   for (const { status, n } of await messageCounts(db)) if (status in counts) counts[status as TextMessage['status']] = Number(n);
   return counts;
 }
@@ -144,7 +99,7 @@ export async function listTextMessages(
   query: PageRequest & { incident_id?: string; status?: string },
   options: { hostTexts: boolean },
 ): Promise<Page<TextMessage>> {
-  const filter = { incidentId: query.incident_id, status: query.status, withoutReason: options.hostTexts ? undefined : 'visitor_arrived' };
+  const filter = { incidentId: query.incident_id, status: query.status, withoutReasons: options.hostTexts ? undefined : VISIT_REASONS };
   const [paged, total] = await Promise.all([listMessageRows(db, tenant, filter, query), countMessages(db, tenant, filter)]);
   return toPage(paged.rows.map(rowToTextMessage), total, paged, query.limit);
 }
@@ -165,7 +120,7 @@ export async function textGatewayState(db: Executor, deps: Pick<TextingDeps, 'ga
       per_organization_per_hour: deps.ceilings.perOrganizationHour,
       alarm_merge_seconds: deps.ceilings.alarmMergeS,
     },
-    last_hour: await heldAndMergedSince(db, tenant, since, { withoutReason: options.hostTexts ? undefined : 'visitor_arrived' }),
+    last_hour: await heldAndMergedSince(db, tenant, since, { withoutReasons: options.hostTexts ? undefined : VISIT_REASONS }),
   };
 }
 
@@ -202,6 +157,45 @@ export async function queueHostText(trx: Executor, deps: TextingDeps, tenant: Te
     }),
   ]);
 }
+
+/** A visitor's pass as its text needs it (access-codes/pass-links.ts). */
+export interface PassToText {
+  codeId: string;
+  code: string;
+  siteId: string | null;
+  entryPoint: string | null;
+  visitorName: string | null;
+  /** E.164, a mobile number. */
+  phone: string;
+  validFrom: string;
+  /** The pass's secret link: sealed until the gateway takes the text, cut short in `body` (secret-links.ts). */
+  link: string;
+}
+
+/**
+ * Queues the visitor's pass as a text (issue #48): where, from when, the link to the pass's image
+ * and the code to type. Answers the text's id. The caller checked that the code is live and
+ * that SMS is on.
+ */
+export async function queueVisitorPass(trx: Executor, deps: TextingDeps, tenant: Tenant, pass: PassToText): Promise<string> {
+  const site = pass.siteId ? await getSite(trx, { organizationId: tenant.organizationId }, pass.siteId).catch(() => undefined) : undefined;
+  const names = alarmNames({ site: site?.name, gate: pass.entryPoint });
+  const from = dayAndTime(pass.validFrom, site?.time_zone);
+  const row = queuedText(deps, { organization_id: tenant.organizationId, environment: tenant.environment }, {
+    incident_id: null,
+    site_id: pass.siteId,
+    reason: 'visitor_pass',
+    recipient_name: pass.visitorName ?? 'Visitor',
+    phone: pass.phone,
+    ...withSecretLink(deps.secretBox, pass.link, (link) => visitorPassText({ site: names.site, gate: names.gate, from, link, code: pass.code })),
+  });
+  await insertMessages(trx, [row]);
+  return row.message_id;
+}
+
+/** The pass's hook (access-codes/pass-links.ts) bound to this server's texting: undefined while SMS is off. */
+export const passTextsOf = (deps: TextingDeps) =>
+  deps.gateway ? { publicUrl: deps.publicUrl, queue: (trx: Executor, tenant: Tenant, pass: PassToText) => queueVisitorPass(trx, deps, tenant, pass) } : undefined;
 
 /** The check-in's hook (access-codes/service.ts, `HostTexts`) bound to this server's texting. */
 export const hostTextsOf = (deps: TextingDeps) => (trx: Executor, tenant: Tenant, arrival: Arrival) => queueHostText(trx, deps, tenant, arrival);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Total } from '../http/pagination.ts';
 import type { Engine } from '../db/database.ts';
 import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { isPostgres, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
+import { isPostgres, type AlarmStandDownRow, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
 import { listTotal, talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, whereSiteReached, whereTenant } from '../db/tenant.ts';
 
@@ -71,7 +71,7 @@ const MESSAGE_ORDER: ListOrder = { name: 'text_messages', kind: 'keyset', column
 
 const MESSAGE_ROLLUP: Rollup = { table: 'message_tallies', dims: ['site_id', 'status', 'reason'] };
 
-/** Texts are tallied by the day they were queued once delivered, failed, held or merged, which never change again (server/db/tallies.ts). */
+/** Texts are tallied by the day they were queued once delivered, failed, held, merged or withdrawn, which never change again (server/db/tallies.ts). */
 export const MESSAGE_TALLY: TallySpec = {
   name: 'texts',
   lockKey: 6,
@@ -79,21 +79,21 @@ export const MESSAGE_TALLY: TallySpec = {
   id: 'message_id',
   dayColumn: 'created_at',
   scope: ['organization_id', 'environment'],
-  settled: sql<boolean>`b.status in ('delivered', 'failed', 'held', 'merged')`,
+  settled: sql<boolean>`b.status in ('delivered', 'failed', 'held', 'merged', 'withdrawn')`,
   rollups: [MESSAGE_ROLLUP],
 };
 
 export interface MessageFilter {
   incidentId?: string;
   status?: string;
-  /** Leave out the texts of this reason (hosts' texts, for a caller who may not read visits). */
-  withoutReason?: string;
+  /** Leave out the texts of these reasons (hosts' and visitors' texts, for a caller who may not read visits). */
+  withoutReasons?: readonly string[];
 }
 
 // A text is of its incident's or visit's site: a caller limited to sites sees only theirs.
 function filteredMessages(db: Executor, tenant: Tenant, filter: MessageFilter) {
   let base = fromTenant(db, tenant, 'text_messages');
-  if (filter.withoutReason) base = base.where('reason', '!=', filter.withoutReason);
+  if (filter.withoutReasons?.length) base = base.where('reason', 'not in', filter.withoutReasons);
   if (filter.incidentId) base = base.where('incident_id', '=', filter.incidentId);
   if (filter.status) base = base.where('status', '=', filter.status);
   return base;
@@ -111,13 +111,13 @@ export async function countMessages(db: Executor, tenant: Tenant, filter: Messag
       talliedCount(db, MESSAGE_TALLY, MESSAGE_ROLLUP, {
         ...tenantTally(tenant, 'organization'),
         equals: filter.status ? { status: filter.status } : {},
-        except: filter.withoutReason ? { reason: filter.withoutReason } : {},
+        except: filter.withoutReasons?.length ? { reason: filter.withoutReasons } : {},
       }),
   });
 }
 
-/** A host's text: every other reason is an alarm to a call list. */
-const HOST_REASON = 'visitor_arrived';
+/** Texts to a host or a visitor: held over a ceiling, never merged (ceilings.ts). */
+export const VISIT_REASONS = ['visitor_arrived', 'visitor_pass'] as const;
 
 /**
  * On PostgreSQL, makes the transaction wait until no other host is deciding the organization's
@@ -134,7 +134,7 @@ export async function waitForCeilingDecisions(trx: Executor, organizationId: str
 export async function countCleared(db: Executor, tenant: Tenant, filter: { phone?: string; alarmsOnly: boolean }, since: string): Promise<number> {
   let query = db.selectFrom('text_messages').where(whereTenant(tenant)).where('cleared_at', '>=', since);
   if (filter.phone !== undefined) query = query.where('phone', '=', filter.phone);
-  if (filter.alarmsOnly) query = query.where('reason', '!=', HOST_REASON);
+  if (filter.alarmsOnly) query = query.where('reason', 'not in', VISIT_REASONS);
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(n);
 }
@@ -146,7 +146,7 @@ export async function lastClearedAlarm(db: Executor, tenant: Tenant, phone: stri
     .where(whereTenant(tenant))
     .where('phone', '=', phone)
     .where('cleared_at', 'is not', null)
-    .where('reason', '!=', HOST_REASON)
+    .where('reason', 'not in', VISIT_REASONS)
     .select((eb) => eb.fn.max('cleared_at').as('at'))
     .executeTakeFirst();
   return row?.at ?? undefined;
@@ -161,7 +161,7 @@ export async function undecidedAlarms(db: Executor, tenant: Tenant, phone: strin
     .where('phone', '=', phone)
     .where('cleared_at', 'is', null)
     .where('status', '=', 'queued')
-    .where('reason', '!=', HOST_REASON)
+    .where('reason', 'in', ALARM_REASONS)
     .where('site_id', siteId === null ? 'is' : '=', siteId)
     .orderBy('created_at')
     .orderBy('message_id')
@@ -186,14 +186,14 @@ export async function decideMessage(db: Executor, messageId: string, changes: Pa
 }
 
 /** Held and merged texts made since `since`, as the caller may list them (their sites; host texts only with `logs:read`). */
-export async function heldAndMergedSince(db: Executor, tenant: Tenant, since: string, filter: { withoutReason?: string }): Promise<{ held: number; merged: number }> {
+export async function heldAndMergedSince(db: Executor, tenant: Tenant, since: string, filter: { withoutReasons?: readonly string[] }): Promise<{ held: number; merged: number }> {
   let query = db
     .selectFrom('text_messages')
     .where(whereTenant(tenant))
     .where(whereSiteReached(tenant, 'organization'))
     .where('created_at', '>=', since)
     .where('status', 'in', ['held', 'merged']);
-  if (filter.withoutReason) query = query.where('reason', '!=', filter.withoutReason);
+  if (filter.withoutReasons?.length) query = query.where('reason', 'not in', filter.withoutReasons);
   const rows = await query.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
   const count = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
   return { held: count('held'), merged: count('merged') };
@@ -202,4 +202,58 @@ export async function heldAndMergedSince(db: Executor, tenant: Tenant, since: st
 /** Messages by status, for /metrics. */
 export async function messageCounts(db: Executor): Promise<Array<{ status: string; n: number }>> {
   return db.selectFrom('text_messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+}
+
+/** The reasons a text is an alarm to a call list (not a host's text, an all-clear or a visitor's pass). */
+export const ALARM_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm'] as const;
+
+/**
+ * Records that the incident's alarm texts are over (migration 0045), once: false when it was
+ * recorded already (the all-clear goes once per incident).
+ */
+export async function insertStandDown(db: Executor, row: AlarmStandDownRow): Promise<boolean> {
+  const result = await db.insertInto('alarm_stand_downs').values(row).onConflict((oc) => oc.column('incident_id').doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function isStoodDown(db: Executor, incidentId: string): Promise<boolean> {
+  return (await db.selectFrom('alarm_stand_downs').select('incident_id').where('incident_id', '=', incidentId).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The incident's alarm texts not yet handed over become `withdrawn`, never sent: those a sender
+ * holds right now (a live lease) may reach the gateway, and count as gone out. A text other
+ * alarms were merged into stays: it carries them too.
+ */
+export async function withdrawQueuedAlarms(db: Executor, incidentId: string, now: string, why: string): Promise<void> {
+  await db
+    .updateTable('text_messages')
+    .set({ status: 'withdrawn', last_error: why, locked_until: null, updated_at: now })
+    .where('incident_id', '=', incidentId)
+    .where('status', '=', 'queued')
+    .where('reason', 'in', ALARM_REASONS)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('text_messages as carried').select('carried.message_id').whereRef('carried.merged_into', '=', 'text_messages.message_id'))))
+    .execute();
+}
+
+/** The numbers an alarm text about the incident went out to (or is going out to, under a sender's lease), each once. */
+export async function alarmedNumbers(db: Executor, incidentId: string, now: string): Promise<Array<{ phone: string; recipient_name: string }>> {
+  const rows = await db
+    .selectFrom('text_messages')
+    .select(['phone', 'recipient_name'])
+    .where('incident_id', '=', incidentId)
+    .where('reason', 'in', ALARM_REASONS)
+    .where((eb) =>
+      eb.or([eb('status', 'in', ['sent', 'delivered', 'merged']), eb.and([eb('status', '=', 'queued'), eb('locked_until', '>=', now)])]),
+    )
+    .orderBy('created_at')
+    .execute();
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.phone) && seen.add(row.phone));
+}
+
+/** Forgets a text's sealed link once the gateway took it (or it failed for good). */
+export async function forgetLink(db: Executor, messageId: string): Promise<void> {
+  await db.updateTable('text_messages').set({ link_sealed: null }).where('message_id', '=', messageId).where('link_sealed', 'is not', null).execute();
 }

@@ -3,7 +3,8 @@ import type { Engine } from '../db/database.ts';
 import { inTransaction, type Db, type TextMessageRow } from '../db/schema.ts';
 import { passCeilings } from './ceilings.ts';
 import { deliveryReportUrl, noteOnIncident, type TextingDeps } from './service.ts';
-import { claimDueMessages, finishMessageAttempt, markHandedOver } from './store.ts';
+import { claimDueMessages, finishMessageAttempt, forgetLink, markHandedOver } from './store.ts';
+import { bodyToSend } from './secret-links.ts';
 
 /** Seconds before each retry of a hand-over the gateway did not take: about 45 minutes in all, then failed. */
 export const TEXT_RETRY_SECONDS = [5, 15, 30, 60, 120, 300, 600, 1200] as const;
@@ -43,13 +44,14 @@ export function createTextWorker(deps: TextWorkerDeps): TextWorker {
   async function attempt(row: TextMessageRow): Promise<void> {
     const gateway = deps.gateway!;
     const token = deps.secretBox.open(row.dlr_token_sealed);
-    const answer = await gateway.send({ messageId: row.message_id, to: row.phone, body: row.body, deliveryReportUrl: deliveryReportUrl(deps.publicUrl, row, token) });
+    const answer = await gateway.send({ messageId: row.message_id, to: row.phone, body: bodyToSend(deps.secretBox, row), deliveryReportUrl: deliveryReportUrl(deps.publicUrl, row, token) });
     const at = deps.clock.now();
     const attempts = Number(row.attempts) + 1;
     // Each outcome and its timeline entry commit together.
     if (answer.accepted) {
       await inTransaction(deps.db, async (trx) => {
         await markHandedOver(trx, row.message_id, { attempts, sent_at: at.toISOString(), updated_at: at.toISOString() });
+        await forgetLink(trx, row.message_id);
         await noteOnIncident(trx, deps, row, 'sms_sent');
       });
       return;
@@ -58,6 +60,7 @@ export function createTextWorker(deps: TextWorkerDeps): TextWorker {
     if (wait === undefined) {
       await inTransaction(deps.db, async (trx) => {
         await finishMessageAttempt(trx, row.message_id, { status: 'failed', attempts, failed_at: at.toISOString(), updated_at: at.toISOString(), last_error: answer.detail });
+        await forgetLink(trx, row.message_id);
         await noteOnIncident(trx, deps, row, 'sms_failed', answer.detail);
       });
       return;

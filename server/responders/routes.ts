@@ -12,7 +12,9 @@ import {
 import { ErrorBody } from '../../shared/schemas/common.ts';
 import type { EventDeps } from '../events/service.ts';
 import { authenticateResponder, responderAuthentication, responderOf } from '../auth/responder-token.ts';
-import type { Db } from '../db/schema.ts';
+import type { Db, Executor, IncidentRow } from '../db/schema.ts';
+import { queueAllClear } from '../messages/alarms.ts';
+import type { TextingDeps } from '../messages/service.ts';
 import { json } from '../http/responses.ts';
 import { acceptOffer, declineOffer, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
@@ -24,6 +26,8 @@ const POLL_EVERY_MS = 500;
 
 interface ResponderRouteDeps extends EventDeps {
   db: Db;
+  /** A resolution sends the call list's all-clear (server/messages/alarms.ts). */
+  texting: TextingDeps;
 }
 
 const route = routeFor<ResponderRouteDeps>();
@@ -159,10 +163,12 @@ export const responderRouteList = [
     body: ResolveRequest,
     operationId: 'resolve',
     summary: 'Close the incident with an outcome',
-    description: 'A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409.',
+    description:
+      "A retry with the same outcome after the incident is resolved answers it again; another outcome is a 409. A live incident at a site whose alarm had been texted sends the site's call list the all-clear.",
     responses: { ...incidentAnswer, 400: error('Invalid body'), 404: error('Not assigned to this responder'), 409: error('Not on scene yet'), ...authErrors },
     async handler({ params, body }, req, res, deps) {
-      res.json({ incident: await resolveAssigned(deps.db, deps, responderOf(req), params.incidentId, body.outcome, body.notes) });
+      const allClear = (trx: Executor, row: IncidentRow) => queueAllClear(trx, deps.texting, row, 'resolved');
+      res.json({ incident: await resolveAssigned(deps.db, { ...deps, allClear }, responderOf(req), params.incidentId, body.outcome, body.notes) });
     },
   }),
 ];

@@ -1,3 +1,4 @@
+import { callListView } from './call-list.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { CreateSiteRequest, EntryPoint, Site, UpdateSiteRequest } from '../../shared/schemas/sites.ts';
 import type { Clock } from '../clock.ts';
@@ -33,7 +34,7 @@ function rowToSite(row: SiteRow, entryPoints: readonly EntryPoint[]): Site {
     address: row.address,
     location: row.latitude === null || row.longitude === null ? null : { latitude: Number(row.latitude), longitude: Number(row.longitude) },
     time_zone: row.time_zone,
-    call_list: JSON.parse(row.call_list) as Site['call_list'],
+    call_list: callListView(row.call_list),
     is_default: row.is_default === 1,
     entry_points: entryPoints.filter((entry) => entry.site_id === row.site_id),
     archived_at: row.archived_at,
@@ -199,7 +200,7 @@ export interface SiteSummary {
 
 export async function siteSummaryOf(db: Executor, organizationId: string, siteId: string): Promise<SiteSummary | undefined> {
   const row = await store.findSite(db, organizationId, siteId);
-  return row && { site_id: row.site_id, name: row.name, call_list: JSON.parse(row.call_list) as Site['call_list'] };
+  return row && { site_id: row.site_id, name: row.name, call_list: callListView(row.call_list) };
 }
 
 /** Where a request says something happens or admits: a site, and perhaps one of its entry points. */

@@ -285,6 +285,8 @@ export interface KioskStatus {
   activePanic: PanicStatus | null;
   /** Who to call when an SOS cannot be sent; null when none were given at setup. */
   alarmPhones: string | null;
+  /** The site's call-list numbers Tsaro never texts (112, a landline), as the server said; null when none (issue #48). */
+  untextedPhones: string | null;
   /** From the key: a `sandbox` gate is a test gate, and every screen says so. */
   environment: 'live' | 'sandbox' | null;
   /** null until the server has answered the coverage check (or when it cannot: an older server). */

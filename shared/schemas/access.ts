@@ -135,6 +135,15 @@ export const BulkRevokeAccessCodesRequest = nullMeansAbsent(z.strictObject({
   .meta({ id: 'BulkRevokeAccessCodesRequest', description: 'All or nothing: a code that is not active is a 409 naming it, and none is revoked' });
 export const QrQuery = z.object({ format: z.enum(['svg', 'png']).default('svg') });
 
+export const PassSent = z
+  .object({
+    message_id: z.string().meta({ description: 'The text (`GET /messages`, reason `visitor_pass`, with `logs:read`)', example: 'sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
+    phone: z.string().meta({ description: "The visitor's mobile number it goes to, in E.164", example: '+2348031112222' }),
+    link_expires_at: Timestamp.meta({ description: "The code's `valid_until`: the link is dead after it, and at once on revoke" }),
+  })
+  .meta({ id: 'PassSent' });
+export type PassSent = z.infer<typeof PassSent>;
+
 export const ValidateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     code: z.string().trim().min(1).max(2000).meta({ description: 'The code as typed (any case, spaces ignored) or the whole signed pass' }),
     validated_by: ShortText.optional().meta({ description: 'Name or id of the guard' }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PageQuery, SiteRef, Timestamp, TimestampInput, paginated } from './common.ts';
+import { CallListView } from './sites.ts';
 
 /**
  * `kiosk_` and a ULID, made by the kiosk at its first start and kept in its own settings
@@ -82,7 +83,7 @@ export const KioskHeartbeatAnswer = z
   .object({
     kiosk: Kiosk,
     site: z
-      .object({ site_id: z.string(), name: z.string(), call_list: z.array(z.object({ name: z.string(), phone: z.string() })) })
+      .object({ site_id: z.string(), name: z.string(), call_list: z.array(CallListView) })
       .nullable()
       .meta({ description: "The kiosk's site: its name and call list, in order (E.164). The kiosk shows these on its SOS screen, its own KIOSK_ALARM_PHONES only when the site has none" }),
   })

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { PageQuery, Timestamp, paginated } from './common.ts';
 
-export const TEXT_MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'held', 'merged'] as const;
+export const TEXT_MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'held', 'merged', 'withdrawn'] as const;
 export const TextMessageStatus = z.enum(TEXT_MESSAGE_STATUSES).meta({
   id: 'TextMessageStatus',
   description:
-    "`queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`)",
+    "`queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`). `withdrawn`: an alarm not yet sent when the alarm ended (a false alarm, a cancellation, a resolution), never sent",
 });
 
-/** Why a text was sent (issue #35): the alarm it is part of. */
-export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm', 'visitor_arrived'] as const;
+/** Why a text was sent (issues #35 and #48): the alarm it is part of, its all-clear, or a visit. */
+export const TEXT_MESSAGE_REASONS = ['escalated', 'unresponsive', 'called_for_help', 'false_alarm', 'all_clear', 'visitor_arrived', 'visitor_pass'] as const;
 
 export const TextMessage = z
   .object({
@@ -17,7 +17,10 @@ export const TextMessage = z
     incident_id: z.string().nullable(),
     log_id: z.string().nullable().meta({ description: "The visit a host's text is about" }),
     site_id: z.string().nullable(),
-    reason: z.enum(TEXT_MESSAGE_REASONS).meta({ description: "Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm; or a host's visitor arrived (`visitor_arrived`, listed only with `logs:read`)" }),
+    reason: z.enum(TEXT_MESSAGE_REASONS).meta({
+      description:
+        "Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help; `all_clear`: the alarm is over (the guard's false alarm, a cancellation or a resolution), sent once to each number an alarm text reached; `false_alarm`: the guard's false alarm as texted before the all-clear existed. A host's visitor arrived (`visitor_arrived`) or a visitor was sent their pass (`visitor_pass`): listed only with `logs:read`",
+    }),
     recipient: z.object({ name: z.string(), phone: z.string().meta({ description: 'E.164' }) }).meta({ description: "An entry of the site's call list" }),
     body: z.string().meta({ description: 'The text as sent' }),
     status: TextMessageStatus,

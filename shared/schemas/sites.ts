@@ -50,6 +50,17 @@ export const CallListEntry = z
   })
   .meta({ id: 'CallListEntry' });
 
+/** A call-list entry as the API answers it: whether texts reach the number, and if not why (issue #48). */
+export const CallListView = z
+  .object({
+    name: z.string(),
+    phone: z.string(),
+    language: z.enum(TEXT_LANGUAGES).optional(),
+    texted: z.boolean().meta({ description: 'Whether alarm texts go to this number: a mobile number in E.164. An emergency short code (112) or a landline is called, never texted' }),
+    not_texted_reason: z.string().nullable().meta({ description: 'Why texts do not go to it, in words to show beside the number; null when they do', example: 'An emergency short code: called, never texted' }),
+  })
+  .meta({ id: 'CallListEntryView' });
+
 export const CallList = z
   .array(CallListEntry)
   .max(10)
@@ -101,7 +112,7 @@ export const Site = z
     address: z.string().nullable(),
     location: SiteLocation.nullable(),
     time_zone: z.string().meta({ example: 'Africa/Lagos' }),
-    call_list: z.array(z.object({ name: z.string(), phone: z.string(), language: z.enum(TEXT_LANGUAGES).optional() })),
+    call_list: z.array(CallListView),
     is_default: z.boolean().meta({ description: 'The organization\'s first site (made by migration from its existing gates): where a code or visit that names no site belongs' }),
     entry_points: z.array(EntryPoint),
     archived_at: Timestamp.nullable(),

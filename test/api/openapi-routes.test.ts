@@ -156,11 +156,13 @@ describe('every route is in the OpenAPI document, and every documented operation
     expect(new Set(apiRoutes)).toEqual(new Set(documentedRoutes(document, STAFF_API_BASE)));
   });
 
-  it("nothing else is served but the responder web app, the console, / sending people to the console, and the SMS gateway's delivery reports", () => {
+  it("nothing else is served but the responder web app, the console, / sending people to the console, the SMS gateway's delivery reports and the passes sent by text", () => {
     const elsewhere = served.filter((route) => !under(API_BASE)(route) && !under(RESPONDER_API_BASE)(route) && !under(STAFF_API_BASE)(route));
     // The delivery reports are Kannel's to call (docs/operations.md), with a token per text, not a partner's.
     expect(served.filter(under('/v1/hooks'))).toEqual(['GET /v1/hooks/kannel/dlr']);
-    const apps = ['/responder', '/console', '/v1/hooks'];
+    // A visitor's phone opens its pass by the token in the link (docs/api.md, "A visitor's pass by text").
+    expect(served.filter(under('/p'))).toEqual(['GET /p/:token']);
+    const apps = ['/responder', '/console', '/v1/hooks', '/p'];
     expect(elsewhere.filter((route) => !apps.some((app) => under(app)(route) || route.split(' ')[1] === app) && route !== 'GET /')).toEqual([]);
   });
 });

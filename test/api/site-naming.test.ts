@@ -152,7 +152,7 @@ describe('codes, visits and incidents name their site', () => {
     await org.live.post(`/sites/${a.id}/entry-points`, { name: 'Service gate' });
     const byName = await beat(org, kioskIdOf(2), { entry_point: 'Service gate' });
     expect(byName.body.kiosk.site_id).toBe(a.id);
-    expect(byName.body.site).toEqual({ site_id: a.id, name: 'Admiralty Estate', call_list: [{ name: 'Admiralty control', phone: '+2348031234567' }] });
+    expect(byName.body.site).toEqual({ site_id: a.id, name: 'Admiralty Estate', call_list: [{ name: 'Admiralty control', phone: '+2348031234567', texted: true, not_texted_reason: null }] });
     const setUp = await beat(org, kioskIdOf(3), { entry_point: 'North gate', site_id: b.id });
     expect(setUp.body.kiosk.site_id).toBe(b.id);
     // Later heartbeats that name no site keep it.

@@ -50,6 +50,16 @@ describe('sites', () => {
       ],
     });
     expect(made.body.site.entry_points.map((entry: { name: string }) => entry.name)).toEqual(['North gate', 'South gate']);
+    // Which numbers alarm texts reach, and why not, said where the list is shown (issue #48).
+    expect(made.body.site.call_list.map((entry: { texted: boolean; not_texted_reason: string | null }) => [entry.texted, entry.not_texted_reason])).toEqual([
+      [true, null],
+      [true, null],
+      [true, null],
+      [false, 'An emergency short code: called, never texted'],
+    ]);
+    const landline = await org.live.patch(`/sites/${made.body.site.site_id}`, { call_list: [{ name: 'Estate office', phone: '+234 20 1234 5678' }] });
+    expect(landline.body.site.call_list).toEqual([{ name: 'Estate office', phone: '+2342012345678', texted: false, not_texted_reason: 'Not a mobile number: a text cannot reach it' }]);
+    await org.live.patch(`/sites/${made.body.site.site_id}`, { call_list: made.body.site.call_list.map(({ name, phone }: { name: string; phone: string }) => ({ name, phone })) });
     const id = made.body.site.site_id;
     // Shared by live and sandbox.
     expect((await org.sandbox.get(`/sites/${id}`)).body.site.name).toBe('Admiralty Estate');

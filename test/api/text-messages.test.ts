@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEXT_RETRY_SECONDS } from '../../server/messages/worker.ts';
+import { smsParts } from '../../shared/sms-parts.ts';
 import { kannelAvailable, smsConfigOf, startKannel, type KannelRig } from '../support/kannel.ts';
 import { freePort } from '../support/ports.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -71,9 +72,9 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     const phones = (await rig.waitForReceived(before + 2)).slice(before);
     expect(phones.map((text) => text.to.replace(/^\+/, '')).sort()).toEqual(['2348031234567', '2348057654321']);
     for (const text of phones) {
-      expect(text.text).toContain('NO RESPONDER has accepted');
-      expect(text.text).toContain('Admiralty Estate, North gate');
-      expect(text.text).toContain(`/console/incidents/${incidentId}`);
+      // One GSM-7 part: the gate and the estate, what to do, a number to call back; no console link.
+      expect(text.text).toMatch(/^TSARO SOS at North gate, Admiralty Estate: No responder yet\. Call for help now\. Call back: 0(803123|805765)\d+$/);
+      expect(smsParts(text.text)).toMatchObject({ encoding: 'GSM-7', parts: 1 });
     }
     // Kannel reports delivery to the dlr-url each text carried.
     await vi.waitFor(async () => expect((await messagesOf(incidentId)).map((message) => message.status)).toEqual(['delivered', 'delivered']), { timeout: 20_000, interval: 250 });
@@ -89,7 +90,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     await server.running.advanceDispatch();
     expect(await server.running.deliverTexts()).toBe(2);
     const again = (await rig.waitForReceived(before + 4)).slice(before + 2);
-    expect(again.every((text) => text.text.includes('STILL NO RESPONDER'))).toBe(true);
+    expect(again.every((text) => text.text.includes('STILL no responder'))).toBe(true);
     expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['escalated', 'escalated', 'unresponsive', 'unresponsive']);
    }, 60_000);
 
@@ -120,20 +121,31 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect((await messagesOf(incidentId)).every((message) => message.attempts === 2)).toBe(true);
   });
 
-  it("the guard's \"called for help\" and \"false alarm\" text the site's list once each; the incident stays open", async () => {
+  it("the guard's \"called for help\" texts the site's list once; their \"false alarm\" ends it with one all-clear, and the incident stays open", async () => {
     const incidentId = await sos();
     const before = rig.received().length;
     const called = await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'called_for_help', guard: 'Musa Bello' });
     expect(called.status).toBe(200);
     // Said twice (a retry, a second tap): texted once.
     await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'called_for_help', guard: 'Musa Bello' });
+    expect(await server.running.deliverTexts()).toBe(2);
     await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'false_alarm', guard: 'Musa Bello' });
-    expect(await server.running.deliverTexts()).toBe(4);
-    const texts = (await rig.waitForReceived(before + 4)).slice(before);
-    expect(texts.filter((text) => text.text.includes('has called for help'))).toHaveLength(2);
-    expect(texts.filter((text) => text.text.includes('FALSE ALARM'))).toHaveLength(2);
+    await org.live.post(`/incidents/${incidentId}/guard-report`, { report: 'false_alarm', guard: 'Musa Bello' });
+    expect(await server.running.deliverTexts()).toBe(2);
+    await rig.waitForReceived(before + 4);
+    const texts = () => rig.received().slice(before);
+    await expect.poll(() => texts().filter((text) => text.text.includes('Musa Bello has called for help')).length, { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(() => texts().filter((text) => text.text.startsWith('TSARO ALL CLEAR at North gate, Admiralty Estate: Musa Bello reports a false alarm. No more alarm texts.')).length, { timeout: 15_000 })
+      .toBe(2);
     expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.status).toBe('dispatching');
-    expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['called_for_help', 'called_for_help', 'false_alarm', 'false_alarm']);
+    expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['all_clear', 'all_clear', 'called_for_help', 'called_for_help']);
+    // The incident stays open for the control room, but nobody is texted about it again.
+    await escalate();
+    expect((await org.live.get(`/incidents/${incidentId}`)).body.incident.status).toBe('escalated');
+    await org.live.post(`/incidents/${incidentId}/cancel`, { reason: 'false alarm' });
+    await server.running.deliverTexts();
+    expect((await messagesOf(incidentId)).map((message) => message.reason).sort()).toEqual(['all_clear', 'all_clear', 'called_for_help', 'called_for_help']);
   });
 
   it("a host who gave their phone is texted when their visitor checks in; only those who read visits see those texts", async () => {
@@ -174,9 +186,10 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages through Kannel', 
     expect(sent).toBeGreaterThanOrEqual(2);
     const texts = (await rig.waitForReceived(before + sent)).slice(before);
     const to = (phone: string) => texts.find((text) => text.to.replace(/^\+/, '') === phone)!.text;
-    expect(to('2348032000001')).toContain('BABU mai agaji da ya amsa');
-    expect(to('2348032000001')).toContain('Ɗanjuma Court');
-    expect(to('2348032000002')).toContain('NOBODY don accept');
+    // Wholly in its language, titles included: no "[CRITICAL] SOS Emergency".
+    expect(to('2348032000001')).toBe('TSARO GAGGAWA a North gate, Ɗanjuma Court: Babu mai agaji. A kira taimako yanzu. A kira: 08032000002');
+    expect(smsParts(to('2348032000001')).parts).toBeLessThanOrEqual(2);
+    expect(to('2348032000002')).toBe('TSARO SOS for North gate, Ɗanjuma Court: Nobody don come. Call for help now. Call: 08032000001');
     expect((await messagesOf(incidentId)).map((message) => message.recipient.name).sort()).toEqual(['Mai gadi', 'Oga Control']);
   });
 

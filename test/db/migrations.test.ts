@@ -10,7 +10,7 @@ import { createSecretBox, isSealed, sealingKey, type SecretBox } from '../../ser
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { insertEvents, insertEventsAtWebhookRevision, sequenceCommittedEvents } from '../../server/events/store.ts';
 import { hasActiveAssignment, incidentsNeedingDispatch } from '../../server/dispatch/store.ts';
-import { countCleared, undecidedAlarms } from '../../server/messages/store.ts';
+import { countCleared, insertStandDown, undecidedAlarms } from '../../server/messages/store.ts';
 import type { Db } from '../../server/db/schema.ts';
 import { openLinksOf } from '../../server/people/store.ts';
 import { stageIn } from '../../server/people/session.ts';
@@ -691,5 +691,29 @@ describe('migrations', () => {
     expect(incident).toBeUndefined();
     const offer = await db.selectFrom('dispatch_offers').select(['offered_by', 'decline_reason']).executeTakeFirst();
     expect(offer).toBeUndefined();
+  });
+
+  it('0045-alarm-loop-and-pass-links keeps every text as it was, stands an incident down once, and keeps pass links by their hash alone', async () => {
+    const db = await fresh();
+    const now = '2026-11-29T07:00:00.000Z';
+    await migrateToLatest(db, through(before('0045-alarm-loop-and-pass-links')));
+    const text = {
+      message_id: 'sms_old', organization_id: 'org_a', environment: 'live', incident_id: 'inc_a', site_id: 'site_a', reason: 'escalated', recipient_name: 'Estate control',
+      phone: '+2348031234567', body: 'TSARO: NO RESPONDER has accepted SOS', status: 'delivered', attempts: 1, next_attempt_at: now, locked_until: null,
+      last_error: null, dlr_token_sealed: 'sealed', created_at: now, updated_at: now, sent_at: now, delivered_at: now, failed_at: null, log_id: null, cleared_at: now, merged_into: null,
+    };
+    await db.insertInto('text_messages').values(text as never).execute(); // 0044's columns
+    expect(await migrateToLatest(db, through('0045-alarm-loop-and-pass-links'))).toEqual(['0045-alarm-loop-and-pass-links']);
+    expect(await db.selectFrom('text_messages').select(['message_id', 'status', 'link_sealed']).execute()).toEqual([{ message_id: 'sms_old', status: 'delivered', link_sealed: null }]);
+    expect(await db.selectFrom('alarm_stand_downs').selectAll().execute()).toEqual([]);
+    // Once per incident: the second stand-down of the same incident is refused.
+    const standDown = { incident_id: 'inc_a', organization_id: 'org_a', environment: 'live', cause: 'false_alarm', stood_down_at: now };
+    expect(await insertStandDown(db, standDown)).toBe(true);
+    expect(await insertStandDown(db, { ...standDown, cause: 'cancelled' })).toBe(false);
+    expect(await db.selectFrom('alarm_stand_downs').select('cause').execute()).toEqual([{ cause: 'false_alarm' }]);
+    const link = { token_hash: 'a'.repeat(64), code_id: 'acc_a', organization_id: 'org_a', environment: 'live', phone: '+2348031112222', created_at: now };
+    await db.insertInto('pass_links').values(link).execute();
+    await expect(db.insertInto('pass_links').values(link).execute()).rejects.toThrow();
+    expect(Object.keys((await db.selectFrom('pass_links').selectAll().executeTakeFirstOrThrow()) as object).sort()).toEqual(['code_id', 'created_at', 'environment', 'organization_id', 'phone', 'token_hash']);
   });
 });

@@ -92,6 +92,10 @@ describe('the kiosk heartbeat', () => {
     expect((await core.call('kioskStatus', {})).alarmPhones).toBe('Gate phone 0803 000 0000');
     await gate.owner.patch(`/sites/${home.site_id}`, { call_list: [{ name: 'Estate control', phone: '0803 123 4567' }, { name: 'Police', phone: '0909 000 1122' }] });
     await expect.poll(async () => (await core.call('kioskStatus', {})).alarmPhones, { timeout: 10_000 }).toBe('Estate control 0803 123 4567, Police 0909 000 1122');
+    expect((await core.call('kioskStatus', {})).untextedPhones).toBeNull();
+    // 112 is called, never texted: the kiosk knows it from the server and names it on the SOS screen (issue #48).
+    await gate.owner.patch(`/sites/${home.site_id}`, { call_list: [{ name: 'Estate control', phone: '0803 123 4567' }, { name: 'Police', phone: '112' }] });
+    await expect.poll(async () => (await core.call('kioskStatus', {})).untextedPhones, { timeout: 10_000 }).toBe('Police 112');
   });
 
   it('offline, keeps only the latest heartbeat, carrying the queue size and its oldest, and sends it with the queue when the link returns', async () => {

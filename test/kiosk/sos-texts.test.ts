@@ -46,18 +46,22 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('an SOS at a live gate nobody an
     };
     gate.clock.advance(61_000);
     await gate.server.running.advanceDispatch();
-    await send(2, 'NO RESPONDER has accepted');
+    // Each names the gate and the guard on duty, with a number to call back (issue #48).
+    await send(2, 'No responder yet. Call for help now. Guard: Sani Garba. Call back: 080');
     gate.clock.advance(301_000);
     await gate.server.running.advanceDispatch();
-    await send(2, 'STILL NO RESPONDER');
+    await send(2, 'STILL no responder');
     await core.call('panicReport', { pressId: 'press-0900-aaaa', report: 'called_for_help' });
-    await send(2, 'has called for help');
+    await send(2, 'Sani Garba has called for help.');
+    // The guard's false alarm: one all-clear to each number, and nothing after it.
+    await core.call('panicReport', { pressId: 'press-0900-aaaa', report: 'false_alarm' });
+    await send(2, 'Sani Garba reports a false alarm. No more alarm texts.');
 
     // Every text delivered, in the timeline the operator reads.
     await expect
       .poll(async () => ((await incident()).timeline as { event: string }[]).filter((entry) => entry.event === 'sms_delivered').length, { timeout: 20_000, interval: 250 })
-      .toBe(6);
+      .toBe(8);
     const messages = (await gate.owner.get(`/messages?incident_id=${pressed.incidentId}`)).body.results as { reason: string; status: string }[];
-    expect(messages.map((message) => message.status)).toEqual(Array(6).fill('delivered'));
+    expect(messages.map((message) => message.status)).toEqual(Array(8).fill('delivered'));
   });
 });

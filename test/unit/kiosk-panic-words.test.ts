@@ -89,6 +89,16 @@ describe('the SOS as the guard reads it: the tick only while help is in hand', (
     expect(panicBannerView({ ...sent, incidentStatus: 'assigned', responder }, { ...around, coverage: nobodyNear }).saysCoverage).toBe(false);
   });
 
+  it('while the call list is being texted, the numbers that are not (112, a landline) are named for the guard to call (issue #48)', () => {
+    const withUntexted = { ...around, untextedPhones: 'Police 112' };
+    for (const incidentStatus of ['escalated', 'unresponsive'] as const) {
+      const view = panicView({ ...sent, incidentStatus }, withUntexted);
+      expect(view.advice.at(-1)).toEqual({ key: 'panic.notTexted', params: { phones: 'Police 112' } });
+    }
+    // Before the alarm goes to the call list, nothing is said about texts.
+    expect(advice({ ...sent, delivery: 'retrying' }, withUntexted)).not.toContain('panic.notTexted');
+  });
+
   it('unresponsive: the same, more urgent', () => {
     const view = panicView({ ...sent, incidentStatus: 'unresponsive' }, around);
     expect(view).toMatchObject({ tone: 'alarm', headline: { key: 'panic.nobodyUrgent' } });

@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an active incident
-         * @description Scope `incidents:write`. The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. Not active: 409 `Incident is already <status>`.
+         * @description Scope `incidents:write`. The reason goes into the timeline, with who cancelled: `Cancelled by partner: <reason>` for an API key, `Cancelled by <name>: <reason>` for a person signed in to the console. A live incident at a site whose alarm had been texted sends each number it reached the all-clear (`reason: all_clear`, once per incident; `GET /messages`), and alarm texts not yet sent are `withdrawn`. Not active: 409 `Incident is already <status>`.
          */
         post: operations["cancelIncident"];
         delete?: never;
@@ -159,7 +159,7 @@ export interface paths {
         put?: never;
         /**
          * The gate guard reports what they did: called for help, or a false alarm
-         * @description Scope `incidents:write`. A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`). A finished incident: 409. A kiosk that was offline sends `reported_at`.
+         * @description Scope `incidents:write`. A timeline entry (`called_for_help` or `false_alarm`) naming the guard, at the current status, a new `version` and an `incident.updated` event. The status does not change: a false alarm is closed by an operator. A live incident at a site also texts the site's call list (`GET /messages`): `called_for_help` as an alarm; `false_alarm` ends the alarm texts (none follow, those not yet sent are `withdrawn`) and sends the all-clear to each number an alarm text had reached, once per incident. A finished incident: 409. A kiosk that was offline sends `reported_at`.
          */
         post: operations["reportFromGuard"];
         delete?: never;
@@ -370,6 +370,26 @@ export interface paths {
         get: operations["accessCodeQr"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access-codes/{codeId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Text the visitor their pass: a short link to the pass's image
+         * @description Scope `access_codes:write`. Queues a text to the code's `visitor_phone` (a mobile number) with the code and a link, `PUBLIC_URL/p/<token>`, that opens the pass as an image (the QR code of the signed pass, the code, when and where). The token is shown only in the text and kept only as its hash; the link is dead (410) once the code is revoked, used up or past `valid_until`. Live codes only: a sandbox code, a server without an SMS gateway, a code that no longer opens the gate and a visitor phone a text cannot reach are each a 409 saying which. At most 3 sends of one code and 200 of an organization in any hour: 429 with Retry-After. The text is listed in `GET /messages` (reason `visitor_pass`, the link cut short) to callers with `logs:read`.
+         */
+        post: operations["sendAccessCodePass"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2074,10 +2094,10 @@ export interface components {
             name: string;
         };
         /**
-         * @description `queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`)
+         * @description `queued`: waiting for the gateway (retried with backoff), or for its turn once over an hourly ceiling. `sent`: the gateway took it. `delivered` or `failed`: the delivery report, or failed after the last retry. `held`: a host's text over an hourly ceiling, never sent. `merged`: an alarm over an hourly ceiling that went out in another text with the number's other alarms (`merged_into`). `withdrawn`: an alarm not yet sent when the alarm ended (a false alarm, a cancellation, a resolution), never sent
          * @enum {string}
          */
-        TextMessageStatus: "queued" | "sent" | "delivered" | "failed" | "held" | "merged";
+        TextMessageStatus: "queued" | "sent" | "delivered" | "failed" | "held" | "merged" | "withdrawn";
         Health: {
             /**
              * @description `degraded` when any part in `checks` is `down`
@@ -2506,6 +2526,24 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+        };
+        PassSent: {
+            /**
+             * @description The text (`GET /messages`, reason `visitor_pass`, with `logs:read`)
+             * @example sms_01JD7ZK3Q0C7W5N2Y8S4V6X9AB
+             */
+            message_id: string;
+            /**
+             * @description The visitor's mobile number it goes to, in E.164
+             * @example +2348031112222
+             */
+            phone: string;
+            /**
+             * Format: date-time
+             * @description The code's `valid_until`: the link is dead after it, and at once on revoke
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            link_expires_at: string;
         };
         AccessLogResponse: {
             access_log: components["schemas"]["AccessLog"];
@@ -3261,10 +3299,7 @@ export interface components {
             site: {
                 site_id: string;
                 name: string;
-                call_list: {
-                    name: string;
-                    phone: string;
-                }[];
+                call_list: components["schemas"]["CallListEntryView"][];
             } | null;
         };
         Kiosk: {
@@ -3304,6 +3339,19 @@ export interface components {
             retired_at: string | null;
             /** @description The site whose gate it stands at */
             site_id: string | null;
+        };
+        CallListEntryView: {
+            name: string;
+            phone: string;
+            /** @enum {string} */
+            language?: "en" | "ha" | "pcm";
+            /** @description Whether alarm texts go to this number: a mobile number in E.164. An emergency short code (112) or a landline is called, never texted */
+            texted: boolean;
+            /**
+             * @description Why texts do not go to it, in words to show beside the number; null when they do
+             * @example An emergency short code: called, never texted
+             */
+            not_texted_reason: string | null;
         };
         /** @description One page of results, newest first */
         KioskPage: {
@@ -3445,12 +3493,7 @@ export interface components {
             location: components["schemas"]["SiteLocation"] | null;
             /** @example Africa/Lagos */
             time_zone: string;
-            call_list: {
-                name: string;
-                phone: string;
-                /** @enum {string} */
-                language?: "en" | "ha" | "pcm";
-            }[];
+            call_list: components["schemas"]["CallListEntryView"][];
             /** @description The organization's first site (made by migration from its existing gates): where a code or visit that names no site belongs */
             is_default: boolean;
             entry_points: components["schemas"]["EntryPoint"][];
@@ -3532,10 +3575,10 @@ export interface components {
             log_id: string | null;
             site_id: string | null;
             /**
-             * @description Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help or that it is a false alarm; or a host's visitor arrived (`visitor_arrived`, listed only with `logs:read`)
+             * @description Why: the incident escalated (nobody accepted in time) or turned unresponsive, or the gate's guard reported they called for help; `all_clear`: the alarm is over (the guard's false alarm, a cancellation or a resolution), sent once to each number an alarm text reached; `false_alarm`: the guard's false alarm as texted before the all-clear existed. A host's visitor arrived (`visitor_arrived`) or a visitor was sent their pass (`visitor_pass`): listed only with `logs:read`
              * @enum {string}
              */
-            reason: "escalated" | "unresponsive" | "called_for_help" | "false_alarm" | "visitor_arrived";
+            reason: "escalated" | "unresponsive" | "called_for_help" | "false_alarm" | "all_clear" | "visitor_arrived" | "visitor_pass";
             /** @description An entry of the site's call list */
             recipient: {
                 name: string;
@@ -5586,6 +5629,113 @@ export interface operations {
             };
             /** @description Not found, or it belongs to another organization or environment */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendAccessCodePass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                codeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued for the gateway */
+            202: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassSent"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

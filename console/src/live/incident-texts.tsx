@@ -4,8 +4,16 @@ import { useLoad } from '../context.tsx';
 import type { Incident } from './incidents.ts';
 import { TextCeilingNote } from './text-ceilings.tsx';
 
-const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad', held: 'bad', merged: 'warn' } as const satisfies Record<Schemas['TextMessageStatus'], string>;
-const TEXT_REASON = { escalated: 'nobody accepted', unresponsive: 'unresponsive', called_for_help: 'guard called for help', false_alarm: 'guard: false alarm', visitor_arrived: 'visitor arrived' } as const;
+const TEXT_TONE = { queued: 'warn', sent: 'warn', delivered: 'good', failed: 'bad', held: 'bad', merged: 'warn', withdrawn: 'muted' } as const satisfies Record<Schemas['TextMessageStatus'], string>;
+const TEXT_REASON = {
+  escalated: 'nobody accepted',
+  unresponsive: 'unresponsive',
+  called_for_help: 'guard called for help',
+  false_alarm: 'guard: false alarm',
+  all_clear: 'all clear',
+  visitor_arrived: 'visitor arrived',
+  visitor_pass: "visitor's pass",
+} as const satisfies Record<Schemas['TextMessage']['reason'], string>;
 
 /**
  * Who Tsaro texted about this incident (the site's call list, when nobody came), and how each
@@ -35,7 +43,8 @@ export function IncidentTexts({ incident }: { incident: Incident }) {
       {texts.error && <p className="muted">{texts.error}</p>}
       {list.length === 0 && (
         <p className="muted" data-testid="texts-why">
-          {why ?? "Nobody has been texted: the site's call list is texted if nobody accepts in time, and again if it turns unresponsive."}
+          {why ??
+            "Nobody has been texted: the site's call list is texted if nobody accepts in time, and again if it turns unresponsive; when the alarm ends (a false alarm, a cancellation, a resolution) each number it reached is sent the all-clear."}
         </p>
       )}
       {list.length > 0 && (

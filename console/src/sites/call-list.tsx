@@ -14,6 +14,7 @@ export function SiteCallList({ site, testId }: { site: Site; testId: string }) {
           {site.call_list.map((entry, index) => (
             <li key={index}>
               {entry.name}: <Phone phone={entry.phone} />
+              {!entry.texted && <NotTexted reason={entry.not_texted_reason} />}
             </li>
           ))}
         </ol>
@@ -21,5 +22,15 @@ export function SiteCallList({ site, testId }: { site: Site; testId: string }) {
         <p className="muted small">No call list yet: add its numbers under Sites.</p>
       )}
     </div>
+  );
+}
+
+/** Beside a number alarm texts never reach (112, a landline): said in words, so nobody counts on a text reaching it. */
+export function NotTexted({ reason }: { reason: string | null }) {
+  return (
+    <span className="muted small" data-testid="not-texted">
+      {' '}
+      (not texted: {reason ?? 'texts do not reach this number'})
+    </span>
   );
 }

@@ -7,6 +7,7 @@ import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { CallListEditor, filled, LANGUAGES, type Caller } from './call-list-editor.tsx';
 import { LocationField, locationText, parsedLocation } from './location-field.tsx';
+import { NotTexted } from './call-list.tsx';
 import { EditSite } from './site-edit.tsx';
 import { useSiteScope } from './site-scope.tsx';
 
@@ -152,7 +153,11 @@ export function SitesScreen() {
                   {site.call_list.map((entry, index) => (
                     <li key={index}>
                       {entry.name}: <Phone phone={entry.phone} />
-                      {entry.language && entry.language !== 'en' ? ` (texts in ${LANGUAGES.find(([code]) => code === entry.language)?.[1]})` : ''}
+                      {entry.texted
+                        ? entry.language && entry.language !== 'en'
+                          ? ` (texts in ${LANGUAGES.find(([code]) => code === entry.language)?.[1]})`
+                          : ''
+                        : <NotTexted reason={entry.not_texted_reason} />}
                     </li>
                   ))}
                 </ol>

@@ -7,6 +7,7 @@ import { downloadCsv } from '../download.ts';
 import { ListTable } from '../lists/list-table.tsx';
 import { useList } from '../lists/use-list.ts';
 import { PrintablePass } from './pass.tsx';
+import { SendPassByText } from './send-pass.tsx';
 import { batches, readVisitorCsv, type Visitor } from './visitor-csv.ts';
 import { useSiteName, useSiteScope } from '../sites/site-scope.tsx';
 import { useSiteForNew } from '../sites/site-field.tsx';
@@ -151,9 +152,12 @@ export function Codes() {
           {
             header: 'Pass',
             cell: (code) => (
-              <button type="button" className="link" onClick={() => setPass(code)} disabled={code.status !== 'active'}>
-                Print pass
-              </button>
+              <>
+                <button type="button" className="link" onClick={() => setPass(code)} disabled={code.status !== 'active'}>
+                  Print pass
+                </button>
+                {write && <SendPassByText code={code} />}
+              </>
             ),
           },
         ]}
@@ -165,7 +169,7 @@ export function Codes() {
 function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
   const { client } = useConsole();
   const site = useSiteForNew();
-  const [form, setForm] = useState({ visitor_name: '', visitor_phone: '', entry_point: '', host_user_id: '', valid_until: '', max_uses: '1' });
+  const [form, setForm] = useState({ visitor_name: '', visitor_phone: '', purpose: '', entry_point: '', host_user_id: '', valid_until: '', max_uses: '1' });
   const [error, setError] = useState<string | null>(null);
   const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
   const submit = (event: FormEvent) => {
@@ -176,6 +180,7 @@ function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
         body: {
           visitor_name: form.visitor_name,
           visitor_phone: form.visitor_phone,
+          purpose: form.purpose.trim() || undefined,
           site_id: site.siteId,
           entry_point: form.entry_point.trim() || undefined,
           host_user_id: form.host_user_id.trim() || undefined,
@@ -195,6 +200,9 @@ function IssueOne({ onIssued }: { onIssued: (code: Code) => void }) {
         </label>
         <label>
           Phone <input value={form.visitor_phone} onChange={set('visitor_phone')} required minLength={3} maxLength={32} inputMode="tel" />
+        </label>
+        <label>
+          Purpose (optional) <input value={form.purpose} onChange={set('purpose')} maxLength={500} placeholder="Plumbing repair" data-testid="code-purpose" />
         </label>
         <label>
           Entry point (optional) <input value={form.entry_point} onChange={set('entry_point')} maxLength={200} />

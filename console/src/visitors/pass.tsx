@@ -1,6 +1,7 @@
 import type { Schemas } from '../api.ts';
 import { Qr } from '../components/ui.tsx';
 import { formatTime } from '../format.ts';
+import { SendPassByText } from './send-pass.tsx';
 
 type Code = Schemas['AccessCode'];
 
@@ -24,12 +25,14 @@ export function PrintablePass({ code, organization, onClose }: { code: Code; org
         </p>
         {code.entry_point && <p>At {code.entry_point}</p>}
         {code.host_user_id && <p>Visiting {code.host_user_id}</p>}
+        {code.purpose && <p>Purpose: {code.purpose}</p>}
         <p className="muted">Show the QR code at the gate, or tell the guard the code.</p>
       </div>
       <p className="row no-print">
         <button type="button" className="primary" onClick={() => window.print()}>
           Print
         </button>
+        <SendPassByText code={code} />
         <button type="button" onClick={onClose}>
           Close
         </button>

@@ -149,6 +149,7 @@ export const catalogue = {
   'panic.reported.waiting': 'Not sent yet: it goes with the SOS when the link returns.',
   'panic.raiseAlarm': 'Do not wait: raise the alarm another way now',
   'panic.callPhones': 'Call {phones}',
+  'panic.notTexted': 'Not texted, call them yourself: {phones}',
   'panic.nobody': 'NOBODY HAS ACCEPTED YOUR SOS',
   'panic.nobodyUrgent': 'STILL NOBODY HAS ACCEPTED YOUR SOS',
   'panic.callNowUrgent': 'Call for help yourself NOW: nobody is coming yet',

@@ -141,6 +141,7 @@ export const catalogue: Catalogue = {
   'panic.reported.waiting': 'Ba a aika ba tukuna: zai tafi tare da SOS idan haɗi ya dawo.',
   'panic.raiseAlarm': 'Kada ka jira: yi ƙararrawa ta wata hanya yanzu',
   'panic.callPhones': 'Kira {phones}',
+  'panic.notTexted': 'Ba a tura musu saƙo ba, ka kira su da kanka: {phones}',
   // Review wanted (issue #26): new, not yet read by a native speaker.
   'panic.nobody': 'BABU WANDA YA AMSA SOS ƊINKA',
   'panic.nobodyUrgent': 'HAR YANZU BABU WANDA YA AMSA SOS ƊINKA',

@@ -141,6 +141,7 @@ export const catalogue: Catalogue = {
   'panic.reported.waiting': 'E never go: e go follow the SOS when network come back.',
   'panic.raiseAlarm': 'No wait: raise alarm another way now',
   'panic.callPhones': 'Call {phones}',
+  'panic.notTexted': 'We no send text to dem, call dem yourself: {phones}',
   // Review wanted (issue #26): new, not yet read by a native speaker.
   'panic.nobody': 'NOBODY DON ACCEPT YOUR SOS',
   'panic.nobodyUrgent': 'STILL, NOBODY DON ACCEPT YOUR SOS',

@@ -67,6 +67,13 @@ export interface PanicSurroundings {
   online: boolean;
   coverage: GateCoverage | null;
   alarmPhones: string | null;
+  /** The site's numbers Tsaro does not text (112, a landline), when it has any (issue #48). */
+  untextedPhones?: string | null;
+}
+
+/** When the call list is being texted (nobody accepted): which numbers are not, so the guard calls them. */
+function notTexted(around: PanicSurroundings): PanicLine[] {
+  return around.untextedPhones ? [{ key: 'panic.notTexted', params: { phones: around.untextedPhones } }] : [];
 }
 
 /**
@@ -114,10 +121,10 @@ export function panicView(panic: PanicStatus, around: PanicSurroundings): PanicV
   // line goes; the status bar already says no responder is near.
   const calling = uncovered && !panic.responder ? [] : progress;
   if (!panic.responder && panic.incidentStatus === 'unresponsive') {
-    return { tone: 'alarm', headline: { key: 'panic.nobodyUrgent' }, progress: calling, advice: raiseAlarm(around.alarmPhones, 'panic.callNowUrgent') };
+    return { tone: 'alarm', headline: { key: 'panic.nobodyUrgent' }, progress: calling, advice: [...raiseAlarm(around.alarmPhones, 'panic.callNowUrgent'), ...notTexted(around)] };
   }
   if (!panic.responder && panic.incidentStatus === 'escalated') {
-    return { tone: 'alarm', headline: { key: 'panic.nobody' }, progress: calling, advice: raiseAlarm(around.alarmPhones) };
+    return { tone: 'alarm', headline: { key: 'panic.nobody' }, progress: calling, advice: [...raiseAlarm(around.alarmPhones), ...notTexted(around)] };
   }
   if (!panic.responder && uncovered) {
     return { tone: 'alarm', headline: { key: 'panic.sentNoCoverage' }, progress, advice: raiseAlarm(around.alarmPhones, 'panic.noCoverageNow') };

@@ -36,6 +36,7 @@ import * as secondStepAndOpenLinks from './0041-second-step-and-open-links.ts';
 import * as siteBoundReplays from './0042-site-bound-replays.ts';
 import * as textCeilings from './0043-text-ceilings.ts';
 import * as namesPeopleChoose from './0044-names-people-choose.ts';
+import * as alarmLoopAndPassLinks from './0045-alarm-loop-and-pass-links.ts';
 import * as staff from './0047-staff.ts';
 import * as responderRoster from './0048-responder-roster.ts';
 import * as manualDispatch from './0049-manual-dispatch.ts';
@@ -92,6 +93,7 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0042-site-bound-replays': siteBoundReplays,
   '0043-text-ceilings': textCeilings,
   '0044-names-people-choose': namesPeopleChoose,
+  '0045-alarm-loop-and-pass-links': alarmLoopAndPassLinks,
   '0047-staff': staff,
   '0048-responder-roster': responderRoster,
   '0049-manual-dispatch': manualDispatch,
