@@ -13,8 +13,12 @@ export const SEALED_COLUMNS = [
   { table: 'pass_keys', key: ['kid'], column: 'private_key' },
   { table: 'people', key: ['person_id'], column: 'totp_secret' },
   { table: 'people', key: ['person_id'], column: 'totp_pending_secret' },
+  { table: 'staff', key: ['staff_id'], column: 'totp_secret' },
+  { table: 'staff', key: ['staff_id'], column: 'totp_pending_secret' },
   // A visitor's pass link while its text waits for the gateway (server/messages/secret-links.ts); null once sent.
   { table: 'text_messages', key: ['message_id'], column: 'link_sealed' },
+  // The token a text's delivery report must carry (server/messages/service.ts): reports come for days after sending.
+  { table: 'text_messages', key: ['message_id'], column: 'dlr_token_sealed' },
   // Answers that carry a secret are sealed for their maker instead (server/idempotency/claims.ts) and are not the sealing key's.
   { table: 'idempotency_requests', key: ['organization_id', 'environment', 'idempotency_key'], column: 'response_body' },
 ] as const;
