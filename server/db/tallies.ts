@@ -357,10 +357,18 @@ async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: nu
     ...sums.map((name) => sql`${sql.ref(name)} = ${table}.${sql.ref(name)} + excluded.${sql.ref(name)}`),
     ...histograms.map(([name]) => sql`${sql.ref(name)} = excluded.${sql.ref(name)}`),
   ];
-  await sql`
-    insert into ${table} (${sql.join(columns.map((column) => sql.ref(column)))}) values ${sql.join(values)}
-    on conflict (${sql.join(keyColumns.map((column) => sql.ref(column)))}) do update set ${sql.join(updates)}`.execute(trx);
+  // A statement's parameters are bounded (SQLite: 32,766): a fold in bulk over a long span
+  // (many days, many gates) makes more groups than one statement may carry.
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
+  for (let i = 0; i < values.length; i += perStatement) {
+    await sql`
+      insert into ${table} (${sql.join(columns.map((column) => sql.ref(column)))}) values ${sql.join(values.slice(i, i + perStatement))}
+      on conflict (${sql.join(keyColumns.map((column) => sql.ref(column)))}) do update set ${sql.join(updates)}`.execute(trx);
+  }
 }
+
+/** Parameters one upsert of the fold carries at most (under SQLite's 32,766 and PostgreSQL's 65,535). */
+const MAX_PARAMETERS = 30_000;
 
 /**
  * A tenant's part of a tally filter: its organization and environment and, for a caller limited
