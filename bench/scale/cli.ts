@@ -3,6 +3,9 @@
  *
  *   BENCH_SCALE_ENGINE   sqlite (default) or postgres
  *   BENCH_SCALE_PATH     SQLite: the file to make (default bench/scale/years/year-<visits>.db)
+ *   BENCH_SCALE_SERVE_SCRIPT  the server that migrates and seeds it (default bench/serve.ts); an
+ *                        older tree's (`/tmp/old/bench/serve.ts`) makes a year on its schema, for
+ *                        BENCH_SCALE_UPGRADE_FROM (bench/scale/upgrade.ts)
  *   sizes: see bench/scale/generate.ts (BENCH_SCALE_VISITS, ...)
  *
  * Then `BENCH_SCALE_FROM=<path|url> BENCH_ONLY=scale npm run bench` measures it.
@@ -29,7 +32,7 @@ async function main() {
     url = (await createPostgresDatabase(postgresAdminUrl())).url;
   }
   log(`generating a year in ${engine === 'sqlite' ? url : describePostgres(url)}`);
-  const year = await generateYear(engine, url, sizes, log);
+  const year = await generateYear(engine, url, sizes, log, { serveScript: process.env.BENCH_SCALE_SERVE_SCRIPT || undefined });
   process.stdout.write(`${describeYear(year).join('\n')}\nBENCH_SCALE_FROM=${url}\n`);
 }
 

@@ -110,7 +110,7 @@ export async function loadYear(engine: Engine, url: string): Promise<GeneratedYe
 }
 
 /** Fills the (fresh, empty) database at `url` with the year. */
-export async function generateYear(engine: Engine, url: string, sizes: Sizes, log: (line: string) => void): Promise<GeneratedYear> {
+export async function generateYear(engine: Engine, url: string, sizes: Sizes, log: (line: string) => void, options: { serveScript?: string } = {}): Promise<GeneratedYear> {
   const seconds: Record<string, number> = {};
   const started = performance.now();
   let mark = started;
@@ -119,13 +119,21 @@ export async function generateYear(engine: Engine, url: string, sizes: Sizes, lo
     seconds[name] = Math.round((now - mark) / 100) / 10;
     mark = now;
   };
-  const seed = await seedThroughApi(url, log);
+  const seed = await seedThroughApi(url, log, options.serveScript);
   step('seed through the API');
 
-  const opened = openDatabase(url);
-  const small = await createOrganization(opened.db, systemClock, { name: 'Small Estate', plan: 'enterprise' });
-  await changeOrganization(opened.db, systemClock, small.organization.organization_id, { rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE });
-  await opened.close();
+  // A schema before migration 0036 (an older tree's server seeded it, for the upgrade's bench):
+  // no tallies to fold, and no second organization (this code's store may not fit that schema).
+  const probe = await openConn(engine, url);
+  const legacy = !(await probe.columns('visit_tallies')).size;
+  await probe.close();
+  let small: { organization: { organization_id: string }; keys: { live: { secret: string } } } = { organization: { organization_id: seed.organizationId }, keys: { live: { secret: seed.liveKey } } };
+  if (!legacy) {
+    const opened = openDatabase(url);
+    small = await createOrganization(opened.db, systemClock, { name: 'Small Estate', plan: 'enterprise' });
+    await changeOrganization(opened.db, systemClock, small.organization.organization_id, { rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE });
+    await opened.close();
+  } else log('a schema before 0036: no small organization, no fold');
   const smallId = small.organization.organization_id;
 
   const conn = await openConn(engine, url);
@@ -135,7 +143,7 @@ export async function generateYear(engine: Engine, url: string, sizes: Sizes, lo
   try {
     const templates = await readTemplates(conn, seed.templates, seed.organizationId);
     const prefixOf = async (id: string) => String((await one(conn, `select code_prefix from organizations where organization_id = ${lit(id)}`)).code_prefix);
-    smallSite = String((await one(conn, `select site_id from sites where organization_id = ${lit(smallId)} order by created_at limit 1`)).site_id);
+    smallSite = legacy ? seed.sites[0]!.siteId : String((await one(conn, `select site_id from sites where organization_id = ${lit(smallId)} order by created_at limit 1`)).site_id);
     const endpoint = await one(conn, `select * from webhook_endpoints where endpoint_id = ${lit(seed.templates.endpointId)}`);
     const liveEndpoint = async (organizationId: string) => {
       const endpointId = newId('whe');
@@ -157,21 +165,23 @@ export async function generateYear(engine: Engine, url: string, sizes: Sizes, lo
       gates: [{ siteId: smallSite, gate: 'Main Gate' }, { siteId: smallSite, gate: 'Back Gate' }],
       salt: 2,
       sizes: SMALL_SIZES,
-      endpointId: await liveEndpoint(smallId),
+      endpointId: legacy ? '' : await liveEndpoint(smallId),
       feedFrom: 1 + sizes.events,
     };
-    const generatedEvents = sizes.events + SMALL_SIZES.events;
+    const generatedEvents = sizes.events + (legacy ? 0 : SMALL_SIZES.events);
     // The API's own rows come after the year: their feed and change numbers move past it.
     await conn.exec(`update events set feed_seq = feed_seq + ${generatedEvents} where feed_seq is not null`);
     await conn.exec(`update access_codes set change_seq = change_seq + ${sizes.codes} where organization_id = ${lit(seed.organizationId)}`);
     await conn.exec(`update feed_counters set last_seq = last_seq + ${sizes.codes} where organization_id = ${lit(seed.organizationId)}`);
-    await conn.exec(`insert into feed_counters (organization_id, environment, last_seq) values (${lit(smallId)}, 'live', ${SMALL_SIZES.codes})`);
+    if (!legacy) await conn.exec(`insert into feed_counters (organization_id, environment, last_seq) values (${lit(smallId)}, 'live', ${SMALL_SIZES.codes})`);
     step('templates');
     log(`filling the big organization: ${JSON.stringify(sizes)}`);
     await fillOrganization(context, bigPlan, templates);
     step('big organization');
-    await fillOrganization(context, smallPlan, templates);
-    step('small organization');
+    if (!legacy) {
+      await fillOrganization(context, smallPlan, templates);
+      step('small organization');
+    }
     if (engine === 'postgres') await conn.exec(`select setval('event_feed_seq', (select max(feed_seq) from events))`);
     else await conn.exec('update event_feed set seq = (select max(feed_seq) from events) where id = 1');
   } finally {
@@ -180,7 +190,7 @@ export async function generateYear(engine: Engine, url: string, sizes: Sizes, lo
 
   const folding = openDatabase(url);
   try {
-    for (const spec of TALLIED_TABLES) {
+    for (const spec of legacy ? [] : TALLIED_TABLES) {
       const n = await foldInBulk(folding.db, spec, intFromEnv('BENCH_SCALE_FOLD_CHUNK', 20_000, 100));
       log(`  folded ${n.toLocaleString('en')} ${spec.name}`);
     }

@@ -39,9 +39,12 @@ async function call<T>(ready: Ready, method: string, path: string, body?: unknow
   return (text ? JSON.parse(text) : {}) as T;
 }
 
-/** Starts the server on the (fresh) database, which migrates it, and makes the seed rows through the API. */
-export async function seedThroughApi(databaseUrl: string, log: (line: string) => void): Promise<Seeded> {
-  const server = await startChild<Ready>('tsaro server (seeding the year)', { script: 'bench/serve.ts', env: { DATABASE_URL: databaseUrl }, readyTimeoutMs: 600_000 });
+/**
+ * Starts the server (`script`: bench/serve.ts, or an older tree's for a year on an older schema)
+ * on the (fresh) database, which migrates it, and makes the seed rows through the API.
+ */
+export async function seedThroughApi(databaseUrl: string, log: (line: string) => void, script = 'bench/serve.ts'): Promise<Seeded> {
+  const server = await startChild<Ready>('tsaro server (seeding the year)', { script, env: { DATABASE_URL: databaseUrl }, readyTimeoutMs: 600_000 });
   try {
     const ready = server.ready;
     const { results: existing } = await call<{ results: { site_id: string; is_default: boolean }[] }>(ready, 'GET', '/sites');
