@@ -121,6 +121,18 @@ const all = (conditions: RawBuilder<unknown>[]): RawBuilder<boolean> => sql<bool
 /** `tallied = 0` as a literal, so both planners see it implies the partial index's predicate. */
 const UNFOLDED = sql.raw('tallied = 0');
 
+/**
+ * The table as the unfolded tail is read from it: on SQLite through its partial index
+ * (`<table>_untallied`, migration 0036), named, because SQLite's planner otherwise prefers an
+ * index with more equality columns (`incidents_by_status` for `status = 'resolved'`) and walks
+ * every row of that value, tallied or not: 180,000 rows for one count on a generated year (issue
+ * #45). PostgreSQL's planner weighs the partial index's size itself.
+ */
+function unfoldedTable(db: Executor, spec: TallySpec): RawBuilder<unknown> {
+  const table = sql.table(spec.table);
+  return isPostgres(db) ? sql`${table} b` : sql`${table} b indexed by ${sql.raw(`${spec.table}_untallied`)}`;
+}
+
 /** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
 function parts(spec: TallySpec, filter: TallyFilter) {
   const window = splitWindow(filter.from, filter.before);
@@ -158,7 +170,7 @@ export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup
   const table = sql.table(spec.table);
   const terms: RawBuilder<number>[] = [];
   if (tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${tallies})`);
-  if (unfolded) terms.push(sql<number>`(select count(*) from ${table} b where ${unfolded})`);
+  if (unfolded) terms.push(sql<number>`(select count(*) from ${unfoldedTable(db, spec)} where ${unfolded})`);
   if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
   if (terms.length === 0) return 0;
   const { rows } = await sql<{ n: number | string }>`select ${sql.join(terms, sql` + `)} as n`.execute(db);
@@ -186,7 +198,7 @@ export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollu
       ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
     ]);
   if (tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${tallies}${groupOf('t')}`);
-  if (unfolded) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${unfolded}${groupOf('b')}`);
+  if (unfolded) selects.push(sql`select ${columns('b', true)} from ${unfoldedTable(db, spec)} where ${unfolded}${groupOf('b')}`);
   if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
   if (selects.length === 0) return [];
   const { rows } = await sql<Record<string, unknown>>`${sql.join(selects, sql` union all `)}`.execute(db);
@@ -218,7 +230,10 @@ export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Ro
   const { tallies, unfolded, edges } = parts(spec, filter);
   const histogram: Histogram = new Map();
   const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
-  const tableValues = [unfolded, edges].filter((part) => part !== undefined).map((part) => sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${part}`);
+  const tableValues = [
+    ...(unfolded ? [sql`select ${measure.value(isPostgres(db))} as v from ${unfoldedTable(db, spec)} where ${unfolded}`] : []),
+    ...(edges ? [sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${edges}`] : []),
+  ];
   const [stored, values] = await Promise.all([
     tallies ? sql<{ h: string | null }>`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${tallies}`.execute(db) : { rows: [] },
     tableValues.length ? sql<{ v: number | null }>`${sql.join(tableValues, sql` union all `)}`.execute(db) : { rows: [] },
