@@ -16,6 +16,7 @@
  * BENCH_SCALE_KEEP=1 keeps a generated year (its path or URL is printed); otherwise it is removed.
  * BENCH_SCALE_UPGRADE_FROM=<path|url>: a year generated on the schema before migration 0036
  * (bench/scale/upgrade.ts) is upgraded by this code's server, timed with SOSs during it.
+ * BENCH_SCALE_READS=0 skips the reads and the SOS runs (the upgrade alone).
  *
  * Run alone: `BENCH_ONLY=scale npm run bench`.
  */
@@ -26,7 +27,7 @@ import { measure } from './lib/load.ts';
 import { enginesWanted, intFromEnv, type Engine } from './lib/settings.ts';
 import type { AimCheck, BenchSection, ResultRow, SectionContext, SectionResult, SectionTable } from './lib/section.ts';
 import { generateYear, loadYear, sizesFromEnv, type GeneratedYear } from './scale/generate.ts';
-import { deepCursor, heaviestReads, loadReads, manyUseCodes, openLoop, sosOf, validationOf, type OpenLoop } from './scale/load.ts';
+import { cancelOpenIncidents, deepCursor, heaviestReads, loadReads, manyUseCodes, openLoop, sosOf, validationOf, type OpenLoop } from './scale/load.ts';
 import { describeYear, mb } from './scale/report.ts';
 import { measureUpgrade } from './scale/upgrade.ts';
 
@@ -117,12 +118,18 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
       const headers = { authorization: `Bearer ${year.big.liveKey}` };
       const heavy = heaviestReads(baseUrl, year.big, await deepCursor(baseUrl, year.big));
       const codes = await manyUseCodes(baseUrl, year.big, 30);
+      const settle = async () => {
+        const n = await cancelOpenIncidents(baseUrl, year.big);
+        if (n) log(`scale (${engine}): cancelled ${n} open incidents (earlier SOSs) before the next run`);
+      };
+      await settle();
       const sosTable: string[][] = [];
       for (const [name, make] of [
         ['POST /incidents (SOS)', (run: string) => sosOf(baseUrl, year.big, `${engine}-${run}-${Date.now()}`)],
         ['POST /access-codes/validate', () => validationOf(baseUrl, year.big, codes)],
       ] as const) {
         const alone = await openLoop(make('alone'), 50, sosS);
+        await settle();
         const readers = heavyReaders(heavy, headers);
         let busy: OpenLoop;
         let reads: Awaited<ReturnType<typeof readers.stop>>;
@@ -131,6 +138,7 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
         } finally {
           reads = await readers.stop();
         }
+        await settle();
         const ratio = busy.p99 / Math.max(alone.p99, 0.001);
         log(`scale (${engine}): ${name} at 50/s: alone p99 ${fmt(alone.p99)} ms, with 20 heavy readers p99 ${fmt(busy.p99)} ms (${ratio.toFixed(2)}x); reads ${reads.perSecond.toFixed(1)}/s ${statusText(reads.statuses)}`);
         sosTable.push([name, engine, fmt(alone.p50), fmt(alone.p99), fmt(busy.p50), fmt(busy.p99), fmt(busy.max), `${ratio.toFixed(2)}x`, statusText(busy.statuses), `${reads.perSecond.toFixed(1)}/s (${statusText(reads.statuses)})`]);
@@ -161,7 +169,7 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
 
 async function run(context: SectionContext): Promise<SectionResult> {
   const out = { rows: [] as ResultRow[], aims: [] as AimCheck[], notes: [] as string[], tables: [] as SectionTable[], data: {} as Record<string, unknown> };
-  for (const engine of enginesWanted()) await measureEngine(engine, context, out);
+  if (process.env.BENCH_SCALE_READS !== '0') for (const engine of enginesWanted()) await measureEngine(engine, context, out);
   const upgradeFrom = process.env.BENCH_SCALE_UPGRADE_FROM?.trim();
   if (upgradeFrom) {
     const engine = engineOf(upgradeFrom);

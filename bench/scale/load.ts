@@ -11,6 +11,7 @@
  *   same for code validations. Aims: p99 under 50 ms with the reads, and within 1.5x of alone.
  */
 import { Agent, request } from 'undici';
+import { ACTIVE_INCIDENT_STATUSES } from '../../shared/schemas/incidents.ts';
 import { measure, type LoadMeasurement } from '../lib/load.ts';
 import { percentile } from '../lib/stats.ts';
 import type { GeneratedOrganization, Probes } from './generate.ts';
@@ -118,7 +119,12 @@ export interface OpenLoop {
  * Requests at a steady `perSecond` for `durationS` (an open loop: sent on the clock, not after an
  * answer), each timed from send to the whole answer read.
  */
-export async function openLoop(make: (n: number) => { url: string; method: 'POST'; headers: Record<string, string>; body: string }, perSecond: number, durationS: number): Promise<OpenLoop> {
+export async function openLoop(
+  make: (n: number) => { url: string; method: 'POST'; headers: Record<string, string>; body: string },
+  perSecond: number,
+  durationS: number,
+  onBody?: (text: string) => void,
+): Promise<OpenLoop> {
   const agent = new Agent({ connections: 256, pipelining: 1 });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -135,7 +141,8 @@ export async function openLoop(make: (n: number) => { url: string; method: 'POST
     pending.push(
       request(url, { ...init, dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 }).then(
         async (answer) => {
-          await answer.body.dump();
+          if (onBody) onBody(await answer.body.text());
+          else await answer.body.dump();
           latencies.push(performance.now() - sent);
           statuses[answer.statusCode] = (statuses[answer.statusCode] ?? 0) + 1;
         },
@@ -190,4 +197,30 @@ export async function manyUseCodes(baseUrl: string, organization: GeneratedOrgan
     codes.push(body.access_code.code);
   }
   return codes;
+}
+
+/**
+ * Cancels the organization's open incidents through the API (the SOSs a run sent), so the
+ * dispatcher's work on them (escalations, rounds) does not weigh on the next run.
+ */
+export async function cancelOpenIncidents(baseUrl: string, organization: GeneratedOrganization): Promise<number> {
+  const headers = { authorization: `Bearer ${organization.liveKey}`, 'content-type': 'application/json' };
+  let cancelled = 0;
+  for (const status of ACTIVE_INCIDENT_STATUSES) {
+    for (;;) {
+      const page = (await (await fetch(`${baseUrl}/incidents?status=${status}&limit=100`, { headers })).json()) as { results?: { incident_id: string }[] };
+      const ids = (page.results ?? []).map((incident) => incident.incident_id);
+      let progress = 0;
+      for (let i = 0; i < ids.length; i += 8) {
+        const answers = await Promise.all(ids.slice(i, i + 8).map((id) => fetch(`${baseUrl}/incidents/${id}/cancel`, { method: 'POST', headers, body: JSON.stringify({ reason: 'Bench run over' }) })));
+        for (const answer of answers) {
+          await answer.body?.cancel();
+          if (answer.ok) progress++;
+        }
+      }
+      cancelled += progress;
+      if (ids.length < 100 || progress === 0) break;
+    }
+  }
+  return cancelled;
 }
