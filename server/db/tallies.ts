@@ -293,7 +293,10 @@ export async function foldInBulk(db: Executor, spec: TallySpec, chunk = 20_000):
 /**
  * Up to `limit` settled rows not yet tallied, with their day, keys and measures: any of them (the
  * background fold, on the partial index), or with `inOrder` the first after `inOrder.after` in id
- * order (the fold in bulk; ids are text, and '' is before every one).
+ * order (the fold in bulk; ids are text, and '' is before every one). The background fold reads
+ * the partial index of untallied rows (on SQLite by name: its planner took `access_logs_open` for
+ * `status = 'checked_out'` and walked every visit already folded before reaching one that was
+ * not, each batch, so an upgrade's backlog folded in quadratic time).
  */
 async function pickSettled(trx: Executor, spec: TallySpec, limit: number, inOrder?: { after: string }): Promise<Array<Record<string, unknown>>> {
   const postgres = isPostgres(trx);
@@ -310,7 +313,7 @@ async function pickSettled(trx: Executor, spec: TallySpec, limit: number, inOrde
       ...keys.map((column) => sql`b.${sql.ref(column)} as ${sql.ref(column)}`),
       ...measured,
     ])}
-    from ${sql.table(spec.table)} b where ${UNFOLDED} and ${spec.settled}${ordered} limit ${limit}`.execute(trx);
+    from ${inOrder ? sql`${sql.table(spec.table)} b` : unfoldedTable(trx, spec)} where ${UNFOLDED} and ${spec.settled}${ordered} limit ${limit}`.execute(trx);
   return rows;
 }
 

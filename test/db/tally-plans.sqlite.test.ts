@@ -3,7 +3,7 @@ import { sql, type CompiledQuery, type LogEvent } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from '../../server/db/database.ts';
 import { serverMigrations, withoutSealingKey } from '../../server/db/migrations/index.ts';
-import { talliedCount, talliedGroups } from '../../server/db/tallies.ts';
+import { foldTallies, talliedCount, talliedGroups } from '../../server/db/tallies.ts';
 import { INCIDENT_TALLY } from '../../server/incidents/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -23,7 +23,7 @@ describe('the unfolded tail is read on its partial index (SQLite)', () => {
     await database?.drop();
   });
 
-  it('counts and groups by status without walking the tallied rows', async () => {
+  it('counts, groups and folds by status without walking the tallied rows', async () => {
     database = await createTestDatabase('sqlite');
     const statements: CompiledQuery[] = [];
     opened = openDatabase(database.url, { log: (event: LogEvent) => void statements.push(event.query) });
@@ -53,6 +53,15 @@ describe('the unfolded tail is read on its partial index (SQLite)', () => {
       expect(details).toContain('incidents_untallied');
       expect(details).not.toContain('incidents_by_status');
     }
+
+    // The background fold's pick: before, SQLite walked incidents_by_status_deadline over every
+    // resolved incident already folded, each batch (an upgrade's backlog folded in quadratic time).
+    statements.length = 0;
+    await foldTallies(db, INCIDENT_TALLY, 10);
+    const pick = statements.find((statement) => /^\s*select/i.test(statement.sql))!;
+    const plan = (reader.prepare(`explain query plan ${pick.sql}`).all(...pick.parameters) as { detail: string }[]).map((row) => row.detail).join('\n');
+    expect(plan).toContain('incidents_untallied');
+    expect(plan).not.toContain('incidents_by_status');
     reader.close();
   });
 });
