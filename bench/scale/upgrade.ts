@@ -74,7 +74,8 @@ export async function measureUpgrade(databaseUrl: string, engine: Engine, big: G
     let done = false;
     const watch = (async () => {
       for (;;) {
-        const health = (await (await fetch(`${server.ready.baseUrl}/health`)).json()) as { indexes?: { pending: number; building: string | null } };
+        // A loaded server may drop a health check's connection: asked again on the next turn.
+        const health = (await fetch(`${server.ready.baseUrl}/health`).then((answer) => answer.json(), () => ({ indexes: { pending: -1, building: null } }))) as { indexes?: { pending: number; building: string | null } };
         if (!health.indexes && !indexesMs) {
           indexesMs = performance.now() - serving;
           log(`indexes built ${Math.round(indexesMs / 1000)} s after serving`);
