@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, event-stream, dispatch, threat, kiosk, gate-scan, console, reference)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, event-stream, dispatch, threat, kiosk, gate-scan, console, reference, scale)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -30,17 +30,18 @@ import { formatSection } from './lib/report.ts';
 import { intFromEnv } from './lib/settings.ts';
 import type { BenchSection, SectionResult } from './lib/section.ts';
 import { redisSection } from './redis.ts';
+import { scaleSection } from './scale.ts';
 import { referenceSection } from './reference.ts';
 import { threatSection } from './threat.ts';
 import { webhooksSection } from './webhooks.ts';
 
 /** Every section, in run order. */
-const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, eventStreamSection, dispatchSection, threatSection, kioskSection, gateScanSection, consoleSection, referenceSection];
+const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, eventStreamSection, dispatchSection, threatSection, kioskSection, gateScanSection, consoleSection, referenceSection, scaleSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;
 /** Seconds a section spends besides its targets (data generation, loading, in-process timings), for the watchdog. */
-const EXTRA_SECONDS: Record<string, number> = { threat: 300, kiosk: 400, 'gate-scan': 240, console: 180, reference: 180 };
+const EXTRA_SECONDS: Record<string, number> = { threat: 300, kiosk: 400, 'gate-scan': 240, console: 180, reference: 180, scale: 7200 };
 
 function selectSections(): BenchSection[] {
   const only = process.env.BENCH_ONLY?.trim();

@@ -125,6 +125,18 @@ const all = (conditions: RawBuilder<unknown>[]): RawBuilder<boolean> => sql<bool
 /** `tallied = 0` as a literal, so both planners see it implies the partial index's predicate. */
 const UNFOLDED = sql.raw('tallied = 0');
 
+/**
+ * The table as the unfolded tail is read from it: on SQLite through its partial index
+ * (`<table>_untallied`, migration 0036), named, because SQLite's planner otherwise prefers an
+ * index with more equality columns (`incidents_by_status` for `status = 'resolved'`) and walks
+ * every row of that value, tallied or not: 180,000 rows for one count on a generated year (issue
+ * #45). PostgreSQL's planner weighs the partial index's size itself.
+ */
+function unfoldedTable(db: Executor, spec: TallySpec): RawBuilder<unknown> {
+  const table = sql.table(spec.table);
+  return isPostgres(db) ? sql`${table} b` : sql`${table} b indexed by ${sql.raw(`${spec.table}_untallied`)}`;
+}
+
 /** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
 function parts(spec: TallySpec, filter: TallyFilter) {
   const window = splitWindow(filter.from, filter.before);
@@ -162,7 +174,7 @@ export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup
   const table = sql.table(spec.table);
   const terms: RawBuilder<number>[] = [];
   if (tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${tallies})`);
-  if (unfolded) terms.push(sql<number>`(select count(*) from ${table} b where ${unfolded})`);
+  if (unfolded) terms.push(sql<number>`(select count(*) from ${unfoldedTable(db, spec)} where ${unfolded})`);
   if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
   if (terms.length === 0) return 0;
   const { rows } = await sql<{ n: number | string }>`select ${sql.join(terms, sql` + `)} as n`.execute(db);
@@ -190,7 +202,7 @@ export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollu
       ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
     ]);
   if (tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${tallies}${groupOf('t')}`);
-  if (unfolded) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${unfolded}${groupOf('b')}`);
+  if (unfolded) selects.push(sql`select ${columns('b', true)} from ${unfoldedTable(db, spec)} where ${unfolded}${groupOf('b')}`);
   if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
   if (selects.length === 0) return [];
   const { rows } = await sql<Record<string, unknown>>`${sql.join(selects, sql` union all `)}`.execute(db);
@@ -222,7 +234,10 @@ export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Ro
   const { tallies, unfolded, edges } = parts(spec, filter);
   const histogram: Histogram = new Map();
   const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
-  const tableValues = [unfolded, edges].filter((part) => part !== undefined).map((part) => sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${part}`);
+  const tableValues = [
+    ...(unfolded ? [sql`select ${measure.value(isPostgres(db))} as v from ${unfoldedTable(db, spec)} where ${unfolded}`] : []),
+    ...(edges ? [sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${edges}`] : []),
+  ];
   const [stored, values] = await Promise.all([
     tallies ? sql<{ h: string | null }>`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${tallies}`.execute(db) : { rows: [] },
     tableValues.length ? sql<{ v: number | null }>`${sql.join(tableValues, sql` union all `)}`.execute(db) : { rows: [] },
@@ -282,7 +297,10 @@ export async function foldInBulk(db: Executor, spec: TallySpec, chunk = 20_000):
 /**
  * Up to `limit` settled rows not yet tallied, with their day, keys and measures: any of them (the
  * background fold, on the partial index), or with `inOrder` the first after `inOrder.after` in id
- * order (the fold in bulk; ids are text, and '' is before every one).
+ * order (the fold in bulk; ids are text, and '' is before every one). The background fold reads
+ * the partial index of untallied rows (on SQLite by name: its planner took `access_logs_open` for
+ * `status = 'checked_out'` and walked every visit already folded before reaching one that was
+ * not, each batch, so an upgrade's backlog folded in quadratic time).
  */
 async function pickSettled(trx: Executor, spec: TallySpec, limit: number, inOrder?: { after: string }): Promise<Array<Record<string, unknown>>> {
   const postgres = isPostgres(trx);
@@ -299,7 +317,7 @@ async function pickSettled(trx: Executor, spec: TallySpec, limit: number, inOrde
       ...keys.map((column) => sql`b.${sql.ref(column)} as ${sql.ref(column)}`),
       ...measured,
     ])}
-    from ${sql.table(spec.table)} b where ${UNFOLDED} and ${spec.settled}${ordered} limit ${limit}`.execute(trx);
+    from ${inOrder ? sql`${sql.table(spec.table)} b` : unfoldedTable(trx, spec)} where ${UNFOLDED} and ${spec.settled}${ordered} limit ${limit}`.execute(trx);
   return rows;
 }
 
@@ -361,10 +379,18 @@ async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: nu
     ...sums.map((name) => sql`${sql.ref(name)} = ${table}.${sql.ref(name)} + excluded.${sql.ref(name)}`),
     ...histograms.map(([name]) => sql`${sql.ref(name)} = excluded.${sql.ref(name)}`),
   ];
-  await sql`
-    insert into ${table} (${sql.join(columns.map((column) => sql.ref(column)))}) values ${sql.join(values)}
-    on conflict (${sql.join(keyColumns.map((column) => sql.ref(column)))}) do update set ${sql.join(updates)}`.execute(trx);
+  // A statement's parameters are bounded (SQLite: 32,766): a fold in bulk over a long span
+  // (many days, many gates) makes more groups than one statement may carry.
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
+  for (let i = 0; i < values.length; i += perStatement) {
+    await sql`
+      insert into ${table} (${sql.join(columns.map((column) => sql.ref(column)))}) values ${sql.join(values.slice(i, i + perStatement))}
+      on conflict (${sql.join(keyColumns.map((column) => sql.ref(column)))}) do update set ${sql.join(updates)}`.execute(trx);
+  }
 }
+
+/** Parameters one upsert of the fold carries at most (under SQLite's 32,766 and PostgreSQL's 65,535). */
+const MAX_PARAMETERS = 30_000;
 
 /**
  * A tenant's part of a tally filter: its organization and environment and, for a caller limited

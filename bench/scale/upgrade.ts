@@ -1,0 +1,116 @@
+/**
+ * The upgrade from the schema before issue #45 on a generated year (issue #45): a year built by the
+ * code before it (BENCH_SCALE_FROM names that year, kept by a run of the `scale` section on that
+ * code), then this code's server started on it. Measured: the time to serve (the migrations run
+ * first, every host waiting for their lock), the online index builds after it serves (PostgreSQL:
+ * until `/health` no longer lists `indexes`), the background fold catching up with the year's
+ * settled rows, and SOSs sent at a steady 50 a second from the moment it serves until all of that
+ * is done, with their p99.
+ */
+import pg from 'pg';
+import SqliteDatabase from 'better-sqlite3';
+import { startChild, type BenchChild } from '../lib/children.ts';
+import { percentile } from '../lib/stats.ts';
+import type { Engine } from '../lib/settings.ts';
+import type { GeneratedOrganization } from './generate.ts';
+import { openLoop, sosOf, type OpenLoop } from './load.ts';
+
+export interface UpgradeReport {
+  /** Start to serving: the migrations (SQLite: its indexes and text search built in them). */
+  toServeMs: number;
+  /** Serving to every index built (PostgreSQL; 0 on SQLite, which built them before serving). */
+  indexesMs: number;
+  /** Serving to no settled row left out of the tallies. */
+  foldMs: number;
+  /** SOSs at 50 a second while the indexes were built and the year folded. */
+  sos: OpenLoop;
+}
+
+/**
+ * The year's settled rows not yet in the tallies, over the tables that hold most of it: rows made
+ * before the upgrade began (the SOSs sent during it make new events and audit entries that the
+ * fold takes a pass later, so a count of every untallied row never reaches 0 while they run).
+ */
+const untalliedBefore = (before: string) => `select
+  (select count(*) from access_logs where tallied = 0 and status = 'checked_out' and checked_in_at < '${before}')
+  + (select count(*) from incidents where tallied = 0 and status in ('resolved', 'cancelled') and created_at < '${before}')
+  + (select count(*) from events where tallied = 0 and created_at < '${before}')
+  + (select count(*) from audit_log where tallied = 0 and created_at < '${before}') as n`;
+
+async function untallied(databaseUrl: string, engine: Engine, before: string): Promise<number> {
+  const UNTALLIED = untalliedBefore(before);
+  if (engine === 'postgres') {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return Number((await client.query<{ n: string }>(UNTALLIED)).rows[0]!.n);
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new SqliteDatabase(databaseUrl.replace(/^(sqlite:\/\/|sqlite:|file:)/, ''), { readonly: true });
+  try {
+    return Number((db.prepare(UNTALLIED).get() as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+export async function measureUpgrade(databaseUrl: string, engine: Engine, big: GeneratedOrganization, log: (line: string) => void): Promise<UpgradeReport> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const server: BenchChild<{ baseUrl: string }> = await startChild(`tsaro server (${engine}, upgrading a year)`, {
+    script: 'bench/serve.ts',
+    env: { DATABASE_URL: databaseUrl, BENCH_SERVE_ORGANIZATION: '0' },
+    readyTimeoutMs: 3_600_000,
+  });
+  const serving = performance.now();
+  const toServeMs = serving - started;
+  log(`serving after ${Math.round(toServeMs / 1000)} s of migrations`);
+  let indexesMs = 0;
+  let foldMs = 0;
+  const rounds: OpenLoop[] = [];
+  try {
+    let done = false;
+    const watch = (async () => {
+      for (;;) {
+        // A loaded server may drop a health check's connection: asked again on the next turn.
+        const health = (await fetch(`${server.ready.baseUrl}/health`).then((answer) => answer.json(), () => ({ indexes: { pending: -1, building: null } }))) as { indexes?: { pending: number; building: string | null } };
+        if (!health.indexes && !indexesMs) {
+          indexesMs = performance.now() - serving;
+          log(`indexes built ${Math.round(indexesMs / 1000)} s after serving`);
+        }
+        if (!foldMs && (await untallied(databaseUrl, engine, startedAt)) === 0) {
+          foldMs = performance.now() - serving;
+          log(`the year folded ${Math.round(foldMs / 1000)} s after serving`);
+        }
+        if (indexesMs && foldMs) return void (done = true);
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    })();
+    // SOSs at 50 a second, ten seconds a round, until the upgrade's work is done.
+    for (let round = 0; !done; round++) rounds.push(await openLoop(sosOf(server.ready.baseUrl, big, `upgrade-${round}`), 50, 10));
+    await watch;
+  } finally {
+    await server.stop();
+  }
+  return { toServeMs, indexesMs, foldMs, sos: mergeRounds(rounds) };
+}
+
+/** The rounds' answers together (p99 over all of them). */
+function mergeRounds(rounds: OpenLoop[]): OpenLoop {
+  const all = rounds.flatMap((round) => round.latencies);
+  const sorted = all.sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const round of rounds) for (const [status, n] of Object.entries(round.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    sent: rounds.reduce((n, round) => n + round.sent, 0),
+    answered: sorted.length,
+    failed: rounds.reduce((n, round) => n + round.failed, 0),
+    statuses,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? 0,
+    latencies: sorted,
+  };
+}
