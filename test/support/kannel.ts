@@ -33,6 +33,10 @@ export interface ReceivedText {
   from: string;
   to: string;
   text: string;
+  /** The SMS parts it came in, as fakesmsc got them: 1, or the concatenation header's total. */
+  parts: number;
+  /** Whether it came as UCS-2 (`coding=2`): the line said `ucs-2`, or its parts' bytes were UTF-16. */
+  ucs2: boolean;
 }
 
 export interface KannelRig {
@@ -398,12 +402,12 @@ class PhoneRecord {
     this.lastText = undefined;
     const [, from = '', to = '', type, rest = ''] = fields;
     if (type === 'text') {
-      this.open = { from, to, text: rest };
+      this.open = { from, to, text: rest, parts: 1, ucs2: false };
       this.holdOpen();
     } else if (type === 'ucs-2') {
-      this.done.push({ from, to, text: ucs2(urlDecode(rest)) });
+      this.done.push({ from, to, text: ucs2(urlDecode(rest)), parts: 1, ucs2: true });
     } else if (type === 'data') {
-      this.done.push({ from, to, text: guessText(urlDecode(rest)) });
+      this.done.push({ from, to, ...guessText(urlDecode(rest)), parts: 1 });
     } else {
       const [udh = '', , data = ''] = rest.split(' ');
       this.part(from, to, urlDecode(udh), urlDecode(data));
@@ -420,7 +424,7 @@ class PhoneRecord {
   private part(from: string, to: string, udh: Buffer, data: Buffer) {
     const concat = concatenation(udh);
     if (!concat) {
-      this.done.push({ from, to, text: guessText(data) });
+      this.done.push({ from, to, ...guessText(data), parts: 1 });
       return;
     }
     const key = `${from} ${to} ${concat.ref} ${concat.total}`;
@@ -430,7 +434,7 @@ class PhoneRecord {
     if (entry.parts.size < entry.total) return;
     this.parts.delete(key);
     const whole = Buffer.concat([...entry.parts.entries()].sort(([a], [b]) => a - b).map(([, part]) => part));
-    this.done.push({ from, to, text: guessText(whole) });
+    this.done.push({ from, to, ...guessText(whole), parts: concat.total });
   }
 }
 
@@ -464,15 +468,15 @@ function ucs2(bytes: Buffer): string {
   return even.swap16().toString('utf16le');
 }
 
-function guessText(bytes: Buffer): string {
+function guessText(bytes: Buffer): { text: string; ucs2: boolean } {
   if (!bytes.includes(0)) {
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), ucs2: false };
     } catch {
       // not UTF-8: UCS-2, or Latin-1 when the length is odd
     }
   }
-  return bytes.length % 2 === 0 ? ucs2(bytes) : bytes.toString('latin1');
+  return bytes.length % 2 === 0 ? { text: ucs2(bytes), ucs2: true } : { text: bytes.toString('latin1'), ucs2: false };
 }
 
 async function distinctFreePorts(count: number): Promise<number[]> {

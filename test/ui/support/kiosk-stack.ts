@@ -55,7 +55,7 @@ export interface KioskStackOptions {
   throughLink?: boolean;
   /** More KIOSK_* settings for the host (e.g. KIOSK_ALARM_PHONES). */
   env?: Record<string, string>;
-  /** More server settings (e.g. DISPATCH_WINDOW_S, ESCALATION_WINDOW_S). */
+  /** More server settings (e.g. DISPATCH_WINDOW_S, ESCALATION_WINDOW_S; PORT with Kannel's `smsConfigOf`). */
   serverConfig?: Record<string, string>;
   /** A live responder on duty about 2 km from the gate before the kiosk starts: no "No responders near this gate" warning. */
   responderNearGate?: boolean;
@@ -97,7 +97,8 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   const browserTemp = browserTmp('tsaro-ui-');
   const tmp = browserTemp.dir;
   const database: TestDatabase = await createTestDatabase('sqlite');
-  const serverPort = await freePort();
+  // A port the test chose (e.g. Kannel's delivery reports come to PUBLIC_URL) or a free one.
+  const serverPort = Number(options.serverConfig?.PORT ?? (await freePort()));
   const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60), ...options.serverConfig };
   const clock = new WallClock();
   const serverOptions = { database, clock, config, runDispatch: options.runDispatch ?? false };
