@@ -13,7 +13,7 @@ import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
-import { readCoverage } from './coverage.ts';
+import { readCoverage } from './link/coverage.ts';
 import { recentDecisions } from './decisions.ts';
 import { checkout, onPremises, walkIn } from './gate.ts';
 import { scan } from './scan.ts';
@@ -21,7 +21,8 @@ import { idFactory } from './ids.ts';
 import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
 import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
 import { PassVerifier } from './pass-verifier.ts';
-import { createServerApi } from './server-api.ts';
+import { linkHandlers } from './link/handlers.ts';
+import { Link } from './link/link.ts';
 import {
   environmentOfKey,
   plainSecretStore,
@@ -35,7 +36,7 @@ import {
   type SecretStore,
 } from './settings.ts';
 import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
-import { SyncLoop } from './sync.ts';
+import { SyncLoop } from './link/sync.ts';
 import { alarmPhonesOf } from './site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
@@ -173,6 +174,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     throw error;
   }
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const logEvent = options.logEvent ?? ((message: string) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`));
   const verifier = new PassVerifier();
   verifier.setKeys(loadPassKeys(db));
 
@@ -193,49 +195,31 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     kioskId,
     appVersion: options.appVersion ?? packageJson.version,
     timings,
-    settings,
-    settingsSource: fromOptions ? 'environment' : settings ? 'setup' : null,
-    api: undefined,
-    net: { online: null, lastContactAt: null, problem: null },
-    inFlight: new Set(),
+    link: new Link(
+      { fetch: fetchImpl, requestTimeoutMs: timings.requestTimeoutMs, nowIso: () => clock.now().toISOString(), logEvent },
+      settings,
+      fromOptions ? 'environment' : settings ? 'setup' : null,
+    ),
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
-    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`)),
+    logEvent,
   };
-  const useSettings = (next: KioskSettings | undefined) => {
-    ctx.settings = next;
-    ctx.api = next ? createServerApi({ serverUrl: next.serverUrl, apiKey: next.apiKey, fetch: fetchImpl, timeoutMs: timings.requestTimeoutMs }) : undefined;
-  };
-  useSettings(settings);
   const sync = new SyncLoop(ctx, options.random);
 
-  /**
-   * When the link is down, a guard at the screen is a good reason to look again (at most every
-   * few seconds, a bare health check), rather than wait out the backoff: the screen shows
-   * "online" soon after the link returns. A server that answers but fails keeps its backoff.
-   */
-  // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
-  let lastNudge = -Infinity;
-  const nudgeWhenOffline = () => {
-    const now = performance.now();
-    if (ctx.net.online === false && now - lastNudge > 3_000) {
-      lastNudge = now;
-      sync.kick();
-    }
-  };
+  const nudgeWhenOffline = () => sync.nudgeWhenOffline();
 
   const handlers: KioskHandlers = {
     setupStatus: async () => setupStatus(ctx),
 
     configure: async (input) => {
-      if (ctx.settingsSource === 'environment') {
+      if (ctx.link.source === 'environment') {
         throw new KioskCallError(409, 'This kiosk is set up by its environment (KIOSK_* variables); change them there');
       }
       const next = toSettings(input);
       const checks = await checkSettings(next, fetchImpl, timings.requestTimeoutMs);
       if (checks.some((check) => !check.ok)) return configureResult(false, checks, ctx);
-      const previous = ctx.settings;
+      const previous = ctx.link.settings;
       const storedFingerprint = readSetting(db, FINGERPRINT_SETTING);
       const elsewhere =
         storedFingerprint !== undefined
@@ -251,9 +235,9 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         verifier.setKeys([]);
         sync.cachedCodes = 0;
       }
-      ctx.settingsSource = 'setup';
-      ctx.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
-      useSettings(next);
+      ctx.link.source = 'setup';
+      ctx.link.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
+      ctx.link.use(next);
       sync.kick();
       sync.checkCoverageSoon();
       return configureResult(true, checks, ctx);
@@ -299,23 +283,23 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     kioskStatus: async (): Promise<KioskStatus> => {
       nudgeWhenOffline();
       return {
-        configured: ctx.settings !== undefined,
-        online: ctx.net.online === true,
-        entryPoint: ctx.settings?.entryPoint ?? null,
+        configured: ctx.link.settings !== undefined,
+        online: ctx.link.net.online === true,
+        entryPoint: ctx.link.settings?.entryPoint ?? null,
         guard: ctx.guard(),
         pendingOperations: countPendingOperations(db),
         lastSyncAt: sync.lastSyncAt,
-        lastContactAt: ctx.net.lastContactAt,
+        lastContactAt: ctx.link.net.lastContactAt,
         nextAttemptAt: sync.nextAttemptAt,
         syncing: sync.syncing,
-        problem: ctx.net.problem,
+        problem: ctx.link.net.problem,
         cachedCodes: sync.cachedCodes,
         attentionCount: countOpenAttention(db),
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
-        alarmPhones: alarmPhonesOf(ctx),
-        environment: ctx.settings ? (environmentOfKey(ctx.settings.apiKey) ?? null) : null,
-        coverage: readCoverage(ctx),
+        alarmPhones: alarmPhonesOf(ctx, ctx.link.settings),
+        environment: ctx.link.settings ? (environmentOfKey(ctx.link.settings.apiKey) ?? null) : null,
+        coverage: readCoverage(db, ctx.link.settings),
       };
     },
 
@@ -323,7 +307,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
 
     dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
 
-    syncNow: async () => sync.syncNow(),
+    ...linkHandlers(sync),
   };
 
   return {

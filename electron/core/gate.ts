@@ -6,24 +6,14 @@ import {
   type WalkInResult,
 } from '../../shared/kiosk/calls.ts';
 import type { CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
+import { applyAnswer, attemptOperation, newOperation } from './operations.ts';
 import { enqueueOperation, operationById } from './outbox.ts';
 import { readSetting } from './settings.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
 
-export function settingsOf(ctx: CoreContext) {
-  if (!ctx.settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
-  return ctx.settings;
-}
-
-/** Worth asking the server first: it answered last time, or has not been tried yet. */
-export function tryServerFirst(ctx: CoreContext): boolean {
-  return ctx.api !== undefined && ctx.net.online !== false && ctx.net.problem === null;
-}
-
 /** A visitor without a code: saved, then sent at once when the link is up. */
 export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
-  const settings = settingsOf(ctx);
+  const settings = ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
   const visit: VisitRow = {
@@ -64,7 +54,7 @@ export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>)
 
 /** Checks a visitor out: one checked in here (even one still waiting to sync) or one from the organization's list. */
 export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkout'>): Promise<CheckoutResult> {
-  settingsOf(ctx);
+  ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
   let visit = visitById(ctx.db, input.visitId) ?? visitByLogId(ctx.db, input.visitId);
@@ -113,8 +103,8 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
  * before it. True when the server has it (or refused it for good: then it is in the attention list).
  */
 async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
-  if (!tryServerFirst(ctx)) return false;
-  return whileInFlight(ctx, opId, async () => {
+  if (!ctx.link.tryServerFirst()) return false;
+  return ctx.link.whileInFlight(opId, async () => {
     const attempt = await attemptOperation(ctx, operationById(ctx.db, opId)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
     if (!attempt.sent) return false;
     if (attempt.answer.kind === 'ok' || attempt.answer.kind === 'refused') {
@@ -130,5 +120,5 @@ export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'
   const asOf = readSetting(ctx.db, 'visitors_as_of') ?? null;
   // "N inside" is everyone inside, whatever the search shows.
   const total = input.search ? visitorsOnPremises(ctx.db, undefined).length : visitors.length;
-  return { visitors, count: visitors.length, total, source: ctx.net.online && asOf ? 'server' : 'local', asOf };
+  return { visitors, count: visitors.length, total, source: ctx.link.net.online && asOf ? 'server' : 'local', asOf };
 }

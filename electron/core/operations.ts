@@ -1,8 +1,8 @@
 import type { ScanDecision } from '../../shared/kiosk/calls.ts';
 import { GATE_OPERATIONS, gateOperationParams, gateOperationPath, withinKioskReplayWindow } from '../../shared/kiosk/gate-operations.ts';
-import { checkKeyNotAdmin } from './admin-key.ts';
+import { checkKeyNotAdmin } from './link/admin-key.ts';
 import { cachedCodeById, settleLocalUse } from './code-cache.ts';
-import { noteContact, type CoreContext } from './context.ts';
+import type { CoreContext } from './context.ts';
 import { reasonFromServer } from './decide-offline.ts';
 import { decisionById, setServerOutcome, type ServerOutcome } from './decisions.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type OperationKind,
   type OutboxRow,
 } from './outbox.ts';
-import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from './server-api.ts';
+import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from './link/server-api.ts';
 import { markVisitTurnedAway, setVisitLogId, visitById } from './visits.ts';
 import { rememberSite } from './site.ts';
 
@@ -59,28 +59,14 @@ export type ValidationAnswer = AnswerOf<'post', '/access-codes/validate'>;
 export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: true; answer: ServerAnswer<GateAnswer> };
 
 /**
- * Runs `work` (a request for the operation and the commit of its answer) with the operation
- * marked in flight, so the sync loop leaves it alone until the answer is committed, not merely
- * received (clearing it before the commit would let the loop send it again in between).
- */
-export async function whileInFlight<T>(ctx: CoreContext, opId: string, work: () => Promise<T>): Promise<T> {
-  ctx.inFlight.add(opId);
-  try {
-    return await work();
-  } finally {
-    ctx.inFlight.delete(opId);
-  }
-}
-
-/**
- * One request for one operation; call it inside `whileInFlight`. A checkout goes only once its
+ * One request for one operation; call it inside `link.whileInFlight`. A checkout goes only once its
  * visit's check-in has a `log_id`. `markFirst` (the inline send): count the attempt and keep
  * the checkout's path before it leaves; the sync loop does not, as one fsync per operation is
  * what the drain would pay for nothing.
  */
 export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options: { timeoutMs?: number; markFirst?: boolean } = {}): Promise<Attempt> {
   const { timeoutMs, markFirst = false } = options;
-  const api = ctx.api;
+  const api = ctx.link.api;
   if (!api) return { sent: false, why: 'unsendable' };
   let path = op.path;
   if (op.kind === 'checkout' && !path) {
@@ -97,9 +83,9 @@ export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options:
   if (!(await checkKeyNotAdmin(ctx, timeoutMs ?? ctx.timings.requestTimeoutMs)).maySend) return { sent: false, why: 'waiting' };
   if (markFirst) markAttempted(ctx.db, op.op_id, path);
   const answer = await sendOperation(api, op, path!, timeoutMs);
-  noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
-  if (answer.kind === 'blocked') ctx.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
-  else if (answer.kind !== 'unavailable') ctx.net.problem = null;
+  ctx.link.noteAnswer(answer);
+  if (answer.kind === 'blocked') ctx.link.net.problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
+  else if (answer.kind !== 'unavailable') ctx.link.net.problem = null;
   if (answer.kind === 'blocked' || answer.kind === 'unavailable') noteFailure(ctx.db, op.op_id, answer.message);
   return { sent: true, answer };
 }
@@ -218,7 +204,7 @@ function recordAdmissionAsWalkIn(ctx: CoreContext, op: OutboxRow, decision: Scan
     body: {
       visitor_name: decision.visitor?.name ?? `Visitor with code ${decision.code ?? 'unknown'}`,
       visitor_phone: visit?.visitor_phone ?? decision.visitor?.phone ?? 'unknown',
-      ...(ctx.settings?.entryPoint ? { entry_point: ctx.settings.entryPoint } : {}),
+      ...(ctx.link.settings?.entryPoint ? { entry_point: ctx.link.settings.entryPoint } : {}),
       ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
       notes: `Admitted offline at ${scannedAt} with code ${decision.code ?? '?'}; the server refused it on sync: ${serverSaid}`.slice(0, 2000),
       ...(validatedBy ? { recorded_by: validatedBy } : {}),
@@ -262,7 +248,7 @@ function applyValidation(ctx: CoreContext, op: OutboxRow, result: ValidationAnsw
       result.visitor.name,
       result.visitor.phone,
       result.host_user_id,
-      ctx.settings?.entryPoint ?? null,
+      ctx.link.settings?.entryPoint ?? null,
       scannedAt,
     );
     markVisitTurnedAway(db, visitId);

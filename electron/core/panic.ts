@@ -1,8 +1,8 @@
 import type { PanicStatus } from '../../shared/kiosk/calls.ts';
 import { KioskCallError } from '../../shared/kiosk/calls.ts';
-import { noteContact, type CoreContext } from './context.ts';
+import type { CoreContext } from './context.ts';
 import { addAttention } from './outbox.ts';
-import type { AnswerOf, BodyOf } from './server-api.ts';
+import type { AnswerOf, BodyOf } from './link/server-api.ts';
 
 type CreateIncidentBody = BodyOf<'post', '/incidents'>;
 type Incident = AnswerOf<'get', '/incidents/{incidentId}'>['incident'];
@@ -92,7 +92,7 @@ export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string,
  * twice, or a screen retrying, never makes two incidents.
  */
 export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
-  const settings = ctx.settings;
+  const settings = ctx.link.settings;
   if (!settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
   const now = ctx.clock.now();
   const at = now.toISOString();
@@ -162,16 +162,16 @@ export function hasUnsentPanic(ctx: CoreContext): boolean {
 
 /** Sends every unsent SOS, oldest first. Answers whether they all reached the server. */
 export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
-  const api = ctx.api;
+  const api = ctx.link.api;
   if (!api) return false;
   const pending = ctx.db.prepare(`SELECT * FROM panics WHERE state = 'pending' ORDER BY pressed_at`).all() as PanicRow[];
   let allSent = true;
   for (const panic of pending) {
-    if (ctx.inFlight.has(panic.panic_id)) {
+    if (ctx.link.inFlight.has(panic.panic_id)) {
       allSent = false;
       continue;
     }
-    ctx.inFlight.add(panic.panic_id);
+    ctx.link.inFlight.add(panic.panic_id);
     try {
       ctx.db.prepare('UPDATE panics SET attempts = attempts + 1 WHERE panic_id = ?').run(panic.panic_id);
       const answer = await api.call('post', '/incidents', {
@@ -180,7 +180,7 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
         body: JSON.parse(panic.body) as CreateIncidentBody,
         timeoutMs: ctx.timings.requestTimeoutMs,
       });
-      noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+      ctx.link.noteAnswer(answer);
       const at = ctx.nowIso();
       if (answer.kind === 'ok') {
         recordIncident(ctx, panic.panic_id, answer.body.incident, at);
@@ -209,7 +209,7 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
         ctx.db.prepare('UPDATE panics SET last_error = ?, next_attempt_at = ?, updated_at = ? WHERE panic_id = ?').run(answer.message, next, at, panic.panic_id);
       }
     } finally {
-      ctx.inFlight.delete(panic.panic_id);
+      ctx.link.inFlight.delete(panic.panic_id);
     }
   }
   return allSent;
@@ -242,12 +242,12 @@ function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, a
 
 /** Reads the incidents of sent SOS presses that are not over yet: status, responder, ETA. */
 export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
-  const api = ctx.api;
+  const api = ctx.link.api;
   if (!api) return;
   const open = ctx.db.prepare(`SELECT * FROM panics WHERE ${FOLLOWED} AND incident_id IS NOT NULL`).all() as PanicRow[];
   for (const panic of open) {
     const answer = await api.call('get', '/incidents/{incidentId}', { params: { path: { incidentId: panic.incident_id! } }, timeoutMs: ctx.timings.requestTimeoutMs });
-    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    ctx.link.noteAnswer(answer);
     if ((answer.kind === 'blocked' || answer.kind === 'refused') && (answer.status === 403 || answer.status === 404)) {
       // The key may not read incidents, or the incident is not this key's (the kiosk moved): it
       // never will be readable, so the kiosk stops following it (and a new press is a new SOS).
@@ -311,7 +311,7 @@ export function hasUnsentPanicReport(ctx: CoreContext): boolean {
  * stays with it: the guard was told to raise the alarm another way.
  */
 export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean> {
-  const api = ctx.api;
+  const api = ctx.link.api;
   if (!api) return false;
   const pending = ctx.db
     .prepare(
@@ -321,11 +321,11 @@ export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean
     .all() as Array<PanicReportRow & { incident_id: string }>;
   let allSent = true;
   for (const row of pending) {
-    if (ctx.inFlight.has(row.report_id)) {
+    if (ctx.link.inFlight.has(row.report_id)) {
       allSent = false;
       continue;
     }
-    ctx.inFlight.add(row.report_id);
+    ctx.link.inFlight.add(row.report_id);
     try {
       ctx.db.prepare('UPDATE panic_reports SET attempts = attempts + 1 WHERE report_id = ?').run(row.report_id);
       const answer = await api.call('post', '/incidents/{incidentId}/guard-report', {
@@ -333,7 +333,7 @@ export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean
         body: { report: row.report, ...(row.guard ? { guard: row.guard } : {}), reported_at: row.reported_at },
         timeoutMs: ctx.timings.requestTimeoutMs,
       });
-      noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+      ctx.link.noteAnswer(answer);
       const at = ctx.nowIso();
       if (answer.kind === 'ok') ctx.db.prepare(`UPDATE panic_reports SET state = 'sent', last_error = NULL, updated_at = ? WHERE report_id = ?`).run(at, row.report_id);
       else if (answer.kind === 'refused') ctx.db.prepare(`UPDATE panic_reports SET state = 'refused', last_error = ?, updated_at = ? WHERE report_id = ?`).run(answer.message, at, row.report_id);
@@ -342,7 +342,7 @@ export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean
         ctx.db.prepare('UPDATE panic_reports SET last_error = ?, updated_at = ? WHERE report_id = ?').run(answer.message, at, row.report_id);
       }
     } finally {
-      ctx.inFlight.delete(row.report_id);
+      ctx.link.inFlight.delete(row.report_id);
     }
   }
   return allSent;

@@ -1,9 +1,9 @@
 import { gateOperationParams } from '../../shared/kiosk/gate-operations.ts';
-import { checkKeyNotAdmin } from './admin-key.ts';
-import { noteContact, type CoreContext } from './context.ts';
+import { checkKeyNotAdmin } from './link/admin-key.ts';
+import type { CoreContext } from './context.ts';
 import { applyAnswer, giveUp, type GateAnswer } from './operations.ts';
 import { noteFailure, operationById, type OutboxRow } from './outbox.ts';
-import { classifyAnswer, type BodyOf, type ServerAnswer } from './server-api.ts';
+import { classifyAnswer, type BodyOf, type ServerAnswer } from './link/server-api.ts';
 import { visitById } from './visits.ts';
 
 /**
@@ -38,15 +38,15 @@ interface Planned {
  * walk-in and its checkout can go in the same batch.
  */
 export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<BatchOutcome> {
-  const api = ctx.api;
+  const api = ctx.link.api;
   if (!api) return { kind: 'failed', answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
   const key = await checkKeyNotAdmin(ctx, ctx.timings.requestTimeoutMs);
-  if (!key.maySend) return { kind: 'failed', answer: key.admin ? { kind: 'blocked', status: 403, message: ctx.net.problem ?? 'admin key' } : key.answer };
+  if (!key.maySend) return { kind: 'failed', answer: key.admin ? { kind: 'blocked', status: 403, message: ctx.link.net.problem ?? 'admin key' } : key.answer };
 
   let refused = 0;
   const planned: Planned[] = [];
   for (const listed of ops) {
-    if (ctx.inFlight.has(listed.op_id)) continue;
+    if (ctx.link.inFlight.has(listed.op_id)) continue;
     // The list may be stale: an inline send may have settled this one since it was read.
     const op = operationById(ctx.db, listed.op_id);
     if (op?.state !== 'pending') continue;
@@ -61,10 +61,10 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
   }
   if (planned.length === 0) return { kind: 'answered', sent: 0, refused, stop: null };
 
-  for (const { op } of planned) ctx.inFlight.add(op.op_id);
+  for (const { op } of planned) ctx.link.inFlight.add(op.op_id);
   try {
     const answer = await api.call('post', '/kiosk/replay', { body: { ops: planned.map((entry) => entry.item) }, timeoutMs: ctx.timings.requestTimeoutMs });
-    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    ctx.link.noteAnswer(answer);
     if (answer.kind === 'refused' || (answer.kind === 'blocked' && answer.status === 403)) return { kind: 'one_at_a_time', answer };
     if (answer.kind !== 'ok') {
       ctx.db.transaction(() => planned.forEach(({ op }) => noteFailure(ctx.db, op.op_id, answer.message)))();
@@ -74,7 +74,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
     if (!Array.isArray(results) || results.length !== planned.length) {
       return { kind: 'failed', answer: { kind: 'unavailable', status: answer.status, message: 'The server answered the replay without a result for each operation', retryAfterMs: null } };
     }
-    ctx.net.problem = null;
+    ctx.link.net.problem = null;
     let sent = 0;
     let stop: ServerAnswer | null = null;
     ctx.db.transaction(() => {
@@ -99,7 +99,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
     })();
     return { kind: 'answered', sent, refused, stop };
   } finally {
-    for (const { op } of planned) ctx.inFlight.delete(op.op_id);
+    for (const { op } of planned) ctx.link.inFlight.delete(op.op_id);
   }
 }
 

@@ -4,8 +4,7 @@ import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCo
 import type { CoreContext } from './context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions.ts';
-import { settingsOf, tryServerFirst } from './gate.ts';
-import { attemptOperation, newOperation, whileInFlight } from './operations.ts';
+import { attemptOperation, newOperation } from './operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox.ts';
 import { insertVisit } from './visits.ts';
 import { siteIdOf } from './site.ts';
@@ -21,10 +20,10 @@ import { siteIdOf } from './site.ts';
  */
 export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
   const made = makeScan(ctx, input);
-  if (!tryServerFirst(ctx) || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
+  if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
   enqueueOperation(ctx.db, made.op);
   // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
-  return whileInFlight(ctx, made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
+  return ctx.link.whileInFlight(made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
 }
 
 /** One scan: what was presented, when, and the ids and operation made for it once. */
@@ -60,7 +59,7 @@ interface Known {
 }
 
 function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
-  const settings = settingsOf(ctx);
+  const settings = ctx.link.requireSettings();
   const now = ctx.clock.now();
   const decisionId = ctx.newId('dec', now);
   const visitId = ctx.newId('vis', now);
@@ -200,7 +199,7 @@ function insertCodeVisit(ctx: CoreContext, scan: Scan, logId: string | null, cod
     visitor_name: code.visitor_name,
     visitor_phone: code.visitor_phone,
     host_user_id: code.host_user_id,
-    entry_point: settingsOf(ctx).entryPoint,
+    entry_point: ctx.link.requireSettings().entryPoint,
     checked_in_at: scan.now.toISOString(),
     checked_out_at: null,
     state: 'inside',

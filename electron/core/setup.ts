@@ -1,14 +1,14 @@
 import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../shared/kiosk/calls.ts';
 import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
 import type { CoreContext } from './context.ts';
-import { createServerApi, gateCall, type ServerApi } from './server-api.ts';
+import { createServerApi, gateCall, type ServerApi } from './link/server-api.ts';
 import { apiKeyHint, environmentOfKey, type KioskSettings } from './settings.ts';
 
 export function setupStatus(ctx: CoreContext): SetupStatus {
-  const settings = ctx.settings;
+  const settings = ctx.link.settings;
   return {
     configured: settings !== undefined,
-    source: ctx.settingsSource,
+    source: ctx.link.source,
     serverUrl: settings?.serverUrl ?? null,
     entryPoint: settings?.entryPoint ?? null,
     latitude: settings?.latitude ?? null,

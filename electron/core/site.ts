@@ -1,6 +1,6 @@
 import { restartCodeFeed } from './code-cache.ts';
 import type { CoreContext } from './context.ts';
-import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from './settings.ts';
+import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting, type KioskSettings } from './settings.ts';
 
 const SITE_SETTING = 'site';
 /** The site the code cache was read for ('' none); absent: a cache from before codes carried their site. */
@@ -29,10 +29,10 @@ export function readSite(ctx: Pick<CoreContext, 'db'>): KioskSite | null {
  * one, else the kiosk's own KIOSK_ALARM_PHONES (a kiosk never heard back from, or a site whose
  * list is empty).
  */
-export function alarmPhonesOf(ctx: Pick<CoreContext, 'db' | 'settings'>): string | null {
+export function alarmPhonesOf(ctx: Pick<CoreContext, 'db'>, settings: KioskSettings | undefined): string | null {
   const site = readSite(ctx);
   if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${entry.phone}`).join(', ');
-  return ctx.settings?.alarmPhones ?? null;
+  return settings?.alarmPhones ?? null;
 }
 
 /** The kiosk's site id, or null while it knows none (it then admits every site's codes, as before sites). */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY_PROBLEM } from '../../electron/core/admin-key.ts';
+import { ADMIN_KEY_PROBLEM } from '../../electron/core/link/admin-key.ts';
 import { REPLAY_BATCH } from '../../electron/core/replay-batch.ts';
 import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 

@@ -1,8 +1,8 @@
-import type { KioskHeartbeatRequest } from '../../shared/schemas/kiosks.ts';
-import type { CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
-import { countOpenAttention, countPendingOperations, enqueueOperation, type NewOperation } from './outbox.ts';
-import { readSetting } from './settings.ts';
+import type { KioskHeartbeatRequest } from '../../../shared/schemas/kiosks.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer, attemptOperation, newOperation } from '../operations.ts';
+import { countOpenAttention, countPendingOperations, enqueueOperation, type NewOperation } from '../outbox.ts';
+import { readSetting } from '../settings.ts';
 
 /**
  * What the kiosk tells the server every KIOSK_HEARTBEAT_S (default 30 s): its gate, its queue
@@ -11,7 +11,7 @@ import { readSetting } from './settings.ts';
  */
 export function heartbeatBody(ctx: CoreContext, appVersion: string): KioskHeartbeatRequest {
   return {
-    entry_point: ctx.settings!.entryPoint,
+    entry_point: ctx.link.settings!.entryPoint,
     app_version: appVersion,
     queued_operations: countPendingOperations(ctx.db),
     oldest_queued_at: oldestQueuedAt(ctx),
@@ -46,7 +46,7 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
     visitId: null,
     decisionId: null,
   });
-  const inFlight = [...ctx.inFlight];
+  const inFlight = [...ctx.link.inFlight];
   ctx.db.transaction(() => {
     ctx.db.prepare(`DELETE FROM outbox WHERE kind = 'heartbeat' AND op_id NOT IN (SELECT value FROM json_each(?))`).run(JSON.stringify(inFlight));
     enqueueOperation(ctx.db, op);
@@ -61,12 +61,12 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
  * guard's business, and never holds up the queue behind it.
  */
 export async function beat(ctx: CoreContext, appVersion: string): Promise<'sent' | 'queued' | 'refused' | 'not_set_up'> {
-  if (!ctx.settings || !ctx.api) return 'not_set_up';
+  if (!ctx.link.settings || !ctx.link.api) return 'not_set_up';
   const queued = queueHeartbeat(ctx, appVersion);
-  if (ctx.net.online === false) return 'queued';
+  if (ctx.link.net.online === false) return 'queued';
   const op = ctx.db.prepare('SELECT * FROM outbox WHERE op_id = ?').get(queued.op_id) as Parameters<typeof attemptOperation>[1] | undefined;
   if (!op || op.state !== 'pending') return 'queued';
-  return whileInFlight(ctx, op.op_id, async () => {
+  return ctx.link.whileInFlight(op.op_id, async () => {
     const attempt = await attemptOperation(ctx, op, { timeoutMs: ctx.timings.requestTimeoutMs });
     if (!attempt.sent) return 'queued';
     const answer = attempt.answer;
