@@ -33,7 +33,7 @@ import { pathToFileURL } from 'node:url';
 import { createKioskCore, type KioskCore } from '../electron/core/core.ts';
 import { decideOffline } from '../electron/core/decide-offline.ts';
 import { PassVerifier } from '../electron/core/pass-verifier.ts';
-import { REPLAY_BATCH } from '../electron/core/replay-batch.ts';
+import { REPLAY_BATCH } from '../electron/core/outbox/replay-batch.ts';
 import { loadPassKeys } from '../electron/core/code-cache.ts';
 import { CODE_ALPHABET } from '../shared/schemas/access.ts';
 import { passKeyOf, signPass } from '../server/access-codes/pass-keys.ts';

@@ -18,7 +18,8 @@ import { recentDecisions } from './decisions.ts';
 import { checkout, onPremises, walkIn } from './gate.ts';
 import { scan } from './scan.ts';
 import { idFactory } from './ids.ts';
-import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
+import { outboxHandlers } from './outbox/handlers.ts';
+import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
 import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
 import { PassVerifier } from './pass-verifier.ts';
 import { linkHandlers } from './link/handlers.ts';
@@ -305,8 +306,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
 
     recentScans: async (input) => recentDecisions(db, input.limit),
 
-    dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
-
+    ...outboxHandlers(ctx),
     ...linkHandlers(sync),
   };
 

@@ -6,8 +6,9 @@ import {
   type WalkInResult,
 } from '../../shared/kiosk/calls.ts';
 import type { CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, newOperation } from './operations.ts';
-import { enqueueOperation, operationById } from './outbox.ts';
+import { applyAnswer } from './outbox/answers.ts';
+import { attemptOperation, newOperation } from './outbox/operations.ts';
+import { enqueueOperation, operationById } from './outbox/store.ts';
 import { readSetting } from './settings.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
 

@@ -1,7 +1,7 @@
 import type { PanicStatus } from '../../shared/kiosk/calls.ts';
 import { KioskCallError } from '../../shared/kiosk/calls.ts';
 import type { CoreContext } from './context.ts';
-import { addAttention } from './outbox.ts';
+import { addAttention } from './outbox/store.ts';
 import type { AnswerOf, BodyOf } from './link/server-api.ts';
 
 type CreateIncidentBody = BodyOf<'post', '/incidents'>;

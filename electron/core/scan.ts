@@ -4,8 +4,8 @@ import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCo
 import type { CoreContext } from './context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions.ts';
-import { attemptOperation, newOperation } from './operations.ts';
-import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox.ts';
+import { attemptOperation, newOperation } from './outbox/operations.ts';
+import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox/store.ts';
 import { insertVisit } from './visits.ts';
 import { siteIdOf } from './site.ts';
 

@@ -46,6 +46,15 @@ export function markVisitTurnedAway(db: KioskDb, visitId: string): void {
   db.prepare(`UPDATE visits SET state = 'turned_away' WHERE visit_id = ?`).run(visitId);
 }
 
+/** A visit the server admitted that this gate turned away: recorded (or marked) turned away, with the server's log id. */
+export function recordTurnedAwayVisit(db: KioskDb, visit: VisitRow): void {
+  db.prepare(`
+    INSERT INTO visits (visit_id, log_id, method, code_id, visitor_name, visitor_phone, host_user_id, entry_point, checked_in_at, state, origin)
+    VALUES (@visit_id, @log_id, @method, @code_id, @visitor_name, @visitor_phone, @host_user_id, @entry_point, @checked_in_at, 'turned_away', @origin)
+    ON CONFLICT (visit_id) DO UPDATE SET log_id = excluded.log_id, state = 'turned_away'`).run(visit);
+  markVisitTurnedAway(db, visit.visit_id);
+}
+
 export function serverVisitorByLogId(db: KioskDb, logId: string): CurrentVisitor | undefined {
   return db.prepare('SELECT * FROM server_visitors WHERE log_id = ?').get(logId) as CurrentVisitor | undefined;
 }

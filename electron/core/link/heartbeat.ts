@@ -1,7 +1,8 @@
 import type { KioskHeartbeatRequest } from '../../../shared/schemas/kiosks.ts';
 import type { CoreContext } from '../context.ts';
-import { applyAnswer, attemptOperation, newOperation } from '../operations.ts';
-import { countOpenAttention, countPendingOperations, enqueueOperation, type NewOperation } from '../outbox.ts';
+import { applyAnswer } from '../outbox/answers.ts';
+import { attemptOperation, newOperation } from '../outbox/operations.ts';
+import { countOpenAttention, countPendingOperations, oldestQueuedAt, operationById, replaceHeartbeat, type NewOperation } from '../outbox/store.ts';
 import { readSetting } from '../settings.ts';
 
 /**
@@ -14,23 +15,11 @@ export function heartbeatBody(ctx: CoreContext, appVersion: string): KioskHeartb
     entry_point: ctx.link.settings!.entryPoint,
     app_version: appVersion,
     queued_operations: countPendingOperations(ctx.db),
-    oldest_queued_at: oldestQueuedAt(ctx),
+    oldest_queued_at: oldestQueuedAt(ctx.db),
     last_sync_at: readSetting(ctx.db, 'last_sync_at') ?? null,
     needs_attention: countOpenAttention(ctx.db),
     clock: new Date(ctx.localNowMs()).toISOString(),
   };
-}
-
-/** When the oldest operation (or SOS) still waiting to reach the server happened. */
-function oldestQueuedAt(ctx: CoreContext): string | null {
-  const row = ctx.db
-    .prepare(
-      `SELECT min(at) AS at FROM (
-         SELECT min(created_at) AS at FROM outbox WHERE state = 'pending' AND kind <> 'heartbeat'
-         UNION ALL SELECT min(pressed_at) FROM panics WHERE state = 'pending')`,
-    )
-    .get() as { at: string | null };
-  return row.at;
 }
 
 /**
@@ -46,11 +35,7 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
     visitId: null,
     decisionId: null,
   });
-  const inFlight = [...ctx.link.inFlight];
-  ctx.db.transaction(() => {
-    ctx.db.prepare(`DELETE FROM outbox WHERE kind = 'heartbeat' AND op_id NOT IN (SELECT value FROM json_each(?))`).run(JSON.stringify(inFlight));
-    enqueueOperation(ctx.db, op);
-  })();
+  replaceHeartbeat(ctx.db, op, ctx.link.inFlight);
   return op;
 }
 
@@ -64,7 +49,7 @@ export async function beat(ctx: CoreContext, appVersion: string): Promise<'sent'
   if (!ctx.link.settings || !ctx.link.api) return 'not_set_up';
   const queued = queueHeartbeat(ctx, appVersion);
   if (ctx.link.net.online === false) return 'queued';
-  const op = ctx.db.prepare('SELECT * FROM outbox WHERE op_id = ?').get(queued.op_id) as Parameters<typeof attemptOperation>[1] | undefined;
+  const op = operationById(ctx.db, queued.op_id);
   if (!op || op.state !== 'pending') return 'queued';
   return ctx.link.whileInFlight(op.op_id, async () => {
     const attempt = await attemptOperation(ctx, op, { timeoutMs: ctx.timings.requestTimeoutMs });

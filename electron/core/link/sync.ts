@@ -3,13 +3,14 @@ import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKey
 import type { CoreContext } from '../context.ts';
 import { checkCoverage } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
-import { applyAnswer, attemptOperation, giveUp, type Attempt } from '../operations.ts';
-import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox.ts';
-import { REPLAY_BATCH, replayBatch, type BatchOutcome } from '../replay-batch.ts';
+import { applyAnswer, giveUp } from '../outbox/answers.ts';
+import { attemptOperation, type Attempt } from '../outbox/operations.ts';
+import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox/store.ts';
+import { REPLAY_BATCH, replayBatch, type BatchOutcome } from '../outbox/replay-batch.ts';
 import { hasOpenIncident, hasUnsentPanic, hasUnsentPanicReport, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from '../panic.ts';
 import { beat } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
-import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../retention.ts';
+import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
 import { readSetting, writeSetting } from '../settings.ts';
 import { replaceServerVisitors } from '../visits.ts';
 import { cacheBehindSite, cacheFollowsSite } from '../site.ts';

@@ -1,10 +1,11 @@
-import { gateOperationParams } from '../../shared/kiosk/gate-operations.ts';
-import { checkKeyNotAdmin } from './link/admin-key.ts';
-import type { CoreContext } from './context.ts';
-import { applyAnswer, giveUp, type GateAnswer } from './operations.ts';
-import { noteFailure, operationById, type OutboxRow } from './outbox.ts';
-import { classifyAnswer, type BodyOf, type ServerAnswer } from './link/server-api.ts';
-import { visitById } from './visits.ts';
+import { gateOperationParams } from '../../../shared/kiosk/gate-operations.ts';
+import { checkKeyNotAdmin } from '../link/admin-key.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer, giveUp } from './answers.ts';
+import type { GateAnswer } from './operations.ts';
+import { noteFailure, operationById, othersPendingForVisit, pendingOpenerOf, type OutboxRow } from './store.ts';
+import { classifyAnswer, type BodyOf, type ServerAnswer } from '../link/server-api.ts';
+import { visitById } from '../visits.ts';
 
 /**
  * Operations per `POST /kiosk/replay` (the server takes up to 200). On a SQLite server a batch
@@ -119,10 +120,7 @@ function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | {
   if (fromPath?.logId) return { log_id: fromPath.logId };
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   if (visit?.log_id) return { log_id: visit.log_id };
-  const opener = ctx.db
-    .prepare(`SELECT idempotency_key FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ? AND kind IN ('walk_in', 'validate') ORDER BY seq DESC LIMIT 1`)
-    .get(op.visit_id, op.op_id) as { idempotency_key: string } | undefined;
-  if (opener) return { log_of: opener.idempotency_key };
-  const others = ctx.db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ?`).get(op.visit_id, op.op_id) as { n: number };
-  return others.n > 0 ? 'waiting' : 'unsendable';
+  const opener = pendingOpenerOf(ctx.db, op);
+  if (opener) return { log_of: opener };
+  return othersPendingForVisit(ctx.db, op) > 0 ? 'waiting' : 'unsendable';
 }
