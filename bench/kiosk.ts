@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createKioskCore, type KioskCore } from '../electron/core/core.ts';
-import { decideOffline } from '../electron/core/decide-offline.ts';
+import { decideOffline } from '../electron/core/gate/decide-offline.ts';
 import { PassVerifier } from '../electron/core/pass-verifier.ts';
 import { REPLAY_BATCH } from '../electron/core/outbox/replay-batch.ts';
 import { loadPassKeys } from '../electron/core/code-cache.ts';

@@ -14,9 +14,7 @@ import { loadPassKeys } from './code-cache.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
 import { readCoverage } from './link/coverage.ts';
-import { recentDecisions } from './decisions.ts';
-import { checkout, onPremises, walkIn } from './gate.ts';
-import { scan } from './scan.ts';
+import { gateHandlers } from './gate/handlers.ts';
 import { idFactory } from './ids.ts';
 import { outboxHandlers } from './outbox/handlers.ts';
 import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
@@ -30,7 +28,6 @@ import {
   readJsonSetting,
   readSetting,
   readStoredSetup,
-  writeJsonSetting,
   writeSetting,
   writeStoredSetup,
   type KioskSettings,
@@ -244,25 +241,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       return configureResult(true, checks, ctx);
     },
 
-    startShift: async (input) => {
-      const guard: Guard = { name: input.guardName, phone: input.guardPhone ?? null, since: ctx.nowIso() };
-      writeJsonSetting(db, 'guard', guard);
-      return guard;
-    },
-
-    scan: async (input) => {
-      nudgeWhenOffline();
-      return scan(ctx, input);
-    },
-    walkIn: async (input) => {
-      nudgeWhenOffline();
-      return walkIn(ctx, input);
-    },
-    onPremises: async (input) => onPremises(ctx, input),
-    checkout: async (input) => {
-      nudgeWhenOffline();
-      return checkout(ctx, input);
-    },
+    ...gateHandlers(ctx, nudgeWhenOffline),
 
     panicPress: async (input) => {
       const status = pressPanic(ctx, input.pressId);
@@ -303,8 +282,6 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
         coverage: readCoverage(db, ctx.link.settings),
       };
     },
-
-    recentScans: async (input) => recentDecisions(db, input.limit),
 
     ...outboxHandlers(ctx),
     ...linkHandlers(sync),

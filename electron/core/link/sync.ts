@@ -12,7 +12,7 @@ import { beat } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
 import { readSetting, writeSetting } from '../settings.ts';
-import { replaceServerVisitors } from '../visits.ts';
+import { replaceServerVisitors } from '../gate/visits-store.ts';
 import { cacheBehindSite, cacheFollowsSite } from '../site.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 

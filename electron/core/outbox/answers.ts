@@ -1,8 +1,8 @@
 import { cachedCodeById, noteServerUse, settleLocalUse } from '../code-cache.ts';
 import type { CoreContext } from '../context.ts';
-import { decisionById, setServerOutcome } from '../decisions.ts';
+import { decisionById, setServerOutcome } from '../gate/decisions-store.ts';
 import { rememberSite } from '../site.ts';
-import { recordTurnedAwayVisit, setVisitLogId, visitById } from '../visits.ts';
+import { recordTurnedAwayVisit, setVisitLogId, visitById } from '../gate/visits-store.ts';
 import type { GateAnswer, ValidationAnswer } from './operations.ts';
 import { reconcile, type FinalAnswer, type Known, type Write } from './reconcile.ts';
 import { addAttention, dropPendingOperation, enqueueOperation, linkAttentionLog, settleOperation, type OutboxRow } from './store.ts';

@@ -3,7 +3,7 @@ import { checkKeyNotAdmin } from '../link/admin-key.ts';
 import type { CoreContext } from '../context.ts';
 import { markAttempted, noteFailure, othersPendingForVisit, type NewOperation, type OperationKind, type OutboxRow } from './store.ts';
 import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from '../link/server-api.ts';
-import { visitById } from '../visits.ts';
+import { visitById } from '../gate/visits-store.ts';
 
 /**
  * A new outbox operation with its own Idempotency-Key, made here on the kiosk. Its method and

@@ -1,10 +1,10 @@
 import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
 import { GATE_OPERATIONS, withinKioskReplayWindow } from '../../../shared/kiosk/gate-operations.ts';
 import type { CachedCode } from '../code-cache.ts';
-import { reasonFromServer } from '../decide-offline.ts';
-import type { ServerOutcome } from '../decisions.ts';
+import { reasonFromServer } from '../gate/decide-offline.ts';
+import type { ServerOutcome } from '../gate/decisions-store.ts';
 import type { KioskSite } from '../site.ts';
-import type { VisitRow } from '../visits.ts';
+import type { VisitRow } from '../gate/visits-store.ts';
 import type { AnswerOf } from '../link/server-api.ts';
 import { makeOperation, type GateAnswer, type ValidationAnswer } from './operations.ts';
 import type { NewAttention, NewOperation, OutboxRow } from './store.ts';

@@ -5,7 +5,7 @@ import { applyAnswer, giveUp } from './answers.ts';
 import type { GateAnswer } from './operations.ts';
 import { noteFailure, operationById, othersPendingForVisit, pendingOpenerOf, type OutboxRow } from './store.ts';
 import { classifyAnswer, type BodyOf, type ServerAnswer } from '../link/server-api.ts';
-import { visitById } from '../visits.ts';
+import { visitById } from '../gate/visits-store.ts';
 
 /**
  * Operations per `POST /kiosk/replay` (the server takes up to 200). On a SQLite server a batch

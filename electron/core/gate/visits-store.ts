@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { CurrentVisitor as CurrentVisitorSchema } from '../../shared/schemas/access.ts';
-import type { Visit } from '../../shared/kiosk/calls.ts';
-import type { KioskDb } from './database.ts';
+import type { CurrentVisitor as CurrentVisitorSchema } from '../../../shared/schemas/access.ts';
+import type { Visit } from '../../../shared/kiosk/calls.ts';
+import type { KioskDb } from '../database.ts';
 
 export type CurrentVisitor = z.infer<typeof CurrentVisitorSchema>;
 

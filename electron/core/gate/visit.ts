@@ -4,13 +4,13 @@ import {
   type KioskCallParsed,
   type OnPremises,
   type WalkInResult,
-} from '../../shared/kiosk/calls.ts';
-import type { CoreContext } from './context.ts';
-import { applyAnswer } from './outbox/answers.ts';
-import { attemptOperation, newOperation } from './outbox/operations.ts';
-import { enqueueOperation, operationById } from './outbox/store.ts';
-import { readSetting } from './settings.ts';
-import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
+} from '../../../shared/kiosk/calls.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer } from '../outbox/answers.ts';
+import { attemptOperation, newOperation } from '../outbox/operations.ts';
+import { enqueueOperation, operationById } from '../outbox/store.ts';
+import { readSetting } from '../settings.ts';
+import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits-store.ts';
 
 /** A visitor without a code: saved, then sent at once when the link is up. */
 export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
