@@ -18,7 +18,9 @@ import { gateHandlers } from './gate/handlers.ts';
 import { idFactory } from './ids.ts';
 import { outboxHandlers } from './outbox/handlers.ts';
 import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
-import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
+import { panicHandlers } from './panic/handlers.ts';
+import { activePanicStatus } from './panic/panic.ts';
+import { closeFollowedPanics } from './panic/store.ts';
 import { PassVerifier } from './pass-verifier.ts';
 import { linkHandlers } from './link/handlers.ts';
 import { Link } from './link/link.ts';
@@ -105,7 +107,7 @@ function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
  */
 function forgetServer(db: KioskDb, at: string): void {
   db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage', 'site', 'codes_site');`);
-  closeFollowedPanics({ db }, at);
+  closeFollowedPanics(db, at);
 }
 
 /**
@@ -243,22 +245,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
 
     ...gateHandlers(ctx, nudgeWhenOffline),
 
-    panicPress: async (input) => {
-      const status = pressPanic(ctx, input.pressId);
-      if (status.delivery !== 'sending') return status;
-      // Straight out, not behind the sync loop; answer the screen within the scan budget either way.
-      const sending = sendPendingPanics(ctx).catch(() => false);
-      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
-      return panicStatus(ctx, input.pressId)!;
-    },
-    panicStatus: async (input) => panicStatus(ctx, input.pressId),
-    panicReport: async (input) => {
-      reportPanic(ctx, input.pressId, input.report);
-      // Straight out when the SOS is there already; otherwise it follows the SOS.
-      const sending = sendPendingPanicReports(ctx).catch(() => false);
-      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
-      return panicStatus(ctx, input.pressId)!;
-    },
+    ...panicHandlers(ctx),
 
     kioskStatus: async (): Promise<KioskStatus> => {
       nudgeWhenOffline();

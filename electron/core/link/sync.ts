@@ -7,7 +7,8 @@ import { applyAnswer, giveUp } from '../outbox/answers.ts';
 import { attemptOperation, type Attempt } from '../outbox/operations.ts';
 import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox/store.ts';
 import { REPLAY_BATCH, replayBatch, type BatchOutcome } from '../outbox/replay-batch.ts';
-import { hasOpenIncident, hasUnsentPanic, hasUnsentPanicReport, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from '../panic.ts';
+import { hasOpenIncident, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from '../panic/panic.ts';
+import { hasUnsentPanic, hasUnsentPanicReport } from '../panic/store.ts';
 import { beat } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
@@ -105,8 +106,8 @@ export class SyncLoop {
     const { timings } = this.ctx;
     this.timers.push(
       setInterval(() => {
-        if (this.ctx.link.api && hasUnsentPanic(this.ctx)) void sendPendingPanics(this.ctx).catch(() => undefined);
-        if (this.ctx.link.api && hasUnsentPanicReport(this.ctx)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
+        if (this.ctx.link.api && hasUnsentPanic(this.ctx.db)) void sendPendingPanics(this.ctx).catch(() => undefined);
+        if (this.ctx.link.api && hasUnsentPanicReport(this.ctx.db)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
       }, timings.panicRetryMs),
       setInterval(() => {
         if (this.ctx.link.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);

@@ -1,28 +1,37 @@
-import type { PanicStatus } from '../../shared/kiosk/calls.ts';
-import { KioskCallError } from '../../shared/kiosk/calls.ts';
-import type { CoreContext } from './context.ts';
-import { addAttention } from './outbox/store.ts';
-import type { AnswerOf, BodyOf } from './link/server-api.ts';
+import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
+import { KioskCallError } from '../../../shared/kiosk/calls.ts';
+import type { CoreContext } from '../context.ts';
+import { addAttention } from '../outbox/store.ts';
+import {
+  activePanic,
+  closePanic,
+  countPanicAttempt,
+  countReportAttempt,
+  firstPressOf,
+  followedIncidents,
+  insertPanic,
+  insertPress,
+  insertReport,
+  joinablePanic,
+  latestPanic,
+  markPanicRefused,
+  markPanicSent,
+  notePanicFailure,
+  panicById,
+  panicResponder,
+  pressById,
+  reportsOf,
+  sendableReports,
+  setIncident,
+  settleReport,
+  unsentPanics,
+  type PanicReportRow,
+  type PanicRow,
+} from './store.ts';
+import type { AnswerOf, BodyOf } from '../link/server-api.ts';
 
 type CreateIncidentBody = BodyOf<'post', '/incidents'>;
 type Incident = AnswerOf<'get', '/incidents/{incidentId}'>['incident'];
-
-interface PanicRow {
-  panic_id: string;
-  pressed_at: string;
-  idempotency_key: string;
-  body: string;
-  state: 'pending' | 'sent' | 'refused';
-  attempts: number;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  incident_id: string | null;
-  incident_status: string | null;
-  responder: string | null;
-  updated_at: string;
-  /** Set when the kiosk stopped following the incident: its poll answered 403/404, or the kiosk moved. */
-  closed_at: string | null;
-}
 
 const FINAL_INCIDENT_STATUSES = new Set(['resolved', 'cancelled']);
 
@@ -33,36 +42,9 @@ const FINAL_INCIDENT_STATUSES = new Set(['resolved', 'cancelled']);
  */
 export const PANIC_JOIN_WINDOW_MS = 2 * 60_000;
 
-/** A sent SOS the kiosk still follows: its incident not over as far as the kiosk knows. */
-const FOLLOWED = `state = 'sent' AND closed_at IS NULL AND (incident_status IS NULL OR incident_status NOT IN ('resolved', 'cancelled'))`;
-
-function panicById(ctx: CoreContext, panicId: string): PanicRow | undefined {
-  return ctx.db.prepare('SELECT * FROM panics WHERE panic_id = ?').get(panicId) as PanicRow | undefined;
-}
-
-/** The SOS shown as under way: not yet acknowledged, or acknowledged and its incident followed and not over. */
-function activePanic(ctx: CoreContext): PanicRow | undefined {
-  return ctx.db.prepare(`SELECT * FROM panics WHERE state = 'pending' OR (${FOLLOWED}) ORDER BY pressed_at DESC LIMIT 1`).get() as PanicRow | undefined;
-}
-
-/** The SOS a new press joins: one not sent yet, or one sent and first pressed within the join window. */
-function joinablePanic(ctx: CoreContext, now: Date): PanicRow | undefined {
-  const since = new Date(now.getTime() - PANIC_JOIN_WINDOW_MS).toISOString();
-  return ctx.db
-    .prepare(`SELECT * FROM panics WHERE state = 'pending' OR (${FOLLOWED} AND pressed_at >= ?) ORDER BY pressed_at DESC LIMIT 1`)
-    .get(since) as PanicRow | undefined;
-}
-
-function firstPressOf(ctx: CoreContext, panicId: string): { press_id: string; pressed_at: string } {
-  return ctx.db.prepare('SELECT press_id, pressed_at FROM panic_presses WHERE panic_id = ? ORDER BY pressed_at, rowid LIMIT 1').get(panicId) as {
-    press_id: string;
-    pressed_at: string;
-  };
-}
-
 function statusOfPress(ctx: CoreContext, row: PanicRow, pressId: string): PanicStatus {
-  const press = ctx.db.prepare('SELECT pressed_at FROM panic_presses WHERE press_id = ?').get(pressId) as { pressed_at: string } | undefined;
-  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso(), reportsOf(ctx, row.panic_id));
+  const press = pressById(ctx.db, pressId);
+  return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso(), reportsOf(ctx.db, row.panic_id));
 }
 
 /** `pressId`: the press the screen asked about, so it can keep polling with its own id; `pressedAt`: that press's own time. */
@@ -97,12 +79,12 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
   const now = ctx.clock.now();
   const at = now.toISOString();
   return ctx.db.transaction(() => {
-    const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
-    if (known) return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
-    const active = joinablePanic(ctx, now);
+    const known = pressById(ctx.db, pressId);
+    if (known) return statusOfPress(ctx, panicById(ctx.db, known.panic_id)!, pressId);
+    const active = joinablePanic(ctx.db, new Date(now.getTime() - PANIC_JOIN_WINDOW_MS).toISOString());
     if (active) {
-      ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, active.panic_id, at);
-      return toPanicStatus(active, pressId, at, at, reportsOf(ctx, active.panic_id));
+      insertPress(ctx.db, pressId, active.panic_id, at);
+      return toPanicStatus(active, pressId, at, at, reportsOf(ctx.db, active.panic_id));
     }
     const panicId = ctx.newId('sos', now);
     const key = `${ctx.kioskId}.${panicId}`;
@@ -121,50 +103,36 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
       // The reference's own body key too: it holds even after the header's 24 h record is gone.
       idempotency_key: key.slice(0, 128),
     };
-    ctx.db
-      .prepare(`INSERT INTO panics (panic_id, pressed_at, idempotency_key, body, state, next_attempt_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`)
-      .run(panicId, at, key, JSON.stringify(body), at, at);
-    ctx.db.prepare('INSERT INTO panic_presses (press_id, panic_id, pressed_at) VALUES (?, ?, ?)').run(pressId, panicId, at);
-    return toPanicStatus(panicById(ctx, panicId)!, pressId, at, at);
+    insertPanic(ctx.db, { panicId, pressedAt: at, idempotencyKey: key, body: JSON.stringify(body) });
+    insertPress(ctx.db, pressId, panicId, at);
+    return toPanicStatus(panicById(ctx.db, panicId)!, pressId, at, at);
   })();
 }
 
 export function panicStatus(ctx: CoreContext, pressId: string | undefined): PanicStatus | null {
   if (pressId) {
-    const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
+    const known = pressById(ctx.db, pressId);
     if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
-    return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
+    return statusOfPress(ctx, panicById(ctx.db, known.panic_id)!, pressId);
   }
-  const latest = ctx.db.prepare('SELECT * FROM panics ORDER BY pressed_at DESC LIMIT 1').get() as PanicRow | undefined;
+  const latest = latestPanic(ctx.db);
   if (!latest) return null;
-  const first = firstPressOf(ctx, latest.panic_id);
-  return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx, latest.panic_id));
+  const first = firstPressOf(ctx.db, latest.panic_id);
+  return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx.db, latest.panic_id));
 }
 
 export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
-  const row = activePanic(ctx);
+  const row = activePanic(ctx.db);
   if (!row) return null;
-  const first = firstPressOf(ctx, row.panic_id);
-  return toPanicStatus(row, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx, row.panic_id));
-}
-
-/**
- * The kiosk moved to another server or key: the incidents it sent are not readable there, and
- * a new press must not join them.
- */
-export function closeFollowedPanics(ctx: Pick<CoreContext, 'db'>, at: string): void {
-  ctx.db.prepare(`UPDATE panics SET closed_at = ?, updated_at = ? WHERE ${FOLLOWED}`).run(at, at);
-}
-
-export function hasUnsentPanic(ctx: CoreContext): boolean {
-  return ctx.db.prepare(`SELECT 1 FROM panics WHERE state = 'pending' LIMIT 1`).get() !== undefined;
+  const first = firstPressOf(ctx.db, row.panic_id);
+  return toPanicStatus(row, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx.db, row.panic_id));
 }
 
 /** Sends every unsent SOS, oldest first. Answers whether they all reached the server. */
 export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
   const api = ctx.link.api;
   if (!api) return false;
-  const pending = ctx.db.prepare(`SELECT * FROM panics WHERE state = 'pending' ORDER BY pressed_at`).all() as PanicRow[];
+  const pending = unsentPanics(ctx.db);
   let allSent = true;
   for (const panic of pending) {
     if (ctx.link.inFlight.has(panic.panic_id)) {
@@ -173,7 +141,7 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
     }
     ctx.link.inFlight.add(panic.panic_id);
     try {
-      ctx.db.prepare('UPDATE panics SET attempts = attempts + 1 WHERE panic_id = ?').run(panic.panic_id);
+      countPanicAttempt(ctx.db, panic.panic_id);
       const answer = await api.call('post', '/incidents', {
         params: { header: { 'Idempotency-Key': panic.idempotency_key } },
         // Made by JSON.stringify from this request's fields when pressed: sent again as the same bytes.
@@ -184,10 +152,10 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
       const at = ctx.nowIso();
       if (answer.kind === 'ok') {
         recordIncident(ctx, panic.panic_id, answer.body.incident, at);
-        ctx.db.prepare(`UPDATE panics SET state = 'sent', last_error = NULL, next_attempt_at = NULL WHERE panic_id = ?`).run(panic.panic_id);
+        markPanicSent(ctx.db, panic.panic_id);
       } else if (answer.kind === 'refused') {
         ctx.db.transaction(() => {
-          ctx.db.prepare(`UPDATE panics SET state = 'refused', last_error = ?, updated_at = ? WHERE panic_id = ?`).run(answer.message, at, panic.panic_id);
+          markPanicRefused(ctx.db, panic.panic_id, answer.message, at);
           addAttention(ctx.db, {
             attention_id: ctx.newId('att', new Date(at)),
             kind: 'operation_refused',
@@ -206,7 +174,7 @@ export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
       } else {
         allSent = false;
         const next = new Date(ctx.clock.now().getTime() + ctx.timings.panicRetryMs).toISOString();
-        ctx.db.prepare('UPDATE panics SET last_error = ?, next_attempt_at = ?, updated_at = ? WHERE panic_id = ?').run(answer.message, next, at, panic.panic_id);
+        notePanicFailure(ctx.db, panic.panic_id, answer.message, next, at);
       }
     } finally {
       ctx.link.inFlight.delete(panic.panic_id);
@@ -229,22 +197,20 @@ function arriveBy(previous: KnownResponder | null, next: Omit<KnownResponder, 'a
 }
 
 function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, at: string): void {
-  const known = ctx.db.prepare('SELECT responder FROM panics WHERE panic_id = ?').get(panicId) as { responder: string | null } | undefined;
-  const previous = known?.responder ? (JSON.parse(known.responder) as KnownResponder) : null;
+  const known = panicResponder(ctx.db, panicId);
+  const previous = known ? (JSON.parse(known) as KnownResponder) : null;
   const given = incident.responder
     ? { name: incident.responder.name, phone: incident.responder.phone ?? null, etaMinutes: incident.responder.eta_minutes ?? null }
     : null;
   const responder = given ? { ...given, arriveBy: arriveBy(previous, given, at) } : null;
-  ctx.db
-    .prepare('UPDATE panics SET incident_id = ?, incident_status = ?, responder = ?, updated_at = ? WHERE panic_id = ?')
-    .run(incident.incident_id, incident.status, responder ? JSON.stringify(responder) : null, at, panicId);
+  setIncident(ctx.db, panicId, { incidentId: incident.incident_id, status: incident.status, responder: responder ? JSON.stringify(responder) : null }, at);
 }
 
 /** Reads the incidents of sent SOS presses that are not over yet: status, responder, ETA. */
 export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
   const api = ctx.link.api;
   if (!api) return;
-  const open = ctx.db.prepare(`SELECT * FROM panics WHERE ${FOLLOWED} AND incident_id IS NOT NULL`).all() as PanicRow[];
+  const open = followedIncidents(ctx.db);
   for (const panic of open) {
     const answer = await api.call('get', '/incidents/{incidentId}', { params: { path: { incidentId: panic.incident_id! } }, timeoutMs: ctx.timings.requestTimeoutMs });
     ctx.link.noteAnswer(answer);
@@ -252,7 +218,7 @@ export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
       // The key may not read incidents, or the incident is not this key's (the kiosk moved): it
       // never will be readable, so the kiosk stops following it (and a new press is a new SOS).
       const at = ctx.nowIso();
-      ctx.db.prepare('UPDATE panics SET closed_at = ?, updated_at = ? WHERE panic_id = ?').run(at, at, panic.panic_id);
+      closePanic(ctx.db, panic.panic_id, at);
       continue;
     }
     if (answer.kind !== 'ok') continue;
@@ -260,26 +226,9 @@ export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
   }
 }
 
-export function hasOpenIncident(ctx: CoreContext): boolean {
-  const row = activePanic(ctx);
+export function hasOpenIncident(ctx: Pick<CoreContext, 'db'>): boolean {
+  const row = activePanic(ctx.db);
   return row?.state === 'sent' && row.closed_at === null && !FINAL_INCIDENT_STATUSES.has(row.incident_status ?? '');
-}
-
-interface PanicReportRow {
-  report_id: string;
-  panic_id: string;
-  report: 'called_for_help' | 'false_alarm';
-  guard: string | null;
-  reported_at: string;
-  state: 'pending' | 'sent' | 'refused';
-  attempts: number;
-  last_error: string | null;
-  updated_at: string;
-}
-
-function reportsOf(ctx: Pick<CoreContext, 'db'>, panicId: string): PanicStatus['reports'] {
-  const rows = ctx.db.prepare('SELECT report, reported_at, state FROM panic_reports WHERE panic_id = ? ORDER BY reported_at').all(panicId) as PanicReportRow[];
-  return rows.map((row) => ({ report: row.report, at: row.reported_at, delivery: row.state === 'pending' ? 'waiting' : row.state }));
 }
 
 /**
@@ -289,20 +238,11 @@ function reportsOf(ctx: Pick<CoreContext, 'db'>, panicId: string): PanicStatus['
  * nothing. It never cancels the SOS: operators close a false alarm.
  */
 export function reportPanic(ctx: CoreContext, pressId: string, report: PanicReportRow['report']): PanicStatus {
-  const known = ctx.db.prepare('SELECT panic_id FROM panic_presses WHERE press_id = ?').get(pressId) as { panic_id: string } | undefined;
+  const known = pressById(ctx.db, pressId);
   if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
   const at = ctx.nowIso();
-  ctx.db
-    .prepare(
-      `INSERT INTO panic_reports (report_id, panic_id, report, guard, reported_at, state, attempts, last_error, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, NULL, ?) ON CONFLICT (panic_id, report) DO NOTHING`,
-    )
-    .run(ctx.newId('rep', new Date(at)), known.panic_id, report, ctx.guard()?.name ?? null, at, at);
-  return statusOfPress(ctx, panicById(ctx, known.panic_id)!, pressId);
-}
-
-export function hasUnsentPanicReport(ctx: CoreContext): boolean {
-  return ctx.db.prepare(`SELECT 1 FROM panic_reports r JOIN panics p USING (panic_id) WHERE r.state = 'pending' AND p.state = 'sent' AND p.incident_id IS NOT NULL LIMIT 1`).get() !== undefined;
+  insertReport(ctx.db, { reportId: ctx.newId('rep', new Date(at)), panicId: known.panic_id, report, guard: ctx.guard()?.name ?? null, at });
+  return statusOfPress(ctx, panicById(ctx.db, known.panic_id)!, pressId);
 }
 
 /**
@@ -313,12 +253,7 @@ export function hasUnsentPanicReport(ctx: CoreContext): boolean {
 export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean> {
   const api = ctx.link.api;
   if (!api) return false;
-  const pending = ctx.db
-    .prepare(
-      `SELECT r.*, p.incident_id FROM panic_reports r JOIN panics p USING (panic_id)
-       WHERE r.state = 'pending' AND p.state = 'sent' AND p.incident_id IS NOT NULL ORDER BY r.reported_at`,
-    )
-    .all() as Array<PanicReportRow & { incident_id: string }>;
+  const pending = sendableReports(ctx.db);
   let allSent = true;
   for (const row of pending) {
     if (ctx.link.inFlight.has(row.report_id)) {
@@ -327,7 +262,7 @@ export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean
     }
     ctx.link.inFlight.add(row.report_id);
     try {
-      ctx.db.prepare('UPDATE panic_reports SET attempts = attempts + 1 WHERE report_id = ?').run(row.report_id);
+      countReportAttempt(ctx.db, row.report_id);
       const answer = await api.call('post', '/incidents/{incidentId}/guard-report', {
         params: { path: { incidentId: row.incident_id }, header: { 'Idempotency-Key': `${ctx.kioskId}.${row.report_id}` } },
         body: { report: row.report, ...(row.guard ? { guard: row.guard } : {}), reported_at: row.reported_at },
@@ -335,11 +270,11 @@ export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean
       });
       ctx.link.noteAnswer(answer);
       const at = ctx.nowIso();
-      if (answer.kind === 'ok') ctx.db.prepare(`UPDATE panic_reports SET state = 'sent', last_error = NULL, updated_at = ? WHERE report_id = ?`).run(at, row.report_id);
-      else if (answer.kind === 'refused') ctx.db.prepare(`UPDATE panic_reports SET state = 'refused', last_error = ?, updated_at = ? WHERE report_id = ?`).run(answer.message, at, row.report_id);
+      if (answer.kind === 'ok') settleReport(ctx.db, row.report_id, 'sent', null, at);
+      else if (answer.kind === 'refused') settleReport(ctx.db, row.report_id, 'refused', answer.message, at);
       else {
         allSent = false;
-        ctx.db.prepare('UPDATE panic_reports SET last_error = ?, updated_at = ? WHERE report_id = ?').run(answer.message, at, row.report_id);
+        settleReport(ctx.db, row.report_id, null, answer.message, at);
       }
     } finally {
       ctx.link.inFlight.delete(row.report_id);
