@@ -2,7 +2,7 @@ import type { Guard } from '../../shared/kiosk/calls.ts';
 import type { KioskClock } from './clock.ts';
 import type { KioskDb } from './database.ts';
 import type { KioskIdPrefix } from './ids.ts';
-import type { PassVerifier } from './pass-verifier.ts';
+import type { PassVerifier } from './caches/pass-verifier.ts';
 import type { Link } from './link/link.ts';
 import type { SecretStore } from './settings.ts';
 

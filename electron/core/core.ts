@@ -10,7 +10,7 @@ import {
 import { createHash } from 'node:crypto';
 import packageJson from '../../package.json' with { type: 'json' };
 import { systemClock, type KioskClock } from './clock.ts';
-import { loadPassKeys } from './code-cache.ts';
+import { loadPassKeys } from './caches/pass-keys.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
 import { readCoverage } from './link/coverage.ts';
@@ -21,7 +21,7 @@ import { countOpenAttention, countPendingOperations, openAttention } from './out
 import { panicHandlers } from './panic/handlers.ts';
 import { activePanicStatus } from './panic/panic.ts';
 import { closeFollowedPanics } from './panic/store.ts';
-import { PassVerifier } from './pass-verifier.ts';
+import { PassVerifier } from './caches/pass-verifier.ts';
 import { linkHandlers } from './link/handlers.ts';
 import { Link } from './link/link.ts';
 import {
@@ -37,7 +37,7 @@ import {
 } from './settings.ts';
 import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
 import { SyncLoop } from './link/sync.ts';
-import { alarmPhonesOf } from './site.ts';
+import { alarmPhonesOf } from './caches/site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;

@@ -1,13 +1,13 @@
 import type { KioskCallParsed, ScanDecision } from '../../../shared/kiosk/calls.ts';
 import type { ValidationResult } from '../../../shared/schemas/access.ts';
-import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../code-cache.ts';
+import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../caches/codes.ts';
 import type { CoreContext } from '../context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions-store.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
 import { insertVisit } from './visits-store.ts';
-import { siteIdOf } from '../site.ts';
+import { siteIdOf } from '../caches/site.ts';
 
 /**
  * A scan, as a pipeline: the scan is made once (its ids, its time, its operation), sent to the

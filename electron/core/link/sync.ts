@@ -1,5 +1,6 @@
 import type { SyncReport } from '../../../shared/kiosk/calls.ts';
-import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from '../code-cache.ts';
+import { applyFeedPage, countCachedCodes, feedCursor } from '../caches/codes.ts';
+import { loadPassKeys, storePassKeys } from '../caches/pass-keys.ts';
 import type { CoreContext } from '../context.ts';
 import { checkCoverage } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
@@ -14,7 +15,7 @@ import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
 import { readSetting, writeSetting } from '../settings.ts';
 import { replaceServerVisitors } from '../gate/visits-store.ts';
-import { cacheBehindSite, cacheFollowsSite } from '../site.ts';
+import { cacheBehindSite, cacheFollowsSite } from '../caches/site.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 
 const FEED_PAGE = 1000;

@@ -1,7 +1,7 @@
-import { cachedCodeById, noteServerUse, settleLocalUse } from '../code-cache.ts';
+import { cachedCodeById, noteServerUse, settleLocalUse } from '../caches/codes.ts';
 import type { CoreContext } from '../context.ts';
 import { decisionById, setServerOutcome } from '../gate/decisions-store.ts';
-import { rememberSite } from '../site.ts';
+import { rememberSite } from '../caches/site.ts';
 import { recordTurnedAwayVisit, setVisitLogId, visitById } from '../gate/visits-store.ts';
 import type { GateAnswer, ValidationAnswer } from './operations.ts';
 import { reconcile, type FinalAnswer, type Known, type Write } from './reconcile.ts';

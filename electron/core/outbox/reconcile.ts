@@ -1,9 +1,9 @@
 import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
 import { GATE_OPERATIONS, withinKioskReplayWindow } from '../../../shared/kiosk/gate-operations.ts';
-import type { CachedCode } from '../code-cache.ts';
+import type { CachedCode } from '../caches/codes.ts';
 import { reasonFromServer } from '../gate/decide-offline.ts';
 import type { ServerOutcome } from '../gate/decisions-store.ts';
-import type { KioskSite } from '../site.ts';
+import type { KioskSite } from '../caches/site.ts';
 import type { VisitRow } from '../gate/visits-store.ts';
 import type { AnswerOf } from '../link/server-api.ts';
 import { makeOperation, type GateAnswer, type ValidationAnswer } from './operations.ts';

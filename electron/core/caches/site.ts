@@ -1,6 +1,6 @@
-import { restartCodeFeed } from './code-cache.ts';
-import type { CoreContext } from './context.ts';
-import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting, type KioskSettings } from './settings.ts';
+import { restartCodeFeed } from './codes.ts';
+import type { CoreContext } from '../context.ts';
+import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting, type KioskSettings } from '../settings.ts';
 
 const SITE_SETTING = 'site';
 /** The site the code cache was read for ('' none); absent: a cache from before codes carried their site. */
@@ -47,7 +47,7 @@ export function cacheBehindSite(ctx: Pick<CoreContext, 'db'>): boolean {
 
 /**
  * A kiosk whose site is set or changed (a heartbeat answer names it) empties its code cache and
- * reads the feed again from the start (electron/core/code-cache.ts, `restartCodeFeed`): what it
+ * reads the feed again from the start (caches/codes.ts, `restartCodeFeed`): what it
  * holds was read for another site, or before codes carried their site. Called by the sync, once
  * the server answers, so a kiosk offline keeps deciding from what it has. True when it did.
  */
