@@ -4,7 +4,7 @@ import type { KioskDb } from './database.ts';
 import type { KioskIdPrefix } from './ids.ts';
 import type { PassVerifier } from './caches/pass-verifier.ts';
 import type { Link } from './link/link.ts';
-import type { SecretStore } from './settings.ts';
+import type { SecretStore } from './setup/settings.ts';
 
 export interface KioskTimings {
   /** How long a scan, walk-in or checkout waits for the server before the kiosk decides offline. */

@@ -1,5 +1,4 @@
 import {
-  KioskCallError,
   parseCallInput,
   type Guard,
   type KioskCallName,
@@ -7,7 +6,6 @@ import {
   type KioskHandlers,
   type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
-import { createHash } from 'node:crypto';
 import packageJson from '../../package.json' with { type: 'json' };
 import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './caches/pass-keys.ts';
@@ -20,22 +18,13 @@ import { outboxHandlers } from './outbox/handlers.ts';
 import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
 import { panicHandlers } from './panic/handlers.ts';
 import { activePanicStatus } from './panic/panic.ts';
-import { closeFollowedPanics } from './panic/store.ts';
 import { PassVerifier } from './caches/pass-verifier.ts';
 import { linkHandlers } from './link/handlers.ts';
 import { Link } from './link/link.ts';
-import {
-  environmentOfKey,
-  plainSecretStore,
-  readJsonSetting,
-  readSetting,
-  readStoredSetup,
-  writeSetting,
-  writeStoredSetup,
-  type KioskSettings,
-  type SecretStore,
-} from './settings.ts';
-import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
+import { readJsonSetting, readSetting, writeSetting } from './settings-store.ts';
+import { environmentOfKey, plainSecretStore, readStoredSetup, type KioskSettings, type SecretStore } from './setup/settings.ts';
+import { setupHandlers } from './setup/handlers.ts';
+import { adoptServer } from './setup/server-change.ts';
 import { SyncLoop } from './link/sync.ts';
 import { alarmPhonesOf } from './caches/site.ts';
 
@@ -79,58 +68,6 @@ export interface KioskCore {
   readonly dataDir: string;
   /** For tests and the benchmark: the kiosk's own database. */
   readonly db: KioskDb;
-}
-
-/** Which server and key the cache belongs to: a hash, so the key itself is not kept a second time. */
-export function serverFingerprint(settings: Pick<KioskSettings, 'serverUrl' | 'apiKey'>): string {
-  return createHash('sha256').update(`${settings.serverUrl}\n${settings.apiKey}`).digest('hex');
-}
-
-/** The key alone: it belongs to one organization, whatever address the server is reached at. */
-function keyFingerprint(settings: Pick<KioskSettings, 'apiKey'>): string {
-  return createHash('sha256').update(`key\n${settings.apiKey}`).digest('hex');
-}
-
-const FINGERPRINT_SETTING = 'server_fingerprint';
-const KEY_FINGERPRINT_SETTING = 'key_fingerprint';
-const MOVED_WITH_PENDING = 'Operations are still waiting to reach the current server; sync them before moving this kiosk';
-
-function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
-  writeSetting(db, FINGERPRINT_SETTING, serverFingerprint(settings));
-  writeSetting(db, KEY_FINGERPRINT_SETTING, keyFingerprint(settings));
-}
-
-/**
- * Another server or key may be another organization: its codes, pass keys, visitors, feed
- * cursor and site are not ours, and the incidents it holds are not readable with the new key.
- * In the caller's transaction.
- */
-function forgetServer(db: KioskDb, at: string): void {
-  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage', 'site', 'codes_site');`);
-  closeFollowedPanics(db, at);
-}
-
-/**
- * At start: the cache is the settings' server's, or (another server or key, given by the
- * environment) it is wiped, as `configure` does. With operations waiting: another key (maybe
- * another organization) is refused; the same key at another address (the same organization,
- * the server reached another way) keeps the queue and the cache, so a kiosk whose old address
- * is gone can still deliver. A cache from before fingerprints were kept is wiped when nothing
- * waits (it is fetched again), and otherwise adopted.
- */
-function adoptServer(db: KioskDb, settings: KioskSettings | undefined, at: string): void {
-  if (!settings) return;
-  const stored = readSetting(db, FINGERPRINT_SETTING);
-  if (stored === serverFingerprint(settings)) return;
-  const storedKey = readSetting(db, KEY_FINGERPRINT_SETTING);
-  const pending = countPendingOperations(db) > 0;
-  if (pending && storedKey !== undefined && storedKey !== keyFingerprint(settings)) {
-    throw new Error(`The KIOSK_* settings give this kiosk another API key. ${MOVED_WITH_PENDING} (start it with the previous settings until "Waiting to send" reads 0)`);
-  }
-  db.transaction(() => {
-    if (!pending) forgetServer(db, at);
-    writeFingerprints(db, settings);
-  })();
 }
 
 function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefined {
@@ -210,38 +147,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
   const nudgeWhenOffline = () => sync.nudgeWhenOffline();
 
   const handlers: KioskHandlers = {
-    setupStatus: async () => setupStatus(ctx),
-
-    configure: async (input) => {
-      if (ctx.link.source === 'environment') {
-        throw new KioskCallError(409, 'This kiosk is set up by its environment (KIOSK_* variables); change them there');
-      }
-      const next = toSettings(input);
-      const checks = await checkSettings(next, fetchImpl, timings.requestTimeoutMs);
-      if (checks.some((check) => !check.ok)) return configureResult(false, checks, ctx);
-      const previous = ctx.link.settings;
-      const storedFingerprint = readSetting(db, FINGERPRINT_SETTING);
-      const elsewhere =
-        storedFingerprint !== undefined
-          ? storedFingerprint !== serverFingerprint(next)
-          : previous !== undefined && (previous.serverUrl !== next.serverUrl || previous.apiKey !== next.apiKey);
-      if (elsewhere && countPendingOperations(db) > 0) throw new KioskCallError(409, MOVED_WITH_PENDING);
-      db.transaction(() => {
-        if (elsewhere) forgetServer(db, ctx.nowIso());
-        writeStoredSetup(db, secrets, next);
-        writeFingerprints(db, next);
-      })();
-      if (elsewhere) {
-        verifier.setKeys([]);
-        sync.cachedCodes = 0;
-      }
-      ctx.link.source = 'setup';
-      ctx.link.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
-      ctx.link.use(next);
-      sync.kick();
-      sync.checkCoverageSoon();
-      return configureResult(true, checks, ctx);
-    },
+    ...setupHandlers(ctx, { fetch: fetchImpl, sync }),
 
     ...gateHandlers(ctx, nudgeWhenOffline),
 

@@ -1,3 +1,4 @@
+import { deleteSetting } from '../settings-store.ts';
 import type { PassClaims } from '../../../shared/pass.ts';
 import type { AccessCode } from '../../../shared/schemas/access.ts';
 import type { KioskDb } from '../database.ts';
@@ -82,6 +83,12 @@ export function restartCodeFeed(db: KioskDb): void {
     db.prepare('DELETE FROM codes WHERE local_uses = 0').run();
     db.prepare(`DELETE FROM settings WHERE key = 'feed_cursor'`).run();
   })();
+}
+
+/** Another server's codes are not ours: every code and the feed's cursor go. In the caller's transaction. */
+export function forgetCodes(db: KioskDb): void {
+  db.prepare('DELETE FROM codes').run();
+  deleteSetting(db, 'feed_cursor');
 }
 
 export function feedCursor(db: KioskDb): number {

@@ -26,3 +26,7 @@ export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key
 export function loadPassKeys(db: KioskDb): StoredPassKey[] {
   return db.prepare('SELECT kid, public_key, site_id FROM pass_keys').all() as StoredPassKey[];
 }
+
+export function forgetPassKeys(db: KioskDb): void {
+  db.prepare('DELETE FROM pass_keys').run();
+}

@@ -1,6 +1,8 @@
 import { restartCodeFeed } from './codes.ts';
 import type { CoreContext } from '../context.ts';
-import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting, type KioskSettings } from '../settings.ts';
+import type { KioskDb } from '../database.ts';
+import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from '../settings-store.ts';
+import { type KioskSettings } from '../setup/settings.ts';
 
 const SITE_SETTING = 'site';
 /** The site the code cache was read for ('' none); absent: a cache from before codes carried their site. */
@@ -22,6 +24,12 @@ export function rememberSite(ctx: Pick<CoreContext, 'db'>, site: KioskSite | nul
 
 export function readSite(ctx: Pick<CoreContext, 'db'>): KioskSite | null {
   return readJsonSetting<KioskSite>(ctx.db, SITE_SETTING) ?? null;
+}
+
+/** Another server's site is not ours, nor the site the code cache was read for. */
+export function forgetSite(db: KioskDb): void {
+  deleteSetting(db, SITE_SETTING);
+  deleteSetting(db, CACHE_SITE_SETTING);
 }
 
 /**

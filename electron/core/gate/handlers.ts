@@ -1,6 +1,6 @@
 import type { Guard, KioskHandlers } from '../../../shared/kiosk/calls.ts';
 import type { CoreContext } from '../context.ts';
-import { writeJsonSetting } from '../settings.ts';
+import { writeJsonSetting } from '../settings-store.ts';
 import { recentDecisions } from './decisions-store.ts';
 import { scan } from './scan.ts';
 import { checkout, onPremises, walkIn } from './visit.ts';

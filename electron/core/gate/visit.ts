@@ -9,7 +9,7 @@ import type { CoreContext } from '../context.ts';
 import { applyAnswer } from '../outbox/answers.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById } from '../outbox/store.ts';
-import { readSetting } from '../settings.ts';
+import { readSetting } from '../settings-store.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits-store.ts';
 
 /** A visitor without a code: saved, then sent at once when the link is up. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CurrentVisitor as CurrentVisitorSchema } from '../../../shared/schemas/access.ts';
 import type { Visit } from '../../../shared/kiosk/calls.ts';
 import type { KioskDb } from '../database.ts';
+import { deleteSetting } from '../settings-store.ts';
 
 export type CurrentVisitor = z.infer<typeof CurrentVisitorSchema>;
 
@@ -91,6 +92,12 @@ export function replaceServerVisitors(db: KioskDb, visitors: CurrentVisitor[], a
     });
     db.prepare(`INSERT INTO settings (key, value) VALUES ('visitors_as_of', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(asOf);
   })();
+}
+
+/** Another server's visitors are not ours. */
+export function forgetServerVisitors(db: KioskDb): void {
+  db.prepare('DELETE FROM server_visitors').run();
+  deleteSetting(db, 'visitors_as_of');
 }
 
 function matches(search: string | undefined, ...fields: Array<string | null>): boolean {

@@ -1,7 +1,8 @@
 import type { GateCoverage } from '../../../shared/kiosk/calls.ts';
 import type { CoreContext } from '../context.ts';
 import type { KioskDb } from '../database.ts';
-import { deleteSetting, readJsonSetting, writeJsonSetting, type KioskSettings } from '../settings.ts';
+import { deleteSetting, readJsonSetting, writeJsonSetting } from '../settings-store.ts';
+import { type KioskSettings } from '../setup/settings.ts';
 
 const COVERAGE_SETTING = 'coverage';
 
@@ -19,8 +20,8 @@ export function readCoverage(db: KioskDb, settings: KioskSettings | undefined): 
   return coverage;
 }
 
-export function forgetCoverage(ctx: Pick<CoreContext, 'db'>): void {
-  deleteSetting(ctx.db, COVERAGE_SETTING);
+export function forgetCoverage(db: KioskDb): void {
+  deleteSetting(db, COVERAGE_SETTING);
 }
 
 /**
@@ -52,6 +53,6 @@ export async function checkCoverage(ctx: CoreContext): Promise<void> {
     };
     writeJsonSetting(ctx.db, COVERAGE_SETTING, stored);
   } else if (answer.kind !== 'unavailable') {
-    forgetCoverage(ctx);
+    forgetCoverage(ctx.db);
   }
 }

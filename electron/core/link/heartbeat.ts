@@ -3,7 +3,7 @@ import type { CoreContext } from '../context.ts';
 import { applyAnswer } from '../outbox/answers.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { countOpenAttention, countPendingOperations, oldestQueuedAt, operationById, replaceHeartbeat, type NewOperation } from '../outbox/store.ts';
-import { readSetting } from '../settings.ts';
+import { readSetting } from '../settings-store.ts';
 
 /**
  * What the kiosk tells the server every KIOSK_HEARTBEAT_S (default 30 s): its gate, its queue

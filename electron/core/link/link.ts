@@ -1,5 +1,5 @@
 import { KioskCallError } from '../../../shared/kiosk/calls.ts';
-import type { KioskSettings } from '../settings.ts';
+import type { KioskSettings } from '../setup/settings.ts';
 import type { ServerAnswer, ServerApi } from './server-api.ts';
 import { createServerApi } from './server-api.ts';
 

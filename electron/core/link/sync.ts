@@ -13,7 +13,7 @@ import { hasUnsentPanic, hasUnsentPanicReport } from '../panic/store.ts';
 import { beat } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
-import { readSetting, writeSetting } from '../settings.ts';
+import { readSetting, writeSetting } from '../settings-store.ts';
 import { replaceServerVisitors } from '../gate/visits-store.ts';
 import { cacheBehindSite, cacheFollowsSite } from '../caches/site.ts';
 import { DAY_MS } from '../../../shared/time.ts';
