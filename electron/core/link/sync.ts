@@ -149,7 +149,7 @@ export class SyncLoop {
   private beating: Promise<unknown> | null = null;
 
   /**
-   * A heartbeat (electron/core/heartbeat.ts): at start, every `heartbeatMs`, and once more when a
+   * A heartbeat (electron/core/link/heartbeat.ts): at start, every `heartbeatMs`, and once more when a
    * sync gets through after failures, so the server hears the kiosk's state (and its clock) as
    * soon as the link is back rather than the one that waited in the queue. One at a time.
    */
