@@ -1,15 +1,14 @@
 import type { Guard, KioskHandlers } from '../../../shared/kiosk/calls.ts';
-import type { CoreContext } from '../context.ts';
 import { writeJsonSetting } from '../settings-store.ts';
 import { recentDecisions } from './decisions-store.ts';
-import { scan } from './scan.ts';
-import { checkout, onPremises, walkIn } from './visit.ts';
+import { scan, type ScanDeps } from './scan.ts';
+import { checkout, onPremises, walkIn, type VisitDeps } from './visit.ts';
 
 /**
  * The gate's part of the handler map: the guard's shift, scans, walk-ins, check-outs and who is
  * inside. `nudge`: a guard at the screen is a reason to look at a link that was down.
  */
-export function gateHandlers(ctx: CoreContext, nudge: () => void): Pick<KioskHandlers, 'startShift' | 'scan' | 'walkIn' | 'onPremises' | 'checkout' | 'recentScans'> {
+export function gateHandlers(ctx: ScanDeps & VisitDeps, nudge: () => void): Pick<KioskHandlers, 'startShift' | 'scan' | 'walkIn' | 'onPremises' | 'checkout' | 'recentScans'> {
   return {
     startShift: async (input) => {
       const guard: Guard = { name: input.guardName, phone: input.guardPhone ?? null, since: ctx.nowIso() };

@@ -11,9 +11,14 @@ import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById } from '../outbox/store.ts';
 import { readSetting } from '../settings-store.ts';
 import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits-store.ts';
+import type { SendDeps } from '../outbox/operations.ts';
+import type { AnswerDeps } from '../outbox/answers.ts';
+
+/** What a walk-in, a check-out and "on premises" read and write. */
+export type VisitDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'newId' | 'kioskId' | 'timings'> & SendDeps & AnswerDeps;
 
 /** A visitor without a code: saved, then sent at once when the link is up. */
-export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
+export async function walkIn(ctx: VisitDeps, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
   const settings = ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
@@ -54,7 +59,7 @@ export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>)
 }
 
 /** Checks a visitor out: one checked in here (even one still waiting to sync) or one from the organization's list. */
-export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkout'>): Promise<CheckoutResult> {
+export async function checkout(ctx: VisitDeps, input: KioskCallParsed<'checkout'>): Promise<CheckoutResult> {
   ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
@@ -103,7 +108,7 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
  * Sends one just-saved operation at once, when the link is up and nothing of its visit waits
  * before it. True when the server has it (or refused it for good: then it is in the attention list).
  */
-async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
+async function sendNow(ctx: VisitDeps, opId: string): Promise<boolean> {
   if (!ctx.link.tryServerFirst()) return false;
   return ctx.link.whileInFlight(opId, async () => {
     const attempt = await attemptOperation(ctx, operationById(ctx.db, opId)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
@@ -116,7 +121,7 @@ async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
   });
 }
 
-export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'>): OnPremises {
+export function onPremises(ctx: VisitDeps, input: KioskCallParsed<'onPremises'>): OnPremises {
   const visitors = visitorsOnPremises(ctx.db, input.search);
   const asOf = readSetting(ctx.db, 'visitors_as_of') ?? null;
   // "N inside" is everyone inside, whatever the search shows.

@@ -1,6 +1,9 @@
 import type { CoreContext } from '../context.ts';
 import type { ServerAnswer } from './server-api.ts';
 
+/** What the key check reads: the link (its settings, client and last check) and the log. */
+export type KeyCheckDeps = Pick<CoreContext, 'link' | 'logEvent'>;
+
 export const ADMIN_KEY_PROBLEM = 'KIOSK_API_KEY can manage the organization (admin scope): this kiosk refuses it. Give it a gate key with only the gate scopes';
 
 /** Whether the kiosk's key may carry queued operations, and if not, why. */
@@ -13,7 +16,7 @@ export type KeyVerdict = { maySend: true } | { maySend: false; admin: true } | {
  * send or the sync, whichever comes first. Until proven (no answer, a key the server refuses)
  * nothing queued leaves; an SOS does not ask (a life first).
  */
-export async function checkKeyNotAdmin(ctx: CoreContext, timeoutMs: number): Promise<KeyVerdict> {
+export async function checkKeyNotAdmin(ctx: KeyCheckDeps, timeoutMs: number): Promise<KeyVerdict> {
   const apiKey = ctx.link.settings?.apiKey;
   if (!ctx.link.api || apiKey === undefined) return { maySend: false, admin: false, answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
   if (ctx.link.source !== 'environment') return { maySend: true };
@@ -33,7 +36,7 @@ export async function checkKeyNotAdmin(ctx: CoreContext, timeoutMs: number): Pro
   return { maySend: false, admin: false, answer };
 }
 
-function refuseIfAdmin(ctx: CoreContext, admin: boolean): KeyVerdict {
+function refuseIfAdmin(ctx: KeyCheckDeps, admin: boolean): KeyVerdict {
   if (!admin) return { maySend: true };
   ctx.link.net.problem = ADMIN_KEY_PROBLEM;
   return { maySend: false, admin: true };

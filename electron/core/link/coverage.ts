@@ -4,6 +4,9 @@ import type { KioskDb } from '../database.ts';
 import { deleteSetting, readJsonSetting, writeJsonSetting } from '../settings-store.ts';
 import { type KioskSettings } from '../setup/settings.ts';
 
+/** What the coverage check reads and writes. */
+export type CoverageDeps = Pick<CoreContext, 'db' | 'link' | 'nowIso' | 'timings'>;
+
 const COVERAGE_SETTING = 'coverage';
 
 interface StoredCoverage extends GateCoverage {
@@ -30,7 +33,7 @@ export function forgetCoverage(db: KioskDb): void {
  * estate's numbers only. An unanswered check keeps the last answer; a server without the route
  * (404) or a key without the scope leaves it unknown, which the screens do not turn into a warning.
  */
-export async function checkCoverage(ctx: CoreContext): Promise<void> {
+export async function checkCoverage(ctx: CoverageDeps): Promise<void> {
   const api = ctx.link.api;
   const settings = ctx.link.settings;
   if (!api || !settings) return;

@@ -4,13 +4,18 @@ import { applyAnswer } from '../outbox/answers.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { countOpenAttention, countPendingOperations, oldestQueuedAt, operationById, replaceHeartbeat, type NewOperation } from '../outbox/store.ts';
 import { readSetting } from '../settings-store.ts';
+import type { SendDeps } from '../outbox/operations.ts';
+import type { AnswerDeps } from '../outbox/answers.ts';
+
+/** What a heartbeat reads and writes. */
+export type HeartbeatDeps = Pick<CoreContext, 'clock' | 'db' | 'kioskId' | 'newId' | 'localNowMs' | 'timings'> & SendDeps & AnswerDeps;
 
 /**
  * What the kiosk tells the server every KIOSK_HEARTBEAT_S (default 30 s): its gate, its queue
  * (size and oldest), its last sync, its needs-attention count and its own clock, uncorrected, so
  * the server sees the skew (the kiosk's recorded times use the corrected one).
  */
-export function heartbeatBody(ctx: CoreContext, appVersion: string): KioskHeartbeatRequest {
+export function heartbeatBody(ctx: HeartbeatDeps, appVersion: string): KioskHeartbeatRequest {
   return {
     entry_point: ctx.link.settings!.entryPoint,
     app_version: appVersion,
@@ -27,7 +32,7 @@ export function heartbeatBody(ctx: CoreContext, appVersion: string): KioskHeartb
  * server wants the kiosk's state, not its history), and a heartbeat being sent right now is left
  * to finish. One transaction.
  */
-export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperation {
+export function queueHeartbeat(ctx: HeartbeatDeps, appVersion: string): NewOperation {
   const op = newOperation(ctx, ctx.clock.now(), {
     kind: 'heartbeat',
     pathParams: { kioskId: ctx.kioskId },
@@ -45,7 +50,7 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
  * (a refusal, a key without `access_codes:validate`) settles it quietly: a heartbeat is never a
  * guard's business, and never holds up the queue behind it.
  */
-export async function beat(ctx: CoreContext, appVersion: string): Promise<'sent' | 'queued' | 'refused' | 'not_set_up'> {
+export async function beat(ctx: HeartbeatDeps, appVersion: string): Promise<'sent' | 'queued' | 'refused' | 'not_set_up'> {
   if (!ctx.link.settings || !ctx.link.api) return 'not_set_up';
   const queued = queueHeartbeat(ctx, appVersion);
   if (ctx.link.net.online === false) return 'queued';

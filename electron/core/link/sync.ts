@@ -2,15 +2,15 @@ import type { SyncReport } from '../../../shared/kiosk/calls.ts';
 import { applyFeedPage, countCachedCodes, feedCursor } from '../caches/codes.ts';
 import { loadPassKeys, storePassKeys } from '../caches/pass-keys.ts';
 import type { CoreContext } from '../context.ts';
-import { checkCoverage } from './coverage.ts';
+import { checkCoverage, type CoverageDeps } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
 import { applyAnswer, giveUp } from '../outbox/answers.ts';
-import { attemptOperation, type Attempt } from '../outbox/operations.ts';
+import { attemptOperation, type Attempt, type SendDeps } from '../outbox/operations.ts';
 import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox/store.ts';
-import { REPLAY_BATCH, replayBatch, type BatchOutcome } from '../outbox/replay-batch.ts';
-import { hasOpenIncident, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from '../panic/panic.ts';
+import { REPLAY_BATCH, replayBatch, type BatchOutcome, type ReplayDeps } from '../outbox/replay-batch.ts';
+import { hasOpenIncident, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics, type PanicDeps } from '../panic/panic.ts';
 import { hasUnsentPanic, hasUnsentPanicReport } from '../panic/store.ts';
-import { beat } from './heartbeat.ts';
+import { beat, type HeartbeatDeps } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
 import { readSetting, writeSetting } from '../settings-store.ts';
@@ -19,6 +19,14 @@ import { cacheBehindSite, cacheFollowsSite } from '../caches/site.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 
 const FEED_PAGE = 1000;
+
+/** The sync loop runs every room's part of a sync: what each of those reads, and the clock's correction. */
+export type SyncDeps = Pick<CoreContext, 'appVersion' | 'learnServerTime' | 'localNowMs' | 'logError' | 'verifier'> &
+  PanicDeps &
+  CoverageDeps &
+  HeartbeatDeps &
+  ReplayDeps &
+  SendDeps;
 export { ADMIN_KEY_PROBLEM };
 
 /**
@@ -56,7 +64,7 @@ class Forbidden extends SyncStopped {
 }
 
 /** Throws SyncStopped for anything but a 2xx: the sync ends there and is tried again later. */
-function okOrStop<T>(ctx: CoreContext, answer: ServerAnswer<T>): T {
+function okOrStop<T>(ctx: Pick<CoreContext, 'link'>, answer: ServerAnswer<T>): T {
   if (answer.kind === 'ok') return answer.body;
   if (answer.kind === 'blocked') {
     const problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
@@ -87,7 +95,7 @@ export class SyncLoop {
   cachedCodes: number;
 
   constructor(
-    private readonly ctx: CoreContext,
+    private readonly ctx: SyncDeps,
     private readonly random: () => number = Math.random,
   ) {
     this.cachedCodes = countCachedCodes(ctx.db);

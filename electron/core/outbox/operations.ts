@@ -4,6 +4,10 @@ import type { CoreContext } from '../context.ts';
 import { markAttempted, noteFailure, othersPendingForVisit, type NewOperation, type OperationKind, type OutboxRow } from './store.ts';
 import { gateCall, type AnswerOf, type BodyOf, type PartnerPaths, type ServerAnswer, type ServerApi } from '../link/server-api.ts';
 import { visitById } from '../gate/visits-store.ts';
+import type { KeyCheckDeps } from '../link/admin-key.ts';
+
+/** What sending an operation reads and writes: its row, the link, the timeouts. */
+export type SendDeps = Pick<CoreContext, 'db' | 'link' | 'timings'> & KeyCheckDeps;
 
 /**
  * A new outbox operation with its own Idempotency-Key, made here on the kiosk. Its method and
@@ -56,7 +60,7 @@ export type Attempt = { sent: false; why: 'waiting' | 'unsendable' } | { sent: t
  * the checkout's path before it leaves; the sync loop does not, as one fsync per operation is
  * what the drain would pay for nothing.
  */
-export async function attemptOperation(ctx: CoreContext, op: OutboxRow, options: { timeoutMs?: number; markFirst?: boolean } = {}): Promise<Attempt> {
+export async function attemptOperation(ctx: SendDeps, op: OutboxRow, options: { timeoutMs?: number; markFirst?: boolean } = {}): Promise<Attempt> {
   const { timeoutMs, markFirst = false } = options;
   const api = ctx.link.api;
   if (!api) return { sent: false, why: 'unsendable' };

@@ -6,6 +6,11 @@ import type { GateAnswer } from './operations.ts';
 import { noteFailure, operationById, othersPendingForVisit, pendingOpenerOf, type OutboxRow } from './store.ts';
 import { classifyAnswer, type BodyOf, type ServerAnswer } from '../link/server-api.ts';
 import { visitById } from '../gate/visits-store.ts';
+import type { KeyCheckDeps } from '../link/admin-key.ts';
+import type { AnswerDeps } from './answers.ts';
+
+/** What a batch replay reads and writes. */
+export type ReplayDeps = Pick<CoreContext, 'db' | 'kioskId' | 'timings'> & KeyCheckDeps & AnswerDeps;
 
 /**
  * Operations per `POST /kiosk/replay` (the server takes up to 200). On a SQLite server a batch
@@ -38,7 +43,7 @@ interface Planned {
  * the operation that opens it (`log_of`: its Idempotency-Key), which the server resolves, so a
  * walk-in and its checkout can go in the same batch.
  */
-export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<BatchOutcome> {
+export async function replayBatch(ctx: ReplayDeps, ops: OutboxRow[]): Promise<BatchOutcome> {
   const api = ctx.link.api;
   if (!api) return { kind: 'failed', answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
   const key = await checkKeyNotAdmin(ctx, ctx.timings.requestTimeoutMs);
@@ -105,7 +110,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
 }
 
 /** The batch item for an operation, as its single request would carry it. */
-function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
+function itemFor(ctx: ReplayDeps, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
   // The stored body was made from its kind's request schema (newOperation); the casts say so.
   const body: unknown = JSON.parse(op.body);
   if (op.kind === 'heartbeat') return { operation: 'heartbeat', idempotency_key: op.idempotency_key, kiosk_id: gateOperationParams('heartbeat', op.path ?? '')?.kioskId ?? ctx.kioskId, body } as ReplayItem;
@@ -115,7 +120,7 @@ function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'uns
   return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body } as ReplayItem;
 }
 
-function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
+function checkoutTarget(ctx: ReplayDeps, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
   const fromPath = op.path ? gateOperationParams('checkout', op.path) : undefined;
   if (fromPath?.logId) return { log_id: fromPath.logId };
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;

@@ -1,6 +1,5 @@
 import type { KioskHandlers } from '../../../shared/kiosk/calls.ts';
-import type { CoreContext } from '../context.ts';
-import { panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
+import { panicStatus, type PanicDeps, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
 
 /** The screen gets an answer within the scan budget, whether or not the server has answered by then. */
 async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
@@ -8,7 +7,7 @@ async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /** The panic button's part of the handler map: the press, its status, and the guard's word on it. */
-export function panicHandlers(ctx: CoreContext): Pick<KioskHandlers, 'panicPress' | 'panicStatus' | 'panicReport'> {
+export function panicHandlers(ctx: PanicDeps): Pick<KioskHandlers, 'panicPress' | 'panicStatus' | 'panicReport'> {
   const budgetMs = ctx.timings.onlineDecisionTimeoutMs;
   return {
     panicPress: async (input) => {

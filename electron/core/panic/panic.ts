@@ -30,6 +30,9 @@ import {
 } from './store.ts';
 import type { AnswerOf, BodyOf } from '../link/server-api.ts';
 
+/** What the SOS reads and writes. */
+export type PanicDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'kioskId' | 'link' | 'newId' | 'nowIso' | 'timings'>;
+
 type CreateIncidentBody = BodyOf<'post', '/incidents'>;
 type Incident = AnswerOf<'get', '/incidents/{incidentId}'>['incident'];
 
@@ -42,7 +45,7 @@ const FINAL_INCIDENT_STATUSES = new Set(['resolved', 'cancelled']);
  */
 export const PANIC_JOIN_WINDOW_MS = 2 * 60_000;
 
-function statusOfPress(ctx: CoreContext, row: PanicRow, pressId: string): PanicStatus {
+function statusOfPress(ctx: PanicDeps, row: PanicRow, pressId: string): PanicStatus {
   const press = pressById(ctx.db, pressId);
   return toPanicStatus(row, pressId, press?.pressed_at ?? row.pressed_at, ctx.nowIso(), reportsOf(ctx.db, row.panic_id));
 }
@@ -73,7 +76,7 @@ export function toPanicStatus(row: PanicRow, pressId: string, pressedAt: string,
  * while an SOS is still under way (unsent, or its incident not over) joins it: a guard pressing
  * twice, or a screen retrying, never makes two incidents.
  */
-export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
+export function pressPanic(ctx: PanicDeps, pressId: string): PanicStatus {
   const settings = ctx.link.settings;
   if (!settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
   const now = ctx.clock.now();
@@ -109,7 +112,7 @@ export function pressPanic(ctx: CoreContext, pressId: string): PanicStatus {
   })();
 }
 
-export function panicStatus(ctx: CoreContext, pressId: string | undefined): PanicStatus | null {
+export function panicStatus(ctx: PanicDeps, pressId: string | undefined): PanicStatus | null {
   if (pressId) {
     const known = pressById(ctx.db, pressId);
     if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
@@ -121,7 +124,7 @@ export function panicStatus(ctx: CoreContext, pressId: string | undefined): Pani
   return toPanicStatus(latest, first.press_id, first.pressed_at, ctx.nowIso(), reportsOf(ctx.db, latest.panic_id));
 }
 
-export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
+export function activePanicStatus(ctx: PanicDeps): PanicStatus | null {
   const row = activePanic(ctx.db);
   if (!row) return null;
   const first = firstPressOf(ctx.db, row.panic_id);
@@ -129,7 +132,7 @@ export function activePanicStatus(ctx: CoreContext): PanicStatus | null {
 }
 
 /** Sends every unsent SOS, oldest first. Answers whether they all reached the server. */
-export async function sendPendingPanics(ctx: CoreContext): Promise<boolean> {
+export async function sendPendingPanics(ctx: PanicDeps): Promise<boolean> {
   const api = ctx.link.api;
   if (!api) return false;
   const pending = unsentPanics(ctx.db);
@@ -196,7 +199,7 @@ function arriveBy(previous: KnownResponder | null, next: Omit<KnownResponder, 'a
   return new Date(Date.parse(at) + next.etaMinutes * 60_000).toISOString();
 }
 
-function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, at: string): void {
+function recordIncident(ctx: PanicDeps, panicId: string, incident: Incident, at: string): void {
   const known = panicResponder(ctx.db, panicId);
   const previous = known ? (JSON.parse(known) as KnownResponder) : null;
   const given = incident.responder
@@ -207,7 +210,7 @@ function recordIncident(ctx: CoreContext, panicId: string, incident: Incident, a
 }
 
 /** Reads the incidents of sent SOS presses that are not over yet: status, responder, ETA. */
-export async function refreshPanicIncidents(ctx: CoreContext): Promise<void> {
+export async function refreshPanicIncidents(ctx: PanicDeps): Promise<void> {
   const api = ctx.link.api;
   if (!api) return;
   const open = followedIncidents(ctx.db);
@@ -237,7 +240,7 @@ export function hasOpenIncident(ctx: Pick<CoreContext, 'db'>): boolean {
  * exists (with the same queue discipline as the SOS: offline, it waits). Saying it again changes
  * nothing. It never cancels the SOS: operators close a false alarm.
  */
-export function reportPanic(ctx: CoreContext, pressId: string, report: PanicReportRow['report']): PanicStatus {
+export function reportPanic(ctx: PanicDeps, pressId: string, report: PanicReportRow['report']): PanicStatus {
   const known = pressById(ctx.db, pressId);
   if (!known) throw new KioskCallError(404, `No panic press ${pressId} on this kiosk`);
   const at = ctx.nowIso();
@@ -250,7 +253,7 @@ export function reportPanic(ctx: CoreContext, pressId: string, report: PanicRepo
  * Idempotency-Key of its own (a retry is recorded once). A report on an SOS the server refused
  * stays with it: the guard was told to raise the alarm another way.
  */
-export async function sendPendingPanicReports(ctx: CoreContext): Promise<boolean> {
+export async function sendPendingPanicReports(ctx: PanicDeps): Promise<boolean> {
   const api = ctx.link.api;
   if (!api) return false;
   const pending = sendableReports(ctx.db);
