@@ -411,27 +411,25 @@ export class SyncLoop {
     try {
       for (let progressed = true; progressed && !stopWith; ) {
         const before = total.sent + total.refused;
-        let afterSeq = 0;
-        for (;;) {
-          if (!stopWith) {
-            const listed = pendingOperations(ctx.db, afterSeq, batches ? this.batchSize : REPLAY_BATCH);
-            if (listed.length > 0) {
-              afterSeq = listed.at(-1)!.seq;
-              if (batches) {
-                const outcome = replayBatch(ctx, listed);
-                outcome.catch(() => undefined); // awaited in order below; never an unhandled rejection meanwhile
-                window.push({ listed, outcome });
-                if (window.length < 2) continue;
-              } else {
-                while (window.length > 0) await settle(window.shift()!);
-                if (!stopWith) add(await this.sendOneByOne(listed));
-                continue;
-              }
-            }
+        // One pass over the queue: list the next operations (none once stopped), send them, settle in order.
+        for (let afterSeq = 0; ; ) {
+          const listed = stopWith ? [] : pendingOperations(ctx.db, afterSeq, batches ? this.batchSize : REPLAY_BATCH);
+          if (listed.length === 0) {
+            const head = window.shift();
+            if (!head) break;
+            await settle(head);
+            continue;
           }
-          const head = window.shift();
-          if (!head) break;
-          await settle(head);
+          afterSeq = listed.at(-1)!.seq;
+          if (!batches) {
+            while (window.length > 0) await settle(window.shift()!);
+            if (!stopWith) add(await this.sendOneByOne(listed));
+            continue;
+          }
+          const outcome = replayBatch(ctx, listed);
+          outcome.catch(() => undefined); // awaited in order below; never an unhandled rejection meanwhile
+          window.push({ listed, outcome });
+          if (window.length >= 2) await settle(window.shift()!);
         }
         progressed = total.sent + total.refused > before;
       }
