@@ -1,6 +1,7 @@
 import type { SyncReport } from '../../../shared/kiosk/calls.ts';
-import { applyFeedPage, countCachedCodes, feedCursor } from '../caches/codes.ts';
-import { loadPassKeys, storePassKeys } from '../caches/pass-keys.ts';
+import { countCachedCodes } from '../caches/codes.ts';
+import { pullCodeFeed, refreshPassKeys } from '../caches/refresh.ts';
+import { Forbidden, okOrStop, SyncStopped } from './sync-stop.ts';
 import type { CoreContext } from '../context.ts';
 import { checkCoverage, type CoverageDeps } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
@@ -18,7 +19,6 @@ import { replaceServerVisitors } from '../gate/visits-store.ts';
 import { cacheBehindSite, cacheFollowsSite } from '../caches/site.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 
-const FEED_PAGE = 1000;
 
 /** The sync loop runs every room's part of a sync: what each of those reads, and the clock's correction. */
 export type SyncDeps = Pick<CoreContext, 'appVersion' | 'learnServerTime' | 'localNowMs' | 'logError' | 'verifier'> &
@@ -42,36 +42,6 @@ export function backoffDelayMs(
 ): number {
   const ceiling = Math.min(timings.backoffMaxMs, timings.backoffBaseMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
   return Math.max(ceiling / 2 + random * (ceiling / 2), retryAfterMs ?? 0);
-}
-
-class SyncStopped extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | null,
-  ) {
-    super(message);
-  }
-}
-
-/** A 403: the key lacks a scope for this part of the sync, not the others. */
-class Forbidden extends SyncStopped {
-  constructor(
-    message: string,
-    readonly problem: string,
-  ) {
-    super(message, null);
-  }
-}
-
-/** Throws SyncStopped for anything but a 2xx: the sync ends there and is tried again later. */
-function okOrStop<T>(ctx: Pick<CoreContext, 'link'>, answer: ServerAnswer<T>): T {
-  if (answer.kind === 'ok') return answer.body;
-  if (answer.kind === 'blocked') {
-    const problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
-    ctx.link.net.problem = problem;
-    if (answer.status === 403) throw new Forbidden(answer.message, problem);
-  }
-  throw new SyncStopped(answer.message, answer.kind === 'unavailable' ? answer.retryAfterMs : null);
 }
 
 /**
@@ -269,8 +239,8 @@ export class SyncLoop {
       // A new site (or a cache from before codes carried their site): the codes again, from the start.
       if (cacheFollowsSite(ctx)) this.cachedCodes = countCachedCodes(ctx.db);
       try {
-        await this.refreshPassKeys();
-        report.codesUpdated = await this.pullCodeFeed();
+        await refreshPassKeys(ctx);
+        report.codesUpdated = await pullCodeFeed(ctx);
       } catch (error) {
         if (!(error instanceof Forbidden)) throw error;
         forbidden = error;
@@ -343,34 +313,6 @@ export class SyncLoop {
     if (now - last < DAY_MS) return;
     pruneKioskJournal(this.ctx.db, new Date(now - KIOSK_RETENTION_DAYS * DAY_MS).toISOString());
     writeSetting(this.ctx.db, 'pruned_at_ms', String(now));
-  }
-
-  private async refreshPassKeys(): Promise<void> {
-    const ctx = this.ctx;
-    const body = okOrStop(ctx, await ctx.link.api!.call('get', '/access-codes/pass-keys', { timeoutMs: ctx.timings.requestTimeoutMs }));
-    storePassKeys(ctx.db, body.keys);
-    ctx.verifier.setKeys(loadPassKeys(ctx.db));
-  }
-
-  /** Every code changed since the cursor, page by page; each page and its cursor commit together. */
-  private async pullCodeFeed(): Promise<number> {
-    const ctx = this.ctx;
-    let updated = 0;
-    for (;;) {
-      const cursor = feedCursor(ctx.db);
-      const page = okOrStop(
-        ctx,
-        await ctx.link.api!.call('get', '/access-codes/changes', { params: { query: { cursor, limit: FEED_PAGE } }, timeoutMs: ctx.timings.requestTimeoutMs }),
-      );
-      // Dropped when the cache was emptied meanwhile (the kiosk moved to another server): read again from where it stands.
-      if (!applyFeedPage(ctx.db, page.codes, cursor, page.next_cursor, ctx.nowIso())) continue;
-      updated += page.codes.length;
-      if (!page.has_more) return updated;
-      // "More" with a cursor that does not move on would ask for the same page forever.
-      if (!(page.next_cursor > cursor)) {
-        throw new SyncStopped(`The code feed did not advance past cursor ${cursor}; it is read again at the next sync`, null);
-      }
-    }
   }
 
   /**
