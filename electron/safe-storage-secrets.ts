@@ -1,5 +1,5 @@
 import type { SafeStorage } from 'electron';
-import type { SecretStore } from './core/settings.ts';
+import type { SecretStore } from './core/setup/settings.ts';
 
 /**
  * The kiosk's API key at rest, sealed with Electron's safeStorage: DPAPI on Windows, the

@@ -2,9 +2,9 @@ import type { Guard } from '../../shared/kiosk/calls.ts';
 import type { KioskClock } from './clock.ts';
 import type { KioskDb } from './database.ts';
 import type { KioskIdPrefix } from './ids.ts';
-import type { PassVerifier } from './pass-verifier.ts';
-import type { ServerApi } from './server-api.ts';
-import type { KioskSettings, SecretStore } from './settings.ts';
+import type { PassVerifier } from './caches/pass-verifier.ts';
+import type { Link } from './link/link.ts';
+import type { SecretStore } from './setup/settings.ts';
 
 export interface KioskTimings {
   /** How long a scan, walk-in or checkout waits for the server before the kiosk decides offline. */
@@ -44,14 +44,6 @@ export const DEFAULT_TIMINGS: KioskTimings = {
   heartbeatMs: 30_000,
 };
 
-/** The network as the kiosk last saw it. */
-export interface NetworkState {
-  /** null: not tried yet. */
-  online: boolean | null;
-  lastContactAt: string | null;
-  problem: string | null;
-}
-
 /** Everything one kiosk core's parts share; made by createKioskCore, never module state. */
 export interface CoreContext {
   db: KioskDb;
@@ -68,31 +60,12 @@ export interface CoreContext {
   /** The kiosk's version, in its heartbeats. */
   appVersion: string;
   timings: KioskTimings;
-  /** undefined until set up (environment or first-run setup). */
-  settings: KioskSettings | undefined;
-  settingsSource: 'environment' | 'setup' | null;
-  api: ServerApi | undefined;
-  net: NetworkState;
-  /** The last key proven (or found) admin or not by `checkKeyNotAdmin`: keys' scopes never change, so once a run. */
-  keyCheck?: { apiKey: string; admin: boolean };
-  /** Operations a request is out for right now: the sync loop leaves them alone. */
-  inFlight: Set<string>;
+  /** The link to the server: the settings in use and every piece of mutable network state. */
+  link: Link;
   guard(): Guard | null;
   nowIso(): string;
   /** What the core could not handle; the host logs it. */
   logError(error: unknown): void;
   /** What an installer reading the host's log wants to know happened (the link dropping or returning). */
   logEvent(message: string): void;
-}
-
-/** Called when the server answered (whatever it said) or could not be reached. */
-export function noteContact(ctx: CoreContext, reached: boolean): void {
-  if (reached && ctx.net.online === false) ctx.logEvent(`the server answers again (${ctx.settings?.serverUrl ?? 'no server'})`);
-  if (!reached && ctx.net.online !== false) ctx.logEvent(`the server cannot be reached (${ctx.settings?.serverUrl ?? 'no server'}); working offline`);
-  if (reached) {
-    ctx.net.online = true;
-    ctx.net.lastContactAt = ctx.nowIso();
-  } else {
-    ctx.net.online = false;
-  }
 }

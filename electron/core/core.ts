@@ -1,5 +1,4 @@
 import {
-  KioskCallError,
   parseCallInput,
   type Guard,
   type KioskCallName,
@@ -7,36 +6,27 @@ import {
   type KioskHandlers,
   type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
-import { createHash } from 'node:crypto';
 import packageJson from '../../package.json' with { type: 'json' };
 import { systemClock, type KioskClock } from './clock.ts';
-import { loadPassKeys } from './code-cache.ts';
+import { loadPassKeys } from './caches/pass-keys.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
-import { readCoverage } from './coverage.ts';
-import { recentDecisions } from './decisions.ts';
-import { checkout, onPremises, walkIn } from './gate.ts';
-import { scan } from './scan.ts';
+import { readCoverage } from './link/coverage.ts';
+import { gateHandlers } from './gate/handlers.ts';
 import { idFactory } from './ids.ts';
-import { countOpenAttention, countPendingOperations, dismissAttention, openAttention } from './outbox.ts';
-import { activePanicStatus, closeFollowedPanics, panicStatus, pressPanic, reportPanic, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
-import { PassVerifier } from './pass-verifier.ts';
-import { createServerApi } from './server-api.ts';
-import {
-  environmentOfKey,
-  plainSecretStore,
-  readJsonSetting,
-  readSetting,
-  readStoredSetup,
-  writeJsonSetting,
-  writeSetting,
-  writeStoredSetup,
-  type KioskSettings,
-  type SecretStore,
-} from './settings.ts';
-import { checkSettings, configureResult, setupStatus, toSettings } from './setup.ts';
-import { SyncLoop } from './sync.ts';
-import { alarmPhonesOf, untextedPhonesOf } from './site.ts';
+import { outboxHandlers } from './outbox/handlers.ts';
+import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
+import { panicHandlers } from './panic/handlers.ts';
+import { activePanicStatus } from './panic/panic.ts';
+import { PassVerifier } from './caches/pass-verifier.ts';
+import { linkHandlers } from './link/handlers.ts';
+import { Link } from './link/link.ts';
+import { readJsonSetting, readSetting, writeSetting } from './settings-store.ts';
+import { environmentOfKey, plainSecretStore, readStoredSetup, type KioskSettings, type SecretStore } from './setup/settings.ts';
+import { setupHandlers } from './setup/handlers.ts';
+import { adoptServer } from './setup/server-change.ts';
+import { SyncLoop } from './link/sync.ts';
+import { alarmPhonesOf, untextedPhonesOf } from './caches/site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;
@@ -80,58 +70,6 @@ export interface KioskCore {
   readonly db: KioskDb;
 }
 
-/** Which server and key the cache belongs to: a hash, so the key itself is not kept a second time. */
-export function serverFingerprint(settings: Pick<KioskSettings, 'serverUrl' | 'apiKey'>): string {
-  return createHash('sha256').update(`${settings.serverUrl}\n${settings.apiKey}`).digest('hex');
-}
-
-/** The key alone: it belongs to one organization, whatever address the server is reached at. */
-function keyFingerprint(settings: Pick<KioskSettings, 'apiKey'>): string {
-  return createHash('sha256').update(`key\n${settings.apiKey}`).digest('hex');
-}
-
-const FINGERPRINT_SETTING = 'server_fingerprint';
-const KEY_FINGERPRINT_SETTING = 'key_fingerprint';
-const MOVED_WITH_PENDING = 'Operations are still waiting to reach the current server; sync them before moving this kiosk';
-
-function writeFingerprints(db: KioskDb, settings: KioskSettings): void {
-  writeSetting(db, FINGERPRINT_SETTING, serverFingerprint(settings));
-  writeSetting(db, KEY_FINGERPRINT_SETTING, keyFingerprint(settings));
-}
-
-/**
- * Another server or key may be another organization: its codes, pass keys, visitors, feed
- * cursor and site are not ours, and the incidents it holds are not readable with the new key.
- * In the caller's transaction.
- */
-function forgetServer(db: KioskDb, at: string): void {
-  db.exec(`DELETE FROM codes; DELETE FROM pass_keys; DELETE FROM server_visitors; DELETE FROM settings WHERE key IN ('feed_cursor', 'visitors_as_of', 'last_sync_at', 'coverage', 'site', 'codes_site');`);
-  closeFollowedPanics({ db }, at);
-}
-
-/**
- * At start: the cache is the settings' server's, or (another server or key, given by the
- * environment) it is wiped, as `configure` does. With operations waiting: another key (maybe
- * another organization) is refused; the same key at another address (the same organization,
- * the server reached another way) keeps the queue and the cache, so a kiosk whose old address
- * is gone can still deliver. A cache from before fingerprints were kept is wiped when nothing
- * waits (it is fetched again), and otherwise adopted.
- */
-function adoptServer(db: KioskDb, settings: KioskSettings | undefined, at: string): void {
-  if (!settings) return;
-  const stored = readSetting(db, FINGERPRINT_SETTING);
-  if (stored === serverFingerprint(settings)) return;
-  const storedKey = readSetting(db, KEY_FINGERPRINT_SETTING);
-  const pending = countPendingOperations(db) > 0;
-  if (pending && storedKey !== undefined && storedKey !== keyFingerprint(settings)) {
-    throw new Error(`The KIOSK_* settings give this kiosk another API key. ${MOVED_WITH_PENDING} (start it with the previous settings until "Waiting to send" reads 0)`);
-  }
-  db.transaction(() => {
-    if (!pending) forgetServer(db, at);
-    writeFingerprints(db, settings);
-  })();
-}
-
 function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefined {
   const given = [options.serverUrl, options.apiKey, options.entryPoint, options.location].filter((value) => value !== undefined);
   if (given.length === 0) return undefined;
@@ -173,6 +111,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     throw error;
   }
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const logEvent = options.logEvent ?? ((message: string) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`));
   const verifier = new PassVerifier();
   verifier.setKeys(loadPassKeys(db));
 
@@ -193,138 +132,53 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     kioskId,
     appVersion: options.appVersion ?? packageJson.version,
     timings,
-    settings,
-    settingsSource: fromOptions ? 'environment' : settings ? 'setup' : null,
-    api: undefined,
-    net: { online: null, lastContactAt: null, problem: null },
-    inFlight: new Set(),
+    link: new Link(
+      { fetch: fetchImpl, requestTimeoutMs: timings.requestTimeoutMs, nowIso: () => clock.now().toISOString(), logEvent },
+      settings,
+      fromOptions ? 'environment' : settings ? 'setup' : null,
+    ),
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
     nowIso: () => clock.now().toISOString(),
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
-    logEvent: options.logEvent ?? ((message) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`)),
+    logEvent,
   };
-  const useSettings = (next: KioskSettings | undefined) => {
-    ctx.settings = next;
-    ctx.api = next ? createServerApi({ serverUrl: next.serverUrl, apiKey: next.apiKey, fetch: fetchImpl, timeoutMs: timings.requestTimeoutMs }) : undefined;
-  };
-  useSettings(settings);
   const sync = new SyncLoop(ctx, options.random);
 
-  /**
-   * When the link is down, a guard at the screen is a good reason to look again (at most every
-   * few seconds, a bare health check), rather than wait out the backoff: the screen shows
-   * "online" soon after the link returns. A server that answers but fails keeps its backoff.
-   */
-  // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
-  let lastNudge = -Infinity;
-  const nudgeWhenOffline = () => {
-    const now = performance.now();
-    if (ctx.net.online === false && now - lastNudge > 3_000) {
-      lastNudge = now;
-      sync.kick();
-    }
-  };
+  const nudgeWhenOffline = () => sync.nudgeWhenOffline();
 
   const handlers: KioskHandlers = {
-    setupStatus: async () => setupStatus(ctx),
+    ...setupHandlers(ctx, { fetch: fetchImpl, sync }),
 
-    configure: async (input) => {
-      if (ctx.settingsSource === 'environment') {
-        throw new KioskCallError(409, 'This kiosk is set up by its environment (KIOSK_* variables); change them there');
-      }
-      const next = toSettings(input);
-      const checks = await checkSettings(next, fetchImpl, timings.requestTimeoutMs);
-      if (checks.some((check) => !check.ok)) return configureResult(false, checks, ctx);
-      const previous = ctx.settings;
-      const storedFingerprint = readSetting(db, FINGERPRINT_SETTING);
-      const elsewhere =
-        storedFingerprint !== undefined
-          ? storedFingerprint !== serverFingerprint(next)
-          : previous !== undefined && (previous.serverUrl !== next.serverUrl || previous.apiKey !== next.apiKey);
-      if (elsewhere && countPendingOperations(db) > 0) throw new KioskCallError(409, MOVED_WITH_PENDING);
-      db.transaction(() => {
-        if (elsewhere) forgetServer(db, ctx.nowIso());
-        writeStoredSetup(db, secrets, next);
-        writeFingerprints(db, next);
-      })();
-      if (elsewhere) {
-        verifier.setKeys([]);
-        sync.cachedCodes = 0;
-      }
-      ctx.settingsSource = 'setup';
-      ctx.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
-      useSettings(next);
-      sync.kick();
-      sync.checkCoverageSoon();
-      return configureResult(true, checks, ctx);
-    },
+    ...gateHandlers(ctx, nudgeWhenOffline),
 
-    startShift: async (input) => {
-      const guard: Guard = { name: input.guardName, phone: input.guardPhone ?? null, since: ctx.nowIso() };
-      writeJsonSetting(db, 'guard', guard);
-      return guard;
-    },
-
-    scan: async (input) => {
-      nudgeWhenOffline();
-      return scan(ctx, input);
-    },
-    walkIn: async (input) => {
-      nudgeWhenOffline();
-      return walkIn(ctx, input);
-    },
-    onPremises: async (input) => onPremises(ctx, input),
-    checkout: async (input) => {
-      nudgeWhenOffline();
-      return checkout(ctx, input);
-    },
-
-    panicPress: async (input) => {
-      const status = pressPanic(ctx, input.pressId);
-      if (status.delivery !== 'sending') return status;
-      // Straight out, not behind the sync loop; answer the screen within the scan budget either way.
-      const sending = sendPendingPanics(ctx).catch(() => false);
-      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
-      return panicStatus(ctx, input.pressId)!;
-    },
-    panicStatus: async (input) => panicStatus(ctx, input.pressId),
-    panicReport: async (input) => {
-      reportPanic(ctx, input.pressId, input.report);
-      // Straight out when the SOS is there already; otherwise it follows the SOS.
-      const sending = sendPendingPanicReports(ctx).catch(() => false);
-      await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, timings.onlineDecisionTimeoutMs).unref())]);
-      return panicStatus(ctx, input.pressId)!;
-    },
+    ...panicHandlers(ctx),
 
     kioskStatus: async (): Promise<KioskStatus> => {
       nudgeWhenOffline();
       return {
-        configured: ctx.settings !== undefined,
-        online: ctx.net.online === true,
-        entryPoint: ctx.settings?.entryPoint ?? null,
+        configured: ctx.link.settings !== undefined,
+        online: ctx.link.net.online === true,
+        entryPoint: ctx.link.settings?.entryPoint ?? null,
         guard: ctx.guard(),
         pendingOperations: countPendingOperations(db),
         lastSyncAt: sync.lastSyncAt,
-        lastContactAt: ctx.net.lastContactAt,
+        lastContactAt: ctx.link.net.lastContactAt,
         nextAttemptAt: sync.nextAttemptAt,
         syncing: sync.syncing,
-        problem: ctx.net.problem,
+        problem: ctx.link.net.problem,
         cachedCodes: sync.cachedCodes,
         attentionCount: countOpenAttention(db),
         attention: openAttention(db, 50),
         activePanic: activePanicStatus(ctx),
-        alarmPhones: alarmPhonesOf(ctx),
+        alarmPhones: alarmPhonesOf(ctx, ctx.link.settings),
         untextedPhones: untextedPhonesOf(ctx),
-        environment: ctx.settings ? (environmentOfKey(ctx.settings.apiKey) ?? null) : null,
-        coverage: readCoverage(ctx),
+        environment: ctx.link.settings ? (environmentOfKey(ctx.link.settings.apiKey) ?? null) : null,
+        coverage: readCoverage(db, ctx.link.settings),
       };
     },
 
-    recentScans: async (input) => recentDecisions(db, input.limit),
-
-    dismissAttention: async (input) => ({ dismissed: dismissAttention(db, input.attentionId, ctx.nowIso()) }),
-
-    syncNow: async () => sync.syncNow(),
+    ...outboxHandlers(ctx),
+    ...linkHandlers(sync),
   };
 
   return {

@@ -1,4 +1,4 @@
-import { parseLocation, settingsFromEnvironment } from './settings.ts';
+import { parseLocation, settingsFromEnvironment } from './setup/settings.ts';
 import type { KioskCoreOptions } from './core.ts';
 
 export const DEFAULT_KIOSK_PORT = 4300;

@@ -250,7 +250,7 @@ export interface AttentionItem {
   kind: (typeof ATTENTION_KINDS)[number];
   /** Plain words: "Musa Bello was admitted offline with DEMO-7K2P; the server says: Code has been revoked". */
   message: string;
-  /** The heartbeat never needs a guard's attention (electron/core/heartbeat.ts). */
+  /** The heartbeat never needs a guard's attention (electron/core/link/heartbeat.ts). */
   operation: Exclude<GateOperationKind, 'heartbeat'> | 'panic';
   visitorName: string | null;
   code: string | null;

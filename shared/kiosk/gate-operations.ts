@@ -50,7 +50,7 @@ export const GATE_OPERATIONS = {
     described: 'The checkout',
   },
   // The kiosk's health, queued like the rest while offline, but only the latest is kept
-  // (electron/core/heartbeat.ts): an upsert of the kiosk's state, never a change to replay in order.
+  // (electron/core/link/heartbeat.ts): an upsert of the kiosk's state, never a change to replay in order.
   heartbeat: {
     method: 'PUT',
     path: '/kiosks/:kioskId/heartbeat',

@@ -1,6 +1,6 @@
 /**
  * The scopes a gate kiosk needs, and what each is for: exactly these, never `admin`. The kiosk's
- * setup check (electron/core/setup.ts) holds a key to them, and the console's "new gate" flow
+ * setup check (electron/core/setup/setup.ts) holds a key to them, and the console's "new gate" flow
  * creates a key with them.
  */
 export const GATE_SCOPES = [

@@ -10,7 +10,7 @@ import { expectErrorBody, serverForSuite, type TestOrganization } from '../suppo
 describe('names people choose', () => {
   const suite = serverForSuite();
 
-  /** A kiosk's heartbeat as the kiosk sends it (electron/core/heartbeat.ts). */
+  /** A kiosk's heartbeat as the kiosk sends it (electron/core/link/heartbeat.ts). */
   const beat = (client: TestOrganization['live'], kioskId: string, body: Record<string, unknown>) =>
     client.request('PUT', `/kiosks/${kioskId}/heartbeat`, {
       body: { app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: suite.server.clock.now().toISOString(), ...body },

@@ -133,7 +133,7 @@ describe('codes, visits and incidents name their site', () => {
     expectErrorBody(refused.body, 400, `site_id: no site ${other.a.id} in this organization`);
   });
 
-  /** A kiosk's heartbeat as the kiosk sends it (electron/core/heartbeat.ts). */
+  /** A kiosk's heartbeat as the kiosk sends it (electron/core/link/heartbeat.ts). */
   const beat = async (org: TestOrganization, kioskId: string, body: Record<string, unknown>) => {
     const res = await org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, {
       body: { app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: suite.server.clock.now().toISOString(), ...body },

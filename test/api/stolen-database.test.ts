@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PassVerifier } from '../../electron/core/pass-verifier.ts';
+import { PassVerifier } from '../../electron/core/caches/pass-verifier.ts';
 import { gcmOpen } from '../../server/secrets/secret-box.ts';
 import { assemblePass, parsePass, passSigningText } from '../../shared/pass.ts';
 import { joinConsole } from '../support/console.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY_PROBLEM } from '../../electron/core/admin-key.ts';
-import { REPLAY_BATCH } from '../../electron/core/replay-batch.ts';
+import { ADMIN_KEY_PROBLEM } from '../../electron/core/link/admin-key.ts';
+import { REPLAY_BATCH } from '../../electron/core/outbox/replay-batch.ts';
 import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createServerApi } from '../../electron/core/server-api.ts';
+import { createServerApi } from '../../electron/core/link/server-api.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
-import { REPLAY_BATCH } from '../../electron/core/replay-batch.ts';
+import { REPLAY_BATCH } from '../../electron/core/outbox/replay-batch.ts';
 import { ManualClock } from '../support/clock.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 import { startChildKiosk, LinkProxy, type ChildKiosk } from './support/child-kiosk.ts';

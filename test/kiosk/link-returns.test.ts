@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { countPendingOperations } from '../../electron/core/outbox.ts';
+import { countPendingOperations } from '../../electron/core/outbox/store.ts';
 import { serverLogs, startGate, type Gate } from './support/gate.ts';
 
 /**

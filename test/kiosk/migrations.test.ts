@@ -75,7 +75,7 @@ describe('kiosk database migrations', () => {
     migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 4));
     expect(db.prepare('SELECT code_id, local_uses, site_id FROM codes').all()).toEqual([{ code_id: 'code_1', local_uses: 1, site_id: null }]);
     expect(db.prepare('SELECT kid, site_id FROM pass_keys').all()).toEqual([{ kid: 'KID1', site_id: null }]);
-    // The feed is read again by the sync once the kiosk knows its site (electron/core/site.ts), not here: an upgrade offline keeps its gate working.
+    // The feed is read again by the sync once the kiosk knows its site (electron/core/caches/site.ts), not here: an upgrade offline keeps its gate working.
     expect(db.prepare(`SELECT value FROM settings WHERE key = 'feed_cursor'`).get()).toEqual({ value: '7' });
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKioskCore } from '../../electron/core/core.ts';
 import { KIOSK_DB_FILE } from '../../electron/core/database.ts';
-import type { SecretStore } from '../../electron/core/settings.ts';
+import type { SecretStore } from '../../electron/core/setup/settings.ts';
 import { createCode, GATE_A, GATE_SCOPES, serverLogs, startGate, type Gate } from './support/gate.ts';
 
 let gate: Gate;

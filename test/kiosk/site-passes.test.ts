@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KioskCore } from '../../electron/core/core.ts';
-import { readSite } from '../../electron/core/site.ts';
+import { readSite } from '../../electron/core/caches/site.ts';
 import { asMadeBeforeSites } from '../support/pre-site-code.ts';
 import { createCode, Link, startGate, type Gate } from './support/gate.ts';
 

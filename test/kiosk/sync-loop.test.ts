@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffDelayMs } from '../../electron/core/sync.ts';
+import { backoffDelayMs } from '../../electron/core/link/sync.ts';
 import { ManualClock } from '../support/clock.ts';
 import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 

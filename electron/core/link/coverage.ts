@@ -1,6 +1,11 @@
-import type { GateCoverage } from '../../shared/kiosk/calls.ts';
-import { noteContact, type CoreContext } from './context.ts';
-import { deleteSetting, readJsonSetting, writeJsonSetting } from './settings.ts';
+import type { GateCoverage } from '../../../shared/kiosk/calls.ts';
+import type { CoreContext } from '../context.ts';
+import type { KioskDb } from '../database.ts';
+import { deleteSetting, readJsonSetting, writeJsonSetting } from '../settings-store.ts';
+import { type KioskSettings } from '../setup/settings.ts';
+
+/** What the coverage check reads and writes. */
+export type CoverageDeps = Pick<CoreContext, 'db' | 'link' | 'nowIso' | 'timings'>;
 
 const COVERAGE_SETTING = 'coverage';
 
@@ -11,16 +16,15 @@ interface StoredCoverage extends GateCoverage {
 }
 
 /** The last answer for the gate's own place, or null: never asked, or the gate moved since. */
-export function readCoverage(ctx: Pick<CoreContext, 'db' | 'settings'>): GateCoverage | null {
-  const stored = readJsonSetting<StoredCoverage>(ctx.db, COVERAGE_SETTING);
-  const settings = ctx.settings;
+export function readCoverage(db: KioskDb, settings: KioskSettings | undefined): GateCoverage | null {
+  const stored = readJsonSetting<StoredCoverage>(db, COVERAGE_SETTING);
   if (!stored || !settings || stored.latitude !== settings.latitude || stored.longitude !== settings.longitude) return null;
   const { latitude: _latitude, longitude: _longitude, ...coverage } = stored;
   return coverage;
 }
 
-export function forgetCoverage(ctx: Pick<CoreContext, 'db'>): void {
-  deleteSetting(ctx.db, COVERAGE_SETTING);
+export function forgetCoverage(db: KioskDb): void {
+  deleteSetting(db, COVERAGE_SETTING);
 }
 
 /**
@@ -29,15 +33,15 @@ export function forgetCoverage(ctx: Pick<CoreContext, 'db'>): void {
  * estate's numbers only. An unanswered check keeps the last answer; a server without the route
  * (404) or a key without the scope leaves it unknown, which the screens do not turn into a warning.
  */
-export async function checkCoverage(ctx: CoreContext): Promise<void> {
-  const api = ctx.api;
-  const settings = ctx.settings;
+export async function checkCoverage(ctx: CoverageDeps): Promise<void> {
+  const api = ctx.link.api;
+  const settings = ctx.link.settings;
   if (!api || !settings) return;
   const answer = await api.call('get', '/dispatch/coverage', {
     params: { query: { latitude: settings.latitude, longitude: settings.longitude } },
     timeoutMs: ctx.timings.requestTimeoutMs,
   });
-  noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+  ctx.link.noteAnswer(answer);
   if (answer.kind === 'ok') {
     const coverage = answer.body.coverage;
     const stored: StoredCoverage = {
@@ -52,6 +56,6 @@ export async function checkCoverage(ctx: CoreContext): Promise<void> {
     };
     writeJsonSetting(ctx.db, COVERAGE_SETTING, stored);
   } else if (answer.kind !== 'unavailable') {
-    forgetCoverage(ctx);
+    forgetCoverage(ctx.db);
   }
 }

@@ -1,5 +1,5 @@
-import type { KioskDb } from './database.ts';
-import { pruneDecisions } from './decisions.ts';
+import type { KioskDb } from '../database.ts';
+import { pruneDecisions } from '../gate/decisions-store.ts';
 
 /** How long the kiosk keeps what is settled: its journal, closed visits, final codes. */
 export const KIOSK_RETENTION_DAYS = 30;

@@ -12,8 +12,8 @@
  *     whose body is not JSON (a proxy's page): try again later.
  */
 import createClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit } from 'openapi-fetch';
-import type { paths } from '../../clients/typescript/src/schema.ts';
-import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
+import type { paths } from '../../../clients/typescript/src/schema.ts';
+import { GATE_OPERATIONS, type GateOperationKind } from '../../../shared/kiosk/gate-operations.ts';
 
 export type PartnerPaths = paths;
 type PartnerClient = Client<paths>;

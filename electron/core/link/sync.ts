@@ -1,21 +1,32 @@
-import type { SyncReport } from '../../shared/kiosk/calls.ts';
-import { applyFeedPage, countCachedCodes, feedCursor, loadPassKeys, storePassKeys } from './code-cache.ts';
-import { noteContact, type CoreContext } from './context.ts';
-import { checkCoverage } from './coverage.ts';
+import type { SyncReport } from '../../../shared/kiosk/calls.ts';
+import { countCachedCodes } from '../caches/codes.ts';
+import { pullCodeFeed, refreshPassKeys } from '../caches/refresh.ts';
+import { Forbidden, okOrStop, SyncStopped } from './sync-stop.ts';
+import type { CoreContext } from '../context.ts';
+import { checkCoverage, type CoverageDeps } from './coverage.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
-import { applyAnswer, attemptOperation, giveUp, whileInFlight, type Attempt } from './operations.ts';
-import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from './outbox.ts';
-import { REPLAY_BATCH, replayBatch, type BatchOutcome } from './replay-batch.ts';
-import { hasOpenIncident, hasUnsentPanic, hasUnsentPanicReport, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics } from './panic.ts';
-import { beat } from './heartbeat.ts';
+import { applyAnswer, giveUp } from '../outbox/answers.ts';
+import { attemptOperation, type Attempt, type SendDeps } from '../outbox/operations.ts';
+import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox/store.ts';
+import { REPLAY_BATCH, replayBatch, type BatchOutcome, type ReplayDeps } from '../outbox/replay-batch.ts';
+import { hasOpenIncident, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics, type PanicDeps } from '../panic/panic.ts';
+import { hasUnsentPanic, hasUnsentPanicReport } from '../panic/store.ts';
+import { beat, type HeartbeatDeps } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
-import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from './retention.ts';
-import { readSetting, writeSetting } from './settings.ts';
-import { replaceServerVisitors } from './visits.ts';
-import { cacheBehindSite, cacheFollowsSite } from './site.ts';
-import { DAY_MS } from '../../shared/time.ts';
+import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
+import { readSetting, writeSetting } from '../settings-store.ts';
+import { replaceServerVisitors } from '../gate/visits-store.ts';
+import { cacheBehindSite, cacheFollowsSite } from '../caches/site.ts';
+import { DAY_MS } from '../../../shared/time.ts';
 
-const FEED_PAGE = 1000;
+
+/** The sync loop runs every room's part of a sync: what each of those reads, and the clock's correction. */
+export type SyncDeps = Pick<CoreContext, 'appVersion' | 'learnServerTime' | 'localNowMs' | 'logError' | 'verifier'> &
+  PanicDeps &
+  CoverageDeps &
+  HeartbeatDeps &
+  ReplayDeps &
+  SendDeps;
 export { ADMIN_KEY_PROBLEM };
 
 /**
@@ -31,36 +42,6 @@ export function backoffDelayMs(
 ): number {
   const ceiling = Math.min(timings.backoffMaxMs, timings.backoffBaseMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
   return Math.max(ceiling / 2 + random * (ceiling / 2), retryAfterMs ?? 0);
-}
-
-class SyncStopped extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | null,
-  ) {
-    super(message);
-  }
-}
-
-/** A 403: the key lacks a scope for this part of the sync, not the others. */
-class Forbidden extends SyncStopped {
-  constructor(
-    message: string,
-    readonly problem: string,
-  ) {
-    super(message, null);
-  }
-}
-
-/** Throws SyncStopped for anything but a 2xx: the sync ends there and is tried again later. */
-function okOrStop<T>(ctx: CoreContext, answer: ServerAnswer<T>): T {
-  if (answer.kind === 'ok') return answer.body;
-  if (answer.kind === 'blocked') {
-    const problem = `The server refuses this kiosk's key (${answer.status}): ${answer.message}`;
-    ctx.net.problem = problem;
-    if (answer.status === 403) throw new Forbidden(answer.message, problem);
-  }
-  throw new SyncStopped(answer.message, answer.kind === 'unavailable' ? answer.retryAfterMs : null);
 }
 
 /**
@@ -84,7 +65,7 @@ export class SyncLoop {
   cachedCodes: number;
 
   constructor(
-    private readonly ctx: CoreContext,
+    private readonly ctx: SyncDeps,
     private readonly random: () => number = Math.random,
   ) {
     this.cachedCodes = countCachedCodes(ctx.db);
@@ -104,11 +85,11 @@ export class SyncLoop {
     const { timings } = this.ctx;
     this.timers.push(
       setInterval(() => {
-        if (this.ctx.api && hasUnsentPanic(this.ctx)) void sendPendingPanics(this.ctx).catch(() => undefined);
-        if (this.ctx.api && hasUnsentPanicReport(this.ctx)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
+        if (this.ctx.link.api && hasUnsentPanic(this.ctx.db)) void sendPendingPanics(this.ctx).catch(() => undefined);
+        if (this.ctx.link.api && hasUnsentPanicReport(this.ctx.db)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
       }, timings.panicRetryMs),
       setInterval(() => {
-        if (this.ctx.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
+        if (this.ctx.link.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
       }, timings.panicPollMs),
       setInterval(() => void this.probeLink(), timings.offlineProbeMs),
       setInterval(() => this.checkCoverageSoon(), timings.coverageCheckMs),
@@ -134,7 +115,7 @@ export class SyncLoop {
 
   /** Whether responders cover the gate: at start, after setup, and every `coverageCheckMs`; one check at a time. */
   checkCoverageSoon(): void {
-    if (this.stopped || this.checkingCoverage || !this.ctx.api) return;
+    if (this.stopped || this.checkingCoverage || !this.ctx.link.api) return;
     this.checkingCoverage = true;
     void checkCoverage(this.ctx)
       .catch((error: unknown) => this.ctx.logError(error))
@@ -146,12 +127,12 @@ export class SyncLoop {
   private beating: Promise<unknown> | null = null;
 
   /**
-   * A heartbeat (electron/core/heartbeat.ts): at start, every `heartbeatMs`, and once more when a
+   * A heartbeat (electron/core/link/heartbeat.ts): at start, every `heartbeatMs`, and once more when a
    * sync gets through after failures, so the server hears the kiosk's state (and its clock) as
    * soon as the link is back rather than the one that waited in the queue. One at a time.
    */
   beatSoon(): void {
-    if (this.stopped || this.beating || !this.ctx.api) return;
+    if (this.stopped || this.beating || !this.ctx.link.api) return;
     this.beating = beat(this.ctx, this.ctx.appVersion)
       // Its answer named a new site: the codes are read again for it now, not at the next sync.
       .then(() => {
@@ -161,6 +142,22 @@ export class SyncLoop {
       .finally(() => {
         this.beating = null;
       });
+  }
+
+  // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
+  private lastNudge = -Infinity;
+
+  /**
+   * When the link is down, a guard at the screen is a good reason to look again (at most every
+   * few seconds, a bare health check), rather than wait out the backoff: the screen shows
+   * "online" soon after the link returns. A server that answers but fails keeps its backoff.
+   */
+  nudgeWhenOffline(): void {
+    const now = performance.now();
+    if (this.ctx.link.net.online === false && now - this.lastNudge > 3_000) {
+      this.lastNudge = now;
+      this.kick();
+    }
   }
 
   /** A sync as soon as possible, without waiting for it. */
@@ -186,10 +183,10 @@ export class SyncLoop {
    */
   private async probeLink(): Promise<void> {
     const ctx = this.ctx;
-    if (this.stopped || this.probing || this.running || !ctx.api || ctx.net.online !== false) return;
+    if (this.stopped || this.probing || this.running || !ctx.link.api || ctx.link.net.online !== false) return;
     this.probing = true;
     try {
-      const health = await ctx.api.health(Math.min(ctx.timings.healthTimeoutMs, ctx.timings.offlineProbeMs * 2));
+      const health = await ctx.link.api.health(Math.min(ctx.timings.healthTimeoutMs, ctx.timings.offlineProbeMs * 2));
       if (health.ok && !this.stopped && !this.running) {
         this.failures = 0;
         this.schedule(0);
@@ -225,10 +222,10 @@ export class SyncLoop {
     const report: SyncReport = { online: false, sent: 0, refused: 0, pendingOperations: 0, codesUpdated: 0, error: null };
     let retryAfterMs: number | null = null;
     try {
-      if (!ctx.api) throw new SyncStopped('This kiosk is not set up yet', null);
+      if (!ctx.link.api) throw new SyncStopped('This kiosk is not set up yet', null);
       const sentAt = ctx.localNowMs();
-      const health = await ctx.api.health(ctx.timings.healthTimeoutMs);
-      noteContact(ctx, health.ok);
+      const health = await ctx.link.api.health(ctx.timings.healthTimeoutMs);
+      ctx.link.noteContact(health.ok);
       if (!health.ok) throw new SyncStopped('The server cannot be reached', null);
       if (health.serverTime) ctx.learnServerTime(health.serverTime, sentAt, ctx.localNowMs());
       report.online = true;
@@ -242,8 +239,8 @@ export class SyncLoop {
       // A new site (or a cache from before codes carried their site): the codes again, from the start.
       if (cacheFollowsSite(ctx)) this.cachedCodes = countCachedCodes(ctx.db);
       try {
-        await this.refreshPassKeys();
-        report.codesUpdated = await this.pullCodeFeed();
+        await refreshPassKeys(ctx);
+        report.codesUpdated = await pullCodeFeed(ctx);
       } catch (error) {
         if (!(error instanceof Forbidden)) throw error;
         forbidden = error;
@@ -255,10 +252,10 @@ export class SyncLoop {
       await this.refreshVisitors();
       await refreshPanicIncidents(ctx);
       if (forbidden) {
-        ctx.net.problem = forbidden.problem;
+        ctx.link.net.problem = forbidden.problem;
         throw forbidden;
       }
-      ctx.net.problem = null;
+      ctx.link.net.problem = null;
       this.pruneDaily();
       writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
       if (this.failures > 0) this.beatSoon();
@@ -277,7 +274,7 @@ export class SyncLoop {
       // Whatever happens here (even the database failing to answer), the next run is scheduled.
       try {
         report.pendingOperations = countPendingOperations(ctx.db);
-        report.online = ctx.net.online === true;
+        report.online = ctx.link.net.online === true;
       } catch (error) {
         ctx.logError(error);
         report.error ??= `The sync failed: ${(error as Error)?.message ?? String(error)}`;
@@ -318,34 +315,6 @@ export class SyncLoop {
     writeSetting(this.ctx.db, 'pruned_at_ms', String(now));
   }
 
-  private async refreshPassKeys(): Promise<void> {
-    const ctx = this.ctx;
-    const body = okOrStop(ctx, await ctx.api!.call('get', '/access-codes/pass-keys', { timeoutMs: ctx.timings.requestTimeoutMs }));
-    storePassKeys(ctx.db, body.keys);
-    ctx.verifier.setKeys(loadPassKeys(ctx.db));
-  }
-
-  /** Every code changed since the cursor, page by page; each page and its cursor commit together. */
-  private async pullCodeFeed(): Promise<number> {
-    const ctx = this.ctx;
-    let updated = 0;
-    for (;;) {
-      const cursor = feedCursor(ctx.db);
-      const page = okOrStop(
-        ctx,
-        await ctx.api!.call('get', '/access-codes/changes', { params: { query: { cursor, limit: FEED_PAGE } }, timeoutMs: ctx.timings.requestTimeoutMs }),
-      );
-      // Dropped when the cache was emptied meanwhile (the kiosk moved to another server): read again from where it stands.
-      if (!applyFeedPage(ctx.db, page.codes, cursor, page.next_cursor, ctx.nowIso())) continue;
-      updated += page.codes.length;
-      if (!page.has_more) return updated;
-      // "More" with a cursor that does not move on would ask for the same page forever.
-      if (!(page.next_cursor > cursor)) {
-        throw new SyncStopped(`The code feed did not advance past cursor ${cursor}; it is read again at the next sync`, null);
-      }
-    }
-  }
-
   /**
    * Replays the outbox in the order things happened, in batches (`POST /kiosk/replay`), or one
    * operation at a time to a server without that route (404, for the rest of the run) or for a
@@ -384,27 +353,25 @@ export class SyncLoop {
     try {
       for (let progressed = true; progressed && !stopWith; ) {
         const before = total.sent + total.refused;
-        let afterSeq = 0;
-        for (;;) {
-          if (!stopWith) {
-            const listed = pendingOperations(ctx.db, afterSeq, batches ? this.batchSize : REPLAY_BATCH);
-            if (listed.length > 0) {
-              afterSeq = listed.at(-1)!.seq;
-              if (batches) {
-                const outcome = replayBatch(ctx, listed);
-                outcome.catch(() => undefined); // awaited in order below; never an unhandled rejection meanwhile
-                window.push({ listed, outcome });
-                if (window.length < 2) continue;
-              } else {
-                while (window.length > 0) await settle(window.shift()!);
-                if (!stopWith) add(await this.sendOneByOne(listed));
-                continue;
-              }
-            }
+        // One pass over the queue: list the next operations (none once stopped), send them, settle in order.
+        for (let afterSeq = 0; ; ) {
+          const listed = stopWith ? [] : pendingOperations(ctx.db, afterSeq, batches ? this.batchSize : REPLAY_BATCH);
+          if (listed.length === 0) {
+            const head = window.shift();
+            if (!head) break;
+            await settle(head);
+            continue;
           }
-          const head = window.shift();
-          if (!head) break;
-          await settle(head);
+          afterSeq = listed.at(-1)!.seq;
+          if (!batches) {
+            while (window.length > 0) await settle(window.shift()!);
+            if (!stopWith) add(await this.sendOneByOne(listed));
+            continue;
+          }
+          const outcome = replayBatch(ctx, listed);
+          outcome.catch(() => undefined); // awaited in order below; never an unhandled rejection meanwhile
+          window.push({ listed, outcome });
+          if (window.length >= 2) await settle(window.shift()!);
         }
         progressed = total.sent + total.refused > before;
       }
@@ -422,11 +389,11 @@ export class SyncLoop {
     let sent = 0;
     let refused = 0;
     for (const { op_id: opId } of listed) {
-      if (ctx.inFlight.has(opId)) continue;
+      if (ctx.link.inFlight.has(opId)) continue;
       // The batch may be stale: an inline send may have settled this one since it was read.
       const op = operationById(ctx.db, opId);
       if (op?.state !== 'pending') continue;
-      const outcome = await whileInFlight(ctx, op.op_id, async (): Promise<Attempt | 'refused' | 'sent'> => {
+      const outcome = await ctx.link.whileInFlight(op.op_id, async (): Promise<Attempt | 'refused' | 'sent'> => {
         const attempt = await attemptOperation(ctx, op);
         if (!attempt.sent) {
           if (attempt.why === 'unsendable') {
@@ -458,7 +425,7 @@ export class SyncLoop {
   private async refreshVisitors(): Promise<void> {
     const ctx = this.ctx;
     const requestedAt = ctx.nowIso();
-    const answer = await ctx.api!.call('get', '/access-logs/current-visitors', { timeoutMs: ctx.timings.requestTimeoutMs });
+    const answer = await ctx.link.api!.call('get', '/access-logs/current-visitors', { timeoutMs: ctx.timings.requestTimeoutMs });
     // A key without logs:read still syncs everything else; the list is then this kiosk's own.
     if (answer.kind === 'blocked' && answer.status === 403) return;
     replaceServerVisitors(ctx.db, okOrStop(ctx, answer).visitors, ctx.nowIso(), requestedAt);

@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { parsePass, type PassClaims } from '../../shared/pass.ts';
+import { parsePass, type PassClaims } from '../../../shared/pass.ts';
 
 /** Raw 32-byte Ed25519 public keys are the DER SPKI minus this fixed 12-byte prefix. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

@@ -1,10 +1,16 @@
-import { gateOperationParams } from '../../shared/kiosk/gate-operations.ts';
-import { checkKeyNotAdmin } from './admin-key.ts';
-import { noteContact, type CoreContext } from './context.ts';
-import { applyAnswer, giveUp, type GateAnswer } from './operations.ts';
-import { noteFailure, operationById, type OutboxRow } from './outbox.ts';
-import { classifyAnswer, type BodyOf, type ServerAnswer } from './server-api.ts';
-import { visitById } from './visits.ts';
+import { gateOperationParams } from '../../../shared/kiosk/gate-operations.ts';
+import { checkKeyNotAdmin } from '../link/admin-key.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer, giveUp } from './answers.ts';
+import type { GateAnswer } from './operations.ts';
+import { noteFailure, operationById, othersPendingForVisit, pendingOpenerOf, type OutboxRow } from './store.ts';
+import { classifyAnswer, type BodyOf, type ServerAnswer } from '../link/server-api.ts';
+import { visitById } from '../gate/visits-store.ts';
+import type { KeyCheckDeps } from '../link/admin-key.ts';
+import type { AnswerDeps } from './answers.ts';
+
+/** What a batch replay reads and writes. */
+export type ReplayDeps = Pick<CoreContext, 'db' | 'kioskId' | 'timings'> & KeyCheckDeps & AnswerDeps;
 
 /**
  * Operations per `POST /kiosk/replay` (the server takes up to 200). On a SQLite server a batch
@@ -37,16 +43,16 @@ interface Planned {
  * the operation that opens it (`log_of`: its Idempotency-Key), which the server resolves, so a
  * walk-in and its checkout can go in the same batch.
  */
-export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<BatchOutcome> {
-  const api = ctx.api;
+export async function replayBatch(ctx: ReplayDeps, ops: OutboxRow[]): Promise<BatchOutcome> {
+  const api = ctx.link.api;
   if (!api) return { kind: 'failed', answer: { kind: 'unavailable', status: null, message: 'This kiosk is not set up yet', retryAfterMs: null } };
   const key = await checkKeyNotAdmin(ctx, ctx.timings.requestTimeoutMs);
-  if (!key.maySend) return { kind: 'failed', answer: key.admin ? { kind: 'blocked', status: 403, message: ctx.net.problem ?? 'admin key' } : key.answer };
+  if (!key.maySend) return { kind: 'failed', answer: key.admin ? { kind: 'blocked', status: 403, message: ctx.link.net.problem ?? 'admin key' } : key.answer };
 
   let refused = 0;
   const planned: Planned[] = [];
   for (const listed of ops) {
-    if (ctx.inFlight.has(listed.op_id)) continue;
+    if (ctx.link.inFlight.has(listed.op_id)) continue;
     // The list may be stale: an inline send may have settled this one since it was read.
     const op = operationById(ctx.db, listed.op_id);
     if (op?.state !== 'pending') continue;
@@ -61,10 +67,10 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
   }
   if (planned.length === 0) return { kind: 'answered', sent: 0, refused, stop: null };
 
-  for (const { op } of planned) ctx.inFlight.add(op.op_id);
+  for (const { op } of planned) ctx.link.inFlight.add(op.op_id);
   try {
     const answer = await api.call('post', '/kiosk/replay', { body: { ops: planned.map((entry) => entry.item) }, timeoutMs: ctx.timings.requestTimeoutMs });
-    noteContact(ctx, answer.kind !== 'unavailable' || answer.status !== null);
+    ctx.link.noteAnswer(answer);
     if (answer.kind === 'refused' || (answer.kind === 'blocked' && answer.status === 403)) return { kind: 'one_at_a_time', answer };
     if (answer.kind !== 'ok') {
       ctx.db.transaction(() => planned.forEach(({ op }) => noteFailure(ctx.db, op.op_id, answer.message)))();
@@ -74,7 +80,7 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
     if (!Array.isArray(results) || results.length !== planned.length) {
       return { kind: 'failed', answer: { kind: 'unavailable', status: answer.status, message: 'The server answered the replay without a result for each operation', retryAfterMs: null } };
     }
-    ctx.net.problem = null;
+    ctx.link.net.problem = null;
     let sent = 0;
     let stop: ServerAnswer | null = null;
     ctx.db.transaction(() => {
@@ -99,12 +105,12 @@ export async function replayBatch(ctx: CoreContext, ops: OutboxRow[]): Promise<B
     })();
     return { kind: 'answered', sent, refused, stop };
   } finally {
-    for (const { op } of planned) ctx.inFlight.delete(op.op_id);
+    for (const { op } of planned) ctx.link.inFlight.delete(op.op_id);
   }
 }
 
 /** The batch item for an operation, as its single request would carry it. */
-function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
+function itemFor(ctx: ReplayDeps, op: OutboxRow): ReplayItem | 'waiting' | 'unsendable' {
   // The stored body was made from its kind's request schema (newOperation); the casts say so.
   const body: unknown = JSON.parse(op.body);
   if (op.kind === 'heartbeat') return { operation: 'heartbeat', idempotency_key: op.idempotency_key, kiosk_id: gateOperationParams('heartbeat', op.path ?? '')?.kioskId ?? ctx.kioskId, body } as ReplayItem;
@@ -114,15 +120,12 @@ function itemFor(ctx: CoreContext, op: OutboxRow): ReplayItem | 'waiting' | 'uns
   return { operation: 'checkout', idempotency_key: op.idempotency_key, ...target, body } as ReplayItem;
 }
 
-function checkoutTarget(ctx: CoreContext, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
+function checkoutTarget(ctx: ReplayDeps, op: OutboxRow): { log_id: string } | { log_of: string } | 'waiting' | 'unsendable' {
   const fromPath = op.path ? gateOperationParams('checkout', op.path) : undefined;
   if (fromPath?.logId) return { log_id: fromPath.logId };
   const visit = op.visit_id ? visitById(ctx.db, op.visit_id) : undefined;
   if (visit?.log_id) return { log_id: visit.log_id };
-  const opener = ctx.db
-    .prepare(`SELECT idempotency_key FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ? AND kind IN ('walk_in', 'validate') ORDER BY seq DESC LIMIT 1`)
-    .get(op.visit_id, op.op_id) as { idempotency_key: string } | undefined;
-  if (opener) return { log_of: opener.idempotency_key };
-  const others = ctx.db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ?`).get(op.visit_id, op.op_id) as { n: number };
-  return others.n > 0 ? 'waiting' : 'unsendable';
+  const opener = pendingOpenerOf(ctx.db, op);
+  if (opener) return { log_of: opener };
+  return othersPendingForVisit(ctx.db, op) > 0 ? 'waiting' : 'unsendable';
 }

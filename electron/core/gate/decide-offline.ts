@@ -1,9 +1,9 @@
-import type { DecisionReason } from '../../shared/kiosk/calls.ts';
-import { looksLikePass, normalizeCode, type PassClaims } from '../../shared/pass.ts';
-import type { ValidationReason } from '../../shared/schemas/access.ts';
-import { cachedCodeById, cachedCodeByText, type CachedCode } from './code-cache.ts';
-import type { KioskDb } from './database.ts';
-import type { PassVerifier } from './pass-verifier.ts';
+import type { DecisionReason } from '../../../shared/kiosk/calls.ts';
+import { looksLikePass, normalizeCode, type PassClaims } from '../../../shared/pass.ts';
+import type { ValidationReason } from '../../../shared/schemas/access.ts';
+import { cachedCodeById, cachedCodeByText, type CachedCode } from '../caches/codes.ts';
+import type { KioskDb } from '../database.ts';
+import type { PassVerifier } from '../caches/pass-verifier.ts';
 
 export type CodeView = Omit<CachedCode, 'entry_point' | 'from_feed' | 'updated_at'>;
 

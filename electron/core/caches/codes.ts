@@ -1,6 +1,7 @@
-import type { PassClaims } from '../../shared/pass.ts';
-import type { AccessCode } from '../../shared/schemas/access.ts';
-import type { KioskDb } from './database.ts';
+import { deleteSetting } from '../settings-store.ts';
+import type { PassClaims } from '../../../shared/pass.ts';
+import type { AccessCode } from '../../../shared/schemas/access.ts';
+import type { KioskDb } from '../database.ts';
 
 /** A code as this kiosk knows it. */
 export interface CachedCode {
@@ -84,6 +85,12 @@ export function restartCodeFeed(db: KioskDb): void {
   })();
 }
 
+/** Another server's codes are not ours: every code and the feed's cursor go. In the caller's transaction. */
+export function forgetCodes(db: KioskDb): void {
+  db.prepare('DELETE FROM codes').run();
+  deleteSetting(db, 'feed_cursor');
+}
+
 export function feedCursor(db: KioskDb): number {
   const row = db.prepare(`SELECT value FROM settings WHERE key = 'feed_cursor'`).get() as { value: string } | undefined;
   return row ? Number(row.value) : 0;
@@ -131,29 +138,4 @@ export function noteServerUse(db: KioskDb, codeId: string, useCount: number): vo
 
 export function countCachedCodes(db: KioskDb): number {
   return (db.prepare('SELECT count(*) AS n FROM codes WHERE from_feed = 1').get() as { n: number }).n;
-}
-
-/** A public pass key as kept here: `site_id` null is the organization's (codes made before sites). */
-export interface StoredPassKey {
-  kid: string;
-  public_key: string;
-  site_id: string | null;
-}
-
-/**
- * The server's current set replaces the stored one: a key retired there no longer verifies
- * passes here. A server from before sites names no key's site: each is the organization's.
- */
-export function storePassKeys(db: KioskDb, keys: Array<{ kid: string; public_key: string; site_id?: string | null; created_at: string }>): void {
-  const insert = db.prepare(
-    `INSERT INTO pass_keys (kid, public_key, site_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (kid) DO UPDATE SET public_key = excluded.public_key, site_id = excluded.site_id`,
-  );
-  db.transaction(() => {
-    db.prepare('DELETE FROM pass_keys').run();
-    for (const key of keys) insert.run(key.kid, key.public_key, key.site_id ?? null, key.created_at);
-  })();
-}
-
-export function loadPassKeys(db: KioskDb): StoredPassKey[] {
-  return db.prepare('SELECT kid, public_key, site_id FROM pass_keys').all() as StoredPassKey[];
 }

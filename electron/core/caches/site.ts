@@ -1,7 +1,9 @@
-import { phoneForReading } from '../../shared/phone.ts';
-import { restartCodeFeed } from './code-cache.ts';
-import type { CoreContext } from './context.ts';
-import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from './settings.ts';
+import { phoneForReading } from '../../../shared/phone.ts';
+import { restartCodeFeed } from './codes.ts';
+import type { CoreContext } from '../context.ts';
+import type { KioskDb } from '../database.ts';
+import { deleteSetting, readJsonSetting, readSetting, writeJsonSetting, writeSetting } from '../settings-store.ts';
+import { type KioskSettings } from '../setup/settings.ts';
 
 const SITE_SETTING = 'site';
 /** The site the code cache was read for ('' none); absent: a cache from before codes carried their site. */
@@ -25,15 +27,21 @@ export function readSite(ctx: Pick<CoreContext, 'db'>): KioskSite | null {
   return readJsonSetting<KioskSite>(ctx.db, SITE_SETTING) ?? null;
 }
 
+/** Another server's site is not ours, nor the site the code cache was read for. */
+export function forgetSite(db: KioskDb): void {
+  deleteSetting(db, SITE_SETTING);
+  deleteSetting(db, CACHE_SITE_SETTING);
+}
+
 /**
  * Whom the guard calls when help is not coming: the site's call list from the server when it has
  * one (each number as the guard dials it by hand: 0803 111 2222, not +2348031112222), else the kiosk's own KIOSK_ALARM_PHONES (a kiosk never heard back from, or a site whose
  * list is empty).
  */
-export function alarmPhonesOf(ctx: Pick<CoreContext, 'db' | 'settings'>): string | null {
+export function alarmPhonesOf(ctx: Pick<CoreContext, 'db'>, settings: KioskSettings | undefined): string | null {
   const site = readSite(ctx);
   if (site && site.call_list.length) return site.call_list.map((entry) => `${entry.name} ${phoneForReading(entry.phone)}`).join(', ');
-  return ctx.settings?.alarmPhones ?? null;
+  return settings?.alarmPhones ?? null;
 }
 
 /** The site's numbers the server says it never texts (112, a landline): the guard calls them. Null when none, or unknown. */
@@ -54,7 +62,7 @@ export function cacheBehindSite(ctx: Pick<CoreContext, 'db'>): boolean {
 
 /**
  * A kiosk whose site is set or changed (a heartbeat answer names it) empties its code cache and
- * reads the feed again from the start (electron/core/code-cache.ts, `restartCodeFeed`): what it
+ * reads the feed again from the start (caches/codes.ts, `restartCodeFeed`): what it
  * holds was read for another site, or before codes carried their site. Called by the sync, once
  * the server answers, so a kiosk offline keeps deciding from what it has. True when it did.
  */

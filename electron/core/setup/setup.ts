@@ -1,14 +1,14 @@
-import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../shared/kiosk/calls.ts';
-import { GATE_SCOPES } from '../../shared/kiosk/gate-scopes.ts';
-import type { CoreContext } from './context.ts';
-import { createServerApi, gateCall, type ServerApi } from './server-api.ts';
+import type { ConfigureCheck, ConfigureResult, KioskCallParsed, SetupStatus } from '../../../shared/kiosk/calls.ts';
+import { GATE_SCOPES } from '../../../shared/kiosk/gate-scopes.ts';
+import type { Link } from '../link/link.ts';
+import { createServerApi, gateCall, type ServerApi } from '../link/server-api.ts';
 import { apiKeyHint, environmentOfKey, type KioskSettings } from './settings.ts';
 
-export function setupStatus(ctx: CoreContext): SetupStatus {
-  const settings = ctx.settings;
+export function setupStatus(link: Pick<Link, 'settings' | 'source'>): SetupStatus {
+  const settings = link.settings;
   return {
     configured: settings !== undefined,
-    source: ctx.settingsSource,
+    source: link.source,
     serverUrl: settings?.serverUrl ?? null,
     entryPoint: settings?.entryPoint ?? null,
     latitude: settings?.latitude ?? null,
@@ -105,6 +105,6 @@ export function toSettings(input: KioskCallParsed<'configure'>): KioskSettings {
   };
 }
 
-export function configureResult(saved: boolean, checks: ConfigureCheck[], ctx: CoreContext): ConfigureResult {
-  return { saved, checks, setup: setupStatus(ctx) };
+export function configureResult(saved: boolean, checks: ConfigureCheck[], link: Pick<Link, 'settings' | 'source'>): ConfigureResult {
+  return { saved, checks, setup: setupStatus(link) };
 }

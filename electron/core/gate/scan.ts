@@ -1,14 +1,17 @@
-import type { KioskCallParsed, ScanDecision } from '../../shared/kiosk/calls.ts';
-import type { ValidationResult } from '../../shared/schemas/access.ts';
-import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from './code-cache.ts';
-import type { CoreContext } from './context.ts';
+import type { KioskCallParsed, ScanDecision } from '../../../shared/kiosk/calls.ts';
+import type { ValidationResult } from '../../../shared/schemas/access.ts';
+import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../caches/codes.ts';
+import type { CoreContext } from '../context.ts';
 import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
-import { insertDecision } from './decisions.ts';
-import { settingsOf, tryServerFirst } from './gate.ts';
-import { attemptOperation, newOperation, whileInFlight } from './operations.ts';
-import { enqueueOperation, operationById, settleOperation, type NewOperation } from './outbox.ts';
-import { insertVisit } from './visits.ts';
-import { siteIdOf } from './site.ts';
+import { insertDecision } from './decisions-store.ts';
+import { attemptOperation, newOperation } from '../outbox/operations.ts';
+import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
+import { insertVisit } from './visits-store.ts';
+import { siteIdOf } from '../caches/site.ts';
+import type { SendDeps } from '../outbox/operations.ts';
+
+/** What a scan reads and writes. */
+export type ScanDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'newId' | 'kioskId' | 'nowIso' | 'timings' | 'verifier'> & SendDeps;
 
 /**
  * A scan, as a pipeline: the scan is made once (its ids, its time, its operation), sent to the
@@ -19,12 +22,12 @@ import { siteIdOf } from './site.ts';
  * the signed pass, and the outbox replays the scan, with the time it happened, when the
  * link returns.
  */
-export async function scan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
+export async function scan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
   const made = makeScan(ctx, input);
-  if (!tryServerFirst(ctx) || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
+  if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
   enqueueOperation(ctx.db, made.op);
   // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
-  return whileInFlight(ctx, made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
+  return ctx.link.whileInFlight(made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
 }
 
 /** One scan: what was presented, when, and the ids and operation made for it once. */
@@ -59,8 +62,8 @@ interface Known {
   cached: CachedCode | undefined;
 }
 
-function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
-  const settings = settingsOf(ctx);
+function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
+  const settings = ctx.link.requireSettings();
   const now = ctx.clock.now();
   const decisionId = ctx.newId('dec', now);
   const visitId = ctx.newId('vis', now);
@@ -86,14 +89,14 @@ function makeScan(ctx: CoreContext, input: KioskCallParsed<'scan'>): Scan {
  * The code's last uses were granted here offline and the server has not heard of them yet: it
  * would admit again. The kiosk refuses without asking.
  */
-function spentHere(ctx: CoreContext, text: string, now: Date): boolean {
+function spentHere(ctx: ScanDeps, text: string, now: Date): boolean {
   const verdict = decideOffline(ctx.db, ctx.verifier, text, now.getTime(), siteIdOf(ctx));
   const code = verdict.code;
   return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
 }
 
 /** Send: the queued validation, at once, with the short timeout a guard at the gate can wait. */
-async function askServer(ctx: CoreContext, scan: Scan): Promise<ServerWord> {
+async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   const attempt = await attemptOperation(ctx, operationById(ctx.db, scan.op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
   if (!attempt.sent) return { kind: 'no_decision', reached: false };
   const answer = attempt.answer;
@@ -102,7 +105,7 @@ async function askServer(ctx: CoreContext, scan: Scan): Promise<ServerWord> {
   return { kind: 'no_decision', reached: true };
 }
 
-function decideAndRecord(ctx: CoreContext, scan: Scan, word: ServerWord): ScanDecision {
+function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord): ScanDecision {
   const known = readKnown(ctx, scan, word);
   const decision = decide(scan, word, known);
   record(ctx, scan, word, known, decision);
@@ -110,7 +113,7 @@ function decideAndRecord(ctx: CoreContext, scan: Scan, word: ServerWord): ScanDe
 }
 
 /** The reads the decision needs, after the server's word (the sync may have updated the cache meanwhile). */
-function readKnown(ctx: CoreContext, scan: Scan, word: ServerWord): Known {
+function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord): Known {
   if (word.kind === 'throttled') return { verdict: null, cached: undefined };
   if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
   return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx)), cached: undefined };
@@ -148,7 +151,7 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
 }
 
 /** Record: the decision and everything it changes, in one transaction. */
-function record(ctx: CoreContext, scan: Scan, word: ServerWord, known: Known, decision: ScanDecision): void {
+function record(ctx: ScanDeps, scan: Scan, word: ServerWord, known: Known, decision: ScanDecision): void {
   const db = ctx.db;
   const opId = scan.op.op_id;
   db.transaction(() => {
@@ -191,7 +194,7 @@ function record(ctx: CoreContext, scan: Scan, word: ServerWord, known: Known, de
 }
 
 /** A visit opened here by a code, admitted by the server (with its log id) or offline (log id to come). */
-function insertCodeVisit(ctx: CoreContext, scan: Scan, logId: string | null, code: { code_id: string; visitor_name: string | null; visitor_phone: string | null; host_user_id: string | null }): void {
+function insertCodeVisit(ctx: ScanDeps, scan: Scan, logId: string | null, code: { code_id: string; visitor_name: string | null; visitor_phone: string | null; host_user_id: string | null }): void {
   insertVisit(ctx.db, {
     visit_id: scan.visitId,
     log_id: logId,
@@ -200,7 +203,7 @@ function insertCodeVisit(ctx: CoreContext, scan: Scan, logId: string | null, cod
     visitor_name: code.visitor_name,
     visitor_phone: code.visitor_phone,
     host_user_id: code.host_user_id,
-    entry_point: settingsOf(ctx).entryPoint,
+    entry_point: ctx.link.requireSettings().entryPoint,
     checked_in_at: scan.now.toISOString(),
     checked_out_at: null,
     state: 'inside',

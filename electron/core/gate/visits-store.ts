@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import type { CurrentVisitor as CurrentVisitorSchema } from '../../shared/schemas/access.ts';
-import type { Visit } from '../../shared/kiosk/calls.ts';
-import type { KioskDb } from './database.ts';
+import type { CurrentVisitor as CurrentVisitorSchema } from '../../../shared/schemas/access.ts';
+import type { Visit } from '../../../shared/kiosk/calls.ts';
+import type { KioskDb } from '../database.ts';
+import { deleteSetting } from '../settings-store.ts';
 
 export type CurrentVisitor = z.infer<typeof CurrentVisitorSchema>;
 
@@ -46,6 +47,15 @@ export function markVisitTurnedAway(db: KioskDb, visitId: string): void {
   db.prepare(`UPDATE visits SET state = 'turned_away' WHERE visit_id = ?`).run(visitId);
 }
 
+/** A visit the server admitted that this gate turned away: recorded (or marked) turned away, with the server's log id. */
+export function recordTurnedAwayVisit(db: KioskDb, visit: VisitRow): void {
+  db.prepare(`
+    INSERT INTO visits (visit_id, log_id, method, code_id, visitor_name, visitor_phone, host_user_id, entry_point, checked_in_at, state, origin)
+    VALUES (@visit_id, @log_id, @method, @code_id, @visitor_name, @visitor_phone, @host_user_id, @entry_point, @checked_in_at, 'turned_away', @origin)
+    ON CONFLICT (visit_id) DO UPDATE SET log_id = excluded.log_id, state = 'turned_away'`).run(visit);
+  markVisitTurnedAway(db, visit.visit_id);
+}
+
 export function serverVisitorByLogId(db: KioskDb, logId: string): CurrentVisitor | undefined {
   return db.prepare('SELECT * FROM server_visitors WHERE log_id = ?').get(logId) as CurrentVisitor | undefined;
 }
@@ -82,6 +92,12 @@ export function replaceServerVisitors(db: KioskDb, visitors: CurrentVisitor[], a
     });
     db.prepare(`INSERT INTO settings (key, value) VALUES ('visitors_as_of', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(asOf);
   })();
+}
+
+/** Another server's visitors are not ours. */
+export function forgetServerVisitors(db: KioskDb): void {
+  db.prepare('DELETE FROM server_visitors').run();
+  deleteSetting(db, 'visitors_as_of');
 }
 
 function matches(search: string | undefined, ...fields: Array<string | null>): boolean {

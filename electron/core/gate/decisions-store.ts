@@ -1,5 +1,5 @@
-import type { ScanDecision } from '../../shared/kiosk/calls.ts';
-import type { KioskDb } from './database.ts';
+import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
+import type { KioskDb } from '../database.ts';
 
 /**
  * The `decisions` table, and the only SQL on it: each scan's answer as the guard saw it, the

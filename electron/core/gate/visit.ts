@@ -4,26 +4,22 @@ import {
   type KioskCallParsed,
   type OnPremises,
   type WalkInResult,
-} from '../../shared/kiosk/calls.ts';
-import type { CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
-import { enqueueOperation, operationById } from './outbox.ts';
-import { readSetting } from './settings.ts';
-import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits.ts';
+} from '../../../shared/kiosk/calls.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer } from '../outbox/answers.ts';
+import { attemptOperation, newOperation } from '../outbox/operations.ts';
+import { enqueueOperation, operationById } from '../outbox/store.ts';
+import { readSetting } from '../settings-store.ts';
+import { insertVisit, markVisitOut, serverVisitorByLogId, toVisit, visitById, visitByLogId, visitorsOnPremises, type VisitRow } from './visits-store.ts';
+import type { SendDeps } from '../outbox/operations.ts';
+import type { AnswerDeps } from '../outbox/answers.ts';
 
-export function settingsOf(ctx: CoreContext) {
-  if (!ctx.settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
-  return ctx.settings;
-}
-
-/** Worth asking the server first: it answered last time, or has not been tried yet. */
-export function tryServerFirst(ctx: CoreContext): boolean {
-  return ctx.api !== undefined && ctx.net.online !== false && ctx.net.problem === null;
-}
+/** What a walk-in, a check-out and "on premises" read and write. */
+export type VisitDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'newId' | 'kioskId' | 'timings'> & SendDeps & AnswerDeps;
 
 /** A visitor without a code: saved, then sent at once when the link is up. */
-export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
-  const settings = settingsOf(ctx);
+export async function walkIn(ctx: VisitDeps, input: KioskCallParsed<'walkIn'>): Promise<WalkInResult> {
+  const settings = ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
   const visit: VisitRow = {
@@ -63,8 +59,8 @@ export async function walkIn(ctx: CoreContext, input: KioskCallParsed<'walkIn'>)
 }
 
 /** Checks a visitor out: one checked in here (even one still waiting to sync) or one from the organization's list. */
-export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkout'>): Promise<CheckoutResult> {
-  settingsOf(ctx);
+export async function checkout(ctx: VisitDeps, input: KioskCallParsed<'checkout'>): Promise<CheckoutResult> {
+  ctx.link.requireSettings();
   const now = ctx.clock.now();
   const guard = ctx.guard();
   let visit = visitById(ctx.db, input.visitId) ?? visitByLogId(ctx.db, input.visitId);
@@ -112,9 +108,9 @@ export async function checkout(ctx: CoreContext, input: KioskCallParsed<'checkou
  * Sends one just-saved operation at once, when the link is up and nothing of its visit waits
  * before it. True when the server has it (or refused it for good: then it is in the attention list).
  */
-async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
-  if (!tryServerFirst(ctx)) return false;
-  return whileInFlight(ctx, opId, async () => {
+async function sendNow(ctx: VisitDeps, opId: string): Promise<boolean> {
+  if (!ctx.link.tryServerFirst()) return false;
+  return ctx.link.whileInFlight(opId, async () => {
     const attempt = await attemptOperation(ctx, operationById(ctx.db, opId)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
     if (!attempt.sent) return false;
     if (attempt.answer.kind === 'ok' || attempt.answer.kind === 'refused') {
@@ -125,10 +121,10 @@ async function sendNow(ctx: CoreContext, opId: string): Promise<boolean> {
   });
 }
 
-export function onPremises(ctx: CoreContext, input: KioskCallParsed<'onPremises'>): OnPremises {
+export function onPremises(ctx: VisitDeps, input: KioskCallParsed<'onPremises'>): OnPremises {
   const visitors = visitorsOnPremises(ctx.db, input.search);
   const asOf = readSetting(ctx.db, 'visitors_as_of') ?? null;
   // "N inside" is everyone inside, whatever the search shows.
   const total = input.search ? visitorsOnPremises(ctx.db, undefined).length : visitors.length;
-  return { visitors, count: visitors.length, total, source: ctx.net.online && asOf ? 'server' : 'local', asOf };
+  return { visitors, count: visitors.length, total, source: ctx.link.net.online && asOf ? 'server' : 'local', asOf };
 }

@@ -1,6 +1,6 @@
-import type { GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
-import type { AttentionItem } from '../../shared/kiosk/calls.ts';
-import type { KioskDb } from './database.ts';
+import type { GateOperationKind } from '../../../shared/kiosk/gate-operations.ts';
+import type { AttentionItem } from '../../../shared/kiosk/calls.ts';
+import type { KioskDb } from '../database.ts';
 
 /** The outbox holds the gate's operations (shared/kiosk/gate-operations.ts). */
 export type OperationKind = GateOperationKind;
@@ -52,6 +52,39 @@ export function countPendingOperations(db: KioskDb): number {
     .prepare(`SELECT (SELECT count(*) FROM outbox WHERE state = 'pending' AND kind <> 'heartbeat') + (SELECT count(*) FROM panics WHERE state = 'pending') AS n`)
     .get() as { n: number };
   return row.n;
+}
+
+/** How many other operations of the operation's visit wait to be sent: a checkout waits for its check-in. */
+export function othersPendingForVisit(db: KioskDb, op: Pick<OutboxRow, 'op_id' | 'visit_id'>): number {
+  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ?`).get(op.visit_id, op.op_id) as { n: number }).n;
+}
+
+/** The walk-in or check-in still pending that opens the operation's visit: a batched checkout names it (`log_of`). */
+export function pendingOpenerOf(db: KioskDb, op: Pick<OutboxRow, 'op_id' | 'visit_id'>): string | undefined {
+  const row = db
+    .prepare(`SELECT idempotency_key FROM outbox WHERE state = 'pending' AND visit_id = ? AND op_id <> ? AND kind IN ('walk_in', 'validate') ORDER BY seq DESC LIMIT 1`)
+    .get(op.visit_id, op.op_id) as { idempotency_key: string } | undefined;
+  return row?.idempotency_key;
+}
+
+/** When the oldest operation (or SOS) still waiting to reach the server happened. */
+export function oldestQueuedAt(db: KioskDb): string | null {
+  const row = db
+    .prepare(
+      `SELECT min(at) AS at FROM (
+         SELECT min(created_at) AS at FROM outbox WHERE state = 'pending' AND kind <> 'heartbeat'
+         UNION ALL SELECT min(pressed_at) FROM panics WHERE state = 'pending')`,
+    )
+    .get() as { at: string | null };
+  return row.at;
+}
+
+/** The heartbeat in place of any earlier one, except those a request is out for right now. One transaction. */
+export function replaceHeartbeat(db: KioskDb, op: NewOperation, inFlight: Iterable<string>): void {
+  db.transaction(() => {
+    db.prepare(`DELETE FROM outbox WHERE kind = 'heartbeat' AND op_id NOT IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...inFlight]));
+    enqueueOperation(db, op);
+  })();
 }
 
 /** Before a request for it leaves: counts the attempt, and keeps the checkout's path once its visit has a log_id. */

@@ -1,36 +1,30 @@
-import type { KioskHeartbeatRequest } from '../../shared/schemas/kiosks.ts';
-import type { CoreContext } from './context.ts';
-import { applyAnswer, attemptOperation, newOperation, whileInFlight } from './operations.ts';
-import { countOpenAttention, countPendingOperations, enqueueOperation, type NewOperation } from './outbox.ts';
-import { readSetting } from './settings.ts';
+import type { KioskHeartbeatRequest } from '../../../shared/schemas/kiosks.ts';
+import type { CoreContext } from '../context.ts';
+import { applyAnswer } from '../outbox/answers.ts';
+import { attemptOperation, newOperation } from '../outbox/operations.ts';
+import { countOpenAttention, countPendingOperations, oldestQueuedAt, operationById, replaceHeartbeat, type NewOperation } from '../outbox/store.ts';
+import { readSetting } from '../settings-store.ts';
+import type { SendDeps } from '../outbox/operations.ts';
+import type { AnswerDeps } from '../outbox/answers.ts';
+
+/** What a heartbeat reads and writes. */
+export type HeartbeatDeps = Pick<CoreContext, 'clock' | 'db' | 'kioskId' | 'newId' | 'localNowMs' | 'timings'> & SendDeps & AnswerDeps;
 
 /**
  * What the kiosk tells the server every KIOSK_HEARTBEAT_S (default 30 s): its gate, its queue
  * (size and oldest), its last sync, its needs-attention count and its own clock, uncorrected, so
  * the server sees the skew (the kiosk's recorded times use the corrected one).
  */
-export function heartbeatBody(ctx: CoreContext, appVersion: string): KioskHeartbeatRequest {
+export function heartbeatBody(ctx: HeartbeatDeps, appVersion: string): KioskHeartbeatRequest {
   return {
-    entry_point: ctx.settings!.entryPoint,
+    entry_point: ctx.link.settings!.entryPoint,
     app_version: appVersion,
     queued_operations: countPendingOperations(ctx.db),
-    oldest_queued_at: oldestQueuedAt(ctx),
+    oldest_queued_at: oldestQueuedAt(ctx.db),
     last_sync_at: readSetting(ctx.db, 'last_sync_at') ?? null,
     needs_attention: countOpenAttention(ctx.db),
     clock: new Date(ctx.localNowMs()).toISOString(),
   };
-}
-
-/** When the oldest operation (or SOS) still waiting to reach the server happened. */
-function oldestQueuedAt(ctx: CoreContext): string | null {
-  const row = ctx.db
-    .prepare(
-      `SELECT min(at) AS at FROM (
-         SELECT min(created_at) AS at FROM outbox WHERE state = 'pending' AND kind <> 'heartbeat'
-         UNION ALL SELECT min(pressed_at) FROM panics WHERE state = 'pending')`,
-    )
-    .get() as { at: string | null };
-  return row.at;
 }
 
 /**
@@ -38,7 +32,7 @@ function oldestQueuedAt(ctx: CoreContext): string | null {
  * server wants the kiosk's state, not its history), and a heartbeat being sent right now is left
  * to finish. One transaction.
  */
-export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperation {
+export function queueHeartbeat(ctx: HeartbeatDeps, appVersion: string): NewOperation {
   const op = newOperation(ctx, ctx.clock.now(), {
     kind: 'heartbeat',
     pathParams: { kioskId: ctx.kioskId },
@@ -46,11 +40,7 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
     visitId: null,
     decisionId: null,
   });
-  const inFlight = [...ctx.inFlight];
-  ctx.db.transaction(() => {
-    ctx.db.prepare(`DELETE FROM outbox WHERE kind = 'heartbeat' AND op_id NOT IN (SELECT value FROM json_each(?))`).run(JSON.stringify(inFlight));
-    enqueueOperation(ctx.db, op);
-  })();
+  replaceHeartbeat(ctx.db, op, ctx.link.inFlight);
   return op;
 }
 
@@ -60,13 +50,13 @@ export function queueHeartbeat(ctx: CoreContext, appVersion: string): NewOperati
  * (a refusal, a key without `access_codes:validate`) settles it quietly: a heartbeat is never a
  * guard's business, and never holds up the queue behind it.
  */
-export async function beat(ctx: CoreContext, appVersion: string): Promise<'sent' | 'queued' | 'refused' | 'not_set_up'> {
-  if (!ctx.settings || !ctx.api) return 'not_set_up';
+export async function beat(ctx: HeartbeatDeps, appVersion: string): Promise<'sent' | 'queued' | 'refused' | 'not_set_up'> {
+  if (!ctx.link.settings || !ctx.link.api) return 'not_set_up';
   const queued = queueHeartbeat(ctx, appVersion);
-  if (ctx.net.online === false) return 'queued';
-  const op = ctx.db.prepare('SELECT * FROM outbox WHERE op_id = ?').get(queued.op_id) as Parameters<typeof attemptOperation>[1] | undefined;
+  if (ctx.link.net.online === false) return 'queued';
+  const op = operationById(ctx.db, queued.op_id);
   if (!op || op.state !== 'pending') return 'queued';
-  return whileInFlight(ctx, op.op_id, async () => {
+  return ctx.link.whileInFlight(op.op_id, async () => {
     const attempt = await attemptOperation(ctx, op, { timeoutMs: ctx.timings.requestTimeoutMs });
     if (!attempt.sent) return 'queued';
     const answer = attempt.answer;
