@@ -196,7 +196,11 @@ describe('SQLite group commit', () => {
     };
     const without = await largestWal(false);
     const kept = await largestWal(true);
-    expect(without, 'without the keeper the busy readers keep the WAL growing').toBeGreaterThan(3_000_000);
+    // Without the keeper the WAL grows past six times the keeper's limit (alone here it reached
+    // 2.7 to 5.9 MB: how often both threads pause at once, letting SQLite restart it, varies);
+    // with it, it stays within a few times the limit, and under half of what it was without.
+    expect(without, 'without the keeper the busy readers keep the WAL growing').toBeGreaterThan(1_500_000);
+    expect(kept).toBeLessThan(1_000_000);
     expect(kept).toBeLessThan(without / 2);
   });
 
