@@ -30,6 +30,7 @@ import { generateYear, loadYear, sizesFromEnv, type GeneratedYear } from './scal
 import { cancelOpenIncidents, deepCursor, heaviestReads, loadReads, manyUseCodes, openLoop, sosOf, validationOf, type OpenLoop } from './scale/load.ts';
 import { describeYear, mb } from './scale/report.ts';
 import { measureUpgrade } from './scale/upgrade.ts';
+import { CONSOLE_AIM_S, timeConsoleScreens } from './scale/console.ts';
 
 const AIMS = { listP99Ms: 50, reportP99Ms: 100, sosP99Ms: 50, sosRatio: 1.5 };
 
@@ -113,6 +114,17 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
         out.rows.push({ target: req.name, engine, measurement, ...(baseRate ? { ratioToBare: measurement.requestsPerSecond / baseRate } : {}) });
         const aim = req.kind === 'list' ? AIMS.listP99Ms : AIMS.reportP99Ms;
         out.aims.push({ aim: `${req.name.trim()} p99 < ${aim} ms`, engine, actual: `${fmt(measurement.latencyMs.p99)} ms${measurement.non2xx ? ` (${measurement.non2xx} not 2xx)` : ''}`, met: measurement.latencyMs.p99 < aim && measurement.non2xx === 0 });
+      }
+      // The console's screens, to their first rows, for an owner of the big organization.
+      const screens = await timeConsoleScreens({ baseUrl, databaseUrl: year.url, organizationId: year.big.organizationId, liveKey: year.big.liveKey }, 3, (line) => log(`${line} (${engine})`));
+      if (!screens) out.notes.push('The console screens were not timed: no Chromium (CHROMIUM_PATH).');
+      else {
+        out.tables.push({
+          title: `The console on the year: first rows of each screen, a fresh profile each time, median of 3 (${engine})`,
+          header: ['screen', 'engine', 'median s', 'worst s'],
+          rows: screens.map((time) => [time.screen, engine, time.p50S.toFixed(2), time.worstS.toFixed(2)]),
+        });
+        for (const time of screens) out.aims.push({ aim: `console ${time.screen}: first rows < ${CONSOLE_AIM_S} s`, engine, actual: `${time.p50S.toFixed(2)} s`, met: time.p50S < CONSOLE_AIM_S });
       }
       // The emergency path: alone, then beside 20 connections of the heaviest reads.
       const headers = { authorization: `Bearer ${year.big.liveKey}` };
