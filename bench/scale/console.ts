@@ -28,7 +28,7 @@ export const CONSOLE_SCREENS: ConsoleScreen[] = [
   { name: 'Visitors: visits', path: '/visitors/logs', ready: rowsOf('screen-visitors') },
   { name: 'Visitors: access codes', path: '/visitors/codes', ready: rowsOf('screen-visitors') },
   { name: 'Visitors: on premises', path: '/visitors/on-site', ready: rowsOf('screen-visitors') },
-  { name: 'Events', path: '/events', ready: rowsOf('screen-events') },
+  { name: 'Events', path: '/events', ready: '[data-testid=screen-events] [data-testid=event-row], [data-testid=screen-events] [data-testid=empty]' },
   { name: 'Audit log', path: '/audit-log', ready: rowsOf('screen-audit-log') },
   { name: 'Reports (30 days)', path: '/reports', ready: '[data-testid=screen-reports] tbody tr' },
 ];
