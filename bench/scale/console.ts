@@ -6,6 +6,7 @@
  *
  * Called by the `scale` section with a server already running on the generated database.
  */
+import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../../console/build.ts';
 import { operatorCookie } from '../console.ts';
@@ -63,7 +64,6 @@ async function timeScreen(browser: Browser, origin: string, cookie: string, scre
 
 /** Each screen `runs` times after one warm-up load of the app; null when there is no Chromium. */
 export async function timeConsoleScreens(target: ConsoleTarget, runs = 3, log: (line: string) => void = () => {}): Promise<ConsoleScreenTime[] | null> {
-  const { existsSync } = await import('node:fs');
   if (!existsSync(CHROMIUM)) return null;
   await ensureConsoleAppBuilt();
   const origin = new URL(target.baseUrl).origin;
