@@ -139,6 +139,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   // PostgreSQL builds the indexes of an upgrade after it serves (server/db/online-indexes.ts).
   const indexBuilder: IndexBuilder = database.engine === 'postgres' ? startIndexBuilds(config.DATABASE_URL, logger) : NO_INDEX_BUILDS;
+  // One catalog query, so /health says from its first answer whether indexes are still to come.
+  await indexBuilder.checked;
   const threat = await createThreatEngine(database.db, logger);
   const webhooks = createWebhookWorker({
     db: database.db,

@@ -14,6 +14,8 @@ export interface IndexBuildState {
 
 export interface IndexBuilder {
   state(): IndexBuildState;
+  /** Resolves once this host knows which indexes are missing (one catalog query): until then `state()` cannot say. */
+  checked: Promise<void>;
   /** Resolves when this host's builds have ended (done, failed, or left to another host). */
   settled: Promise<void>;
   stop(): Promise<void>;
@@ -39,6 +41,8 @@ export function startIndexBuilds(url: string, logger: Logger, indexes: readonly 
   let current: IndexBuildState = { state: 'building', pending: indexes.length, building: null };
   let client: pg.Client | undefined;
   let stopped = false;
+  let markChecked!: () => void;
+  const checked = new Promise<void>((resolve) => (markChecked = resolve));
   const settled = (async () => {
     client = new pg.Client({ connectionString: url, application_name: 'tsaro-index-builder' });
     client.on('error', (err) => logger.warn({ err }, 'index builder connection lost; builds resume at the next start'));
@@ -47,6 +51,7 @@ export function startIndexBuilds(url: string, logger: Logger, indexes: readonly 
       await client.query('set statement_timeout = 0');
       const missing = await missingIndexes(client, indexes);
       current = { state: missing.length ? 'building' : 'complete', pending: missing.length, building: null };
+      markChecked();
       if (missing.length === 0) return;
       const { rows } = await client.query<{ locked: boolean }>(BUILD_LOCK);
       if (!rows[0]!.locked) {
@@ -70,12 +75,14 @@ export function startIndexBuilds(url: string, logger: Logger, indexes: readonly 
         logger.warn({ err }, 'an online index build failed; it is tried again at the next start, and the queries it serves run without it meanwhile');
       }
     } finally {
+      markChecked();
       await client?.end().catch(() => undefined);
       client = undefined;
     }
   })();
   return {
     state: () => current,
+    checked,
     settled,
     async stop() {
       stopped = true;
@@ -100,6 +107,7 @@ async function missingIndexes(client: pg.Client, indexes: readonly ListIndex[]):
 /** SQLite builds its indexes in the migration: nothing waits after start. */
 export const NO_INDEX_BUILDS: IndexBuilder = {
   state: () => ({ state: 'complete', pending: 0, building: null }),
+  checked: Promise.resolve(),
   settled: Promise.resolve(),
   stop: async () => undefined,
 };
