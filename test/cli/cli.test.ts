@@ -1,15 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFor } from '../support/cli.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-const run = promisify(execFile);
-const BIN = new URL('../../bin/tsaro.js', import.meta.url).pathname;
-
-// Each test starts the CLI several times (a Node process with tsx each): seconds apiece on a loaded machine.
+// Most calls run the CLI in-process; the few that spawn bin/tsaro.js (a Node process with tsx) take seconds on a loaded machine.
 describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -17,20 +13,12 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
   });
   afterAll(() => server.stop());
 
-  async function tsaro(...args: string[]): Promise<{ json: any; code: number; stdout: string }> {
-    try {
-      const { stdout } = await run(process.execPath, [BIN, ...args], {
-        env: { ...process.env, DATABASE_URL: server.database.url },
-      });
-      return { json: JSON.parse(stdout), code: 0, stdout };
-    } catch (err) {
-      const failed = err as { stdout: string; code: number };
-      return { json: failed.stdout ? JSON.parse(failed.stdout) : undefined, code: failed.code, stdout: failed.stdout };
-    }
-  }
+  // In-process (the same runCli bin/tsaro.js runs); the tests that are about the process itself spawn it.
+  const tsaro = (...args: string[]) => cliFor({ DATABASE_URL: server.database.url }).inProcess(...args);
+  const spawned = (...args: string[]) => cliFor({ DATABASE_URL: server.database.url }).spawned(...args);
 
   it('org create prints exactly one JSON object with the organization and its two owner keys, which work', async () => {
-    const { json, stdout, code } = await tsaro('org', 'create', '--name', 'Lekki Gardens', '--plan', 'growth', '--prefix', 'LKG', '--json');
+    const { json, stdout, code } = await spawned('org', 'create', '--name', 'Lekki Gardens', '--plan', 'growth', '--prefix', 'LKG', '--json');
     expect(code).toBe(0);
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expect(json.organization).toMatchObject({ name: 'Lekki Gardens', plan: 'growth', subscription_status: 'active', code_prefix: 'LKG' });
@@ -126,9 +114,7 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
   });
 
   it('responder add without --json prints the sign-in link at PUBLIC_URL and its QR code for the terminal', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'responder', 'add', '--name', 'Musa Ibrahim', '--phone', '+2348030002222', '--lat', '9.06', '--lng', '7.49'], {
-      env: { ...process.env, DATABASE_URL: server.database.url, PUBLIC_URL: 'https://tsaro.example.ng/' },
-    });
+    const { stdout } = await cliFor({ DATABASE_URL: server.database.url, PUBLIC_URL: 'https://tsaro.example.ng/' }).spawned('responder', 'add', '--name', 'Musa Ibrahim', '--phone', '+2348030002222', '--lat', '9.06', '--lng', '7.49');
     const link = /Sign-in link .*: (https:\/\/tsaro\.example\.ng\/responder\/#token=rtk_[0-9A-Za-z]{40})$/m.exec(stdout)?.[1];
     expect(link).toBeDefined();
     // The terminal QR: rows of half-block characters (colour codes aside), as wide as each other.
@@ -201,8 +187,9 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
 
   it('rejects an unknown scope naming it', async () => {
     const { json: org } = await tsaro('org', 'create', '--name', 'Scope Test', '--json');
-    const result = await tsaro('key', 'create', '--org', org.organization.organization_id, '--env', 'live', '--scopes', 'incidents:read,root', '--json');
+    const result = await spawned('key', 'create', '--org', org.organization.organization_id, '--env', 'live', '--scopes', 'incidents:read,root', '--json');
     expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(result.json.error.message).toContain('root');
   });
 });

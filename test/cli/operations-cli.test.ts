@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFor } from '../support/cli.ts';
 import { joinConsole } from '../support/console.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-const run = promisify(execFile);
-const BIN = new URL('../../bin/tsaro.js', import.meta.url).pathname;
 
 /** The operations centre's commands (CONTRACT.md): `staff invite`, and the roster's verbs beside the responder commands that keep their shape. */
 describe('npx tsaro staff and the roster verbs', { timeout: 120_000 }, () => {
@@ -15,19 +12,18 @@ describe('npx tsaro staff and the roster verbs', { timeout: 120_000 }, () => {
   });
   afterAll(() => server.stop());
 
+  const cli = () => cliFor({ DATABASE_URL: server.database.url, PUBLIC_URL: 'https://tsaro.example.ng' });
+  /** In-process, as bin/tsaro.js runs it: exactly one line of JSON on stdout. */
   async function tsaro(...args: string[]): Promise<{ json: any; code: number }> {
-    try {
-      const { stdout } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: server.database.url, PUBLIC_URL: 'https://tsaro.example.ng' } });
-      expect(stdout.trim().split('\n')).toHaveLength(1);
-      return { json: JSON.parse(stdout), code: 0 };
-    } catch (err) {
-      const failed = err as { stdout: string; code: number };
-      return { json: failed.stdout ? JSON.parse(failed.stdout) : undefined, code: failed.code };
-    }
+    const answer = await cli().inProcess(...args);
+    expect(answer.stdout.trim().split('\n')).toHaveLength(1);
+    return answer;
   }
 
   it('staff invite answers exactly {invite_url}, and refuses a partner member\'s email saying why', async () => {
-    const invited = await tsaro('staff', 'invite', '--email', 'Kemi@Tsaro.example', '--role', 'controller', '--json');
+    // The process itself, once: what an operator's script runs.
+    const invited = await cli().spawned('staff', 'invite', '--email', 'Kemi@Tsaro.example', '--role', 'controller', '--json');
+    expect(invited.stdout.trim().split('\n')).toHaveLength(1);
     expect(invited.code).toBe(0);
     expect(Object.keys(invited.json)).toEqual(['invite_url']);
     expect(invited.json.invite_url).toMatch(/^https:\/\/tsaro\.example\.ng\/console\/staff\/join\/[\w-]{43}$/);
