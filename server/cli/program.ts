@@ -438,7 +438,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   };
   const program = buildProgram(run);
   // With --json, stdout carries exactly one JSON object: commander's help and errors go to stderr or nowhere.
-  program.configureOutput(json ? { writeErr: () => undefined, writeOut: io.stderr } : { writeErr: io.stderr, writeOut: io.stdout });
+  // Commander copies a command's output settings to subcommands only when they are made: set them on every one.
+  const output = json ? { writeErr: () => undefined, writeOut: io.stderr } : { writeErr: io.stderr, writeOut: io.stdout };
+  const configure = (command: Command): void => {
+    command.configureOutput(output);
+    command.commands.forEach(configure);
+  };
+  configure(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {

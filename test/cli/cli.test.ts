@@ -183,6 +183,9 @@ describe('npx tsaro (operator CLI)', { timeout: 90_000 }, () => {
     const result = await tsaro(...args);
     expect(result.code).not.toBe(0);
     expect(result.json.error.message).toContain(text);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    // The error is said once, in the JSON: no usage text beside it.
+    expect(result.stderr).toBe('');
   });
 
   it('rejects an unknown scope naming it', async () => {
