@@ -74,6 +74,7 @@ export interface TallyFilter {
 
 const dayOf = (instant: string) => instant.slice(0, 10);
 const dayStart = (instant: string) => `${dayOf(instant)}T00:00:00.000Z`;
+const LAST_DAY = '9999-12-31';
 const nextDayStart = (instant: string) => new Date(Date.parse(dayStart(instant)) + DAY_MS).toISOString();
 
 /**
@@ -81,6 +82,11 @@ const nextDayStart = (instant: string) => new Date(Date.parse(dayStart(instant))
  * either end (counted from the table). Absent bounds are open.
  */
 export function splitWindow(from?: string, before?: string): { wholeFrom?: string; wholeBefore?: string; edges: Array<[string | undefined, string | undefined]>; empty: boolean } {
+  if (from !== undefined && from !== dayStart(from) && dayOf(from) === LAST_DAY) {
+    // A window from inside the last day an ISO date can name has no whole day after it (the next,
+    // "+010000-01-01", would sort before every real day and count them all): all from the table.
+    return { edges: before === undefined || from < before ? [[from, before]] : [], empty: true };
+  }
   const wholeFrom = from === undefined ? undefined : from === dayStart(from) ? from : nextDayStart(from);
   const wholeBefore = before === undefined ? undefined : dayStart(before);
   if (from !== undefined && before !== undefined && wholeFrom! >= wholeBefore!) {
