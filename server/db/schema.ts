@@ -41,6 +41,7 @@ export interface Database {
   console_sessions: ConsoleSessionRow;
   audit_log: AuditRow;
   kiosks: KioskRow;
+  kiosk_authorities: KioskAuthorityRow;
   roll_calls: RollCallRow;
   roll_call_entries: RollCallEntryRow;
   staff: StaffRow;
@@ -134,6 +135,22 @@ export interface KioskRow {
   updated_at: string;
   /** Migration 0029: the site whose gate it stands at. */
   site_id: string | null;
+  /** Migration 0059: the kiosk's own Ed25519 public key (raw, base64url), bound at its first certificate. */
+  public_key?: string | null;
+  certified_at?: string | null;
+  certificate_expires_at?: string | null;
+}
+
+/** A site's kiosk authority (migration 0059): it certifies the site's kiosks to each other. */
+export interface KioskAuthorityRow {
+  kid: string;
+  organization_id: string;
+  environment: string;
+  site_id: string;
+  public_key: string;
+  /** Sealed (server/secrets/). */
+  private_key: string;
+  created_at: string;
 }
 
 /** A roll call: who was on site when it was taken (migration 0022). */

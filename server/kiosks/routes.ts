@@ -1,9 +1,10 @@
-import { KIOSK_ID_PATTERN, KioskEnvelope, KioskHeartbeatAnswer, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
+import { KIOSK_ID_PATTERN, KioskCertificateAnswer, KioskCertificateRequest, KioskEnvelope, KioskHeartbeatAnswer, KioskIdParams, KioskPage, ListKiosksQuery, RenameKioskRequest } from '../../shared/schemas/kiosks.ts';
 import { tenantOf } from '../auth/context.ts';
 import { badRequest } from '../http/errors.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { certifyKiosk } from './identity.ts';
 import { getKiosk, listKiosks, recordHeartbeat, renameKiosk, retire, type KioskTimes } from './service.ts';
 
 const route = routeFor<RouteDeps>();
@@ -35,6 +36,31 @@ export const kioskRouteList = [
     async handler({ params, body, db }, req, res, deps) {
       if (!KIOSK_ID_PATTERN.test(params.kioskId)) throw badRequest('kioskId must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start');
       res.json(await recordHeartbeat(db, timesOf(deps), tenantOf(req), params.kioskId, body));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/kiosks/:kioskId/certificate',
+    // The kiosk's own key: the scope its heartbeat uses.
+    access: 'access_codes:validate',
+    idempotent: true,
+    params: KioskIdParams,
+    body: KioskCertificateRequest,
+    operationId: 'certifyKiosk',
+    tags,
+    summary: "A kiosk's certificate for its peers at the site",
+    description: [
+      "The kiosk sends its own Ed25519 public key (its private key never leaves it) and a signature proving it holds it; the site's kiosk authority",
+      '(a key pair of the site, made at its first use, separate from the pass-signing keys) signs a certificate binding the key to the kiosk, its site,',
+      'organization and environment for 24 hours. The site\'s other kiosks check it with the authority\'s public key, without the server (docs/security.md,',
+      '"Kiosk identities"). Kiosks renew with their heartbeat, so a retired kiosk, or one moved to another site, stops being trusted within a day.',
+      'The kiosk must have sent a heartbeat (which places it at its site): an unknown kiosk, or one at a site beyond a key limited to sites, is a 404;',
+      'a retired kiosk is a 409. Another public key than the one bound replaces it (a reinstalled kiosk); the audit log records each certificate.',
+    ].join(' '),
+    responses: { ...ok(200, 'The certificate, its claims, and the authority that checks it', KioskCertificateAnswer), ...errors(404, 409) },
+    async handler({ params, body, db }, req, res, deps) {
+      if (!KIOSK_ID_PATTERN.test(params.kioskId)) throw badRequest('kioskId must be kiosk_ followed by a ULID (26 characters), as the kiosk makes it at its first start');
+      res.json(await certifyKiosk(db, { clock: deps.clock, secretBox: deps.secretBox }, tenantOf(req), params.kioskId, body));
     },
   }),
   route({

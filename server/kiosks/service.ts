@@ -40,6 +40,7 @@ export function rowToKiosk(row: KioskRow, times: KioskTimes): Kiosk {
     first_seen_at: row.first_seen_at,
     retired_at: row.retired_at,
     site_id: row.site_id ?? null,
+    certificate_expires_at: row.certificate_expires_at ?? null,
   };
 }
 

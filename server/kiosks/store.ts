@@ -1,5 +1,5 @@
 import { pageAndCount, type ListOrder, type PageRequest } from '../db/paged.ts';
-import type { Executor, KioskRow, Tenant } from '../db/schema.ts';
+import type { Executor, KioskAuthorityRow, KioskRow, Tenant } from '../db/schema.ts';
 import { whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /** The tenant's kiosks within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
@@ -139,6 +139,34 @@ export async function claimOutage(trx: Executor, row: Pick<KioskRow, 'organizati
     .where('kiosk_id', '=', row.kiosk_id)
     .where('last_seen_at', '=', row.last_seen_at)
     .where('offline_since', 'is', null)
+    .where('retired_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The site's kiosk authority in the tenant's environment, if one was made. */
+export async function findKioskAuthority(db: Executor, tenant: Tenant, siteId: string): Promise<KioskAuthorityRow | undefined> {
+  return db.selectFrom('kiosk_authorities').selectAll().where(whereTenant(tenant)).where('site_id', '=', siteId).executeTakeFirst();
+}
+
+/** False when another request made the site's authority meanwhile (that one stands). */
+export async function insertKioskAuthority(db: Executor, row: KioskAuthorityRow): Promise<boolean> {
+  const result = await db
+    .insertInto('kiosk_authorities')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'site_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** Binds the kiosk's public key (or replaces it) and records the certificate's time; false when the kiosk is gone, retired or beyond the caller's sites. */
+export async function recordCertificate(db: Executor, tenant: Tenant, kioskId: string, columns: { public_key: string; certified_at: string; certificate_expires_at: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('kiosks')
+    .set({ ...columns, updated_at: columns.certified_at })
+    .where(whereTenant(tenant))
+    .where(whereSiteReached(tenant, 'organization'))
+    .where('kiosk_id', '=', kioskId)
     .where('retired_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -11,6 +11,7 @@ export const SEALED_COLUMNS = [
   { table: 'webhook_endpoints', key: ['endpoint_id'], column: 'secret' },
   { table: 'webhook_endpoints', key: ['endpoint_id'], column: 'previous_secret' },
   { table: 'pass_keys', key: ['kid'], column: 'private_key' },
+  { table: 'kiosk_authorities', key: ['kid'], column: 'private_key' },
   { table: 'people', key: ['person_id'], column: 'totp_secret' },
   { table: 'people', key: ['person_id'], column: 'totp_pending_secret' },
   { table: 'staff', key: ['staff_id'], column: 'totp_secret' },

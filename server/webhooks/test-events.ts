@@ -117,6 +117,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       first_seen_at: earlier(60 * 24),
       retired_at: null,
       site_id: 'site_TEST0000000000000000000000',
+      certificate_expires_at: new Date(now.getTime() + 20 * 60 * 60_000).toISOString(),
     };
     const back: Kiosk & { was_offline_since: string } = { ...kiosk, was_offline_since: earlier(10) };
     return offline ? kiosk : back;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, SiteRef, Timestamp, TimestampInput, paginated } from './common.ts';
+import { Environment, PageQuery, SiteRef, Timestamp, TimestampInput, paginated } from './common.ts';
 import { CallListView } from './sites.ts';
 
 /**
@@ -72,6 +72,9 @@ export const Kiosk = z
     first_seen_at: Timestamp,
     retired_at: Timestamp.nullable(),
     site_id: z.string().nullable().meta({ description: 'The site whose gate it stands at' }),
+    certificate_expires_at: Timestamp.nullable().meta({
+      description: "When the kiosk's current certificate (`POST /kiosks/{kioskId}/certificate`) stops vouching for it to the site's other kiosks; null: never certified",
+    }),
   })
   .meta({ id: 'Kiosk' });
 export type Kiosk = z.infer<typeof Kiosk>;
@@ -104,3 +107,60 @@ export const RenameKioskRequest = z
 export const KioskOnlineEventData = Kiosk.extend({
   was_offline_since: Timestamp.meta({ description: 'When `kiosk.offline` was raised for the outage that ended' }),
 }).meta({ id: 'KioskOnlineEventData' });
+
+/** An Ed25519 public key, its raw 32 bytes in base64url (43 characters). */
+const RawPublicKey = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be an Ed25519 public key: its 32 bytes in base64url (43 characters)');
+
+/**
+ * What a kiosk sends for a certificate: its own public key (the private key never leaves it) and
+ * proof that it holds the private key, a signature over `kioskCertificateProofText`.
+ */
+export const KioskCertificateRequest = z
+  .strictObject({
+    public_key: RawPublicKey.meta({ description: "The kiosk's own Ed25519 public key, raw, base64url. The first certificate binds it to the kiosk; a later one with another key replaces it (a reinstalled kiosk), recorded in the audit log" }),
+    proof: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{86}$/, 'must be an Ed25519 signature in base64url (86 characters)')
+      .meta({ description: 'Ed25519 signature, base64url, by the private key of `public_key` over the UTF-8 text `tsaro-kiosk-certificate\\n<kioskId>\\n<public_key>`' }),
+  })
+  .meta({ id: 'KioskCertificateRequest' });
+export type KioskCertificateRequest = z.infer<typeof KioskCertificateRequest>;
+
+/** What a certificate says: signed by the site's kiosk authority; a peer checks every field. */
+export const KioskCertificateClaims = z
+  .object({
+    v: z.literal(1),
+    kid: z.string().meta({ description: "The kiosk authority's key id" }),
+    organization_id: z.string(),
+    environment: Environment,
+    site_id: z.string(),
+    kiosk_id: KioskId,
+    public_key: RawPublicKey,
+    issued_at: Timestamp,
+    expires_at: Timestamp,
+  })
+  .meta({ id: 'KioskCertificateClaims' });
+export type KioskCertificateClaims = z.infer<typeof KioskCertificateClaims>;
+
+export const KioskAuthority = z
+  .object({
+    kid: z.string(),
+    site_id: z.string(),
+    public_key: RawPublicKey.meta({ description: "The site's kiosk authority's Ed25519 public key: it verifies the certificates of the site's kiosks" }),
+  })
+  .meta({ id: 'KioskAuthority' });
+export type KioskAuthority = z.infer<typeof KioskAuthority>;
+
+export const KioskCertificateAnswer = z
+  .object({
+    certificate: z.string().meta({ description: 'base64url(claims as JSON) "." base64url(Ed25519 signature by the authority over the first part). Shown to the site\'s other kiosks, which check it with the authority\'s public key' }),
+    claims: KioskCertificateClaims,
+    authority: KioskAuthority,
+  })
+  .meta({ id: 'KioskCertificateAnswer' });
+export type KioskCertificateAnswer = z.infer<typeof KioskCertificateAnswer>;
+
+/** The text a kiosk signs to prove it holds the private key of the public key it sends. */
+export function kioskCertificateProofText(kioskId: string, publicKey: string): string {
+  return `tsaro-kiosk-certificate\n${kioskId}\n${publicKey}`;
+}

@@ -1,6 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEALED_COLUMNS } from '../../server/secrets/store.ts';
+import { proveKioskKey, rawPublicKeyOf } from '../../shared/node/kiosk-certificate.ts';
 import { joinConsole } from '../support/console.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -26,7 +28,7 @@ describe('every sealed value lives in a column that rotation re-seals', () => {
   });
   afterAll(() => server?.stop());
 
-  it('after webhooks, passes, people, staff and texts have sealed theirs, no sealed value is anywhere else', async () => {
+  it('after webhooks, passes, kiosk authorities, people, staff and texts have sealed theirs, no sealed value is anywhere else', async () => {
     const org = await server.createOrganization({ name: 'Shield Security' });
     expect((await org.live.post('/webhook-endpoints', { url: 'https://8.8.8.8/tsaro/hooks', events: ['incident.created'] })).status).toBe(201);
     const code = await org.live.post('/access-codes', { visitor_name: 'Chioma Eze', visitor_phone: '+2348031112222' });
@@ -34,6 +36,13 @@ describe('every sealed value lives in a column that rotation re-seals', () => {
     expect((await org.live.post(`/access-codes/${code.body.access_code.code_id}/send`, {})).status).toBe(202);
     await joinConsole(server, org.organizationId, 'admin');
     await joinStaff(server, 'controller');
+    // A gate kiosk's certificate makes its site's kiosk authority.
+    const kioskId = 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB';
+    const beat = { entry_point: 'Main gate', app_version: '0.1.0', queued_operations: 0, oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: server.clock.now().toISOString() };
+    expect((await org.live.request('PUT', `/kiosks/${kioskId}/heartbeat`, { body: beat })).status).toBe(200);
+    const pair = generateKeyPairSync('ed25519');
+    const publicKey = rawPublicKeyOf(pair.publicKey);
+    expect((await org.live.post(`/kiosks/${kioskId}/certificate`, { public_key: publicKey, proof: proveKioskKey(pair.privateKey, kioskId, publicKey) })).status).toBe(200);
 
     const db = server.running.database.db;
     const found = new Set<string>();
@@ -47,7 +56,7 @@ describe('every sealed value lives in a column that rotation re-seals', () => {
     }
     const listed = new Set(SEALED_COLUMNS.map(({ table, column }) => `${table}.${column}`));
     // The workload reached the columns this test is about (else it proves nothing).
-    for (const column of ['people.totp_secret', 'staff.totp_secret', 'text_messages.dlr_token_sealed', 'text_messages.link_sealed', 'webhook_endpoints.secret']) expect(found).toContain(column);
+    for (const column of ['kiosk_authorities.private_key', 'people.totp_secret', 'staff.totp_secret', 'text_messages.dlr_token_sealed', 'text_messages.link_sealed', 'webhook_endpoints.secret']) expect(found).toContain(column);
     expect([...found].filter((column) => !listed.has(column))).toEqual([]);
   });
 });

@@ -693,6 +693,26 @@ describe('migrations', () => {
     expect(offer).toBeUndefined();
   });
 
+  it('0059-kiosk-identities keeps every kiosk as it was, uncertified, and allows one kiosk authority per site and environment', async () => {
+    const db = await fresh();
+    const now = '2026-11-29T11:00:00.000Z';
+    await migrateToLatest(db, through(before('0059-kiosk-identities')));
+    const kiosk = {
+      organization_id: 'org_a', environment: 'live', kiosk_id: 'kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB', name: null, entry_point: 'Main gate', app_version: '0.1.0', queued_operations: 0,
+      oldest_queued_at: null, last_sync_at: null, needs_attention: 0, clock: now, clock_skew_ds: 0, last_seen_at: now, offline_since: null, first_seen_at: now, retired_at: null, updated_at: now, site_id: 'site_a',
+    };
+    await db.insertInto('kiosks').values(kiosk).execute();
+    expect(await migrateToLatest(db, through('0059-kiosk-identities'))).toEqual(['0059-kiosk-identities']);
+    expect(await db.selectFrom('kiosks').select(['kiosk_id', 'site_id', 'public_key', 'certificate_expires_at']).execute()).toEqual([
+      { kiosk_id: kiosk.kiosk_id, site_id: 'site_a', public_key: null, certificate_expires_at: null },
+    ]);
+    const authority = { kid: 'ka_1', organization_id: 'org_a', environment: 'live', site_id: 'site_a', public_key: 'p', private_key: 'v2.sealed', created_at: now };
+    await db.insertInto('kiosk_authorities').values(authority).execute();
+    await expect(db.insertInto('kiosk_authorities').values({ ...authority, kid: 'ka_2' }).execute()).rejects.toThrow();
+    await db.insertInto('kiosk_authorities').values({ ...authority, kid: 'ka_3', environment: 'sandbox' }).execute();
+    expect(await db.selectFrom('kiosk_authorities').select('kid').orderBy('kid').execute()).toEqual([{ kid: 'ka_1' }, { kid: 'ka_3' }]);
+  });
+
   it('0045-alarm-loop-and-pass-links keeps every text as it was, stands an incident down once, and keeps pass links by their hash alone', async () => {
     const db = await fresh();
     const now = '2026-11-29T07:00:00.000Z';

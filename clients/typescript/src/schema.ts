@@ -1397,6 +1397,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/kiosks/{kioskId}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A kiosk's certificate for its peers at the site
+         * @description Scope `access_codes:validate`. The kiosk sends its own Ed25519 public key (its private key never leaves it) and a signature proving it holds it; the site's kiosk authority (a key pair of the site, made at its first use, separate from the pass-signing keys) signs a certificate binding the key to the kiosk, its site, organization and environment for 24 hours. The site's other kiosks check it with the authority's public key, without the server (docs/security.md, "Kiosk identities"). Kiosks renew with their heartbeat, so a retired kiosk, or one moved to another site, stops being trusted within a day. The kiosk must have sent a heartbeat (which places it at its site): an unknown kiosk, or one at a site beyond a key limited to sites, is a 404; a retired kiosk is a 409. Another public key than the one bound replaces it (a reinstalled kiosk); the audit log records each certificate.
+         */
+        post: operations["certifyKiosk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/kiosks": {
         parameters: {
             query?: never;
@@ -2020,6 +2040,12 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description The sites the role applies to; null: every site; left out: as they are (an owner: every site, always) */
             site_ids?: string[] | null;
+        };
+        KioskCertificateRequest: {
+            /** @description The kiosk's own Ed25519 public key, raw, base64url. The first certificate binds it to the kiosk; a later one with another key replaces it (a reinstalled kiosk), recorded in the audit log */
+            public_key: string;
+            /** @description Ed25519 signature, base64url, by the private key of `public_key` over the UTF-8 text `tsaro-kiosk-certificate\n<kioskId>\n<public_key>` */
+            proof: string;
         };
         /**
          * @description `online`: heard from within KIOSK_OFFLINE_AFTER_S (default 120 s); `offline`: not since; `retired`: taken out of service (never alerts)
@@ -3339,6 +3365,8 @@ export interface components {
             retired_at: string | null;
             /** @description The site whose gate it stands at */
             site_id: string | null;
+            /** @description When the kiosk's current certificate (`POST /kiosks/{kioskId}/certificate`) stops vouching for it to the site's other kiosks; null: never certified */
+            certificate_expires_at: string | null;
         };
         CallListEntryView: {
             name: string;
@@ -3352,6 +3380,42 @@ export interface components {
              * @example An emergency short code: called, never texted
              */
             not_texted_reason: string | null;
+        };
+        KioskCertificateAnswer: {
+            /** @description base64url(claims as JSON) "." base64url(Ed25519 signature by the authority over the first part). Shown to the site's other kiosks, which check it with the authority's public key */
+            certificate: string;
+            claims: components["schemas"]["KioskCertificateClaims"];
+            authority: components["schemas"]["KioskAuthority"];
+        };
+        KioskCertificateClaims: {
+            /** @constant */
+            v: 1;
+            /** @description The kiosk authority's key id */
+            kid: string;
+            organization_id: string;
+            environment: components["schemas"]["Environment"];
+            site_id: string;
+            /** @example kiosk_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            kiosk_id: string;
+            public_key: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        KioskAuthority: {
+            kid: string;
+            site_id: string;
+            /** @description The site's kiosk authority's Ed25519 public key: it verifies the certificates of the site's kiosks */
+            public_key: string;
         };
         /** @description One page of results, newest first */
         KioskPage: {
@@ -11433,6 +11497,118 @@ export interface operations {
             };
             /** @description Not found, or it belongs to another organization or environment */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    certifyKiosk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. The first answer is kept 24 h and replayed (header Idempotent-Replayed: true) for a retry with the same key; the same key with another path or body is a 400, one still in flight a 409. A key used by a caller who reaches sites you do not (a key or person limited to other sites) is a 409: its answer is never replayed to you, and the request does not run. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `kiosk_` and a ULID, made by the kiosk at its first start */
+                kioskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KioskCertificateRequest"];
+            };
+        };
+        responses: {
+            /** @description The certificate, its claims, and the authority that checks it */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KioskCertificateAnswer"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
