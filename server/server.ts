@@ -20,6 +20,7 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
 import { createResilientRateLimitStore, localOnly } from './rate-limit/fallback-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
+import { dutyJob, dutySettingsOf } from './duty/service.ts';
 import { createJobRunner } from './jobs/runner.ts';
 import { sweepJob, type SweepReport } from './sweeps.ts';
 import { foldAll, tallyFoldJob } from './tally-folder.ts';
@@ -99,6 +100,8 @@ export interface StartOptions {
   eventStreamHeartbeatMs?: number;
   /** false: tallies are folded only when a test calls `foldTallies()` (default: in the background). */
   foldTallies?: boolean;
+  /** false: the duty look (missed check-ins, staff alerts) runs only when a test calls `runJob('duty-alerts')` (default: every ALERTS_EVERY_S). */
+  dutyAlerts?: boolean;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -182,6 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       offerCount: config.DISPATCH_OFFER_COUNT,
       sandboxSpeed: config.SANDBOX_SPEED,
       dispatchWindowS: config.DISPATCH_WINDOW_S,
+      fixMaxAgeS: config.DISPATCH_FIX_MAX_AGE_S,
     },
   };
   const dispatcher =
@@ -281,6 +285,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     failure: 'threat index refresh failed; the next one will retry',
   });
   // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
+  // Duty (issue #47): missed check-ins on scene, and the alerts staff see (shifts, fixes, status ages).
+  jobs.register(dutyJob({ db: database.db, clock, webhookQueue, settings: dutySettingsOf(config) }, config.ALERTS_EVERY_S * 1000, { timed: options.dutyAlerts !== false }));
   jobs.register({ name: 'dispatch', everyMs: 1000, timed: options.runDispatch !== false, runOnce: () => advanceDispatch(dispatchDeps), failure: 'dispatch sweep failed' });
   jobs.start();
   if (options.deliverWebhooks !== false) webhooks.start(options.webhookPollMs ?? 1000);

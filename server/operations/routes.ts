@@ -30,6 +30,7 @@ const opsDeps = (deps: RouteDeps): operations.OperationsDeps => ({
   webhookQueue: deps.webhookQueue,
   dispatchWindowS: deps.config.DISPATCH_WINDOW_S,
   escalationWindowS: deps.config.ESCALATION_WINDOW_S,
+  fixMaxAgeS: deps.config.DISPATCH_FIX_MAX_AGE_S,
 });
 
 const IncidentOffer = z.object({
