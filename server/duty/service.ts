@@ -79,8 +79,10 @@ export async function takeOutOfService(deps: DutyDeps, responder: Pick<Responder
 }
 
 /** Back in service: off duty until the app reports on duty (its next heartbeat). */
-export async function returnToService(deps: DutyDeps, responder: Pick<ResponderRow, 'responder_id' | 'status'>, by: StaffActor | 'responder'): Promise<Duty> {
+export async function returnToService(deps: DutyDeps, responder: Pick<ResponderRow, 'responder_id' | 'status' | 'out_of_service_reason'>, by: StaffActor | 'responder'): Promise<Duty> {
   if (responder.status !== 'active') throw conflict('Responder is retired');
+  // Not out of service (a retry): answered as it is, its age kept.
+  if (!responder.out_of_service_reason) return responderDuty(deps.db, responder.responder_id);
   const at = deps.clock.now().toISOString();
   await inTransaction(deps.db, async (trx) => {
     await store.setOutOfService(trx, responder.responder_id, null, at);
@@ -195,20 +197,22 @@ type AlertDraft = Pick<StaffAlertRow, 'kind' | 'responder_id' | 'incident_id' | 
 const keyOf = (draft: Pick<AlertDraft, 'kind' | 'responder_id' | 'incident_id' | 'variant'>) => `${draft.kind}:${draft.responder_id}:${draft.incident_id ?? '-'}${draft.variant ? `:${draft.variant}` : ''}`;
 
 /** Opens the alert unless one like it is open (any host); the opening goes to the service audit log as the service's own. */
-async function raiseAlert(db: Executor, clock: Clock, draft: AlertDraft): Promise<boolean> {
+async function raiseAlert(db: Db, clock: Clock, draft: AlertDraft): Promise<boolean> {
   const at = clock.now().toISOString();
   const { variant: _variant, ...fields } = draft;
-  const opened = await store.openAlert(db, { alert_id: newId('alrt', clock.now()), ...fields, raised_at: at, cleared_at: null, open_key: keyOf(draft) });
-  if (opened) {
-    await recordStaffAction(db, clock, 'system', {
+  return inTransaction(db, async (trx) => {
+    const opened = await store.openAlert(trx, { alert_id: newId('alrt', clock.now()), ...fields, raised_at: at, cleared_at: null, open_key: keyOf(draft) });
+    if (!opened) return false;
+    // The alert and its line in the service audit log commit together.
+    await recordStaffAction(trx, clock, 'system', {
       action: 'alertRaised',
       subjectType: 'responder',
       subjectId: draft.responder_id,
       organizationId: draft.organization_id ?? undefined,
       detail: { kind: draft.kind, message: draft.message, ...(draft.incident_id && { incident_id: draft.incident_id }) },
     });
-  }
-  return opened;
+    return true;
+  });
 }
 
 /** Alerts that stay open while their condition holds; the others (panic, missed check-in) until dealt with. */

@@ -56,6 +56,13 @@ async function onScene(token: string, incidentId: string) {
   expect((await call(`/incidents/${incidentId}/status`, { method: 'POST', body: { status: 'on_scene' } })).status).toBe(200);
 }
 
+describe('the job runner', () => {
+  it("holds the server's timers, each feature's job by name; a test runs one by hand", async () => {
+    expect(server.running.jobNames()).toEqual(['fold-tallies', 'sweeps', 'threat-index', 'duty-alerts', 'dispatch']);
+    expect(await server.running.runJob('duty-alerts')).toMatchObject({ missedCheckIns: 0, raised: 0 });
+  });
+});
+
 describe('dispatch ranks by the freshest position', () => {
   it('a stale fix is never used to rank: that responder is left out until the phone reports, and listed after every fresh fix; the position typed at add counts as a fix then', async () => {
     const here = place(1);
