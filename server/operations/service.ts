@@ -83,7 +83,8 @@ export async function incidentDetails(deps: OperationsDeps, actor: StaffActor, i
     decline_reason: offer.decline_reason ?? null,
   }));
   await recordStaffAction(deps.db, deps.clock, actor, { action: 'openIncident', subjectType: 'incident', subjectId: incidentId, organizationId: row.organization_id });
-  return { incident, organization_name: row.organization_name, urgency: urgencyOf(row, deps.clock.now().getTime(), deps.dispatchWindowS), owner: queueItem(row, 0, deps.dispatchWindowS).owner, offers };
+  const urgency = (await raisedIncidents(deps.db)).has(incidentId) ? ('responder_in_danger' as const) : urgencyOf(row, deps.clock.now().getTime(), deps.dispatchWindowS);
+  return { incident, organization_name: row.organization_name, urgency, owner: queueItem(row, 0, deps.dispatchWindowS).owner, offers };
 }
 
 /** The nearest verified responders to the incident: distance, status, age of their fix, skills, and any decline of it. */

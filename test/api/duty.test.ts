@@ -239,6 +239,7 @@ describe('responder safety on scene', () => {
       [other, 'escalated'],
     ]);
     expect((await timelineOf(id)).at(-1)).toMatchObject({ event: 'control_alert', message: 'Tsaro control alerted: Pam Panic pressed panic on the way: Being chased' });
+    expect((await controller.browser.get(`/incidents/${id}`)).body.urgency).toBe('responder_in_danger');
     const [alert] = await alertsOf(responder.responder_id);
     expect(alert).toMatchObject({ kind: 'panic', incident_id: id, message: 'Pam Panic pressed panic on the way: Being chased' });
     // Pressed again: one alert.

@@ -332,7 +332,7 @@ export interface paths {
         };
         /**
          * Every live incident across organizations, most urgent first
-         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. Unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. A responder in danger (their panic, or two "I'm OK" check-ins missed on scene), then unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.
          */
         get: operations["liveQueue"];
         put?: never;
