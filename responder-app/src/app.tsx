@@ -28,7 +28,7 @@ export function App() {
   return (
     <div className="app">
       {screen}
-      <SafetyBar token={state.token} now={now} onDuty={state.onDuty} />
+      <SafetyBar token={state.token} now={now} onDuty={state.onDuty} onScene={state.work?.step === 'on_scene'} onBackInService={actions.beatNow} />
       <OutboxBar waiting={waiting} sent={state.sent} linkUp={linkUp} />
     </div>
   );

@@ -3,8 +3,10 @@ import { call, type AnswerOf } from '../api.ts';
 
 type DutyState = AnswerOf<'get', '/duty'>;
 
-/** How often the app asks the server its duty state (status, the next "I'm OK" due on scene). */
+/** How often the app asks the server its duty state (status, the next "I'm OK" due on scene)... */
 const LOOK_EVERY_MS = 20_000;
+/** ...and while it has just arrived on scene and the server has not yet said when the first check-in is due. */
+const LOOK_ARRIVING_MS = 3_000;
 
 const minutesLeft = (dueAt: string, now: number) => Math.round((Date.parse(dueAt) - now) / 60_000);
 
@@ -15,7 +17,7 @@ const minutesLeft = (dueAt: string, now: number) => Math.round((Date.parse(dueAt
  * reason. A web app on a locked phone may be throttled: the server, not this screen, counts the
  * missed check-ins.
  */
-export function SafetyBar({ token, now, onDuty }: { token: string; now: number; onDuty: boolean }) {
+export function SafetyBar({ token, now, onDuty, onScene, onBackInService }: { token: string; now: number; onDuty: boolean; onScene: boolean; onBackInService: () => void }) {
   const [state, setState] = useState<DutyState | null>(null);
   const [arming, setArming] = useState(false);
   const [said, setSaid] = useState<string | null>(null);
@@ -30,11 +32,12 @@ export function SafetyBar({ token, now, onDuty }: { token: string; now: number; 
       // No network: the outbox bar says so; the next look tries again.
     }
   }, [token]);
+  const arriving = onScene && !state?.check_in;
   useEffect(() => {
     void look();
-    const timer = setInterval(() => void look(), LOOK_EVERY_MS);
+    const timer = setInterval(() => void look(), arriving ? LOOK_ARRIVING_MS : LOOK_EVERY_MS);
     return () => clearInterval(timer);
-  }, [look]);
+  }, [look, arriving]);
 
   const checkIn = async (incidentId: string) => {
     try {
@@ -72,7 +75,8 @@ export function SafetyBar({ token, now, onDuty }: { token: string; now: number; 
   };
   const backInService = async () => {
     try {
-      await call(token, 'delete', '/out-of-service');
+      const answer = await call(token, 'delete', '/out-of-service');
+      if (answer.ok) onBackInService();
       await look();
     } catch {
       setSaid('No network: try again.');
