@@ -183,7 +183,7 @@ export async function listAlerts(db: Executor, state: 'open' | 'all'): Promise<S
 
 /** A controller has dealt with it (a panic, a missed check-in): cleared, recorded in the service audit log. */
 export async function acknowledgeAlert(deps: DutyDeps, actor: StaffActor, alertId: string): Promise<void> {
-  const alert = (await store.listAlertRows(deps.db, 'all')).find((row) => row.alert_id === alertId);
+  const alert = await store.findAlert(deps.db, alertId);
   if (!alert) throw notFound('Alert');
   if (!alert.open_key) return;
   await inTransaction(deps.db, async (trx) => {

@@ -107,6 +107,7 @@ export async function openAlert(db: Executor, row: StaffAlertRow): Promise<boole
   const result = await db.insertInto('staff_alerts').values(row).onConflict((oc) => oc.column('open_key').doNothing()).executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
+export const findAlert = (db: Executor, alertId: string) => db.selectFrom('staff_alerts').selectAll().where('alert_id', '=', alertId).executeTakeFirst();
 export const openAlertRows = (db: Executor) => db.selectFrom('staff_alerts').selectAll().where('open_key', 'is not', null).execute();
 export async function clearAlert(db: Executor, alertId: string, at: string): Promise<void> {
   await db.updateTable('staff_alerts').set({ cleared_at: at, open_key: null }).where('alert_id', '=', alertId).where('open_key', 'is not', null).execute();

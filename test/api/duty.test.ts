@@ -248,6 +248,7 @@ describe('responder safety on scene', () => {
     // A controller deals with it; only controllers and supervisors acknowledge.
     expect((await admin.browser.post(`/alerts/${alert.alert_id}/acknowledge`)).status).toBe(403);
     expect((await controller.browser.post(`/alerts/${alert.alert_id}/acknowledge`)).status).toBe(200);
+    expect((await controller.browser.post('/alerts/alrt_nobody/acknowledge')).status).toBe(404);
     expect(await alertsOf(responder.responder_id)).toEqual([]);
     expect((await alertsOf(responder.responder_id, 'all'))[0]).toMatchObject({ alert_id: alert.alert_id, cleared_at: now() });
 
