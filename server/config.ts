@@ -63,6 +63,34 @@ export const ConfigSchema = z.object({
   DISPATCH_RADIUS_KM: z.coerce.number().min(0.1).max(500).default(15),
   /** Responders the first round of offers goes to; escalation offers three times as many. */
   DISPATCH_OFFER_COUNT: z.coerce.number().int().min(1).max(50).default(3),
+  /** Seconds a responder's position counts as a fix: an older one is never used to rank (they are left out of automatic offers until the phone reports again). */
+  DISPATCH_FIX_MAX_AGE_S: seconds(300),
+  /** Seconds between a responder's "I'm OK" check-ins on scene; one missed alerts the controllers, two raise the case to the top of the queue. */
+  CHECK_IN_EVERY_S: seconds(300),
+  /** An available responder whose phone sent no fix for this many seconds raises an alert for staff. */
+  NO_FIX_ALERT_S: seconds(300),
+  /** Seconds a responder may hold an offer before staff are alerted. */
+  STATUS_LIMIT_OFFERED_S: seconds(120),
+  /** Seconds from accepting an incident to arriving before staff are alerted. */
+  STATUS_LIMIT_EN_ROUTE_S: seconds(1800),
+  /** Seconds on scene before staff are alerted. */
+  STATUS_LIMIT_ON_SCENE_S: seconds(3600),
+  /** Seconds out of service before staff are alerted. */
+  STATUS_LIMIT_OUT_OF_SERVICE_S: seconds(28_800),
+  /** Seconds between the alerts job's looks (shifts, fixes, status ages, check-ins). */
+  ALERTS_EVERY_S: seconds(15),
+  /** The time zone of shifts' hours (an IANA name). */
+  SHIFT_TIME_ZONE: z
+    .string()
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'an IANA time zone, e.g. Africa/Lagos')
+    .default('Africa/Lagos'),
   /** Speed of the simulated responder network (sandbox and drills); 10 is ten times faster. */
   SANDBOX_SPEED: z.coerce.number().min(0.1).max(10_000).default(1),
   /** Create the demo organization on an empty database and print its keys. Default on for SQLite, off for PostgreSQL. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulidx';
 
-export type IdPrefix = 'org' | 'key' | 'inc' | 'evt' | 'whe' | 'whd' | 'whj' | 'rsp' | 'ofr' | 'code' | 'log' | 'per' | 'inv' | 'ses' | 'aud' | 'rcl' | 'site' | 'ent' | 'sms' | 'stf' | 'sinv' | 'sses' | 'saud';
+export type IdPrefix = 'org' | 'key' | 'inc' | 'evt' | 'whe' | 'whd' | 'whj' | 'rsp' | 'ofr' | 'code' | 'log' | 'per' | 'inv' | 'ses' | 'aud' | 'rcl' | 'site' | 'ent' | 'sms' | 'stf' | 'sinv' | 'sses' | 'saud' | 'area' | 'shf' | 'alrt';
 
 /**
  * Uniform numbers in [0, 1) from the CSPRNG, read from a 4 KiB pool: ulidx's default calls

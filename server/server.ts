@@ -20,8 +20,10 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
 import { createResilientRateLimitStore, localOnly } from './rate-limit/fallback-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
-import { runSweeps, scheduleSweeps, type SweepReport } from './sweeps.ts';
-import { createTallyFolder } from './tally-folder.ts';
+import { dutyJob, dutySettingsOf } from './duty/service.ts';
+import { createJobRunner } from './jobs/runner.ts';
+import { sweepJob, type SweepReport } from './sweeps.ts';
+import { foldAll, tallyFoldJob } from './tally-folder.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
@@ -66,6 +68,10 @@ export interface RunningServer {
   foldTallies(): Promise<number>;
   /** Loads threat events written since the last load (done every second in the background). */
   refreshThreatIndex(): Promise<boolean>;
+  /** Runs one of the job runner's jobs now (server/jobs/runner.ts), after any run of it in progress. */
+  runJob<T = unknown>(name: string): Promise<T>;
+  /** The runner's jobs, by name. */
+  jobNames(): string[];
   stop(): Promise<void>;
 }
 
@@ -94,6 +100,8 @@ export interface StartOptions {
   eventStreamHeartbeatMs?: number;
   /** false: tallies are folded only when a test calls `foldTallies()` (default: in the background). */
   foldTallies?: boolean;
+  /** false: the duty look (missed check-ins, staff alerts) runs only when a test calls `runJob('duty-alerts')` (default: every ALERTS_EVERY_S). */
+  dutyAlerts?: boolean;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -177,6 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       offerCount: config.DISPATCH_OFFER_COUNT,
       sandboxSpeed: config.SANDBOX_SPEED,
       dispatchWindowS: config.DISPATCH_WINDOW_S,
+      fixMaxAgeS: config.DISPATCH_FIX_MAX_AGE_S,
     },
   };
   const dispatcher =
@@ -261,31 +270,27 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   print(outsidePartsParagraph(config, database.describe));
 
   const sweepSettings = { kioskOfflineAfterS: config.KIOSK_OFFLINE_AFTER_S };
+  // The server's timers, one runner (server/jobs/runner.ts): each feature registers its job.
+  const jobs = createJobRunner(logger);
   // Settled rows into the lists' tallies (server/db/tallies.ts), in the background.
-  const tallies = createTallyFolder(database.db, logger);
-  if (options.foldTallies !== false) tallies.start();
-  const stopSweeps = scheduleSweeps(database.db, { clock, webhookQueue }, sweepSettings, logger, config.SWEEP_INTERVAL_S * 1000);
+  jobs.register(tallyFoldJob(database.db, { timed: options.foldTallies !== false }));
+  jobs.register(sweepJob(database.db, { clock, webhookQueue }, sweepSettings, config.SWEEP_INTERVAL_S * 1000));
   // Imports from the CLI and verified incidents from any host reach the index within a second:
   // a refresh with nothing new is one read of the revision counter.
-  const threatTimer = setInterval(() => {
-    threat
-      .refresh()
-      // Zones for the new data or the new day are worked out here, before a partner asks.
-      .then(() => threat.dangerZones(clock.now()))
-      .catch((err: unknown) => logger.warn({ err }, 'threat index refresh failed; the next one will retry'));
-  }, 1000);
-  threatTimer.unref();
+  jobs.register({
+    name: 'threat-index',
+    everyMs: 1000,
+    // Zones for the new data or the new day are worked out here, before a partner asks.
+    runOnce: () => threat.refresh().then(() => threat.dangerZones(clock.now())),
+    failure: 'threat index refresh failed; the next one will retry',
+  });
+  // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
+  // Duty (issue #47): missed check-ins on scene, and the alerts staff see (shifts, fixes, status ages).
+  jobs.register(dutyJob({ db: database.db, clock, webhookQueue, settings: dutySettingsOf(config) }, config.ALERTS_EVERY_S * 1000, { timed: options.dutyAlerts !== false }));
+  jobs.register({ name: 'dispatch', everyMs: 1000, timed: options.runDispatch !== false, runOnce: () => advanceDispatch(dispatchDeps), failure: 'dispatch sweep failed' });
+  jobs.start();
   if (options.deliverWebhooks !== false) webhooks.start(options.webhookPollMs ?? 1000);
   if (options.deliverTexts !== false) textWorker.start(TEXT_POLL_MS);
-  // Dispatch deadlines and simulated steps are seconds apart: this sweep runs every second.
-  let dispatchBusy: Promise<unknown> | undefined;
-  const dispatchTimer = options.runDispatch === false ? undefined : setInterval(() => {
-    if (dispatchBusy) return;
-    dispatchBusy = advanceDispatch(dispatchDeps)
-      .catch((err: unknown) => logger.warn({ err }, 'dispatch sweep failed'))
-      .finally(() => (dispatchBusy = undefined));
-  }, 1000);
-  dispatchTimer?.unref();
 
   return {
     baseUrl,
@@ -295,15 +300,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metricsUrl: metricsListener?.url,
     keyCache,
-    runSweeps: () => runSweeps(database.db, { clock, webhookQueue }, sweepSettings),
+    runSweeps: () => jobs.run<SweepReport>('sweeps'),
     webhookQueue,
     deliverWebhooks: () => webhooks.runOnce(),
     deliverTexts: () => textWorker.runOnce(),
     webhookPasses: () => webhooks.passes,
-    advanceDispatch: () => advanceDispatch(dispatchDeps),
+    advanceDispatch: () => jobs.run<number>('dispatch'),
     refreshThreatIndex: () => threat.refresh(),
     indexBuilder,
-    foldTallies: () => tallies.runOnce(),
+    foldTallies: () => foldAll(database.db),
+    runJob: (name) => jobs.run(name),
+    jobNames: () => jobs.names(),
     async stop() {
       // Stop taking requests first (event streams end now, long polls get 5 s), then the background work, then storage.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -315,12 +322,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       clearTimeout(force);
       await metricsListener?.close();
       await indexBuilder.stop();
-      await tallies.stop();
-      await stopSweeps();
       dispatcher.stop?.();
-      clearInterval(dispatchTimer);
-      clearInterval(threatTimer);
-      await dispatchBusy;
+      // Every job's timer stops, and a run in progress is waited for.
+      await jobs.stop();
       await webhooks.stop();
       await textWorker.stop();
       await rateLimitStore.close();

@@ -1,9 +1,9 @@
-import type { Logger } from 'pino';
 import { expireDueAccessCodes } from './access-codes/service.ts';
 import { autoCheckOutOverdueVisitors, eraseExpiredVisitorData } from './access-logs/policies.ts';
 import { repeatable } from './db/retry.ts';
 import type { Db } from './db/schema.ts';
 import type { EventDeps } from './events/service.ts';
+import type { Job } from './jobs/runner.ts';
 import { purgeExpiredIdempotencyRecords } from './idempotency/middleware.ts';
 import { reportSilentKiosks } from './kiosks/service.ts';
 import { suspendExpiredLicences } from './responders/roster.ts';
@@ -42,22 +42,15 @@ export async function runSweeps(db: Db, deps: EventDeps, settings: SweepSettings
   return { expiredCodes, autoCheckedOut, erasedLogs: erased.logs, erasedCodes: erased.codes, purgedIdempotencyRecords, kiosksOffline, expiredLicences };
 }
 
-/** Runs the sweeps every `intervalMs`, one at a time; returns a stop function. */
-export function scheduleSweeps(db: Db, deps: EventDeps, settings: SweepSettings, logger: Logger, intervalMs: number): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() =>
-      runSweeps(db, deps, settings).then(
-        (report) => {
-          if (Object.values(report).some((n) => n > 0)) logger.info({ sweep: report }, 'sweep');
-        },
-        (err: unknown) => logger.warn({ err }, 'sweep failed; the next one will retry'),
-      ),
-    );
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
+/** The sweeps as a job of the runner (server/jobs/runner.ts): every SWEEP_INTERVAL_S, one at a time. */
+export function sweepJob(db: Db, deps: EventDeps, settings: SweepSettings, everyMs: number): Job<SweepReport> {
+  return {
+    name: 'sweeps',
+    everyMs,
+    runOnce: () => runSweeps(db, deps, settings),
+    failure: 'sweep failed; the next one will retry',
+    report(report, logger) {
+      if (Object.values(report).some((n) => n > 0)) logger.info({ sweep: report }, 'sweep');
+    },
   };
 }

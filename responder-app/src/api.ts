@@ -18,7 +18,7 @@ export const API = '/v1/responder';
 export class Unreachable extends Error {}
 
 type ResponderClient = Client<paths>;
-type HttpMethod = 'get' | 'put' | 'post';
+type HttpMethod = 'get' | 'put' | 'post' | 'delete';
 type OkStatus = 200 | 201 | 202 | 203 | 206;
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
 /**

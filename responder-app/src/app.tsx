@@ -3,6 +3,7 @@ import { IncidentScreen } from './screens/incident.tsx';
 import { NoticeScreen } from './screens/notice.tsx';
 import { OfferScreen } from './screens/offer.tsx';
 import { OutboxBar } from './screens/outbox-bar.tsx';
+import { SafetyBar } from './screens/safety.tsx';
 import { SignInScreen } from './screens/sign-in.tsx';
 import { useResponder } from './use-responder.ts';
 
@@ -27,6 +28,7 @@ export function App() {
   return (
     <div className="app">
       {screen}
+      <SafetyBar token={state.token} now={now} onDuty={state.onDuty} onScene={state.work?.step === 'on_scene'} onBackInService={actions.beatNow} />
       <OutboxBar waiting={waiting} sent={state.sent} linkUp={linkUp} />
     </div>
   );

@@ -26,8 +26,8 @@ export function beatDue(last: AppState['lastBeat'], available: boolean, position
 export function locationLine(onDuty: boolean, location: LocationState, now: number): { text: string; problem: boolean } {
   if (!onDuty) return { text: 'Off duty: you are not offered incidents and your location is not sent.', problem: false };
   if (location.problem === 'denied')
-    return { text: 'Location is denied. Allow location for this site in the browser settings: until then dispatch uses your last known place.', problem: true };
-  if (location.problem === 'unsupported') return { text: 'This browser cannot share your location: dispatch uses your last known place.', problem: true };
+    return { text: 'Location is denied. Allow location for this site in the browser settings: until then, once your last fix is 5 minutes old, you are not offered incidents.', problem: true };
+  if (location.problem === 'unsupported') return { text: 'This browser cannot share your location: once your last known place is 5 minutes old, you are not offered incidents.', problem: true };
   if (!location.position) return { text: location.problem ? 'No location fix yet: move to open sky.' : 'Finding your location…', problem: Boolean(location.problem) };
   const age = now - location.position.at;
   if (age > STALE_AFTER_MS) return { text: `Location is stale: last fix ${Math.round(age / 60_000)} min ago.`, problem: true };

@@ -158,6 +158,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/duty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My status, its age, and the next "I'm OK" check-in on scene
+         * @description On scene, send `POST /incidents/{id}/check-in` by `check_in.due_at` (every CHECK_IN_EVERY_S, 5 minutes by default): one missed alerts the controllers, who call; two missed put the case at the top of their queue.
+         */
+        get: operations["duty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/out-of-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Out of service, saying why (a flat tyre, off sick)
+         * @description Offered nothing until back; open offers are withdrawn, and the heartbeat does not undo it. Controllers see the reason.
+         */
+        put: operations["outOfService"];
+        post?: never;
+        /**
+         * Back in service
+         * @description Off duty until the next heartbeat says available.
+         */
+        delete: operations["backInService"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/incidents/{incidentId}/check-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "I'm OK" on scene
+         * @description The next is due CHECK_IN_EVERY_S from now; an alert for a missed one is cleared.
+         */
+        post: operations["checkIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/panic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Panic: I need help now
+         * @description At once, an alert to Tsaro's controllers; with an incident in hand, the case goes to the top of their queue, a timeline entry `control_alert` and the event `incident.control_alert` tell the partner. Pressing it again adds nothing twice to the alert.
+         */
+        post: operations["panic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -182,6 +266,13 @@ export interface components {
             /** @enum {string} */
             outcome: "assisted" | "false_alarm" | "no_action_required" | "referred_to_authorities" | "medical_transport" | "unable_to_locate";
             notes?: string | null;
+        };
+        OutOfServiceRequest: {
+            reason: string;
+        };
+        PanicRequest: {
+            /** @description What is happening, if there is time */
+            message?: string | null;
         };
         ResponderResponse: {
             responder: components["schemas"]["Responder"];
@@ -297,6 +388,36 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated_at: string;
+        };
+        ResponderDuty: {
+            duty: components["schemas"]["Duty"];
+            /** @description On scene: when the next "I'm OK" is due; null otherwise */
+            check_in: {
+                incident_id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp, UTC, millisecond precision
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                due_at: string;
+                missed: number;
+                every_s: number;
+            } | null;
+        };
+        Duty: {
+            duty_status: components["schemas"]["DutyStatus"];
+            /** @description When the status began (null: not known, a responder never on duty since the upgrade) */
+            status_since: string | null;
+            out_of_service_reason: string | null;
+        };
+        /**
+         * @description `off_duty`: not available; `available`: on duty, free; `offered`: an offer is open to them; `en_route`: an incident accepted, not yet there; `on_scene`: arrived; `out_of_service`: taken out by themselves or a supervisor, with a reason (offered nothing until back)
+         * @enum {string}
+         */
+        DutyStatus: "off_duty" | "available" | "offered" | "en_route" | "on_scene" | "out_of_service";
+        PanicAnswer: {
+            /** @description The incident raised to the top of the staff queue, or null (none in hand: controllers are alerted) */
+            raised: string | null;
         };
     };
     responses: never;
@@ -672,6 +793,219 @@ export interface operations {
             };
             /** @description Not on scene yet */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This responder's status, and on scene when the next "I'm OK" is due */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponderDuty"];
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outOfService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutOfServiceRequest"];
+            };
+        };
+        responses: {
+            /** @description My status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        duty: components["schemas"]["Duty"];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Retired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backInService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description My status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        duty: components["schemas"]["Duty"];
+                    };
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Retired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This responder's status, and on scene when the next "I'm OK" is due */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponderDuty"];
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not in this responder's hands */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not on scene */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    panic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PanicRequest"];
+            };
+        };
+        responses: {
+            /** @description Raised */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PanicAnswer"];
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

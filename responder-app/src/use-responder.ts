@@ -333,6 +333,10 @@ export function useResponder() {
     dismissNotice() {
       update((s) => ({ ...s, notice: null }));
     },
+    /** The next heartbeat goes at once (back in service: the server hears the phone is on duty now, not in a minute). */
+    beatNow() {
+      update((s) => ({ ...s, lastBeat: null }));
+    },
   };
 
   return { state, waiting, linkUp, location, now, actions };

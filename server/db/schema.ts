@@ -48,6 +48,10 @@ export interface Database {
   staff_invitations: StaffInvitationRow;
   staff_sessions: StaffSessionRow;
   service_audit_log: ServiceAuditRow;
+  service_areas: ServiceAreaRow;
+  shifts: ShiftRow;
+  staff_alerts: StaffAlertRow;
+  safety_checks: SafetyCheckRow;
 }
 
 /** A member of the service's own staff (migration 0047): no organization's person. */
@@ -625,6 +629,57 @@ export interface ResponderRow {
   licence_number?: string | null;
   /** YYYY-MM-DD. */
   licence_expires?: string | null;
+  /** Migration 0050: when they last went on or off duty. */
+  duty_since?: string | null;
+  /** Out of service, why, since when, and by whom (`responder` or a staff id); null: in service. */
+  out_of_service_reason?: string | null;
+  out_of_service_at?: string | null;
+  out_of_service_by?: string | null;
+}
+
+/** Migration 0050: an area a network admin drew; `shape` is GeoJSON-ish JSON (shared/schemas/duty.ts). */
+export interface ServiceAreaRow {
+  area_id: string;
+  name: string;
+  shape: string;
+  created_by: string;
+  created_at: string;
+}
+
+/** Migration 0050: a responder on shift in an area from `start_hour` to `end_hour` (SHIFT_TIME_ZONE), every day. */
+export interface ShiftRow {
+  shift_id: string;
+  responder_id: string;
+  area_id: string;
+  start_hour: number;
+  end_hour: number;
+  created_by: string;
+  created_at: string;
+}
+
+/** Migration 0050: an alert for staff; `open_key` while open, null once cleared. */
+export interface StaffAlertRow {
+  alert_id: string;
+  kind: string;
+  responder_id: string;
+  incident_id: string | null;
+  organization_id: string | null;
+  message: string;
+  raised_at: string;
+  cleared_at: string | null;
+  open_key: string | null;
+}
+
+/** Migration 0050: the on-scene "I'm OK" check-ins of one incident's responder. */
+export interface SafetyCheckRow {
+  incident_id: string;
+  responder_id: string;
+  due_at: string;
+  missed: number;
+  last_ok_at: string | null;
+  /** When the case went to the top of the staff queue (two missed, or the responder's panic), and why. */
+  raised_at: string | null;
+  raised_why: string | null;
 }
 
 export interface DispatchOfferRow {

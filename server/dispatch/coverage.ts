@@ -7,7 +7,7 @@ import { errors, ok } from '../http/responses.ts';
 import { ApiError } from '../http/errors.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { chooseNearestResponders, distanceKm, type Point } from './nearest.ts';
+import { DEFAULT_FIX_MAX_AGE_S, chooseNearestResponders, distanceKm, freshFix, type Point } from './nearest.ts';
 import { SIMULATED_RESPONDERS } from './simulated-network.ts';
 import { availableRespondersNear } from './store.ts';
 
@@ -20,14 +20,17 @@ const route = routeFor<RouteDeps>();
  */
 export async function dispatchCoverage(
   db: Executor,
-  input: { environment: 'live' | 'sandbox'; point: Point; radiusKm: number; at: Date },
+  input: { environment: 'live' | 'sandbox'; point: Point; radiusKm: number; at: Date; fixMaxAgeS?: number },
 ): Promise<DispatchCoverage> {
   const { environment, point, radiusKm } = input;
   const simulated = environment === 'sandbox';
   const distances = simulated
     ? SIMULATED_RESPONDERS.map((responder) => distanceKm(point, responder))
     : chooseNearestResponders(
-        (await availableRespondersNear(db, environment, point, radiusKm)).map((row) => ({
+        (await availableRespondersNear(db, environment, point, radiusKm))
+          // As dispatch: a stale fix counts for nobody.
+          .filter((row) => freshFix(row.location_at, input.at.getTime(), input.fixMaxAgeS ?? DEFAULT_FIX_MAX_AGE_S))
+          .map((row) => ({
           responderId: row.responder_id,
           latitude: Number(row.latitude),
           longitude: Number(row.longitude),
@@ -83,7 +86,7 @@ export const dispatchCoverageRouteList = [
     tags: ['Incidents'],
     summary: 'Whether responders cover a place now',
     description:
-      '`incidents:write` is accepted too, so a gate that can send an SOS can learn beforehand whether anyone would answer it. Live: the count of on-duty responders (available, located, not busy with another incident) within the dispatch radius of the point, the ones an SOS there would be offered to first, and the distance to the nearest rounded to the kilometre. Responders are the service\'s own network, shared by every organization of the environment; the answer names none of them. Sandbox: the simulated network covers everywhere, and the answer says so (`simulated: true`, `covered: true`).',
+      '`incidents:write` is accepted too, so a gate that can send an SOS can learn beforehand whether anyone would answer it. Live: the count of on-duty responders (available, located by a fix at most DISPATCH_FIX_MAX_AGE_S old, default 5 minutes, not busy with another incident) within the dispatch radius of the point, the ones an SOS there would be offered to first, and the distance to the nearest rounded to the kilometre. Responders are the service\'s own network, shared by every organization of the environment; the answer names none of them. Sandbox: the simulated network covers everywhere, and the answer says so (`simulated: true`, `covered: true`).',
     responses: { ...ok(200, 'Coverage at the point, now', CoverageEnvelope), ...errors() },
     async handler({ query }, req, res, deps) {
       const coverage = await dispatchCoverage(deps.db, {
@@ -91,6 +94,7 @@ export const dispatchCoverageRouteList = [
         point: { latitude: query.latitude, longitude: query.longitude },
         radiusKm: deps.config.DISPATCH_RADIUS_KM,
         at: deps.clock.now(),
+        fixMaxAgeS: deps.config.DISPATCH_FIX_MAX_AGE_S,
       });
       res.json({ coverage });
     },

@@ -6,7 +6,7 @@ import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { transitionIncident, withLatestIncident } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
 import { newId } from '../ids.ts';
-import { chooseNearestResponders, distanceKm, etaMinutes } from './nearest.ts';
+import { DEFAULT_FIX_MAX_AGE_S, chooseNearestResponders, distanceKm, etaMinutes, freshFix } from './nearest.ts';
 import { SIMULATED_RESPONDERS, SIMULATED_STEP_SECONDS } from './simulated-network.ts';
 import {
   availableRespondersNear,
@@ -32,6 +32,8 @@ export interface DispatchSettings {
   /** Speed of the simulated network (SANDBOX_SPEED). */
   sandboxSpeed: number;
   dispatchWindowS: number;
+  /** DISPATCH_FIX_MAX_AGE_S: a position older than this is never used to rank (default DEFAULT_FIX_MAX_AGE_S). */
+  fixMaxAgeS?: number;
 }
 
 export interface DispatchDeps extends EventDeps {
@@ -82,7 +84,11 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
   const radiusKm = deps.settings.radiusKm * widen;
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
   const previous = new Map(opening ? [] : (await offersOfIncident(trx, row.incident_id)).map((offer) => [offer.responder_id, offer]));
+  const nowMs = deps.clock.now().getTime();
+  const fixMaxAgeS = deps.settings.fixMaxAgeS ?? DEFAULT_FIX_MAX_AGE_S;
   const candidates = (found ?? (await availableRespondersNear(trx, row.environment, incidentPoint, radiusKm)))
+    // A stale fix is never used to rank: that responder is left out until the phone reports again.
+    .filter((responder) => freshFix(responder.location_at, nowMs, fixMaxAgeS))
     .filter((responder) => mayBeAsked(previous.get(responder.responder_id), round))
     .map((responder) => ({ responderId: responder.responder_id, latitude: Number(responder.latitude), longitude: Number(responder.longitude) }));
   const chosen = chooseNearestResponders(candidates, incidentPoint, radiusKm, deps.settings.offerCount * widen);

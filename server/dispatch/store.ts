@@ -156,8 +156,13 @@ export async function answerOffer(db: Executor, offerId: string, status: 'accept
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Free again (or busy): a responder out of service stays unavailable (server/duty/); on duty again from now. */
 export async function setResponderAvailable(db: Executor, responderId: string, available: boolean, at: string): Promise<void> {
-  await db.updateTable('responders').set({ available: available ? 1 : 0, updated_at: at }).where('responder_id', '=', responderId).execute();
+  await db
+    .updateTable('responders')
+    .set((eb) => ({ available: available ? eb.case().when('out_of_service_reason', 'is', null).then(1).else(0).end() : 0, duty_since: at, updated_at: at }))
+    .where('responder_id', '=', responderId)
+    .execute();
 }
 
 /**

@@ -4,6 +4,8 @@ import { NewRosterResponder, ResponderProfileChange, RosterQuery, RosterResponde
 import { routeFor } from '../http/define-route.ts';
 import { errors, ok } from '../http/responses.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { Duty } from '../../shared/schemas/duty.ts';
+import { withDuty } from '../duty/service.ts';
 import { addResponder } from '../responders/service.ts';
 import { changeStanding, listRoster, reissueSignIn, rosterResponder, updateProfile, type StandingVerb } from '../responders/roster.ts';
 import { signInUrl } from '../responders/sign-in.ts';
@@ -48,10 +50,10 @@ export const rosterRouteList = [
     query: RosterQuery,
     operationId: 'listRoster',
     tags,
-    summary: 'The responder network: profiles and standing',
-    responses: { ...ok(200, 'Every responder', z.object({ responders: z.array(RosterResponder) })), ...errors() },
+    summary: 'The responder network: profiles, standing, and each one\'s duty status with its age',
+    responses: { ...ok(200, 'Every responder', z.object({ responders: z.array(RosterResponder.extend(Duty.shape).meta({ id: 'RosterEntry' })) })), ...errors() },
     async handler({ query }, _req, res, deps) {
-      res.json({ responders: await listRoster(deps.db, query) });
+      res.json({ responders: await withDuty(deps.db, await listRoster(deps.db, query)) });
     },
   }),
   route({

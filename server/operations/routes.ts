@@ -30,6 +30,7 @@ const opsDeps = (deps: RouteDeps): operations.OperationsDeps => ({
   webhookQueue: deps.webhookQueue,
   dispatchWindowS: deps.config.DISPATCH_WINDOW_S,
   escalationWindowS: deps.config.ESCALATION_WINDOW_S,
+  fixMaxAgeS: deps.config.DISPATCH_FIX_MAX_AGE_S,
 });
 
 const IncidentOffer = z.object({
@@ -64,7 +65,7 @@ export const operationsRouteList = [
     operationId: 'liveQueue',
     tags,
     summary: 'Every live incident across organizations, most urgent first',
-    description: 'Unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.',
+    description: 'A responder in danger (their panic, or two "I\'m OK" check-ins missed on scene), then unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.',
     responses: { ...ok(200, 'The queue', z.object({ incidents: z.array(QueueItem) })), ...errors(403) },
     async handler({ query }, _req, res, deps) {
       res.json({ incidents: await operations.liveQueue(opsDeps(deps), { drills: query.drills === 'true' }) });

@@ -5,6 +5,8 @@ import type { Db } from '../db/schema.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
 import { closeByControl, offerByControl, reassignByControl, type Controller } from '../dispatch/manual.ts';
 import { representIncident, withIncident } from '../dispatch/engine.ts';
+import { freshFix } from '../dispatch/nearest.ts';
+import { dutyByResponder, raisedIncidents } from '../duty/service.ts';
 import { distanceKm } from '../geo.ts';
 import { notFound } from '../http/errors.ts';
 import { recordIncidentEntry } from '../incidents/lifecycle.ts';
@@ -25,6 +27,8 @@ export interface OperationsDeps {
   webhookQueue: WebhookQueue;
   dispatchWindowS: number;
   escalationWindowS: number;
+  /** DISPATCH_FIX_MAX_AGE_S: an older fix is listed after the fresh ones, never ranked by. */
+  fixMaxAgeS: number;
 }
 
 const QUEUE_LIMIT = 500;
@@ -51,8 +55,9 @@ function queueItem(row: QueueRow, nowMs: number, dispatchWindowS: number): Queue
 
 export async function liveQueue(deps: OperationsDeps, options: { drills: boolean }): Promise<QueueItem[]> {
   const nowMs = deps.clock.now().getTime();
-  const rows = await liveActiveIncidents(deps.db, { drills: options.drills, limit: QUEUE_LIMIT });
-  return queueOrder(rows.map((row) => queueItem(row, nowMs, deps.dispatchWindowS)));
+  const [rows, raised] = await Promise.all([liveActiveIncidents(deps.db, { drills: options.drills, limit: QUEUE_LIMIT }), raisedIncidents(deps.db)]);
+  // A responder in danger (their panic, two missed check-ins) puts the case on top (server/duty/).
+  return queueOrder(rows.map((row) => ({ ...queueItem(row, nowMs, deps.dispatchWindowS), ...(raised.has(row.incident_id) && { urgency: 'responder_in_danger' as const }) })));
 }
 
 async function liveIncident(deps: OperationsDeps, incidentId: string): Promise<QueueRow> {
@@ -78,7 +83,8 @@ export async function incidentDetails(deps: OperationsDeps, actor: StaffActor, i
     decline_reason: offer.decline_reason ?? null,
   }));
   await recordStaffAction(deps.db, deps.clock, actor, { action: 'openIncident', subjectType: 'incident', subjectId: incidentId, organizationId: row.organization_id });
-  return { incident, organization_name: row.organization_name, urgency: urgencyOf(row, deps.clock.now().getTime(), deps.dispatchWindowS), owner: queueItem(row, 0, deps.dispatchWindowS).owner, offers };
+  const urgency = (await raisedIncidents(deps.db)).has(incidentId) ? ('responder_in_danger' as const) : urgencyOf(row, deps.clock.now().getTime(), deps.dispatchWindowS);
+  return { incident, organization_name: row.organization_name, urgency, owner: queueItem(row, 0, deps.dispatchWindowS).owner, offers };
 }
 
 /** The nearest verified responders to the incident: distance, status, age of their fix, skills, and any decline of it. */
@@ -87,10 +93,12 @@ export async function nearestCandidates(deps: OperationsDeps, incidentId: string
   const point = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
   const offers = new Map((await offersWithNames(deps.db, incidentId)).map((offer) => [offer.responder_id, offer]));
   const nowMs = deps.clock.now().getTime();
-  return (await verifiedLiveResponders(deps.db))
-    .filter((responder) => responder.latitude !== null && responder.longitude !== null)
+  const located = (await verifiedLiveResponders(deps.db)).filter((responder) => responder.latitude !== null && responder.longitude !== null);
+  const duties = await dutyByResponder(deps.db, located.map((responder) => responder.responder_id));
+  return located
     .map((responder) => {
       const offer = offers.get(responder.responder_id);
+      const duty = duties.get(responder.responder_id) ?? { duty_status: 'off_duty' as const, status_since: null, out_of_service_reason: null };
       const status = responder.busy ? 'busy' : offer?.status === 'pending' ? 'offered' : responder.available ? 'available' : 'off_duty';
       return {
         responder_id: responder.responder_id,
@@ -98,12 +106,15 @@ export async function nearestCandidates(deps: OperationsDeps, incidentId: string
         phone: responder.phone,
         distance_km: Math.round(distanceKm(point, { latitude: Number(responder.latitude), longitude: Number(responder.longitude) }) * 100) / 100,
         status: status as 'available' | 'offered' | 'busy' | 'off_duty',
+        ...duty,
         fix_age_s: responder.location_at ? Math.max(0, Math.round((nowMs - Date.parse(responder.location_at)) / 1000)) : null,
+        fix_stale: !freshFix(responder.location_at, nowMs, deps.fixMaxAgeS),
         skills: JSON.parse(responder.skills ?? '[]') as string[],
         declined: offer?.status === 'declined' ? { reason: offer.decline_reason ?? null, at: offer.answered_at ?? offer.offered_at } : null,
       };
     })
-    .sort((a, b) => a.distance_km - b.distance_km || a.responder_id.localeCompare(b.responder_id))
+    // A stale fix never ranks: every fresh fix first, nearest first; then the stale ones.
+    .sort((a, b) => Number(a.fix_stale) - Number(b.fix_stale) || a.distance_km - b.distance_km || a.responder_id.localeCompare(b.responder_id))
     .slice(0, limit);
 }
 

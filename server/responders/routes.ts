@@ -18,14 +18,18 @@ import type { TextingDeps } from '../messages/service.ts';
 import { json } from '../http/responses.ts';
 import { acceptOffer, declineOffer, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
+import type { Config } from '../config.ts';
+import { responderDutyRouteList } from './duty-routes.ts';
 import { rowToResponder } from './responder.ts';
 import { openOffers, recentAssignments, reportAvailability } from './service.ts';
 
 /** How often a long poll looks for a new offer. */
 const POLL_EVERY_MS = 500;
 
-interface ResponderRouteDeps extends EventDeps {
+export interface ResponderRouteDeps extends EventDeps {
   db: Db;
+  /** The duty settings (check-in period and the rest, server/duty/). */
+  config: Config;
   /** A resolution sends the call list's all-clear (server/messages/alarms.ts). */
   texting: TextingDeps;
 }
@@ -171,6 +175,8 @@ export const responderRouteList = [
       res.json({ incident: await resolveAssigned(deps.db, { ...deps, allClear }, responderOf(req), params.incidentId, body.outcome, body.notes) });
     },
   }),
+  // Duty: status, out of service, check-ins on scene, panic (server/duty/).
+  ...responderDutyRouteList,
 ];
 
 export const responderRoutes = (deps: ResponderRouteDeps) =>

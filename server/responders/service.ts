@@ -52,6 +52,7 @@ export async function addResponder(
     latitude,
     longitude,
     location_at: at,
+    duty_since: at,
     created_at: at,
     updated_at: at,
     ...roster,

@@ -31,9 +31,21 @@ export async function recordAvailability(
   report: { available: boolean; latitude: number; longitude: number },
   at: string,
 ): Promise<void> {
+  // Out of service (server/duty/), the heartbeat does not make them available; going on or off duty starts `duty_since`.
+  const wanted = report.available ? 1 : 0;
   await db
     .updateTable('responders')
-    .set({ available: report.available ? 1 : 0, latitude: report.latitude, longitude: report.longitude, location_at: at, updated_at: at })
+    .set((eb) => {
+      const effective = eb.case().when('out_of_service_reason', 'is', null).then(wanted).else(0).end();
+      return {
+        available: effective,
+        duty_since: eb.case().when('available', '=', effective).then(eb.ref('duty_since')).else(at).end(),
+        latitude: report.latitude,
+        longitude: report.longitude,
+        location_at: at,
+        updated_at: at,
+      };
+    })
     .where('responder_id', '=', responderId)
     .execute();
 }

@@ -49,13 +49,14 @@ export const staffInviteUrl = (publicUrl: string, token: string) => `${publicUrl
 export async function recordStaffAction(
   db: Executor,
   clock: Clock,
-  actor: StaffActor | 'operator',
+  /** `system`: what the service did itself (an alert raised by the alerts job, a responder's panic). */
+  actor: StaffActor | 'operator' | 'system',
   entry: { action: string; subjectType?: string; subjectId?: string; organizationId?: string; detail?: Record<string, unknown> },
 ): Promise<void> {
   const row: ServiceAuditRow = {
     entry_id: newId('saud', clock.now()),
-    staff_id: actor === 'operator' ? null : actor.staffId,
-    actor: actor === 'operator' ? 'operator' : `${actor.name ?? actor.email} (${actor.role})`,
+    staff_id: typeof actor === 'string' ? null : actor.staffId,
+    actor: typeof actor === 'string' ? actor : `${actor.name ?? actor.email} (${actor.role})`,
     action: entry.action,
     subject_type: entry.subjectType ?? null,
     subject_id: entry.subjectId ?? null,

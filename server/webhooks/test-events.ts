@@ -27,6 +27,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       'incident.control_reassigned': 'dispatching',
       'incident.control_note': 'escalated',
       'incident.control_closed': 'resolved',
+      'incident.control_alert': 'on_scene',
     };
     const status = statuses[type]!;
     const assigned = status === 'assigned' || status === 'responding' || status === 'resolved';

@@ -36,6 +36,7 @@ const eventSentences = {
   'incident.control_reassigned': 'A Tsaro controller stood the responder down and sent the incident back to dispatch (only when named exactly).',
   'incident.control_note': 'A Tsaro controller noted what was done (only when named exactly).',
   'incident.control_closed': 'A Tsaro controller closed the incident with an outcome (only when named exactly).',
+  'incident.control_alert': "Tsaro control was alerted about the responder's safety: a panic, or check-ins missed on scene (only when named exactly).",
   'access_code.*': 'Every access code event.',
   'access_code.created': 'A visitor access code was created.',
   'access_code.used': 'A code was accepted at a gate.',

@@ -37,6 +37,7 @@ export const TIMELINE_EVENTS = [
   'control_reassigned',
   'control_note',
   'control_closed',
+  'control_alert',
 ] as const;
 export const RESOLUTION_OUTCOMES = [
   'assisted',
@@ -56,7 +57,7 @@ export const IncidentStatus = z.enum(INCIDENT_STATUSES).meta({
 });
 export const TimelineEventName = z.enum(TIMELINE_EVENTS).meta({
   description:
-    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site\'s call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller\'s action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), all at the current status; a controller\'s reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller',
+    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site\'s call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller\'s action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder\'s safety: a panic, or two check-ins missed on scene), all at the current status; a controller\'s reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller',
 });
 export const ResolutionOutcome = z.enum(RESOLUTION_OUTCOMES).meta({ id: 'ResolutionOutcome' });
 

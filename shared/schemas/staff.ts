@@ -3,6 +3,7 @@ import { Email, Password } from './console.ts';
 import { Environment, Timestamp, nullMeansAbsent, queryNumber } from './common.ts';
 import { IncidentCategory, IncidentSeverity, IncidentStatus, ResolutionOutcome } from './incidents.ts';
 import { Responder } from './responders.ts';
+import { DutyStatus } from './duty.ts';
 
 /**
  * Tsaro's operations centre (issue #47): the service's own staff, in a realm of their own, and
@@ -109,7 +110,8 @@ export const SuspendRequest = z.strictObject({ reason: z.string().trim().min(1, 
 
 // ---- The queue and manual dispatch ----
 
-export const URGENCIES = ['unresponsive', 'escalated', 'window_half_spent', 'other'] as const;
+/** `responder_in_danger` first: the responder pressed panic, or missed two "I'm OK" check-ins on scene (server/duty/). */
+export const URGENCIES = ['responder_in_danger', 'unresponsive', 'escalated', 'window_half_spent', 'other'] as const;
 
 export const QueueItem = z
   .object({
@@ -121,7 +123,7 @@ export const QueueItem = z
     severity: IncidentSeverity,
     title: z.string(),
     is_drill: z.boolean(),
-    urgency: z.enum(URGENCIES).meta({ description: 'The queue\'s order: unresponsive, escalated, a dispatch window half spent, then the rest' }),
+    urgency: z.enum(URGENCIES).meta({ description: 'The queue\'s order: a responder in danger (their panic, or two missed check-ins on scene), unresponsive, escalated, a dispatch window half spent, then the rest' }),
     location: z.object({ latitude: z.number(), longitude: z.number(), address: z.string().nullable() }),
     created_at: Timestamp,
     dispatch_deadline: Timestamp,
@@ -142,7 +144,11 @@ export const Candidate = z
     phone: z.string(),
     distance_km: z.number(),
     status: z.enum(['available', 'offered', 'busy', 'off_duty']).meta({ description: '`offered`: an offer of this incident is open to them; `busy`: an incident in hand; `off_duty`: not available' }),
+    duty_status: DutyStatus,
+    status_since: Timestamp.nullable().meta({ description: 'When their duty status began' }),
+    out_of_service_reason: z.string().nullable(),
     fix_age_s: z.int().nullable().meta({ description: 'Seconds since the position was reported' }),
+    fix_stale: z.boolean().meta({ description: 'The fix is older than DISPATCH_FIX_MAX_AGE_S: the distance is where they were, never used to rank (listed after every fresh fix)' }),
     skills: z.array(z.string()),
     declined: z.object({ reason: z.string().nullable(), at: Timestamp }).nullable().meta({ description: 'Declined this incident before (they may be asked again)' }),
   })

@@ -24,6 +24,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'incident.control_reassigned',
   'incident.control_note',
   'incident.control_closed',
+  'incident.control_alert',
 ] as const;
 /**
  * Types beyond the reference's that a webhook endpoint receives only when it names them exactly,
@@ -39,6 +40,7 @@ export const EXACT_NAME_EVENT_TYPES: readonly string[] = [
   'incident.control_reassigned',
   'incident.control_note',
   'incident.control_closed',
+  'incident.control_alert',
 ];
 export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });

@@ -15,6 +15,8 @@ import type { Db } from '../../server/db/schema.ts';
 import { openLinksOf } from '../../server/people/store.ts';
 import { stageIn } from '../../server/people/session.ts';
 import { LIST_INDEXES } from '../../server/db/migrations/0036-reads-at-scale.ts';
+import { dutyResponders, openAlert } from '../../server/duty/store.ts';
+import { dutyOf } from '../../server/duty/status.ts';
 import { matchesText } from '../../server/db/text-search.ts';
 
 /** PostgreSQL numbers committed events with a sequencer; SQLite numbered them as they were inserted. */
@@ -735,5 +737,23 @@ describe('migrations', () => {
     await db.insertInto('pass_links').values(link).execute();
     await expect(db.insertInto('pass_links').values(link).execute()).rejects.toThrow();
     expect(Object.keys((await db.selectFrom('pass_links').selectAll().executeTakeFirstOrThrow()) as object).sort()).toEqual(['code_id', 'created_at', 'environment', 'organization_id', 'phone', 'token_hash']);
+  });
+
+  it("0050-duty-shifts-safety leaves every earlier responder in service with its status dated from its creation, and keeps one open alert per key while any number are cleared", async () => {
+    const db = await fresh();
+    const now = '2026-11-29T07:00:00.000Z';
+    await migrateToLatest(db, through(before('0050-duty-shifts-safety')));
+    const responder = { responder_id: 'rsp_old', environment: 'live', name: 'Old Hand', phone: '+2348030000000', token_hash: 'h_old', token_hint: 'rtk_…0000', status: 'active', available: 1, latitude: 6.5, longitude: 3.4, location_at: now, created_at: now, updated_at: now };
+    await db.insertInto('responders').values(responder as never).execute(); // 0049's columns
+    expect(await migrateToLatest(db, through('0050-duty-shifts-safety'))).toEqual(['0050-duty-shifts-safety']);
+    const [row] = await dutyResponders(db, { responderIds: ['rsp_old'] });
+    expect(dutyOf(row!, undefined, undefined)).toEqual({ duty_status: 'available', status_since: now, out_of_service_reason: null });
+    const alert = (alert_id: string, open_key: string | null) => ({ alert_id, kind: 'no_fix', responder_id: 'rsp_old', incident_id: null, organization_id: null, message: 'm', raised_at: now, cleared_at: open_key ? null : now, open_key });
+    expect(await openAlert(db, alert('alrt_1', 'no_fix:rsp_old:-'))).toBe(true);
+    expect(await openAlert(db, alert('alrt_2', 'no_fix:rsp_old:-'))).toBe(false);
+    await db.insertInto('staff_alerts').values([alert('alrt_3', null), alert('alrt_4', null)]).execute();
+    expect((await db.selectFrom('staff_alerts').select('alert_id').orderBy('alert_id').execute()).map((r) => r.alert_id)).toEqual(['alrt_1', 'alrt_3', 'alrt_4']);
+    // A shift names a responder and an area that exist.
+    await expect(db.insertInto('shifts').values({ shift_id: 'shf_1', responder_id: 'rsp_old', area_id: 'area_none', start_hour: 8, end_hour: 16, created_by: 'stf_1', created_at: now }).execute()).rejects.toThrow();
   });
 });

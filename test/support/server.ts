@@ -113,6 +113,8 @@ export interface TestServerOptions {
   eventStreamHeartbeatMs?: number;
   /** true: settled rows are folded into the tallies in the background, as in production; by default tests call `running.foldTallies()`. */
   foldTallies?: boolean;
+  /** true: the duty look (missed check-ins, staff alerts) runs in the background; by default tests call `running.runJob('duty-alerts')`. */
+  dutyAlerts?: boolean;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -146,6 +148,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requestTimeouts: options.requestTimeouts,
     eventStreamHeartbeatMs: options.eventStreamHeartbeatMs,
     foldTallies: options.foldTallies ?? false,
+    dutyAlerts: options.dutyAlerts ?? false,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

@@ -48,7 +48,7 @@ describe("the duty screen's location line", () => {
 
   it('tells the responder what to do when the browser refuses or has no fix, and nothing about location off duty', () => {
     expect(locationLine(true, { position: null, problem: 'denied' }, T0)).toMatchObject({ problem: true, text: expect.stringContaining('Allow location for this site') });
-    expect(locationLine(true, { position: null, problem: 'unsupported' }, T0)).toMatchObject({ problem: true, text: expect.stringContaining('last known place') });
+    expect(locationLine(true, { position: null, problem: 'unsupported' }, T0)).toMatchObject({ problem: true, text: expect.stringContaining('not offered incidents') });
     expect(locationLine(true, { position: null, problem: 'unavailable' }, T0)).toEqual({ text: 'No location fix yet: move to open sky.', problem: true });
     expect(locationLine(true, { position: null, problem: null }, T0)).toEqual({ text: 'Finding your location…', problem: false });
     expect(locationLine(false, fix(0), T0)).toEqual({ text: 'Off duty: you are not offered incidents and your location is not sent.', problem: false });

@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * Whether responders cover a place now
-         * @description Scope `incidents:read`. `incidents:write` is accepted too, so a gate that can send an SOS can learn beforehand whether anyone would answer it. Live: the count of on-duty responders (available, located, not busy with another incident) within the dispatch radius of the point, the ones an SOS there would be offered to first, and the distance to the nearest rounded to the kilometre. Responders are the service's own network, shared by every organization of the environment; the answer names none of them. Sandbox: the simulated network covers everywhere, and the answer says so (`simulated: true`, `covered: true`).
+         * @description Scope `incidents:read`. `incidents:write` is accepted too, so a gate that can send an SOS can learn beforehand whether anyone would answer it. Live: the count of on-duty responders (available, located by a fix at most DISPATCH_FIX_MAX_AGE_S old, default 5 minutes, not busy with another incident) within the dispatch radius of the point, the ones an SOS there would be offered to first, and the distance to the nearest rounded to the kilometre. Responders are the service's own network, shared by every organization of the environment; the answer names none of them. Sandbox: the simulated network covers everywhere, and the answer says so (`simulated: true`, `covered: true`).
          */
         get: operations["getDispatchCoverage"];
         put?: never;
@@ -1951,7 +1951,7 @@ export interface components {
          * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
          * @enum {string}
          */
-        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
+        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
         UpdateWebhookEndpointRequest: {
             url?: string | null;
             events?: components["schemas"]["EventSubscription"][] | null;
@@ -1971,7 +1971,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /** @enum {string} */
-        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed";
+        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed" | "incident.control_alert";
         ResendFailedRequest: {
             /**
              * @description ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC
@@ -2302,10 +2302,10 @@ export interface components {
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
             /**
-             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed" | "control_alert";
             message: string;
             /**
              * Format: date-time

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
+import { DutyPanel } from './duty.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
 /**
@@ -143,6 +144,7 @@ function Code({ client, onSession }: Step) {
 }
 
 const URGENCY_WORDS: Record<StaffSchemas['QueueItem']['urgency'], string> = {
+  responder_in_danger: 'Responder in danger',
   unresponsive: 'Unresponsive',
   escalated: 'Escalated',
   window_half_spent: 'Half the window gone',
@@ -258,6 +260,8 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
                 <span>
                   {candidate.name}: {candidate.distance_km} km, {candidate.status}
                   {candidate.fix_age_s !== null && `, fix ${Math.round(candidate.fix_age_s / 60)} min old`}
+                  {candidate.fix_stale && ' (stale: not ranked)'}
+                  {`, ${candidate.duty_status.replace(/_/g, ' ')}${candidate.out_of_service_reason ? ` (${candidate.out_of_service_reason})` : ''}`}
                   {candidate.skills.length > 0 && `, ${candidate.skills.join(', ')}`}
                   {candidate.declined && `, declined before${candidate.declined.reason ? `: ${candidate.declined.reason}` : ''}`}
                 </span>
@@ -269,6 +273,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
           </ul>
         </section>
       )}
+      <DutyPanel client={client} session={session} />
     </main>
   );
 }

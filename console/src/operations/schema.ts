@@ -183,7 +183,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The responder network: profiles and standing
+         * The responder network: profiles, standing, and each one's duty status with its age
          * @description Staff session (cookie, second step passed); every staff role.
          */
         get: operations["listRoster"];
@@ -332,7 +332,7 @@ export interface paths {
         };
         /**
          * Every live incident across organizations, most urgent first
-         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. Unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. A responder in danger (their panic, or two "I'm OK" check-ins missed on scene), then unresponsive, then escalated, then those whose dispatch window is half spent with nobody yet, then the rest; oldest first within each. Live only (sandbox has its simulated network); drills only with `drills=true`.
          */
         get: operations["liveQueue"];
         put?: never;
@@ -483,6 +483,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/areas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The areas of the network: named circles and polygons
+         * @description Staff session (cookie, second step passed); every staff role.
+         */
+        get: operations["listAreas"];
+        put?: never;
+        /**
+         * Draw an area: a circle or a polygon
+         * @description Staff session (cookie, second step passed); staff roles network_admin. GeoJSON-ish: `{"type": "Circle", "center": [lng, lat], "radius_m": 2000}` or `{"type": "Polygon", "coordinates": [[[lng, lat], ..., [lng, lat]]]}` (one closed ring). A bad shape is a 400 naming the field (`shape.coordinates[0]`).
+         */
+        post: operations["createArea"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/areas/{areaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an area (its shifts first)
+         * @description Staff session (cookie, second step passed); staff roles network_admin.
+         */
+        delete: operations["removeArea"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shifts planned: a responder in an area from an hour to an hour, every day
+         * @description Staff session (cookie, second step passed); every staff role. Hours are in SHIFT_TIME_ZONE (default Africa/Lagos); `on_now` says whether the shift covers the present hour.
+         */
+        get: operations["listShifts"];
+        put?: never;
+        /**
+         * Plan a shift
+         * @description Staff session (cookie, second step passed); staff roles network_admin. `end_hour` before `start_hour` runs overnight (22 to 6); 24 is midnight. A responder not in the live network, or an area that does not exist, is a 400 naming the field.
+         */
+        post: operations["createShift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shifts/{shiftId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a shift
+         * @description Staff session (cookie, second step passed); staff roles network_admin.
+         */
+        delete: operations["removeShift"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What staff must look at, newest first
+         * @description Staff session (cookie, second step passed); every staff role. A responder's panic; an "I'm OK" missed on scene (CHECK_IN_EVERY_S); on shift but not on duty; available with no fix for NO_FIX_ALERT_S; a status older than its limit (STATUS_LIMIT_*_S). The alerts job looks every ALERTS_EVERY_S on every host; a condition's alert clears itself when the condition ends, a panic or a missed check-in when a controller acknowledges it (a check-in clears a missed one too). Each opening is in the service audit log (`alertRaised`, by `system`).
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alertId}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dealt with: the alert is cleared
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor.
+         */
+        post: operations["acknowledgeAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/responders/{responderId}/out-of-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a responder out of service, saying why
+         * @description Staff session (cookie, second step passed); staff roles supervisor. Unavailable at once, their open offers withdrawn; their app's heartbeat does not put them back. The status `out_of_service` with the reason shows in the roster and to candidates.
+         */
+        post: operations["takeResponderOutOfService"];
+        /**
+         * Back in service (off duty until their app reports on duty)
+         * @description Staff session (cookie, second step passed); staff roles supervisor.
+         */
+        delete: operations["returnResponderToService"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -552,6 +704,47 @@ export interface components {
         };
         /** @enum {string} */
         ResolutionOutcome: "assisted" | "false_alarm" | "no_action_required" | "referred_to_authorities" | "medical_transport" | "unable_to_locate";
+        NewServiceArea: {
+            name: string;
+            shape: components["schemas"]["AreaShape"];
+        };
+        AreaShape: components["schemas"]["CircleShape"] | components["schemas"]["PolygonShape"];
+        /** @description A circle: its centre [longitude, latitude] and radius in metres (GeoJSON has no circle; this is its Point with a radius) */
+        CircleShape: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Circle";
+            center: [
+                number,
+                number
+            ];
+            radius_m: number;
+        };
+        /** @description A GeoJSON Polygon with one ring (no holes): positions [longitude, latitude], the last repeating the first */
+        PolygonShape: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Polygon";
+            coordinates: [
+                [
+                    number,
+                    number
+                ][]
+            ];
+        };
+        NewShift: {
+            responder_id: string;
+            area_id: string;
+            start_hour: number;
+            end_hour: number;
+        };
+        OutOfServiceRequest: {
+            reason: string;
+        };
         StaffInvitation: {
             email: string;
             role: components["schemas"]["StaffRole"];
@@ -655,6 +848,53 @@ export interface components {
              */
             at: string;
         };
+        RosterEntry: {
+            /** @example rsp_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
+            responder_id: string;
+            name: string;
+            phone: string;
+            environment: components["schemas"]["Environment"];
+            /** @enum {string} */
+            status: "active" | "deactivated";
+            available: boolean;
+            location: {
+                latitude: number;
+                longitude: number;
+            } | null;
+            /** @description When the location was last reported */
+            location_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            standing: components["schemas"]["ResponderStanding"];
+            /** @description Why suspended (or retired) */
+            standing_reason: string | null;
+            /** @description A staff id, or `operator` (the host's CLI) */
+            standing_changed_by: string | null;
+            standing_changed_at: string | null;
+            skills: string[];
+            /** @description The vehicle's type: motorbike, car, van */
+            vehicle: string | null;
+            vehicle_plate: string | null;
+            /** @description Where the responder starts a shift from */
+            base: string | null;
+            /** @description ID or licence number */
+            licence_number: string | null;
+            /** @description YYYY-MM-DD */
+            licence_expires: string | null;
+            duty_status: components["schemas"]["DutyStatus"];
+            /** @description When the status began (null: not known, a responder never on duty since the upgrade) */
+            status_since: string | null;
+            out_of_service_reason: string | null;
+        };
+        /**
+         * @description `off_duty`: not available; `available`: on duty, free; `offered`: an offer is open to them; `en_route`: an incident accepted, not yet there; `on_scene`: arrived; `out_of_service`: taken out by themselves or a supervisor, with a reason (offered nothing until back)
+         * @enum {string}
+         */
+        DutyStatus: "off_duty" | "available" | "offered" | "en_route" | "on_scene" | "out_of_service";
         RosterResponder: {
             /** @example rsp_01JD7ZK3Q0C7W5N2Y8S4V6X9AB */
             responder_id: string;
@@ -706,10 +946,10 @@ export interface components {
             title: string;
             is_drill: boolean;
             /**
-             * @description The queue's order: unresponsive, escalated, a dispatch window half spent, then the rest
+             * @description The queue's order: a responder in danger (their panic, or two missed check-ins on scene), unresponsive, escalated, a dispatch window half spent, then the rest
              * @enum {string}
              */
-            urgency: "unresponsive" | "escalated" | "window_half_spent" | "other";
+            urgency: "responder_in_danger" | "unresponsive" | "escalated" | "window_half_spent" | "other";
             location: {
                 latitude: number;
                 longitude: number;
@@ -759,7 +999,7 @@ export interface components {
             incident: components["schemas"]["Incident"];
             organization_name: string;
             /** @enum {string} */
-            urgency: "unresponsive" | "escalated" | "window_half_spent" | "other";
+            urgency: "responder_in_danger" | "unresponsive" | "escalated" | "window_half_spent" | "other";
             /** @description The controller who took it */
             owner: {
                 staff_id: string;
@@ -882,10 +1122,10 @@ export interface components {
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
             /**
-             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed" | "control_alert";
             message: string;
             /**
              * Format: date-time
@@ -904,8 +1144,14 @@ export interface components {
              * @enum {string}
              */
             status: "available" | "offered" | "busy" | "off_duty";
+            duty_status: components["schemas"]["DutyStatus"];
+            /** @description When their duty status began */
+            status_since: string | null;
+            out_of_service_reason: string | null;
             /** @description Seconds since the position was reported */
             fix_age_s: number | null;
+            /** @description The fix is older than DISPATCH_FIX_MAX_AGE_S: the distance is where they were, never used to rank (listed after every fresh fix) */
+            fix_stale: boolean;
             skills: string[];
             /** @description Declined this incident before (they may be asked again) */
             declined: {
@@ -917,6 +1163,66 @@ export interface components {
                  */
                 at: string;
             } | null;
+        };
+        ServiceArea: {
+            area_id: string;
+            name: string;
+            shape: components["schemas"]["AreaShape"];
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Shifts planned in it */
+            shifts: number;
+        };
+        /** @description Every day from `start_hour` to `end_hour` in SHIFT_TIME_ZONE; an end before the start runs overnight (22 to 6) */
+        Shift: {
+            shift_id: string;
+            responder_id: string;
+            responder_name: string;
+            area_id: string;
+            area_name: string;
+            start_hour: number;
+            end_hour: number;
+            /** @description The shift covers the present hour */
+            on_now: boolean;
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        StaffAlert: {
+            alert_id: string;
+            /**
+             * @description `panic`: the responder pressed panic; `missed_check_in`: an "I'm OK" on scene not sent in time; `on_shift_off_duty`: a shift covers this hour and they are not on duty; `no_fix`: available with no position for NO_FIX_ALERT_S; `status_overdue`: offered, en route, on scene or out of service longer than its limit
+             * @enum {string}
+             */
+            kind: "panic" | "missed_check_in" | "on_shift_off_duty" | "no_fix" | "status_overdue";
+            responder_id: string;
+            responder_name: string;
+            incident_id: string | null;
+            organization_id: string | null;
+            message: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            raised_at: string;
+            /** @description When the condition ended (null: still open) */
+            cleared_at: string | null;
+        };
+        Duty: {
+            duty_status: components["schemas"]["DutyStatus"];
+            /** @description When the status began (null: not known, a responder never on duty since the upgrade) */
+            status_since: string | null;
+            out_of_service_reason: string | null;
         };
         EmptyOutput: Record<string, never>;
     };
@@ -1798,7 +2104,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        responders: components["schemas"]["RosterResponder"][];
+                        responders: components["schemas"]["RosterEntry"][];
                     };
                 };
             };
@@ -3444,6 +3750,964 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmptyOutput"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAreas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every area, by name */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        areas: components["schemas"]["ServiceArea"][];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createArea: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewServiceArea"];
+            };
+        };
+        responses: {
+            /** @description Drawn */
+            201: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        area: components["schemas"]["ServiceArea"];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeArea: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                areaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyOutput"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listShifts: {
+        parameters: {
+            query?: {
+                area_id?: string;
+                responder_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every shift, by area and start */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shifts: components["schemas"]["Shift"][];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createShift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewShift"];
+            };
+        };
+        responses: {
+            /** @description Planned */
+            201: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shift: components["schemas"]["Shift"];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeShift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shiftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyOutput"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description `all`: the cleared ones too (the last 200) */
+                state?: "open" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alerts */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alerts: components["schemas"]["StaffAlert"][];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acknowledgeAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alertId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"];
+            };
+        };
+        responses: {
+            /** @description Cleared */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyOutput"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    takeResponderOutOfService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                responderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutOfServiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Their status now */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        duty: components["schemas"]["Duty"];
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    returnResponderToService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                responderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Their status now */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        duty: components["schemas"]["Duty"];
+                    };
                 };
             };
             /** @description Invalid request; the message names the failed field */
