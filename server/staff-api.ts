@@ -3,6 +3,8 @@ import { createDocument } from 'zod-openapi';
 import { pathsOf, routerOf } from './http/define-route.ts';
 import { operationsRouteList } from './operations/routes.ts';
 import { rosterRouteList } from './operations/roster-routes.ts';
+import { reportRouteList } from './operations/report-routes.ts';
+import { standDownRouteList } from './operations/stand-down-routes.ts';
 import type { RouteDeps } from './route-deps.ts';
 import { staffAuthRouteList } from './staff/routes.ts';
 import { staffAccess } from './staff/session.ts';
@@ -10,7 +12,7 @@ import { staffAccess } from './staff/session.ts';
 export const STAFF_API_BASE = '/v1/staff';
 
 /** Every route of the operations centre, once: the router and the staff OpenAPI document both come from this list. */
-export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList];
+export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...standDownRouteList, ...reportRouteList];
 
 /** The staff API's own document, as the responder API has its own: neither is a partner integration. */
 export function buildStaffOpenApiDocument() {

@@ -3,7 +3,7 @@ import type { QueueItem } from '../../shared/schemas/staff.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
-import { closeByControl, offerByControl, reassignByControl, type Controller } from '../dispatch/manual.ts';
+import { closeByControl, offerByControl, reassignByControl, standDownByControl, type Controller } from '../dispatch/manual.ts';
 import { representIncident, withIncident } from '../dispatch/engine.ts';
 import { distanceKm } from '../geo.ts';
 import { notFound } from '../http/errors.ts';
@@ -148,6 +148,16 @@ export async function reassignIncident(deps: OperationsDeps, actor: StaffActor, 
   const row = await liveIncident(deps, incidentId);
   await audited(deps, actor, row, 'reassignIncident', { reason }, () =>
     reassignByControl(deps, controllerOf(actor), incidentId, reason, { dispatchWindowS: deps.dispatchWindowS, escalationWindowS: deps.escalationWindowS }),
+  );
+}
+
+/** Stands one responder down (an open offer withdrawn, or the responder holding it released): server/dispatch/manual.ts. */
+export async function standDownResponder(deps: OperationsDeps, actor: StaffActor, incidentId: string, responderId: string, reason: string) {
+  const row = await liveIncident(deps, incidentId);
+  const responder = await responderById(deps.db, responderId);
+  if (!responder || responder.environment !== 'live') throw notFound('Responder');
+  return audited(deps, actor, row, 'standDownResponder', { responder_id: responderId, reason }, () =>
+    standDownByControl(deps, controllerOf(actor), incidentId, responder, reason, { dispatchWindowS: deps.dispatchWindowS, escalationWindowS: deps.escalationWindowS }),
   );
 }
 

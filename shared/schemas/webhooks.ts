@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'incident.control_taken',
   'incident.control_offered',
   'incident.control_reassigned',
+  'incident.control_stood_down',
   'incident.control_note',
   'incident.control_closed',
 ] as const;
@@ -37,6 +38,7 @@ export const EXACT_NAME_EVENT_TYPES: readonly string[] = [
   'incident.control_taken',
   'incident.control_offered',
   'incident.control_reassigned',
+  'incident.control_stood_down',
   'incident.control_note',
   'incident.control_closed',
 ];

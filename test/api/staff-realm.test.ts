@@ -24,9 +24,10 @@ afterAll(() => server?.stop());
 type Route = { method: string; path: string; access: string; operationId: string; guardOptions?: { staffRoles?: readonly StaffRole[] } };
 const STAFF_ROUTES = (staffRouteList as unknown as Route[]).filter((route) => route.access === 'staff');
 
-/** docs/operations.md, "Staff roles", written out again: the queue for controllers and supervisors, the roster's changes for network admins (suspend and resume for supervisors too), the audit log for supervisors and network admins. */
+/** docs/operations.md, "Staff roles", written out again: the reports for every staff role, the queue for controllers and supervisors, the roster's changes for network admins (suspend and resume for supervisors too), the audit log for supervisors and network admins. */
 function allowed(route: Route): readonly StaffRole[] {
   if (route.path === '/responders' && route.method === 'get') return STAFF_ROLES;
+  if (route.path.startsWith('/reports')) return STAFF_ROLES;
   if (['suspendResponder', 'resumeResponder', 'revokeResponderSignIn'].includes(route.operationId)) return ['network_admin', 'supervisor'];
   if (route.path.startsWith('/responders')) return ['network_admin'];
   if (route.path === '/audit-log') return ['supervisor', 'network_admin'];
