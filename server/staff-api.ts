@@ -4,7 +4,7 @@ import { pathsOf, routerOf } from './http/define-route.ts';
 import { operationsRouteList } from './operations/routes.ts';
 import { rosterRouteList } from './operations/roster-routes.ts';
 import { reportRouteList } from './operations/report-routes.ts';
-import { standDownRouteList } from './operations/stand-down-routes.ts';
+import { controlRouteList } from './operations/control-routes.ts';
 import type { RouteDeps } from './route-deps.ts';
 import { staffAuthRouteList } from './staff/routes.ts';
 import { staffAccess } from './staff/session.ts';
@@ -12,7 +12,7 @@ import { staffAccess } from './staff/session.ts';
 export const STAFF_API_BASE = '/v1/staff';
 
 /** Every route of the operations centre, once: the router and the staff OpenAPI document both come from this list. */
-export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...standDownRouteList, ...reportRouteList];
+export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...controlRouteList, ...reportRouteList];
 
 /** The staff API's own document, as the responder API has its own: neither is a partner integration. */
 export function buildStaffOpenApiDocument() {

@@ -10,6 +10,7 @@ import { notFound } from '../http/errors.ts';
 import { recordIncidentEntry } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
 import { responderById } from '../responders/service.ts';
+import { siteSummaryOf } from '../sites/service.ts';
 import { controlName, recordStaffAction, type StaffActor } from '../staff/service.ts';
 import { queueOrder, urgencyOf } from './queue.ts';
 import { liveActiveIncidents, liveIncidentById, offersWithNames, verifiedLiveResponders, type QueueRow } from './store.ts';
@@ -183,4 +184,12 @@ export async function noteByControl(deps: OperationsDeps, actor: StaffActor, inc
 export async function closeIncident(deps: OperationsDeps, actor: StaffActor, incidentId: string, outcome: ResolutionOutcome, notes?: string) {
   const row = await liveIncident(deps, incidentId);
   await audited(deps, actor, row, 'closeIncident', { outcome, notes: notes ?? null }, () => closeByControl(deps, controllerOf(actor), incidentId, outcome, notes));
+}
+
+/** Whom to call about the incident (tel: links on the controller's screen): the subject and the site's call list, in order. An opening recorded in the service audit log. */
+export async function callList(deps: OperationsDeps, actor: StaffActor, incidentId: string) {
+  const row = await liveIncident(deps, incidentId);
+  const site = row.site_id ? ((await siteSummaryOf(deps.db, row.organization_id, row.site_id)) ?? null) : null;
+  await recordStaffAction(deps.db, deps.clock, actor, { action: 'openCallList', subjectType: 'incident', subjectId: incidentId, organizationId: row.organization_id });
+  return { subject: { name: row.subject_name, phone: row.subject_phone }, site };
 }

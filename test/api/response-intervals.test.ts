@@ -55,7 +55,7 @@ beforeAll(async () => {
   ikeja = await server.createOrganization({ name: 'Ikeja Court' });
   controller = await joinStaff(server, 'controller', 'Kemi Adeyemi');
   admin = await joinStaff(server, 'network_admin', 'Musa Garba');
-  const site = await lekki.live.post('/sites', { name: 'Admiralty Estate' });
+  const site = await lekki.live.post('/sites', { name: 'Admiralty Estate', call_list: [{ name: 'Gate house', phone: '+2348031112222' }] });
   expect(site.status, JSON.stringify(site.body)).toBe(201);
   siteId = site.body.site.site_id;
   fromDate = server.clock.now().toISOString();
@@ -233,6 +233,15 @@ describe('who at Tsaro handles it, and standing a responder down', () => {
     expect((await ikeja.live.get(`/incidents/${id}`)).body.incident.handled_by).toBe('Tsaro control (Tunde)');
     await other.browser.post(`/incidents/${id}/close`, { outcome: 'no_action_required' });
     expect((await ikeja.live.get(`/incidents/${id}`)).body.incident).toMatchObject({ status: 'resolved', handled_by: 'Tsaro control (Tunde)' });
+  });
+
+  it("whom to call: the subject and the site's call list, in order (controllers and supervisors; an opening is audited)", async () => {
+    const answer = await controller.browser.get(`/incidents/${ids.one}/call-list`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ subject: { name: expect.any(String) }, site: { site_id: siteId, name: 'Admiralty Estate', call_list: [expect.objectContaining({ name: 'Gate house', phone: '+2348031112222' })] } });
+    expect((await controller.browser.get(`/incidents/${ids.four}/call-list`)).body.site).toBeNull();
+    expect((await admin.browser.get(`/incidents/${ids.one}/call-list`)).status).toBe(403);
+    expect((await controller.browser.get(`/incidents/${ids.sandbox}/call-list`)).status).toBe(404);
   });
 
   it('an open offer is withdrawn; the responder on scene is released and the incident goes back to dispatch; the partner sees each, named', async () => {

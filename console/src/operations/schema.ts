@@ -503,6 +503,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/incidents/{incidentId}/call-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whom to call: the subject, and the site's call list in order
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. Phones in E.164 (the console dials them with tel: links). `site` is null for an incident at no site. Every opening is recorded in the service audit log.
+         */
+        get: operations["incidentCallList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reports/intervals": {
         parameters: {
             query?: never;
@@ -986,6 +1006,19 @@ export interface components {
                  */
                 at: string;
             } | null;
+        };
+        CallListEntryView: {
+            name: string;
+            phone: string;
+            /** @enum {string} */
+            language?: "en" | "ha" | "pcm";
+            /** @description Whether alarm texts go to this number: a mobile number in E.164. An emergency short code (112) or a landline is called, never texted */
+            texted: boolean;
+            /**
+             * @description Why texts do not go to it, in words to show beside the number; null when they do
+             * @example An emergency short code: called, never texted
+             */
+            not_texted_reason: string | null;
         };
         IntervalReport: {
             /**
@@ -3750,6 +3783,111 @@ export interface operations {
             };
             /** @description State conflict; the message states the current status */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incidentCallList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whom to call */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subject: {
+                            name: string;
+                            phone: string | null;
+                        };
+                        site: {
+                            site_id: string;
+                            name: string;
+                            call_list: components["schemas"]["CallListEntryView"][];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
