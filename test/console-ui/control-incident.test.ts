@@ -6,6 +6,7 @@ import { inviteStaff } from '../../server/staff/service.ts';
 import { PASSWORD, totpCode } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
+import { inviteFromHost, joinInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -21,6 +22,8 @@ let stack: ConsoleStack;
 let org: TestOrganization;
 let admin: WatchedPage;
 let controller: WatchedPage;
+/** The partner's control room, a viewer. */
+let partner: WatchedPage;
 
 async function joinAs(page: Page, role: StaffRole, name: string, email: string) {
   const { invite_url } = await inviteStaff({ db: stack.server.running.database.db, clock: stack.server.clock, publicUrl: stack.origin }, { email, role });
@@ -39,6 +42,8 @@ beforeAll(async () => {
   org = await stack.server.createOrganization({ name: 'Lekki Gardens' });
   admin = await stack.open();
   controller = await stack.open();
+  partner = await stack.open();
+  await joinInBrowser(partner.page, stack.server, await inviteFromHost(stack.server, org.organizationId, 'viewer', 'ada@lekki.example'), { email: 'ada@lekki.example', name: 'Ada Obi', role: 'viewer' });
 }, 180_000);
 afterAll(() => stack?.stop());
 
@@ -62,6 +67,7 @@ describe("a controller's incident screen and the roster (Chromium, real server)"
     await row.getByRole('button', { name: 'Verify Ngozi Eze' }).click();
     await admin.page.getByRole('status').filter({ hasText: 'Ngozi Eze is verified.' }).waitFor();
     await expect.poll(async () => row.getByTestId('standing').textContent()).toBe('Verified');
+    await admin.page.screenshot({ path: 'test-artifacts/console-ui/control-incident/roster.png', fullPage: true });
 
     // The controller opens the incident from the queue.
     await joinAs(controller.page, 'controller', 'Kemi Adeyemi', 'kemi@tsaro.ng');
@@ -107,7 +113,23 @@ describe("a controller's incident screen and the roster (Chromium, real server)"
     expect(seen).toMatchObject({ status: 'resolved', resolution_outcome: 'referred_to_authorities', handled_by: 'Tsaro control (Kemi)' });
     expect(await responderCall(stack.server, applicant.token)('/offers').then((answer) => answer.body.offers)).toEqual([]);
     await page.screenshot({ path: 'test-artifacts/console-ui/control-incident/closed.png', fullPage: true });
+    // The staff's interval report counts it.
+    await page.getByRole('link', { name: 'Reports' }).click();
+    const all = page.locator('[data-testid=interval-row][data-key=all]');
+    await all.waitFor({ timeout: 15_000 });
+    expect(await all.locator('td').nth(1).textContent()).toBe('1');
+    await page.screenshot({ path: 'test-artifacts/console-ui/control-incident/staff-reports.png', fullPage: true });
+    // The partner's incident page says who at Tsaro handled it, and their reports list its intervals.
+    await partner.page.goto(`/console/incidents/${incidentId}`);
+    await expect.poll(async () => partner.page.getByTestId('handled-by').textContent(), { timeout: 15_000 }).toBe('Tsaro control (Kemi)');
+    await partner.page.goto('/console/reports');
+    const intervals = partner.page.getByTestId('response-intervals');
+    await intervals.waitFor({ timeout: 15_000 });
+    const overall = intervals.locator('tbody tr').first();
+    expect(await overall.locator('td').nth(0).textContent()).toBe('All');
+    expect(await overall.locator('td').nth(1).textContent()).toBe('1');
+    await partner.page.screenshot({ path: 'test-artifacts/console-ui/control-incident/partner-reports.png', fullPage: true });
     // The only failed loads are the session probes before signing in (401).
-    expect([...admin.problems, ...controller.problems].filter((problem) => !problem.includes('status of 401'))).toEqual([]);
+    expect([...admin.problems, ...controller.problems, ...partner.problems].filter((problem) => !problem.includes('status of 401'))).toEqual([]);
   });
 });
