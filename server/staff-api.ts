@@ -4,6 +4,8 @@ import { pathsOf, routerOf } from './http/define-route.ts';
 import { dutyRouteList } from './operations/duty-routes.ts';
 import { operationsRouteList } from './operations/routes.ts';
 import { rosterRouteList } from './operations/roster-routes.ts';
+import { reportRouteList } from './operations/report-routes.ts';
+import { controlRouteList } from './operations/control-routes.ts';
 import type { RouteDeps } from './route-deps.ts';
 import { staffAuthRouteList } from './staff/routes.ts';
 import { staffAccess } from './staff/session.ts';
@@ -11,7 +13,7 @@ import { staffAccess } from './staff/session.ts';
 export const STAFF_API_BASE = '/v1/staff';
 
 /** Every route of the operations centre, once: the router and the staff OpenAPI document both come from this list. */
-export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...dutyRouteList];
+export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...dutyRouteList, ...controlRouteList, ...reportRouteList];
 
 /** The staff API's own document, as the responder API has its own: neither is a partner integration. */
 export function buildStaffOpenApiDocument() {

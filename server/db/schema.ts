@@ -694,6 +694,8 @@ export interface DispatchOfferRow {
   /** Migration 0049: the controller's staff id for a manual offer; null: the engine. */
   offered_by?: string | null;
   decline_reason?: string | null;
+  /** Migration 0053: when this offer was first made; a reopened offer (a decliner asked again) keeps it, while `offered_at` moves. */
+  first_offered_at?: string | null;
 }
 
 export interface VerifiedIncidentRow {

@@ -102,6 +102,7 @@ async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, r
     distance_km: Math.round(choice.distanceKm * 100) / 100,
     offered_at: at,
     answered_at: null,
+    first_offered_at: at,
   }));
   // A decliner of an earlier round, asked again, gets their offer's row reopened.
   await insertOffers(trx, offers.filter((offer) => !previous.has(offer.responder_id)));

@@ -6,7 +6,7 @@ import { recordIncidentEntry, transitionIncident } from '../incidents/lifecycle.
 import { appendEvent, type EventDeps } from '../events/service.ts';
 import { representIncident, withIncident } from './engine.ts';
 import { distanceKm } from './nearest.ts';
-import { closeOpenOffers, hasActiveAssignment, insertOffer, offersOfIncident, reopenOffer, setNextStepAt, setResponderAvailable } from './store.ts';
+import { closeOpenOffers, hasActiveAssignment, withdrawOfferTo, insertOffer, offersOfIncident, reopenOffer, setNextStepAt, setResponderAvailable } from './store.ts';
 
 /**
  * A Tsaro controller's dispatch (issue #47): an offer to one chosen responder, a reassignment,
@@ -48,6 +48,7 @@ export async function offerByControl(deps: ManualDispatchDeps, controller: Contr
       offered_at: at,
       answered_at: null,
       offered_by: controller.staffId,
+      first_offered_at: at,
     };
     if (previous) await reopenOffer(trx, offer);
     else await insertOffer(trx, offer);
@@ -99,6 +100,70 @@ export async function reassignByControl(deps: ManualDispatchDeps, controller: Co
       resourceId: incidentId,
       data: { ...((await representIncident(incident)(trx, incidentId)) as object), ...control(controller, 'reassigned', message, at), stood_down: { responder_id: incident.responder_id, name: incident.responder_name } },
     });
+  });
+}
+
+const HOLDING = new Set(['assigned', 'responding', 'on_scene']);
+
+/**
+ * Stands one responder down (issue #47), saying why: an offer of the incident open to them is
+ * withdrawn (a timeline entry `control_stood_down` at the current status: the controller offered
+ * it to several and one is enough); the responder who holds it (assigned, responding or on scene)
+ * is released and the incident goes back to dispatch with a fresh window (the status entry
+ * `dispatched`), for another responder or for closing. The event `incident.control_stood_down`
+ * either way; the responder's app loses the offer or the assignment.
+ */
+export async function standDownByControl(
+  deps: ManualDispatchDeps,
+  controller: Controller,
+  incidentId: string,
+  responder: Pick<ResponderRow, 'responder_id' | 'name'>,
+  reason: string,
+  windows: { dispatchWindowS: number; escalationWindowS: number },
+): Promise<{ released: 'offer' | 'assignment' }> {
+  return withIncident(deps.db, incidentId, async (trx, incident) => {
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const stoodDown = { stood_down: { responder_id: responder.responder_id, name: responder.name, reason } };
+    if (incident.responder_id === responder.responder_id && HOLDING.has(incident.status)) {
+      const message = `${controller.by} stood ${responder.name} down: ${reason}`;
+      await transitionIncident(trx, deps, incident, 'dispatching', {
+        message,
+        changes: {
+          responder_id: null,
+          responder_name: null,
+          responder_phone: null,
+          responder_latitude: null,
+          responder_longitude: null,
+          eta_minutes: null,
+          assigned_at: null,
+          dispatch_deadline: new Date(now.getTime() + windows.dispatchWindowS * 1000).toISOString(),
+          escalation_deadline: new Date(now.getTime() + (windows.dispatchWindowS + windows.escalationWindowS) * 1000).toISOString(),
+        },
+        represent: representIncident(incident),
+      });
+      if (!responder.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, responder.responder_id, true, at);
+      await appendEvent(trx, deps, {
+        organizationId: incident.organization_id,
+        environment: incident.environment,
+        type: 'incident.control_stood_down',
+        resourceId: incidentId,
+        data: { ...((await representIncident(incident)(trx, incidentId)) as object), ...control(controller, 'stood_down', message, at), ...stoodDown },
+      });
+      return { released: 'assignment' as const };
+    }
+    if (!(await withdrawOfferTo(trx, incidentId, responder.responder_id, at))) {
+      throw conflict(`${responder.name} has neither an open offer of this incident nor the incident in hand`);
+    }
+    const message = `${controller.by} stood ${responder.name} down (offer withdrawn): ${reason}`;
+    await recordIncidentEntry(trx, deps, incident, {
+      event: 'control_stood_down',
+      message,
+      type: 'incident.control_stood_down',
+      extra: { ...control(controller, 'stood_down', message, at), ...stoodDown },
+      represent: representIncident(incident),
+    });
+    return { released: 'offer' as const };
   });
 }
 

@@ -146,6 +146,18 @@ export async function closeOpenOffers(db: Executor, incidentId: string, status: 
     .execute();
 }
 
+/** Withdraws the offer of the incident open to one responder (a controller stood them down); false when none was open. */
+export async function withdrawOfferTo(db: Executor, incidentId: string, responderId: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('dispatch_offers')
+    .set({ status: 'withdrawn', answered_at: at })
+    .where('incident_id', '=', incidentId)
+    .where('responder_id', '=', responderId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 export async function answerOffer(db: Executor, offerId: string, status: 'accepted' | 'declined', at: string): Promise<boolean> {
   const result = await db
     .updateTable('dispatch_offers')

@@ -53,6 +53,7 @@ export function rowToIncident(row: IncidentRow, timeline: TimelineRow[]): Incide
             eta_minutes: row.eta_minutes === null ? null : Number(row.eta_minutes),
             assigned_at: row.assigned_at ?? row.updated_at,
           },
+    handled_by: row.controller_name ?? null,
     sla: {
       dispatch_deadline: row.dispatch_deadline,
       escalation_deadline: row.escalation_deadline,

@@ -18,7 +18,9 @@ export const INCIDENT_TRANSITIONS: Record<IncidentStatus, readonly IncidentStatu
   // → dispatching: a controller stands the assigned responder down and sends it back (reassign).
   assigned: ['responding', 'dispatching', 'resolved', 'cancelled'],
   responding: ['on_scene', 'dispatching', 'resolved', 'cancelled'],
-  on_scene: ['resolved', 'cancelled'],
+  // → dispatching: a controller stands the responder on scene down (issue #47: pulled out for
+  // their safety, or needed elsewhere); the incident goes back to dispatch for another, or closed.
+  on_scene: ['resolved', 'dispatching', 'cancelled'],
   escalated: ['assigned', 'unresponsive', 'resolved', 'cancelled'],
   unresponsive: ['assigned', 'resolved', 'cancelled'],
   resolved: [],

@@ -12,6 +12,9 @@ import {
   IncidentPage,
   ListIncidentsQuery,
 } from '../../shared/schemas/incidents.ts';
+import { IntervalReport, PartnerIntervalQuery } from '../../shared/schemas/intervals.ts';
+import { intervalResponse, sendCsv } from '../http/csv.ts';
+import { intervalReportCsv } from './intervals.ts';
 import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import type { Executor, IncidentRow } from '../db/schema.ts';
@@ -30,6 +33,7 @@ import {
   getIncident,
   incidentAnalytics,
   listIncidents,
+  partnerIntervalReport,
   reportFromGuard,
   type GuardReport,
 } from './service.ts';
@@ -113,6 +117,25 @@ export const incidentRouteList = [
     responses: { ...ok(200, 'The figures', IncidentAnalytics), ...errors() },
     async handler({ query, db }, req, res) {
       res.json(await incidentAnalytics(db, narrowedToSite(tenantOf(req), query.site_id), query));
+    },
+  }),
+  // Before /incidents/:incidentId, as analytics.
+  route({
+    method: 'get',
+    lane: 'reads',
+    path: '/incidents/intervals',
+    access: 'analytics:read',
+    query: PartnerIntervalQuery,
+    operationId: 'getResponseIntervals',
+    tags,
+    summary: 'The response intervals of your incidents: p50 and p90 per day, site or responder',
+    description:
+      "For the live or sandbox incidents of the key's environment created in the window (drills left out), each interval's count, median and 90th percentile in seconds: call processing (created to the first offer), first offer to accepted, turnout (accepted to en route), travel (en route to on scene) and total (created to on scene). Each milestone is the first time it happened. Exact over every incident of the window, interpolated between the nearest ranks (docs/api.md, \"Response intervals\"). `format=csv` answers the same as a CSV file, one row per group, the overall row first.",
+    responses: { ...intervalResponse(IntervalReport), ...errors() },
+    async handler({ query, db }, req, res, deps) {
+      const report = await partnerIntervalReport(db, deps.clock, narrowedToSite(tenantOf(req), query.site_id), query);
+      if (query.format === 'csv') sendCsv(res, `response-intervals-${query.group_by}.csv`, intervalReportCsv(report));
+      else res.json(report);
     },
   }),
   route({

@@ -15,7 +15,8 @@ import {
   type TimelineEventName,
 } from '../../shared/schemas/incidents.ts';
 import { happenedAt } from '../access-logs/replay-window.ts';
-import { addSeconds } from '../clock.ts';
+import { addSeconds, type Clock } from '../clock.ts';
+import type { IntervalReport } from '../../shared/schemas/intervals.ts';
 import { inTransaction, isPostgres, type Executor, type IncidentRow, type TimelineRow } from '../db/schema.ts';
 import { transactionGroup } from '../db/transaction-group.ts';
 import { appendEvent, completePlannedEvent, planEvent, type EventDeps, type NewEvent } from '../events/service.ts';
@@ -29,6 +30,7 @@ import { siteOfKiosk } from '../kiosks/service.ts';
 import { defaultSiteFor, placeNamedIn } from '../sites/service.ts';
 import type { DispatchOpening } from './dispatcher.ts';
 import { rowToIncident } from './incident.ts';
+import { intervalReport, intervalWindow } from './intervals.ts';
 import { StaleIncidentError, openIncident, transitionIncident, withLatestIncident } from './lifecycle.ts';
 import {
   appendTimelineRow,
@@ -40,6 +42,7 @@ import {
   findIncidentWithTimeline,
   insertIncidentOpenings,
   insertIncidentWithTimeline,
+  intervalRows,
   listIncidentRows,
   timelinesOf,
   updateIncidentAtVersion,
@@ -449,3 +452,9 @@ export async function incidentAnalytics(
 
 /** The incidents' tallies (server/db/tallies.ts), folded in the background. */
 export { INCIDENT_TALLY } from './store.ts';
+
+/** The partner's response intervals (issue #47): their own incidents of the window, grouped (server/incidents/intervals.ts). */
+export async function partnerIntervalReport(db: Executor, clock: Clock, tenant: Tenant, query: { from_date?: string; to_date?: string; site_id?: string; group_by: 'day' | 'site' | 'responder' }): Promise<IntervalReport> {
+  const window = intervalWindow(query, clock.now());
+  return intervalReport(await intervalRows(db, tenant, window, query.site_id), window, query.group_by);
+}

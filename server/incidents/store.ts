@@ -13,6 +13,7 @@ import { secondsBucket } from '../db/histogram.ts';
 import { listTotal, talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { matchesText, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
+import { intervalRowsOf, type IntervalRow } from './intervals.ts';
 
 export type { Tenant };
 
@@ -379,4 +380,13 @@ export async function responseTimesOf(db: Executor, tenant: Tenant, window: Inci
     talliedHistogram(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, 'to_arrive'),
   ]);
   return { toAssign, toArrive };
+}
+
+/** The response intervals' rows of the tenant's incidents created in the window (server/incidents/intervals.ts), within the caller's sites. */
+export async function intervalRows(db: Executor, tenant: Tenant, window: { from: string; to: string }, siteId: string | undefined): Promise<IntervalRow[]> {
+  // whereSiteReached's unqualified site_id would be ambiguous beside the joined sites: the same rule, on incidents.site_id.
+  const sites = narrowedToSite(tenant, siteId).sites ?? null;
+  let base = db.selectFrom('incidents').where(whereTenant(tenant, 'incidents'));
+  if (sites) base = sites.length ? base.where('incidents.site_id', 'in', sites) : base.where((eb) => eb.lit(false));
+  return (await intervalRowsOf(base, window).execute()) as IntervalRow[];
 }

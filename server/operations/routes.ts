@@ -24,7 +24,8 @@ const tags = ['Operations'];
 const DISPATCHERS: readonly StaffRole[] = ['controller', 'supervisor'];
 const IncidentParams = z.object({ incidentId: z.string() });
 
-const opsDeps = (deps: RouteDeps): operations.OperationsDeps => ({
+/** What the operations service needs, from the routes' deps: one place for every staff route file. */
+export const opsDeps = (deps: RouteDeps): operations.OperationsDeps => ({
   db: deps.db,
   clock: deps.clock,
   webhookQueue: deps.webhookQueue,

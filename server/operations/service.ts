@@ -3,7 +3,7 @@ import type { QueueItem } from '../../shared/schemas/staff.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/schema.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
-import { closeByControl, offerByControl, reassignByControl, type Controller } from '../dispatch/manual.ts';
+import { closeByControl, offerByControl, reassignByControl, standDownByControl, type Controller } from '../dispatch/manual.ts';
 import { representIncident, withIncident } from '../dispatch/engine.ts';
 import { freshFix } from '../dispatch/nearest.ts';
 import { dutyByResponder, raisedIncidents } from '../duty/service.ts';
@@ -12,6 +12,7 @@ import { notFound } from '../http/errors.ts';
 import { recordIncidentEntry } from '../incidents/lifecycle.ts';
 import { getIncident } from '../incidents/service.ts';
 import { responderById } from '../responders/service.ts';
+import { siteSummaryOf } from '../sites/service.ts';
 import { controlName, recordStaffAction, type StaffActor } from '../staff/service.ts';
 import { queueOrder, urgencyOf } from './queue.ts';
 import { liveActiveIncidents, liveIncidentById, offersWithNames, verifiedLiveResponders, type QueueRow } from './store.ts';
@@ -162,6 +163,16 @@ export async function reassignIncident(deps: OperationsDeps, actor: StaffActor, 
   );
 }
 
+/** Stands one responder down (an open offer withdrawn, or the responder holding it released): server/dispatch/manual.ts. */
+export async function standDownResponder(deps: OperationsDeps, actor: StaffActor, incidentId: string, responderId: string, reason: string) {
+  const row = await liveIncident(deps, incidentId);
+  const responder = await responderById(deps.db, responderId);
+  if (!responder || responder.environment !== 'live') throw notFound('Responder');
+  return audited(deps, actor, row, 'standDownResponder', { responder_id: responderId, reason }, () =>
+    standDownByControl(deps, controllerOf(actor), incidentId, responder, reason, { dispatchWindowS: deps.dispatchWindowS, escalationWindowS: deps.escalationWindowS }),
+  );
+}
+
 /** What was done ("police on the way"): a timeline entry naming the controller. */
 export async function noteByControl(deps: OperationsDeps, actor: StaffActor, incidentId: string, note: string) {
   const row = await liveIncident(deps, incidentId);
@@ -184,4 +195,12 @@ export async function noteByControl(deps: OperationsDeps, actor: StaffActor, inc
 export async function closeIncident(deps: OperationsDeps, actor: StaffActor, incidentId: string, outcome: ResolutionOutcome, notes?: string) {
   const row = await liveIncident(deps, incidentId);
   await audited(deps, actor, row, 'closeIncident', { outcome, notes: notes ?? null }, () => closeByControl(deps, controllerOf(actor), incidentId, outcome, notes));
+}
+
+/** Whom to call about the incident (tel: links on the controller's screen): the subject and the site's call list, in order. An opening recorded in the service audit log. */
+export async function callList(deps: OperationsDeps, actor: StaffActor, incidentId: string) {
+  const row = await liveIncident(deps, incidentId);
+  const site = row.site_id ? ((await siteSummaryOf(deps.db, row.organization_id, row.site_id)) ?? null) : null;
+  await recordStaffAction(deps.db, deps.clock, actor, { action: 'openCallList', subjectType: 'incident', subjectId: incidentId, organizationId: row.organization_id });
+  return { subject: { name: row.subject_name, phone: row.subject_phone }, site };
 }

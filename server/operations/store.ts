@@ -1,5 +1,6 @@
 import { acrossOrganizations } from '../db/tenant.ts';
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
+import { intervalRowsOf, type IntervalRow } from '../incidents/intervals.ts';
 
 /**
  * The operations centre's reads across organizations: the tenant rule's one named exception
@@ -79,4 +80,11 @@ export function offersWithNames(db: Executor, incidentId: string): Promise<Offer
     .where('dispatch_offers.incident_id', '=', incidentId)
     .orderBy('dispatch_offers.offered_at')
     .execute() as Promise<OfferView[]>;
+}
+
+/** The response intervals' rows of every live incident created in the window, across organizations (or one partner's), for the staff report. */
+export async function liveIntervalRows(db: Executor, window: { from: string; to: string }, organizationId?: string): Promise<IntervalRow[]> {
+  let base = acrossOrganizations(db, 'incidents').where('incidents.environment', '=', 'live');
+  if (organizationId) base = base.where('incidents.organization_id', '=', organizationId);
+  return (await intervalRowsOf(base, window).execute()) as IntervalRow[];
 }

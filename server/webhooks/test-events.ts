@@ -25,6 +25,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       'incident.control_taken': 'escalated',
       'incident.control_offered': 'escalated',
       'incident.control_reassigned': 'dispatching',
+      'incident.control_stood_down': 'dispatching',
       'incident.control_note': 'escalated',
       'incident.control_closed': 'resolved',
       'incident.control_alert': 'on_scene',
@@ -59,6 +60,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       responder: assigned
         ? { responder_id: 'rsp_TEST0000000000000000000000', name: 'Test Responder', phone: '+2348000000001', location: { latitude: 6.52, longitude: 3.38 }, eta_minutes: 7, assigned_at: at }
         : null,
+      handled_by: type.startsWith('incident.control_') ? 'Tsaro control (Test)' : null,
       sla: { dispatch_deadline: later(1), escalation_deadline: later(6), seconds_to_assign: assigned ? 42 : null, seconds_to_arrive: status === 'resolved' ? 540 : null },
       timeline: [{ status: 'created', event: 'created', message: 'Test event', timestamp: at }],
       resolution_outcome: status === 'resolved' ? 'false_alarm' : null,

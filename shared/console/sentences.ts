@@ -34,6 +34,7 @@ const eventSentences = {
   'incident.control_taken': 'A Tsaro controller took the incident in hand (only when named exactly).',
   'incident.control_offered': 'A Tsaro controller offered the incident to a chosen responder (only when named exactly).',
   'incident.control_reassigned': 'A Tsaro controller stood the responder down and sent the incident back to dispatch (only when named exactly).',
+  'incident.control_stood_down': 'A Tsaro controller stood a responder down: an open offer withdrawn, or the assigned responder released and the incident back to dispatch (only when named exactly).',
   'incident.control_note': 'A Tsaro controller noted what was done (only when named exactly).',
   'incident.control_closed': 'A Tsaro controller closed the incident with an outcome (only when named exactly).',
   'incident.control_alert': "Tsaro control was alerted about the responder's safety: a panic, or check-ins missed on scene (only when named exactly).",

@@ -35,6 +35,7 @@ export const TIMELINE_EVENTS = [
   'control_taken',
   'control_offered',
   'control_reassigned',
+  'control_stood_down',
   'control_note',
   'control_closed',
   'control_alert',
@@ -57,7 +58,7 @@ export const IncidentStatus = z.enum(INCIDENT_STATUSES).meta({
 });
 export const TimelineEventName = z.enum(TIMELINE_EVENTS).meta({
   description:
-    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site\'s call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller\'s action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder\'s safety: a panic, or two check-ins missed on scene), all at the current status; a controller\'s reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller',
+    'The status entered (`dispatched` is entering dispatching), or `note` (a partner\'s note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site\'s call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller\'s action: `control_taken`, `control_offered`, `control_note`, `control_stood_down` (an open offer withdrawn; the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder\'s safety: a panic, or two check-ins missed on scene), all at the current status; a controller\'s reassignment, stand-down of the assigned responder and close are the status entries `dispatched` and `resolved`, their message naming the controller',
 });
 export const ResolutionOutcome = z.enum(RESOLUTION_OUTCOMES).meta({ id: 'ResolutionOutcome' });
 
@@ -255,6 +256,14 @@ export const Incident = z
     environment: Environment,
     version: z.int().meta({ description: 'Bumped by every change; webhooks carry it so stale events can be dropped' }),
     responder: ResponderAssignment.nullable(),
+    handled_by: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Who at Tsaro is handling the incident: "Tsaro control" and the first name of the controller who took it ("Tsaro control (Kemi)"), the last to take it; null when no controller has. It stays once the incident ends (who handled it)',
+        example: 'Tsaro control (Kemi)',
+      }),
     sla: Sla,
     timeline: z.array(TimelineEntry).meta({ description: 'Oldest first' }),
     resolution_outcome: ResolutionOutcome.nullable(),

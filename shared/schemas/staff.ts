@@ -176,3 +176,7 @@ export const ServiceAuditQuery = z.object({
   limit: queryNumber(z.int().min(1).max(100)).default(50),
   subject_id: z.string().optional(),
 });
+
+export const ControlStandDownRequest = z
+  .strictObject({ responder_id: z.string().min(1), reason: z.string().trim().min(1, 'say why').max(500) })
+  .meta({ id: 'ControlStandDownRequest' });

@@ -24,9 +24,10 @@ afterAll(() => server?.stop());
 type Route = { method: string; path: string; access: string; operationId: string; guardOptions?: { staffRoles?: readonly StaffRole[] } };
 const STAFF_ROUTES = (staffRouteList as unknown as Route[]).filter((route) => route.access === 'staff');
 
-/** docs/operations.md, "Staff roles", written out again: the queue for controllers and supervisors, the roster's changes for network admins (suspend and resume for supervisors too), the audit log for supervisors and network admins; areas and shifts drawn by network admins and read by all, alerts read by all and acknowledged by controllers and supervisors, out of service set by supervisors. */
+/** docs/operations.md, "Staff roles", written out again: the reports for every staff role, the queue for controllers and supervisors, the roster's changes for network admins (suspend and resume for supervisors too), the audit log for supervisors and network admins; areas and shifts drawn by network admins and read by all, alerts read by all and acknowledged by controllers and supervisors, out of service set by supervisors. */
 function allowed(route: Route): readonly StaffRole[] {
   if (route.path === '/responders' && route.method === 'get') return STAFF_ROLES;
+  if (route.path.startsWith('/reports')) return STAFF_ROLES;
   if (['/areas', '/shifts', '/alerts'].includes(route.path) && route.method === 'get') return STAFF_ROLES;
   if (route.path.startsWith('/areas') || route.path.startsWith('/shifts')) return ['network_admin'];
   if (route.path.endsWith('/out-of-service')) return ['supervisor'];

@@ -17,13 +17,15 @@ describe('incident lifecycle table', () => {
     ['responding', 'dispatching'],
     ['dispatching', 'resolved'],
     ['escalated', 'resolved'],
+    // A controller stands the responder on scene down (issue #47): back to dispatch.
+    ['on_scene', 'dispatching'],
   ] as const)('allows %s → %s (reference and contract)', (from, to) => {
     expect(canTransition(from, to)).toBe(true);
   });
 
   it.each([
     ['created', 'resolved'],
-    ['on_scene', 'dispatching'],
+    ['on_scene', 'assigned'],
     ['created', 'assigned'],
     ['assigned', 'on_scene'],
     ['resolved', 'cancelled'],

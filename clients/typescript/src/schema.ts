@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/incidents/intervals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The response intervals of your incidents: p50 and p90 per day, site or responder
+         * @description Scope `analytics:read`. For the live or sandbox incidents of the key's environment created in the window (drills left out), each interval's count, median and 90th percentile in seconds: call processing (created to the first offer), first offer to accepted, turnout (accepted to en route), travel (en route to on scene) and total (created to on scene). Each milestone is the first time it happened. Exact over every incident of the window, interpolated between the nearest ranks (docs/api.md, "Response intervals"). `format=csv` answers the same as a CSV file, one row per group, the overall row first.
+         */
+        get: operations["getResponseIntervals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/incidents/{incidentId}": {
         parameters: {
             query?: never;
@@ -1951,7 +1971,7 @@ export interface components {
          * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
          * @enum {string}
          */
-        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
+        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
         UpdateWebhookEndpointRequest: {
             url?: string | null;
             events?: components["schemas"]["EventSubscription"][] | null;
@@ -1971,7 +1991,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /** @enum {string} */
-        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_note" | "incident.control_closed" | "incident.control_alert";
+        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert";
         ResendFailedRequest: {
             /**
              * @description ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC
@@ -2222,6 +2242,11 @@ export interface components {
             /** @description Bumped by every change; webhooks carry it so stale events can be dropped */
             version: number;
             responder: components["schemas"]["ResponderAssignment"] | null;
+            /**
+             * @description Who at Tsaro is handling the incident: "Tsaro control" and the first name of the controller who took it ("Tsaro control (Kemi)"), the last to take it; null when no controller has. It stays once the incident ends (who handled it)
+             * @example Tsaro control (Kemi)
+             */
+            handled_by: string | null;
             sla: components["schemas"]["SLA"];
             /** @description Oldest first */
             timeline: components["schemas"]["IncidentTimelineEvent"][];
@@ -2302,10 +2327,10 @@ export interface components {
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
             /**
-             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note`, `control_stood_down` (an open offer withdrawn; the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment, stand-down of the assigned responder and close are the status entries `dispatched` and `resolved`, their message naming the controller
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed" | "control_alert";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_stood_down" | "control_note" | "control_closed" | "control_alert";
             message: string;
             /**
              * Format: date-time
@@ -2387,6 +2412,51 @@ export interface components {
                 /** @description true when a duration over 10 minutes took part in `median` or `p90`: those are kept to 10 s (to an hour), a minute (to a day) or an hour beyond, so the figure is within that of the exact one. Shorter durations are kept to the second */
                 approximate: boolean;
             };
+        };
+        IntervalReport: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            from_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            to_date: string;
+            /** @enum {string} */
+            group_by: "day" | "site" | "organization" | "responder";
+            /** @description Incidents counted (drills left out) */
+            incidents: number;
+            /** @description true when the window held more than the report reads (the oldest 50000 are counted): narrow it */
+            truncated: boolean;
+            overall: components["schemas"]["IntervalGroup"];
+            /** @description In the order of their key (days oldest first); `none` last */
+            groups: components["schemas"]["IntervalGroup"][];
+        };
+        IntervalGroup: {
+            /** @description The day (YYYY-MM-DD, UTC), site_id, organization_id or responder_id; `none` for incidents with no site or no responder; `all` for the overall row */
+            key: string;
+            /** @description The day, or the name of the site, partner or responder (as they wrote it: show it as text) */
+            label: string;
+            /** @description Incidents created in the window in this group */
+            incidents: number;
+            call_processing: components["schemas"]["IntervalFigure"];
+            offer_to_accept: components["schemas"]["IntervalFigure"];
+            turnout: components["schemas"]["IntervalFigure"];
+            travel: components["schemas"]["IntervalFigure"];
+            total: components["schemas"]["IntervalFigure"];
+        };
+        /** @description Exact over every incident of the group (no sampling, no histogram): the values sorted, the percentile interpolated linearly between the two nearest ranks (rank p × (count − 1), counted from 0), as PostgreSQL's percentile_cont. One incident: its own value for both */
+        IntervalFigure: {
+            /** @description Incidents that reached both ends of the interval */
+            count: number;
+            /** @description Median, in seconds to a tenth; null when count is 0 */
+            p50_s: number | null;
+            /** @description 90th percentile, in seconds to a tenth; null when count is 0 */
+            p90_s: number | null;
         };
         DispatchCoverageEnvelope: {
             coverage: components["schemas"]["DispatchCoverage"];
@@ -3983,6 +4053,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IncidentAnalytics"];
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getResponseIntervals: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
+                from_date?: string;
+                /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
+                to_date?: string;
+                /** @description Per day (UTC), site or responder */
+                group_by?: "day" | "site" | "responder";
+                /** @description Only the incidents of this site */
+                site_id?: string;
+                /** @description `csv`: the same figures as a CSV file (text/csv, UTF-8 with a byte-order mark), one row per group, the overall row first */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures (JSON), or with `format=csv` a CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntervalReport"];
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request; the message names the failed field */

@@ -161,6 +161,8 @@ export function IncidentScreen({ incidentId }: { incidentId: string }) {
           <dl className="facts plain">
             <dt>Responder</dt>
             <dd data-testid="responder">{responder ? responder.name : 'None yet'}</dd>
+            <dt>Handled by</dt>
+            <dd data-testid="handled-by">{incident.handled_by ?? 'Nobody at Tsaro control yet'}</dd>
             {responder && (
               <>
                 <dt>Phone</dt>

@@ -52,13 +52,12 @@ export function newer(current: Incident | undefined, next: Incident): Incident {
 }
 
 /**
- * Who at Tsaro is handling the incident: the last controller who took it ("Tsaro control
- * (Kemi)", their timeline entry's message names them), while it is active; null otherwise.
+ * Who at Tsaro is handling the incident, while it is active: the API's `handled_by` ("Tsaro
+ * control (Kemi)", the last controller who took it); null when none has, or once it ended.
  */
 export function handledByTsaro(incident: Incident): string | null {
   if (incident.resolved_at || incident.cancelled_at) return null;
-  const taken = incident.timeline.findLast((entry) => entry.event === 'control_taken');
-  return taken ? (/^Tsaro control \([^)]*\)/.exec(taken.message)?.[0] ?? null) : null;
+  return incident.handled_by ?? null;
 }
 
 /** Escalated or unresponsive, and nobody has acknowledged it since it became so. */

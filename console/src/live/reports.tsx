@@ -9,7 +9,10 @@ import { DAY_MS } from '../../../shared/time.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const seconds = (value: number | null) => (value === null ? '—' : clock(value * 1000));
+/** The response intervals (issue #47): call processing (created to first offer), offer to accept, turnout (accepted to en route), travel (en route to on scene), total (created to on scene). */
+const INTERVAL_NAMES = ['call_processing', 'offer_to_accept', 'turnout', 'travel', 'total'] as const;
+const INTERVAL_HEADINGS = ['Call processing', 'Offer to accept', 'Turnout', 'Travel', 'Total (created to on scene)'];
+const seconds = (value: number | null) => (value === null ? '—' : clock(Math.round(value) * 1000));
 /** A site's name in a file name: letters and digits, the rest as dashes. */
 const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '').toLowerCase();
 
@@ -58,6 +61,7 @@ export function ReportsScreen() {
   const query = { from_date: from, to_date: to, site_id: siteId };
   const incidents = useLoad((c) => c.get('/incidents/analytics', { params: { query } }), [from, to, siteId]);
   const visitors = useLoad((c) => c.get('/access-logs/stats', { params: { query } }), [from, to, siteId]);
+  const intervals = useLoad((c) => c.get('/incidents/intervals', { params: { query: { ...query, group_by: 'day' } } }), [from, to, siteId]);
   const suffix = `${chosen ? `${fileSafe(chosen.name)}_` : ''}${from}_to_${to}`;
   const a = incidents.data;
   return (
@@ -113,6 +117,20 @@ export function ReportsScreen() {
             />
           </div>
         </>
+      )}
+      {intervals.error && <ErrorNote error={`Response intervals: ${intervals.error}`} />}
+      {intervals.data && (
+        <ReportTable
+          title="Response intervals per day (median / 90th percentile, m:ss)"
+          testId="response-intervals"
+          file={`response-intervals_${suffix}.csv`}
+          header={['Day', 'Incidents', ...INTERVAL_HEADINGS]}
+          rows={[intervals.data.overall, ...intervals.data.groups].map((group) => [
+            group.label,
+            group.incidents,
+            ...INTERVAL_NAMES.map((name) => `${seconds(group[name].p50_s)} / ${seconds(group[name].p90_s)}`),
+          ])}
+        />
       )}
       {visitors.data && (
         <ReportTable

@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { ErrorNote, Field } from '../components/ui.tsx';
-import { navigate } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
+import { ControlIncident } from './incident.tsx';
+import { StaffReports } from './reports.tsx';
+import { Roster } from './roster.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
 import { DutyPanel } from './duty.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
@@ -8,7 +11,9 @@ import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type 
 /**
  * The operations centre's view of the console (issue #47), for Tsaro's own staff: its own
  * sign-in (a password, then always the authenticator), the queue of live incidents across
- * organizations, taking one, and offering it to a chosen responder. Served under /console/staff.
+ * organizations, taking one, and offering it to a chosen responder; an incident's own screen
+ * (./incident.tsx), the roster (./roster.tsx) and the response intervals (./reports.tsx). Served
+ * under /console/staff.
  */
 export function OperationsApp({ path }: { path: string }) {
   const [session, setSession] = useState<StaffSession | null | undefined>(undefined);
@@ -30,7 +35,25 @@ export function OperationsApp({ path }: { path: string }) {
   if (session.stage === 'enrol_totp') return <Enrol client={client} onSession={setSession} />;
   if (session.stage === 'totp') return <Code client={client} onSession={setSession} />;
   if (join) queueMicrotask(() => navigate('/staff', { replace: true }));
-  return <Queue client={client} session={session} onSignOut={() => setSession(null)} />;
+  const incident = /^\/staff\/incidents\/([^/]+)$/.exec(path);
+  return (
+    <>
+      <nav className="row operations-nav" aria-label="Operations">
+        <Link to="/staff">Queue</Link>
+        <Link to="/staff/roster">Responders</Link>
+        <Link to="/staff/reports">Reports</Link>
+      </nav>
+      {incident ? (
+        <ControlIncident key={incident[1]} client={client} session={session} incidentId={decodeURIComponent(incident[1]!)} />
+      ) : path === '/staff/roster' ? (
+        <Roster client={client} session={session} />
+      ) : path === '/staff/reports' ? (
+        <StaffReports client={client} />
+      ) : (
+        <Queue client={client} session={session} onSignOut={() => setSession(null)} />
+      )}
+    </>
+  );
 }
 
 function useSubmit(run: () => Promise<void>) {
@@ -242,9 +265,14 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
               <td>{item.status}</td>
               <td>{item.owner?.name ?? 'nobody'}</td>
               <td>
-                <button type="button" onClick={() => void take(item.incident_id)}>
-                  Take
-                </button>
+                <div className="row">
+                  <button type="button" onClick={() => void take(item.incident_id)}>
+                    Take
+                  </button>
+                  <Link to={`/staff/incidents/${encodeURIComponent(item.incident_id)}`} aria-label={`Open ${item.title}`}>
+                    Open
+                  </Link>
+                </div>
               </td>
             </tr>
           ))}

@@ -635,6 +635,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/incidents/{incidentId}/stand-down": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stand one responder down, saying why
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. An offer of the incident open to them is withdrawn (`released: offer`; the timeline entry `control_stood_down` at the current status). The responder who holds it, assigned, responding or on scene, is released (`released: assignment`): the incident goes back to `dispatching` with a fresh dispatch window (the status entry `dispatched`; `incident.updated`), for another responder or to be closed, and the responder is free again. Either way the message names "Tsaro control (first name)" and the reason, and the event `incident.control_stood_down` carries `stood_down {responder_id, name, reason}`. 409 when the responder has neither.
+         */
+        post: operations["standDownResponder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/incidents/{incidentId}/call-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whom to call: the subject, and the site's call list in order
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor. Phones in E.164 (the console dials them with tel: links). `site` is null for an incident at no site. Every opening is recorded in the service audit log.
+         */
+        get: operations["incidentCallList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/intervals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The response intervals of live incidents: p50 and p90 per day, site, partner or responder
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor, network_admin. Every live incident created in the window (default the 30 days to now, at most 92 days; drills left out), across organizations or one (`organization_id`): call processing (created to the first offer), first offer to accepted, turnout (accepted to en route), travel (en route to on scene), total (created to on scene); each milestone the first time it happened. Exact, interpolated between the nearest ranks (docs/operations.md, "The response intervals"). `format=csv`: the same as CSV, the overall row first.
+         */
+        get: operations["responseIntervals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/intervals/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each live incident's times: created, first offer, accepted, en route, on scene, resolved
+         * @description Staff session (cookie, second step passed); staff roles controller, supervisor, network_admin. Oldest first, the same window and rules as the report (at most 50,000 incidents: `truncated`). `format=csv`: one row per incident.
+         */
+        get: operations["incidentIntervals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -743,6 +823,10 @@ export interface components {
             end_hour: number;
         };
         OutOfServiceRequest: {
+            reason: string;
+        };
+        ControlStandDownRequest: {
+            responder_id: string;
             reason: string;
         };
         StaffInvitation: {
@@ -1052,6 +1136,11 @@ export interface components {
             /** @description Bumped by every change; webhooks carry it so stale events can be dropped */
             version: number;
             responder: components["schemas"]["ResponderAssignment"] | null;
+            /**
+             * @description Who at Tsaro is handling the incident: "Tsaro control" and the first name of the controller who took it ("Tsaro control (Kemi)"), the last to take it; null when no controller has. It stays once the incident ends (who handled it)
+             * @example Tsaro control (Kemi)
+             */
+            handled_by: string | null;
             sla: components["schemas"]["SLA"];
             /** @description Oldest first */
             timeline: components["schemas"]["IncidentTimelineEvent"][];
@@ -1122,10 +1211,10 @@ export interface components {
         IncidentTimelineEvent: {
             status: components["schemas"]["IncidentStatus"];
             /**
-             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note` (the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment and close are the status entries `dispatched` and `resolved`, their message naming the controller
+             * @description The status entered (`dispatched` is entering dispatching), or `note` (a partner's note) or `acknowledged` (an operator has seen an escalated or unresponsive incident; the message names who), or `sms_sent`, `sms_delivered`, `sms_failed` (a text message to the site's call list, `GET /messages`), `offer_declined` (a responder declined, with why), or a Tsaro controller's action: `control_taken`, `control_offered`, `control_note`, `control_stood_down` (an open offer withdrawn; the message names "Tsaro control (first name)"), or `control_alert` (Tsaro control was alerted about the responder's safety: a panic, or two check-ins missed on scene), all at the current status; a controller's reassignment, stand-down of the assigned responder and close are the status entries `dispatched` and `resolved`, their message naming the controller
              * @enum {string}
              */
-            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_note" | "control_closed" | "control_alert";
+            event: "created" | "dispatched" | "assigned" | "responding" | "on_scene" | "resolved" | "escalated" | "unresponsive" | "cancelled" | "note" | "acknowledged" | "sms_sent" | "sms_delivered" | "sms_failed" | "called_for_help" | "false_alarm" | "offer_declined" | "control_taken" | "control_offered" | "control_reassigned" | "control_stood_down" | "control_note" | "control_closed" | "control_alert";
             message: string;
             /**
              * Format: date-time
@@ -1223,6 +1312,96 @@ export interface components {
             /** @description When the status began (null: not known, a responder never on duty since the upgrade) */
             status_since: string | null;
             out_of_service_reason: string | null;
+        };
+        CallListEntryView: {
+            name: string;
+            phone: string;
+            /** @enum {string} */
+            language?: "en" | "ha" | "pcm";
+            /** @description Whether alarm texts go to this number: a mobile number in E.164. An emergency short code (112) or a landline is called, never texted */
+            texted: boolean;
+            /**
+             * @description Why texts do not go to it, in words to show beside the number; null when they do
+             * @example An emergency short code: called, never texted
+             */
+            not_texted_reason: string | null;
+        };
+        IntervalReport: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            from_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            to_date: string;
+            /** @enum {string} */
+            group_by: "day" | "site" | "organization" | "responder";
+            /** @description Incidents counted (drills left out) */
+            incidents: number;
+            /** @description true when the window held more than the report reads (the oldest 50000 are counted): narrow it */
+            truncated: boolean;
+            overall: components["schemas"]["IntervalGroup"];
+            /** @description In the order of their key (days oldest first); `none` last */
+            groups: components["schemas"]["IntervalGroup"][];
+        };
+        IntervalGroup: {
+            /** @description The day (YYYY-MM-DD, UTC), site_id, organization_id or responder_id; `none` for incidents with no site or no responder; `all` for the overall row */
+            key: string;
+            /** @description The day, or the name of the site, partner or responder (as they wrote it: show it as text) */
+            label: string;
+            /** @description Incidents created in the window in this group */
+            incidents: number;
+            call_processing: components["schemas"]["IntervalFigure"];
+            offer_to_accept: components["schemas"]["IntervalFigure"];
+            turnout: components["schemas"]["IntervalFigure"];
+            travel: components["schemas"]["IntervalFigure"];
+            total: components["schemas"]["IntervalFigure"];
+        };
+        /** @description Exact over every incident of the group (no sampling, no histogram): the values sorted, the percentile interpolated linearly between the two nearest ranks (rank p × (count − 1), counted from 0), as PostgreSQL's percentile_cont. One incident: its own value for both */
+        IntervalFigure: {
+            /** @description Incidents that reached both ends of the interval */
+            count: number;
+            /** @description Median, in seconds to a tenth; null when count is 0 */
+            p50_s: number | null;
+            /** @description 90th percentile, in seconds to a tenth; null when count is 0 */
+            p90_s: number | null;
+        };
+        /** @description One incident's times; each interval in seconds to a tenth, null until both its ends happened */
+        IncidentIntervals: {
+            incident_id: string;
+            organization_id: string;
+            organization_name: string;
+            site_id: string | null;
+            site_name: string | null;
+            /** @description The responder who holds (or held, at the end) the incident */
+            responder_id: string | null;
+            responder_name: string | null;
+            status: components["schemas"]["IncidentStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description The first offer to any responder (the engine's or a controller's) */
+            first_offer_at: string | null;
+            /** @description The first acceptance */
+            accepted_at: string | null;
+            /** @description The first time a responder set off (status responding) */
+            en_route_at: string | null;
+            /** @description The first arrival */
+            on_scene_at: string | null;
+            resolved_at: string | null;
+            call_processing_s: number | null;
+            offer_to_accept_s: number | null;
+            turnout_s: number | null;
+            travel_s: number | null;
+            total_s: number | null;
         };
         EmptyOutput: Record<string, never>;
     };
@@ -4757,6 +4936,404 @@ export interface operations {
             };
             /** @description State conflict; the message states the current status */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    standDownResponder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ControlStandDownRequest"];
+            };
+        };
+        responses: {
+            /** @description Stood down */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        released: "offer" | "assignment";
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict; the message states the current status */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incidentCallList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incidentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whom to call */
+            200: {
+                headers: {
+                    /** @description Requests allowed per sliding minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description ISO 8601: when the oldest counted request leaves the window */
+                    "X-RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subject: {
+                            name: string;
+                            phone: string | null;
+                        };
+                        site: {
+                            site_id: string;
+                            name: string;
+                            call_list: components["schemas"]["CallListEntryView"][];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or it belongs to another organization or environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responseIntervals: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
+                from_date?: string;
+                /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
+                to_date?: string;
+                /** @description Per day (UTC), site (until areas exist), partner (organization) or responder */
+                group_by?: "day" | "site" | "organization" | "responder";
+                /** @description Only one partner's incidents */
+                organization_id?: string;
+                /** @description `csv`: the same figures as a CSV file (text/csv, UTF-8 with a byte-order mark), one row per group, the overall row first */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures (JSON), or with `format=csv` a CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntervalReport"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incidentIntervals: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
+                from_date?: string;
+                /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
+                to_date?: string;
+                organization_id?: string;
+                /** @description `csv`: one row per incident */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures (JSON), or with `format=csv` a CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from_date: string;
+                        to_date: string;
+                        truncated: boolean;
+                        incidents: components["schemas"]["IncidentIntervals"][];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
