@@ -167,3 +167,12 @@ export function toVisit(row: VisitRow, pendingSync: boolean): Visit {
     pendingSync,
   };
 }
+
+/** Retention: visits that ended before the cut-off and have nothing left to send; answers how many. */
+export function pruneEndedVisits(db: KioskDb, before: string): number {
+  return db
+    .prepare(`
+      DELETE FROM visits WHERE state <> 'inside' AND COALESCE(checked_out_at, checked_in_at) < ?
+        AND visit_id NOT IN (SELECT visit_id FROM outbox WHERE state = 'pending' AND visit_id IS NOT NULL)`)
+    .run(before).changes;
+}
