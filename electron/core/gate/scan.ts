@@ -2,11 +2,11 @@ import type { KioskCallParsed, ScanDecision } from '../../../shared/kiosk/calls.
 import type { ValidationResult } from '../../../shared/schemas/access.ts';
 import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../caches/codes.ts';
 import type { CoreContext } from '../context.ts';
-import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
+import { alreadyInsideMessage, decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions-store.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
-import { insertVisit } from './visits-store.ts';
+import { insertVisit, openVisitOfCode } from './visits-store.ts';
 import { siteIdOf } from '../caches/site.ts';
 import type { SendDeps } from '../outbox/operations.ts';
 
@@ -24,6 +24,9 @@ export type ScanDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'ne
  */
 export async function scan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
   const made = makeScan(ctx, input);
+  // Already inside, as the kiosk knows (its own visits, the server's list): decided before a use is spent, and nothing is sent.
+  const inside = input.overrideAlreadyInside ? undefined : insideAlready(ctx, made);
+  if (inside) return decideAndRecord(ctx, made, { kind: 'inside_here', inside });
   if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
   enqueueOperation(ctx.db, made.op);
   // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
@@ -54,7 +57,18 @@ type ServerWord =
    */
   | { kind: 'no_decision'; reached: boolean }
   /** Not asked: offline, or the code's last uses were granted here and the server has not heard yet. */
-  | { kind: 'not_asked' };
+  | { kind: 'not_asked' }
+  /** Held (409): the server knows the holder is inside; nothing was consumed there. */
+  | { kind: 'held'; inside: OpenVisitSeen }
+  /** Not asked: the kiosk knows the holder is inside (a visit open here, or in the server's list). */
+  | { kind: 'inside_here'; inside: OpenVisitSeen };
+
+/** The holder's open visit, as the server said it or the kiosk knows it. */
+interface OpenVisitSeen {
+  since: string;
+  entryPoint: string | null;
+  visitorName: string | null;
+}
 
 /** What the kiosk knows that the decision reads: the offline verdict, or the cached code the server admitted. */
 interface Known {
@@ -78,6 +92,8 @@ function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
       // The gate's site, once the server has named it: another site's code is refused there too.
       ...(siteId ? { site_id: siteId } : {}),
       scanned_at: now.toISOString(),
+      // The server holds a scan whose holder is inside (409, nothing consumed), unless the guard let them in over it.
+      already_inside: input.overrideAlreadyInside ? 'admit' : 'hold',
     },
     visitId,
     decisionId,
@@ -95,6 +111,17 @@ function spentHere(ctx: ScanDeps, text: string, now: Date): boolean {
   return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
 }
 
+/**
+ * The holder of the scanned code inside already, as this kiosk knows, when the code would
+ * otherwise admit here (a code that is refused is refused for its own reason first, as the server
+ * orders them): a visit checked in here and not out, or one in the server's list.
+ */
+function insideAlready(ctx: ScanDeps, scan: Scan): OpenVisitSeen | undefined {
+  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  if (!verdict.admitted || !verdict.code) return undefined;
+  return openVisitOfCode(ctx.db, verdict.code.code_id);
+}
+
 /** Send: the queued validation, at once, with the short timeout a guard at the gate can wait. */
 async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   const attempt = await attemptOperation(ctx, operationById(ctx.db, scan.op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
@@ -102,6 +129,10 @@ async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   const answer = attempt.answer;
   if (answer.kind === 'ok') return { kind: 'decided', status: answer.status, result: answer.body as ValidationResult };
   if (answer.kind === 'unavailable' && answer.status === 429 && /unknown code/i.test(answer.message)) return { kind: 'throttled', message: answer.message };
+  if (answer.kind === 'refused' && answer.openVisit) {
+    const open = answer.openVisit;
+    return { kind: 'held', inside: { since: open.checked_in_at, entryPoint: open.entry_point, visitorName: open.visitor_name } };
+  }
   return { kind: 'no_decision', reached: true };
 }
 
@@ -116,12 +147,20 @@ function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord): ScanDecis
 function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord): Known {
   if (word.kind === 'throttled') return { verdict: null, cached: undefined };
   if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
+  // Held or known inside: the verdict only names the code and its visitor.
   return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx)), cached: undefined };
 }
 
 /** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
 function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
   if (word.kind === 'throttled') return refusal(scan, 'too_many_attempts', 'server', null);
+  if (word.kind === 'held' || word.kind === 'inside_here') {
+    const code = known.verdict?.code ?? null;
+    const refused = withDetails(refusal(scan, 'already_inside', word.kind === 'held' ? 'server' : 'offline', code?.code ?? null, code?.code_id ?? null), code);
+    const name = refused.visitor?.name ?? word.inside.visitorName;
+    const inside = { since: word.inside.since, entryPoint: word.inside.entryPoint };
+    return { ...refused, alreadyInside: inside, message: alreadyInsideMessage(name, inside) };
+  }
   if (word.kind === 'decided') {
     const result = word.result;
     if (result.valid) {
@@ -141,6 +180,7 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
         visitId: scan.visitId,
         method: scan.input.method,
         scannedAt: scan.now.toISOString(),
+        ...overrode(scan),
       };
     }
     // The server says only why; the kiosk may hold the code's details: whose pass, whose visitor.
@@ -172,6 +212,16 @@ function record(ctx: ScanDeps, scan: Scan, word: ServerWord, known: Known, decis
     if (word.kind === 'throttled') {
       settleOperation(db, opId, { state: 'withdrawn', statusCode: 429, response: { message: word.message }, at: scan.now.toISOString() });
       insertDecision(db, decision, opId);
+      return;
+    }
+    // Nothing happened at the server (held) or nothing was sent (known here): no use, no visit, nothing to replay.
+    if (word.kind === 'held') {
+      settleOperation(db, opId, { state: 'withdrawn', statusCode: 409, response: { open_visit: word.inside }, at: ctx.nowIso() });
+      insertDecision(db, decision, opId, 'confirmed');
+      return;
+    }
+    if (word.kind === 'inside_here') {
+      insertDecision(db, decision, null);
       return;
     }
     // Decided here. Asked and unanswered, the operation is queued already and stays for the sync
@@ -234,7 +284,13 @@ function offlineDecision(scan: Scan, verdict: OfflineVerdict): ScanDecision {
     visitId: scan.visitId,
     method: scan.input.method,
     scannedAt: scan.now.toISOString(),
+    ...overrode(scan),
   };
+}
+
+/** An admission the guard made over "Already inside" says so (the check-in carries it to the server). */
+function overrode(scan: Scan): Pick<ScanDecision, 'overrodeAlreadyInside'> {
+  return scan.input.overrideAlreadyInside ? { overrodeAlreadyInside: true } : {};
 }
 
 /** A refusal names the visitor and the host when the kiosk knows them, so the guard can call the right person. */
@@ -242,6 +298,7 @@ function withDetails(decision: ScanDecision, code: OfflineVerdict['code']): Scan
   if (!code) return decision;
   return {
     ...decision,
+    message: code.visitor_name ? `${code.visitor_name}: ${decision.message}` : decision.message,
     visitor: code.visitor_name || code.visitor_phone ? { name: code.visitor_name, phone: code.visitor_phone } : null,
     purpose: code.purpose,
     hostUserId: code.host_user_id,

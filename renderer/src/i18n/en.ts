@@ -89,6 +89,12 @@ export const catalogue = {
   'reason.other_site.detail': 'This pass is not for this estate. Do not admit; call the host.',
   'reason.other_entry_point': 'Pass for another gate',
   'reason.other_entry_point.detail': 'This pass is for another gate of this estate. Send the visitor there.',
+  'reason.already_inside': 'Already inside',
+  'reason.already_inside.since': 'Already inside since {time} ({gate})',
+  'reason.already_inside.sinceNoGate': 'Already inside since {time}',
+  'reason.already_inside.detail': 'This visitor came in and has not been checked out. Check with them; let in again only if you are sure.',
+  'result.letInAnyway': 'Let in anyway',
+  'result.overrode': 'Let in again by the guard, although already inside',
 
   // Walk-in
   'walkIn.title': 'Walk-in visitor',

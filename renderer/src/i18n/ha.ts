@@ -84,6 +84,12 @@ export const catalogue: Catalogue = {
   'reason.other_site.detail': 'Wannan fas ba na wannan unguwa ba ne. Kada a bari ya shiga; a kira mai masaukin.',
   'reason.other_entry_point': 'Fas na wata ƙofa',
   'reason.other_entry_point.detail': 'Wannan fas na wata ƙofa ce ta wannan unguwa. A tura baƙon can.',
+  'reason.already_inside': 'Ya riga ya shiga',
+  'reason.already_inside.since': 'Ya shiga tun {time} ({gate})',
+  'reason.already_inside.sinceNoGate': 'Ya shiga tun {time}',
+  'reason.already_inside.detail': 'Wannan baƙo ya shiga kuma ba a fitar da shi ba. A tambaye shi; a bar shi ya sake shiga idan an tabbata kawai.',
+  'result.letInAnyway': 'A bar shi ya shiga duk da haka',
+  'result.overrode': 'Mai gadi ya sake barin shi ya shiga, ko da yake ya riga ya shiga',
 
   'walkIn.title': 'Baƙo ba tare da izini ba',
   'walkIn.name': 'Sunan baƙo',

@@ -84,6 +84,12 @@ export const catalogue: Catalogue = {
   'reason.other_site.detail': 'Dis pass no be for dis estate. No let am enter; call the host.',
   'reason.other_entry_point': 'Pass for another gate',
   'reason.other_entry_point.detail': 'Dis pass na for another gate for dis estate. Send the visitor go there.',
+  'reason.already_inside': 'E don already enter',
+  'reason.already_inside.since': 'E don enter since {time} ({gate})',
+  'reason.already_inside.sinceNoGate': 'E don enter since {time}',
+  'reason.already_inside.detail': 'Dis visitor don enter and nobody check am out. Ask am; only let am enter again if you sure.',
+  'result.letInAnyway': 'Let am enter anyway',
+  'result.overrode': 'Guard let am enter again, even though e don already enter',
 
   'walkIn.title': 'Walk-in visitor',
   'walkIn.name': 'Visitor name',
