@@ -159,7 +159,9 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
     const refused = withDetails(refusal(scan, 'already_inside', word.kind === 'held' ? 'server' : 'offline', code?.code ?? null, code?.code_id ?? null), code);
     const name = refused.visitor?.name ?? word.inside.visitorName;
     const inside = { since: word.inside.since, entryPoint: word.inside.entryPoint };
-    return { ...refused, alreadyInside: inside, message: alreadyInsideMessage(name, inside) };
+    // A pass never synced here carries no name; the visit that holds it does.
+    const visitor = refused.visitor ?? (name ? { name, phone: null } : null);
+    return { ...refused, visitor, alreadyInside: inside, message: alreadyInsideMessage(name, inside) };
   }
   if (word.kind === 'decided') {
     const result = word.result;

@@ -85,7 +85,8 @@ export function ResultOverlay({ decision, onDone, onLetInAnyway }: ResultOverlay
         </>
       )}
       {/* Offline admissions are replayed to the server; offline refusals are not (nobody went in). */}
-      {decision.decidedBy === 'offline' && <p className="result-offline">{t(decision.admitted ? 'result.offline' : 'result.offlineRefused')}</p>}
+      {/* "Already inside" is known from the visits, whoever decided it: no "decided offline" line under it. */}
+      {decision.decidedBy === 'offline' && !inside && <p className="result-offline">{t(decision.admitted ? 'result.offline' : 'result.offlineRefused')}</p>}
       <div className="result-footer">
         <div className="result-countdown" style={{ animationDuration: `${showMs}ms` }} />
         {inside && onLetInAnyway && (

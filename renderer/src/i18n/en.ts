@@ -92,7 +92,6 @@ export const catalogue = {
   'reason.already_inside': 'Already inside',
   'reason.already_inside.since': 'Already inside since {time} ({gate})',
   'reason.already_inside.sinceNoGate': 'Already inside since {time}',
-  'reason.already_inside.detail': 'This visitor came in and has not been checked out. Check with them; let in again only if you are sure.',
   'result.letInAnyway': 'Let in anyway',
   'result.overrode': 'Let in again by the guard, although already inside',
 

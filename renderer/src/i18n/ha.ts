@@ -87,8 +87,7 @@ export const catalogue: Catalogue = {
   'reason.already_inside': 'Ya riga ya shiga',
   'reason.already_inside.since': 'Ya shiga tun {time} ({gate})',
   'reason.already_inside.sinceNoGate': 'Ya shiga tun {time}',
-  'reason.already_inside.detail': 'Wannan baƙo ya shiga kuma ba a fitar da shi ba. A tambaye shi; a bar shi ya sake shiga idan an tabbata kawai.',
-  'result.letInAnyway': 'A bar shi ya shiga duk da haka',
+  'result.letInAnyway': 'A bar shi ya shiga',
   'result.overrode': 'Mai gadi ya sake barin shi ya shiga, ko da yake ya riga ya shiga',
 
   'walkIn.title': 'Baƙo ba tare da izini ba',

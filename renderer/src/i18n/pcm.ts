@@ -87,7 +87,6 @@ export const catalogue: Catalogue = {
   'reason.already_inside': 'E don already enter',
   'reason.already_inside.since': 'E don enter since {time} ({gate})',
   'reason.already_inside.sinceNoGate': 'E don enter since {time}',
-  'reason.already_inside.detail': 'Dis visitor don enter and nobody check am out. Ask am; only let am enter again if you sure.',
   'result.letInAnyway': 'Let am enter anyway',
   'result.overrode': 'Guard let am enter again, even though e don already enter',
 
