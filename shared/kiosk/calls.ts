@@ -171,6 +171,8 @@ export interface ScanDecision {
   alreadyInside?: { since: string; entryPoint: string | null } | null;
   /** Admitted by the guard over "Already inside" (recorded on the check-in). */
   overrodeAlreadyInside?: boolean;
+  /** `other_site`: the estate the pass is for, by name, when the kiosk knows it (from the pass keys). */
+  estate?: string | null;
 }
 
 export interface Visit {

@@ -234,6 +234,7 @@ export const PassKey = z
       description:
         "The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site)",
     }),
+    site_name: z.string().nullable().meta({ description: "That site's name (the estate), so a gate refusing its pass can say whose it is; null for the organization's key" }),
     created_at: Timestamp,
   })
   .meta({ id: 'PassKey' });

@@ -2542,6 +2542,8 @@ export interface components {
             public_key: string;
             /** @description The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site) */
             site_id: string | null;
+            /** @description That site's name (the estate), so a gate refusing its pass can say whose it is; null for the organization's key */
+            site_name: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -2666,7 +2668,7 @@ export interface components {
             status: number;
             /** @description The stored answer of an earlier request with this key (the single route says so in `Idempotent-Replayed`) */
             replayed: boolean;
-            /** @description The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` */
+            /** @description The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` (a validation held with `already_inside: hold`: `AlreadyInsideError`, with `open_visit`) */
             body: unknown;
         };
         OrganizationResponse: {

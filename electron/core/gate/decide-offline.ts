@@ -108,17 +108,24 @@ export function alreadyInsideMessage(visitorName: string | null, inside: { since
 }
 
 /** The sentence the guard reads. A refusal names the visitor when the kiosk knows them. */
-export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline', code: string | null = null): string {
+export function decisionMessage(
+  reason: DecisionReason,
+  visitorName: string | null,
+  decidedBy: 'server' | 'offline',
+  code: string | null = null,
+  /** Another estate's pass: that estate's name, when the kiosk knows it. */
+  estate: string | null = null,
+): string {
   if (reason === 'admitted') {
     // A pass carries no name (a photo of it leaks nothing personal): one never synced here shows its code.
     const who = visitorName ?? (code ? `the holder of ${code} (name not on this kiosk yet)` : 'the visitor');
     return decidedBy === 'server' ? `Admit ${who}.` : `Admit ${who}. Decided offline: the server will confirm when the link returns.`;
   }
-  const refusal = refusalSentence(reason, decidedBy);
+  const refusal = refusalSentence(reason, decidedBy, estate);
   return visitorName ? `${visitorName}: ${refusal}` : refusal;
 }
 
-function refusalSentence(reason: Exclude<DecisionReason, 'admitted'>, decidedBy: 'server' | 'offline'): string {
+function refusalSentence(reason: Exclude<DecisionReason, 'admitted'>, decidedBy: 'server' | 'offline', estate: string | null): string {
   switch (reason) {
     case 'not_found':
       return decidedBy === 'server'
@@ -137,7 +144,7 @@ function refusalSentence(reason: Exclude<DecisionReason, 'admitted'>, decidedBy:
     case 'too_many_attempts':
       return 'Too many unknown codes from this gate. Wait a minute before trying again.';
     case 'other_site':
-      return 'This code is for another estate. Do not admit; send the visitor to the right estate or call the host.';
+      return `This code is for another estate${estate ? ` (${estate})` : ''}. Do not admit; send the visitor to the right estate or call the host.`;
     case 'other_entry_point':
       return 'This code is for another gate of this estate. Send the visitor to that gate or call the host.';
     case 'already_inside':

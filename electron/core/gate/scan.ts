@@ -8,6 +8,7 @@ import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
 import { insertVisit, openVisitOfCode } from './visits-store.ts';
 import { siteIdOf } from '../caches/site.ts';
+import { siteNameOf } from '../caches/pass-keys.ts';
 import type { SendDeps } from '../outbox/operations.ts';
 
 /** What a scan reads and writes. */
@@ -74,6 +75,8 @@ interface OpenVisitSeen {
 interface Known {
   verdict: OfflineVerdict | null;
   cached: CachedCode | undefined;
+  /** The estate the code is for, by name, when it is another's and the kiosk knows the name: the refusal says whose pass it is. */
+  estate: string | null;
 }
 
 function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
@@ -145,10 +148,12 @@ function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord): ScanDecis
 
 /** The reads the decision needs, after the server's word (the sync may have updated the cache meanwhile). */
 function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord): Known {
-  if (word.kind === 'throttled') return { verdict: null, cached: undefined };
-  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
+  if (word.kind === 'throttled') return { verdict: null, cached: undefined, estate: null };
+  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id), estate: null };
   // Held or known inside: the verdict only names the code and its visitor.
-  return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx)), cached: undefined };
+  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  const codeSite = verdict.code?.site_id;
+  return { verdict, cached: undefined, estate: codeSite && codeSite !== siteIdOf(ctx) ? siteNameOf(ctx.db, codeSite) : null };
 }
 
 /** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
@@ -187,9 +192,9 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
     }
     // The server says only why; the kiosk may hold the code's details: whose pass, whose visitor.
     const code = known.verdict!.code;
-    return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null), code);
+    return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null, known.estate), code);
   }
-  return offlineDecision(scan, known.verdict!);
+  return offlineDecision(scan, known.verdict!, known.estate);
 }
 
 /** Record: the decision and everything it changes, in one transaction. */
@@ -263,10 +268,10 @@ function insertCodeVisit(ctx: ScanDeps, scan: Scan, logId: string | null, code: 
   });
 }
 
-function offlineDecision(scan: Scan, verdict: OfflineVerdict): ScanDecision {
+function offlineDecision(scan: Scan, verdict: OfflineVerdict, estate: string | null): ScanDecision {
   const code = verdict.code;
   if (!verdict.admitted) {
-    const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null), code);
+    const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null, estate), code);
     return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
   }
   return {
@@ -307,13 +312,21 @@ function withDetails(decision: ScanDecision, code: OfflineVerdict['code']): Scan
   };
 }
 
-function refusal(scan: Scan, reason: ScanDecision['reason'], decidedBy: ScanDecision['decidedBy'], code: string | null, codeId: string | null = null): ScanDecision {
+function refusal(
+  scan: Scan,
+  reason: ScanDecision['reason'],
+  decidedBy: ScanDecision['decidedBy'],
+  code: string | null,
+  codeId: string | null = null,
+  estate: string | null = null,
+): ScanDecision {
   return {
     decisionId: scan.decisionId,
     admitted: false,
     decidedBy,
     reason,
-    message: decisionMessage(reason, null, decidedBy),
+    message: decisionMessage(reason, null, decidedBy, null, estate),
+    ...(reason === 'other_site' && estate ? { estate } : {}),
     code,
     codeId,
     visitor: null,

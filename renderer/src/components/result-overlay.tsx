@@ -74,7 +74,9 @@ export function ResultOverlay({ decision, onDone, onLetInAnyway }: ResultOverlay
               ? inside.entryPoint
                 ? t('reason.already_inside.since', { time: clockTime(inside.since, language), gate: inside.entryPoint })
                 : t('reason.already_inside.sinceNoGate', { time: clockTime(inside.since, language) })
-              : t(headline)}
+              : decision.reason === 'other_site' && decision.estate
+                ? t('reason.other_site.named', { estate: decision.estate })
+                : t(headline)}
           </div>
           {detail && <p className="result-detail">{t(detail)}</p>}
           {(decision.visitor?.name || decision.hostUserId) && (

@@ -82,6 +82,7 @@ export const catalogue: Catalogue = {
   'reason.too_many_attempts.detail': 'Jira minti ɗaya, sannan a sake gwadawa.',
   'reason.other_site': 'Fas na wata unguwa',
   'reason.other_site.detail': 'Wannan fas ba na wannan unguwa ba ne. Kada a bari ya shiga; a kira mai masaukin.',
+  'reason.other_site.named': 'Fas na {estate}',
   'reason.other_entry_point': 'Fas na wata ƙofa',
   'reason.other_entry_point.detail': 'Wannan fas na wata ƙofa ce ta wannan unguwa. A tura baƙon can.',
   'reason.already_inside': 'Ya riga ya shiga',

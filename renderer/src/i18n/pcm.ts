@@ -82,6 +82,7 @@ export const catalogue: Catalogue = {
   'reason.too_many_attempts.detail': 'Wait one minute, then try again.',
   'reason.other_site': 'Pass for another estate',
   'reason.other_site.detail': 'Dis pass no be for dis estate. No let am enter; call the host.',
+  'reason.other_site.named': 'Pass for {estate}',
   'reason.other_entry_point': 'Pass for another gate',
   'reason.other_entry_point.detail': 'Dis pass na for another gate for dis estate. Send the visitor go there.',
   'reason.already_inside': 'E don already enter',
