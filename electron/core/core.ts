@@ -4,29 +4,28 @@ import {
   type KioskCallName,
   type KioskCallResult,
   type KioskHandlers,
-  type KioskStatus,
 } from '../../shared/kiosk/calls.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { systemClock, type KioskClock } from './clock.ts';
 import { loadPassKeys } from './caches/pass-keys.ts';
 import { DEFAULT_TIMINGS, type CoreContext, type KioskTimings } from './context.ts';
 import { openKioskDatabase, type KioskDb } from './database.ts';
-import { readCoverage } from './link/coverage.ts';
+import { coverageWatch, heartbeatWatch } from './link/watches.ts';
+import { statusHandlers } from './link/status.ts';
+import { Background } from './background.ts';
+import { panicTimers } from './panic/timers.ts';
 import { gateHandlers } from './gate/handlers.ts';
 import { idFactory } from './ids.ts';
 import { outboxHandlers } from './outbox/handlers.ts';
-import { countOpenAttention, countPendingOperations, openAttention } from './outbox/store.ts';
 import { panicHandlers } from './panic/handlers.ts';
-import { activePanicStatus } from './panic/panic.ts';
 import { PassVerifier } from './caches/pass-verifier.ts';
 import { linkHandlers } from './link/handlers.ts';
 import { Link } from './link/link.ts';
 import { readJsonSetting, readSetting, writeSetting } from './settings-store.ts';
-import { environmentOfKey, plainSecretStore, readStoredSetup, type KioskSettings, type SecretStore } from './setup/settings.ts';
+import { plainSecretStore, readStoredSetup, type KioskSettings, type SecretStore } from './setup/settings.ts';
 import { setupHandlers } from './setup/handlers.ts';
 import { adoptServer } from './setup/server-change.ts';
 import { SyncLoop } from './link/sync.ts';
-import { alarmPhonesOf, untextedPhonesOf } from './caches/site.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;
@@ -142,41 +141,19 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
     logEvent,
   };
-  const sync = new SyncLoop(ctx, options.random);
+  const coverage = coverageWatch(ctx);
+  // Each needs the other only later, from a closure: a beat naming a new site kicks the sync, a sync back after failures beats.
+  const heartbeat = heartbeatWatch(ctx, { coverage, siteChanged: () => sync.kick() });
+  const sync = new SyncLoop(ctx, options.random, () => void heartbeat.runSoon());
+  const background = new Background(sync, [coverage, heartbeat], panicTimers(ctx));
 
   const nudgeWhenOffline = () => sync.nudgeWhenOffline();
 
   const handlers: KioskHandlers = {
-    ...setupHandlers(ctx, { fetch: fetchImpl, sync }),
-
+    ...setupHandlers(ctx, { fetch: fetchImpl, sync, coverage }),
     ...gateHandlers(ctx, nudgeWhenOffline),
-
-    ...panicHandlers(ctx),
-
-    kioskStatus: async (): Promise<KioskStatus> => {
-      nudgeWhenOffline();
-      return {
-        configured: ctx.link.settings !== undefined,
-        online: ctx.link.net.online === true,
-        entryPoint: ctx.link.settings?.entryPoint ?? null,
-        guard: ctx.guard(),
-        pendingOperations: countPendingOperations(db),
-        lastSyncAt: sync.lastSyncAt,
-        lastContactAt: ctx.link.net.lastContactAt,
-        nextAttemptAt: sync.nextAttemptAt,
-        syncing: sync.syncing,
-        problem: ctx.link.net.problem,
-        cachedCodes: sync.cachedCodes,
-        attentionCount: countOpenAttention(db),
-        attention: openAttention(db, 50),
-        activePanic: activePanicStatus(ctx),
-        alarmPhones: alarmPhonesOf(ctx, ctx.link.settings),
-        untextedPhones: untextedPhonesOf(ctx),
-        environment: ctx.link.settings ? (environmentOfKey(ctx.link.settings.apiKey) ?? null) : null,
-        coverage: readCoverage(db, ctx.link.settings),
-      };
-    },
-
+    ...panicHandlers(ctx, coverage),
+    ...statusHandlers(ctx, sync, nudgeWhenOffline),
     ...outboxHandlers(ctx),
     ...linkHandlers(sync),
   };
@@ -190,9 +167,9 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       const parsed = parseCallInput(name, input);
       return (handlers[name] as (input: unknown) => Promise<KioskCallResult<typeof name>>)(parsed);
     },
-    start: () => sync.start(),
+    start: () => background.start(),
     async close() {
-      await sync.stop();
+      await background.stop();
       db.close();
     },
   };

@@ -187,6 +187,12 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
       ALTER TABLE pass_keys ADD COLUMN site_id TEXT;
     `);
   },
+
+  function v5_estate_names(db) {
+    // The name of the estate a pass key signs for (issue #49): a refusal of another estate's
+    // pass names it. Filled at the next sync of the pass keys; until then refusals say "another estate".
+    db.exec(`ALTER TABLE pass_keys ADD COLUMN site_name TEXT;`);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

@@ -85,12 +85,15 @@ export function App() {
 
   const showError = useCallback((message: string) => setNotice({ text: t('error.generic', { message }), kind: 'error' }), [t]);
 
+  // What was scanned last: "Let in anyway" on "Already inside" sends the same scan again, with the override.
+  const lastScan = useRef<{ text: string; method: ScanMethod } | null>(null);
   const scan = useCallback(
-    async (text: string, method: ScanMethod) => {
+    async (text: string, method: ScanMethod, overrideAlreadyInside = false) => {
       setChecking(true);
+      lastScan.current = { text, method };
       try {
         traceScan('call-start');
-        const answer = await kiosk.call('scan', { text, method });
+        const answer = await kiosk.call('scan', { text, method, ...(overrideAlreadyInside ? { overrideAlreadyInside: true } : {}) });
         traceScan('call-end');
         setDecision(answer);
         setRecent((list) => [answer, ...list].slice(0, RECENT_COUNT));
@@ -275,7 +278,16 @@ export function App() {
             </main>
           </>
         )}
-        {decision && <ResultOverlay decision={decision} onDone={closeResult} />}
+        {decision && (
+          <ResultOverlay
+            decision={decision}
+            onDone={closeResult}
+            onLetInAnyway={() => {
+              const last = lastScan.current;
+              if (last) void scan(last.text, last.method, true);
+            }}
+          />
+        )}
         {attentionOpen && (
           <AttentionPanel
             items={status?.attention ?? []}

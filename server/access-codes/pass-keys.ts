@@ -84,8 +84,21 @@ export async function passKeysOf(db: Executor, deps: PassKeyDeps, tenant: Tenant
     await passKeyOf(db, deps, tenant, siteId);
   }
   const keys = await publicPassKeys(db, tenant, deps.clock.now(), siteId);
+  // The estate each key signs for, by name: a gate refusing another estate's pass says whose it is (issue #49).
+  const names = new Map<string, string>();
+  for (const site of new Set(keys.map((key) => key.site_id).filter((id): id is string => Boolean(id)))) {
+    const summary = await siteSummaryOf(db, tenant.organizationId, site);
+    if (summary) names.set(site, summary.name);
+  }
   return {
-    keys: keys.map((key) => ({ kid: key.kid, algorithm: 'Ed25519', public_key: key.public_key, site_id: key.site_id ?? null, created_at: key.created_at })),
+    keys: keys.map((key) => ({
+      kid: key.kid,
+      algorithm: 'Ed25519',
+      public_key: key.public_key,
+      site_id: key.site_id ?? null,
+      site_name: key.site_id ? (names.get(key.site_id) ?? null) : null,
+      created_at: key.created_at,
+    })),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   RevokeAccessCodeRequest,
   StatsQuery,
   ValidationResult,
+  AlreadyInsideError,
 } from '../../shared/schemas/access.ts';
 import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
@@ -110,8 +111,13 @@ export const accessCodeRouteList = [
       '`Code not found`, `Code has been revoked`, `Maximum uses reached`, `Code not yet active`, `Code has expired`.',
       'A valid code consumes one use atomically (N concurrent validations of a code with M uses admit min(N, M)) and creates an access log (`log_id`).',
       '`scanned_at` replays an offline scan: validity is judged then. More than 30 `Code not found` answers a minute for one key: 429 for typed codes (four characters are guessable). A pass whose signature verifies is never refused by this guard, nor counted by it; a pass whose signature does not verify is treated as a typed code.',
+      '`already_inside` is the gate\'s "Already inside" (the reasons above stay as they are): with `hold`, a code whose holder has an open visit at the site at the time of the scan is answered 409 with that visit (`open_visit`), nothing consumed and nobody checked in; with `admit`, the guard lets them in anyway and the access log records it (`already_inside_override`). A code of several uses admits again once its earlier visit is checked out.',
     ].join(' '),
-    responses: { ...ok(200, 'The decision', ValidationResult), ...errors() },
+    responses: {
+      ...ok(200, 'The decision', ValidationResult),
+      ...errors(),
+      409: { description: 'Only with `already_inside: hold`: the holder of the code is already inside; nothing was consumed', content: { 'application/json': { schema: AlreadyInsideError } } },
+    },
     async handler({ body, db }, req, res, deps) {
       const guard = {
         clock: deps.clock,

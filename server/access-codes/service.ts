@@ -4,15 +4,17 @@ import {
   type AccessCode,
   type BulkCreateAccessCodesRequest,
   type CreateAccessCodeRequest,
+  type AlreadyInsideChoice,
+  type OpenVisit,
   type ValidationReason,
   type ValidationResult,
 } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import { looksLikePass, normalizeCode } from '../../shared/pass.ts';
 import { happenedAt } from '../access-logs/replay-window.ts';
-import { recordCheckIn } from '../access-logs/service.ts';
+import { openVisitOfCode, recordCheckIn } from '../access-logs/service.ts';
 import type { Clock } from '../clock.ts';
-import { inTransaction, type AccessCodeRow, type Executor, type Tenant } from '../db/schema.ts';
+import { inTransaction, type AccessCodeRow, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
 import { appendEvent, scrubVisitorDataFromEvents, type EventDeps } from '../events/service.ts';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.ts';
 import type { PageRequest } from '../db/paged.ts';
@@ -298,6 +300,8 @@ export interface Validation {
   site_id?: string;
   entry_point_id?: string;
   scanned_at?: string;
+  /** When the holder already has an open visit at the site: `hold` (409, nothing consumed) or `admit` (recorded as the guard's override). */
+  already_inside?: AlreadyInsideChoice;
 }
 
 /**
@@ -350,6 +354,11 @@ async function admitCode(
   const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteFor(db, tenant, { orFirst: true }));
 
   return inTransaction(db, async (trx): Promise<ValidationResult> => {
+    // Decided before a use is spent: the guard, not the code, says whether the holder comes in twice.
+    if (input.already_inside === 'hold') {
+      const open = await openVisitOfCode(trx, tenant, found.code_id, siteId, at);
+      if (open) throw alreadyInside(open);
+    }
     // The use is consumed if the code, as it is now, still has one and is not revoked (the row
     // stays locked until we commit); its validity window cannot have changed since it was read
     // above (it is fixed at creation).
@@ -374,6 +383,7 @@ async function admitCode(
         hostUserId: code.host_user_id,
         recordedBy: input.validated_by,
         checkedInAt: at,
+        alreadyInsideOverride: input.already_inside === 'admit',
       },
       [{ ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code }],
     );
@@ -399,6 +409,15 @@ async function admitCode(
       valid_until: code.valid_until,
       log_id: log.log_id,
     };
+  });
+}
+
+/** A held validation: the holder is inside. 409 with the visit, so the gate can say since when and where. */
+function alreadyInside(open: AccessLogRow): ApiError {
+  const openVisit: OpenVisit = { log_id: open.log_id, checked_in_at: open.checked_in_at, entry_point: open.entry_point, visitor_name: open.visitor_name };
+  const where = open.entry_point ? ` (${open.entry_point})` : '';
+  return new ApiError(409, `The holder of this code is already inside since ${open.checked_in_at}${where}; nothing was consumed. Send already_inside: admit to let them in anyway`, {}, undefined, {
+    open_visit: openVisit,
   });
 }
 

@@ -23,6 +23,7 @@ export function rowToAccessLog(row: AccessLogRow, now: Date): AccessLog {
     checkout_notes: row.checkout_notes,
     recorded_by: row.recorded_by,
     auto_checked_out: Boolean(row.auto_checked_out),
+    already_inside_override: Boolean(row.already_inside_override),
     site_id: row.site_id ?? null,
     duration_minutes: durationMinutes(row.checked_in_at, row.checked_out_at ?? now),
   };

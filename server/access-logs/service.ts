@@ -19,6 +19,7 @@ import {
   insertAccessLog,
   listAccessLogRows,
   openVisitRows,
+  openVisitOfCodeAt,
   openVisitRowsAt,
   visitTallies,
 } from './store.ts';
@@ -35,6 +36,8 @@ export interface NewVisit {
   notes?: string | null;
   recordedBy?: string | null;
   checkedInAt: Date;
+  /** The guard let the visitor in although the code's holder was already inside (issue #49). */
+  alreadyInsideOverride?: boolean;
 }
 
 /**
@@ -66,11 +69,17 @@ export async function recordCheckIn(trx: Executor, deps: EventDeps, tenant: Tena
     updated_at: now,
     erased_at: null,
     site_id: visit.siteId,
+    already_inside_override: visit.alreadyInsideOverride ? 1 : 0,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
   await appendEvents(trx, deps, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
   return log;
+}
+
+/** The visit the holder of a code had open at the site at `at`, if any: what holds a validation asking `already_inside: hold`. */
+export function openVisitOfCode(db: Executor, tenant: Tenant, codeId: string, siteId: string, at: Date): Promise<AccessLogRow | undefined> {
+  return openVisitOfCodeAt(db, tenant, codeId, siteId, at.toISOString());
 }
 
 export interface WalkIn {
@@ -188,6 +197,7 @@ export async function currentVisitors(
     host_user_id: row.host_user_id,
     checked_in_at: row.checked_in_at,
     duration_minutes: durationMinutes(row.checked_in_at, now),
+    already_inside_override: Boolean(row.already_inside_override),
   }));
   return { visitors, count: visitors.length };
 }

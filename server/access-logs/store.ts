@@ -165,3 +165,19 @@ export async function eraseVisit(db: Executor, logId: string, at: string): Promi
     .where('log_id', '=', logId)
     .execute();
 }
+
+/**
+ * The visit the holder of a code had open at `at` (checked in with it by then, not out by then),
+ * the earliest first; undefined when none. Read through `access_logs_by_code` (migration 0055).
+ */
+export async function openVisitOfCodeAt(db: Executor, tenant: Tenant, codeId: string, siteId: string, at: string): Promise<AccessLogRow | undefined> {
+  return scoped(db, tenant)
+    .where('code_id', '=', codeId)
+    .where('site_id', '=', siteId)
+    .where('checked_in_at', '<=', at)
+    .where((eb) => eb.or([eb('checked_out_at', 'is', null), eb('checked_out_at', '>', at)]))
+    .selectAll()
+    .orderBy('checked_in_at')
+    .limit(1)
+    .executeTakeFirst();
+}

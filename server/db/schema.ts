@@ -520,6 +520,8 @@ export interface AccessLogRow {
   site_id: string | null;
   /** Migration 0036: 1 once the background fold has counted the row in its tallies (server/db/tallies.ts); 0 until then. */
   tallied?: number;
+  /** Migration 0055: 1 when the guard let the visitor in although the code's holder was already inside. */
+  already_inside_override?: number;
 }
 
 export interface PassKeyRow {

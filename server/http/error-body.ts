@@ -6,6 +6,8 @@ import type { ErrorBody, FieldProblem } from '../../shared/schemas/common.ts';
  * listener): `{code, message}`, the code equal to the HTTP status, and for invalid input every
  * field's problem in `errors`. Built here only.
  */
-export function errorBody(status: number, message: string, errors?: FieldProblem[]): ErrorBody {
-  return errors?.length ? { code: status, message, errors } : { code: status, message };
+export function errorBody(status: number, message: string, errors?: FieldProblem[], details?: Record<string, unknown>): ErrorBody {
+  // `details`: what an error a client acts on says beside (`open_visit` of a held validation); never over `code` or `message`.
+  const base: ErrorBody = errors?.length ? { code: status, message, errors } : { code: status, message };
+  return details ? { ...details, ...base } : base;
 }

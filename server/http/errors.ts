@@ -11,11 +11,14 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   /** Invalid input: every field's problem, the first of them being `message`. */
   readonly problems: FieldProblem[] | undefined;
-  constructor(status: number, message: string, headers: Record<string, string> = {}, problems?: FieldProblem[]) {
+  /** What the body says beside `code` and `message`, for an error a client acts on (a validation held because the holder is inside: `open_visit`). */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(status: number, message: string, headers: Record<string, string> = {}, problems?: FieldProblem[], details?: Record<string, unknown>) {
     super(message);
     this.status = status;
     this.headers = headers;
     this.problems = problems;
+    this.details = details;
   }
 }
 
@@ -82,6 +85,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let status = 500;
     let message = 'Internal server error';
     let problems: FieldProblem[] | undefined;
+    let details: Record<string, unknown> | undefined;
     if (err instanceof ReadTooBroad) err = readTooBroad(err);
     else if (err instanceof ReadLaneBusy) err = readsBusy();
     const databaseFault = isDatabaseUnavailable(err);
@@ -93,6 +97,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       status = err.status;
       message = err.message;
       problems = err.problems;
+      details = err.details;
       res.set(err.headers);
     } else if (isBodyParserError(err) && BODY_PARSER_ERRORS[err.type]) {
       [status, message] = BODY_PARSER_ERRORS[err.type]!;
@@ -106,7 +111,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (status >= 500 && !databaseFault) logger.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) return;
-    res.status(status).json(errorBody(status, message, problems));
+    res.status(status).json(errorBody(status, message, problems, details));
   };
 }
 

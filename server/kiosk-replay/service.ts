@@ -103,7 +103,7 @@ async function replayOne(
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     // Refused: as the single route, nothing of it stays (its claim included), and the batch goes on.
-    return { status: err.status, replayed: false, body: errorBody(err.status, err.message, err.problems) };
+    return { status: err.status, replayed: false, body: errorBody(err.status, err.message, err.problems, err.details) };
   }
 }
 

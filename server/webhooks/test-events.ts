@@ -141,6 +141,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
     checkout_notes: null,
     recorded_by: 'Test Guard',
     auto_checked_out: false,
+    already_inside_override: false,
     site_id: 'site_TEST0000000000000000000000',
     duration_minutes: departed ? 45 : 0,
   };

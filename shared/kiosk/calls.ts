@@ -45,6 +45,8 @@ export const ScanInput = z.strictObject({
   /** The typed code (any case, spaces ignored) or the whole scanned pass (`TS1....`). */
   text: z.string().trim().min(1).max(2000),
   method: z.enum(SCAN_METHODS),
+  /** The guard was shown "Already inside" for this code and lets the visitor in anyway: recorded with the check-in (the server's `already_inside_override`). */
+  overrideAlreadyInside: z.boolean().optional(),
 });
 export const WalkInInput = z.strictObject({
   visitorName: Text200,
@@ -136,6 +138,12 @@ export const DECISION_REASONS = [
   'other_site',
   /** Online: the code is limited to another entry point of this site. */
   'other_entry_point',
+  /**
+   * The holder of this code is inside already (a visit open here, in the server's list, or said by
+   * the server): not let in automatically, and no use spent. `alreadyInside` says since when and
+   * where; the guard may let them in anyway (scan again with `overrideAlreadyInside`).
+   */
+  'already_inside',
 ] as const;
 export type DecisionReason = (typeof DECISION_REASONS)[number];
 
@@ -159,6 +167,12 @@ export interface ScanDecision {
   visitId: string | null;
   method: ScanMethod;
   scannedAt: string;
+  /** The holder's open visit: why the scan was `already_inside`, or the one an override let them in over. */
+  alreadyInside?: { since: string; entryPoint: string | null } | null;
+  /** Admitted by the guard over "Already inside" (recorded on the check-in). */
+  overrodeAlreadyInside?: boolean;
+  /** `other_site`: the estate the pass is for, by name, when the kiosk knows it (from the pass keys). */
+  estate?: string | null;
 }
 
 export interface Visit {

@@ -12,6 +12,10 @@ export type AccessCodeStatus = z.infer<typeof AccessCodeStatus>;
 /** The alphabet of the 4 characters after the prefix: no 0/O, 1/I, so a guard can read them aloud. */
 export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
+/** A validation's choice when the holder of the code is already inside (the kiosk's "Already inside", issue #49). */
+export const ALREADY_INSIDE_CHOICES = ['hold', 'admit'] as const;
+export type AlreadyInsideChoice = (typeof ALREADY_INSIDE_CHOICES)[number];
+
 export const VALIDATION_REASONS = [
   'Code not found',
   'Code has been revoked',
@@ -153,8 +157,33 @@ export const ValidateAccessCodeRequest = nullMeansAbsent(z.strictObject({
     scanned_at: TimestampInput.optional().meta({
       description: 'When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future.',
     }),
+    already_inside: z.enum(ALREADY_INSIDE_CHOICES).optional().meta({
+      description:
+        'What to do when the holder of the code already has an open visit at the site (checked in with this code, not yet out, at the time of the scan). ' +
+        '`hold`: nothing is consumed and nobody is checked in; the answer is 409 naming that visit in `open_visit` (the guard decides). ' +
+        '`admit`: the guard saw that and lets them in anyway; the new access log records it (`already_inside_override: true`). ' +
+        'Absent: the code is consumed whoever is inside, and nothing is recorded.',
+    }),
   }))
   .meta({ id: 'ValidateAccessCodeRequest' });
+
+/** The visit that holds a validation asking `already_inside: hold` (409). */
+export const OpenVisit = z
+  .object({
+    log_id: z.string(),
+    checked_in_at: Timestamp,
+    entry_point: z.string().nullable().meta({ description: 'Where the holder came in' }),
+    visitor_name: z.string().nullable(),
+  })
+  .meta({ id: 'OpenVisit' });
+export type OpenVisit = z.infer<typeof OpenVisit>;
+export const AlreadyInsideError = z
+  .object({
+    code: z.literal(409),
+    message: z.string().meta({ example: 'The holder of this code is already inside since 2026-11-22T10:42:00.000Z (Main gate); nothing was consumed' }),
+    open_visit: OpenVisit,
+  })
+  .meta({ id: 'AlreadyInsideError', description: 'A validation with `already_inside: hold` whose holder is inside: nothing consumed, nobody checked in' });
 
 export const ValidationResult = z
   .union([
@@ -205,6 +234,7 @@ export const PassKey = z
       description:
         "The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site)",
     }),
+    site_name: z.string().nullable().meta({ description: "That site's name (the estate), so a gate refusing its pass can say whose it is; null for the organization's key" }),
     created_at: Timestamp,
   })
   .meta({ id: 'PassKey' });
@@ -235,6 +265,9 @@ export const AccessLog = z
     checkout_notes: z.string().nullable(),
     recorded_by: z.string().nullable(),
     auto_checked_out: z.boolean().meta({ description: 'Checked out by the auto-checkout policy' }),
+    already_inside_override: z.boolean().meta({
+      description: 'The guard was shown that the holder of this code was already inside and let them in anyway (a validation with `already_inside: admit`)',
+    }),
     site_id: z.string().nullable().meta({ description: 'The site the visit happened at' }),
     duration_minutes: z.int().meta({ description: 'Time on premises, to now while checked in' }),
   })
@@ -282,6 +315,7 @@ export const CurrentVisitor = z
     host_user_id: z.string().nullable(),
     checked_in_at: Timestamp,
     duration_minutes: z.int(),
+    already_inside_override: z.boolean().meta({ description: 'Let in by a guard although the holder of the code was already inside (see AccessLog)' }),
   })
   .meta({ id: 'CurrentVisitor' });
 export const CurrentVisitors = z

@@ -63,7 +63,7 @@ export const ReplayItemResult = z
         'The status the single request would answer (200, 201, 400, 403, 404, 409, 429...); 424 when `log_of` names no operation that checked a visitor in (yet): nothing was done, send it again later',
     }),
     replayed: z.boolean().meta({ description: 'The stored answer of an earlier request with this key (the single route says so in `Idempotent-Replayed`)' }),
-    body: z.unknown().meta({ description: "The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}`" }),
+    body: z.unknown().meta({ description: "The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` (a validation held with `already_inside: hold`: `AlreadyInsideError`, with `open_visit`)" }),
   })
   .meta({ id: 'ReplayItemResult' });
 export type ReplayItemResult = z.infer<typeof ReplayItemResult>;

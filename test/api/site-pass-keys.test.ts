@@ -30,6 +30,9 @@ describe('passes signed per site', () => {
     const { org, home, banana } = await twoSites('Per Site Estate');
     const before = (await org.live.get('/access-codes/pass-keys')).body.keys as Key[];
     expect(before.map((key) => key.site_id).sort()).toEqual([home, banana].sort());
+    // Each names its estate too, so a gate refusing another estate's pass can say whose it is (issue #49).
+    const homeName = (await org.live.get(`/sites/${home}`)).body.site.name as string;
+    expect(Object.fromEntries(before.map((key) => [key.site_id, (key as Key & { site_name: string | null }).site_name]))).toEqual({ [home]: homeName, [banana]: 'Banana Island' });
     const keyOf = (siteId: string) => before.find((key) => key.site_id === siteId)!.kid;
 
     const atHome = (await org.live.post('/access-codes', { ...visitor, site_id: home })).body.access_code;

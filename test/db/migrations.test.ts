@@ -715,6 +715,26 @@ describe('migrations', () => {
     expect(await db.selectFrom('kiosk_authorities').select('kid').orderBy('kid').execute()).toEqual([{ kid: 'ka_1' }, { kid: 'ka_3' }]);
   });
 
+  it('0055-already-inside leaves every earlier visit without an override, and a new one may record it', async () => {
+    const db = await fresh();
+    const now = '2026-11-29T07:00:00.000Z';
+    await migrateToLatest(db, through(before('0055-already-inside')));
+    await twoOrganizations(db, now);
+    const visit = (log_id: string) => ({
+      log_id, organization_id: 'org_a', environment: 'live', code_id: null, method: 'walk_in', visitor_name: 'Musa Bello', visitor_phone: '+2348031112222', entry_point: 'Main gate',
+      host_user_id: null, notes: null, status: 'checked_in', checked_in_at: now, checked_out_at: null, checkout_notes: null, recorded_by: null, auto_checked_out: 0,
+      created_at: now, updated_at: now, erased_at: null, site_id: null,
+    });
+    await db.insertInto('access_logs').values(visit('log_before') as never).execute();
+    expect(await migrateToLatest(db, through('0055-already-inside'))).toEqual(['0055-already-inside']);
+    await db.insertInto('access_logs').values({ ...visit('log_after'), already_inside_override: 1 } as never).execute();
+    const rows = await db.selectFrom('access_logs').select(['log_id', 'already_inside_override']).where('log_id', 'in', ['log_before', 'log_after']).orderBy('log_id').execute();
+    expect(rows).toEqual([
+      { log_id: 'log_after', already_inside_override: 1 },
+      { log_id: 'log_before', already_inside_override: 0 },
+    ]);
+  });
+
   it('0045-alarm-loop-and-pass-links keeps every text as it was, stands an incident down once, and keeps pass links by their hash alone', async () => {
     const db = await fresh();
     const now = '2026-11-29T07:00:00.000Z';

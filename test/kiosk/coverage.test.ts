@@ -71,4 +71,38 @@ describe('whether any responder covers the gate, as kioskStatus reports it', () 
     core.start();
     await nextCoverage(core, null, { covered: true, simulated: true });
   });
+
+  it('the coverage is asked again with each heartbeat and on every SOS press, so the SOS screen never says "finding a responder" from an old answer', async () => {
+    const { token } = await addResponder(gate.server.running.database.db, gate.server.clock, { name: 'Emeka Obi', phone: '+2348030000009', ...NEAR_GATE, environment: 'live' });
+    const responderBase = gate.server.baseUrl.replace('/v1/external', '/v1/responder');
+    const onDuty = async (available: boolean) => {
+      gate.clock.advance(1_000);
+      const response = await fetch(`${responderBase}/availability`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ available, ...NEAR_GATE }),
+      });
+      expect(response.status).toBe(200);
+      gate.clock.advance(1_000);
+    };
+    await onDuty(true);
+
+    // Its own check an hour apart: only the heartbeat (every 300 ms here) asks again.
+    const beating = gate.kiosk({ timings: { coverageCheckMs: 3_600_000, heartbeatMs: 300 } });
+    beating.core.start();
+    const covered = await nextCoverage(beating.core, null, { covered: true, respondersWithinRadius: 1 });
+    await onDuty(false);
+    await nextCoverage(beating.core, covered.checkedAt, { covered: false, respondersWithinRadius: 0 });
+
+    // Neither its check nor its heartbeat before the hour is out: the SOS press asks.
+    await onDuty(true);
+    const pressing = gate.kiosk({ timings: { coverageCheckMs: 3_600_000, heartbeatMs: 3_600_000 } });
+    pressing.core.start();
+    const before = await nextCoverage(pressing.core, null, { covered: true });
+    await onDuty(false);
+    const press = await pressing.core.call('panicPress', { pressId: 'press-coverage-0001' });
+    expect(press.delivery).not.toBe('retrying');
+    const after = await nextCoverage(pressing.core, before.checkedAt, { covered: false, respondersWithinRadius: 0 });
+    expect(after.checkedAt >= press.pressedAt).toBe(true);
+  });
 });

@@ -130,7 +130,9 @@ describe('offline decisions', () => {
     expect(await core.call('scan', { text: revoked.qr_payload, method: 'camera' })).toMatchObject({ admitted: false, reason: 'revoked' });
     expect(await core.call('scan', { text: later.code, method: 'keypad' })).toMatchObject({ admitted: false, reason: 'not_yet_active' });
     expect(await core.call('scan', { text: twoUses.code, method: 'keypad' })).toMatchObject({ admitted: true, usesLeft: 1 });
-    expect(await core.call('scan', { text: twoUses.code, method: 'keypad' })).toMatchObject({ admitted: true, usesLeft: 0 });
+    // Its holder is inside now (issue #49): the second use is the guard's to give, over "Already inside".
+    expect(await core.call('scan', { text: twoUses.code, method: 'keypad' })).toMatchObject({ admitted: false, reason: 'already_inside' });
+    expect(await core.call('scan', { text: twoUses.code, method: 'keypad', overrideAlreadyInside: true })).toMatchObject({ admitted: true, usesLeft: 0 });
     expect(await core.call('scan', { text: twoUses.code, method: 'keypad' })).toMatchObject({ admitted: false, reason: 'used_up' });
     gate.clock.advance(2 * 3600_000);
     const expired = await createCode(gate.owner, { valid_until: new Date(gate.clock.now().getTime() + 60_000).toISOString() });

@@ -283,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * Validate (consume) a code or signed pass, and check the visitor in
-         * @description Scope `access_codes:validate`. An invalid code is not an error: 200 with `valid: false` and a reason, checked in this order: `Code not found`, `Code has been revoked`, `Maximum uses reached`, `Code not yet active`, `Code has expired`. A valid code consumes one use atomically (N concurrent validations of a code with M uses admit min(N, M)) and creates an access log (`log_id`). `scanned_at` replays an offline scan: validity is judged then. More than 30 `Code not found` answers a minute for one key: 429 for typed codes (four characters are guessable). A pass whose signature verifies is never refused by this guard, nor counted by it; a pass whose signature does not verify is treated as a typed code.
+         * @description Scope `access_codes:validate`. An invalid code is not an error: 200 with `valid: false` and a reason, checked in this order: `Code not found`, `Code has been revoked`, `Maximum uses reached`, `Code not yet active`, `Code has expired`. A valid code consumes one use atomically (N concurrent validations of a code with M uses admit min(N, M)) and creates an access log (`log_id`). `scanned_at` replays an offline scan: validity is judged then. More than 30 `Code not found` answers a minute for one key: 429 for typed codes (four characters are guessable). A pass whose signature verifies is never refused by this guard, nor counted by it; a pass whose signature does not verify is treated as a typed code. `already_inside` is the gate's "Already inside" (the reasons above stay as they are): with `hold`, a code whose holder has an open visit at the site at the time of the scan is answered 409 with that visit (`open_visit`), nothing consumed and nobody checked in; with `admit`, the guard lets them in anyway and the access log records it (`already_inside_override`). A code of several uses admits again once its earlier visit is checked out.
          */
         post: operations["validateAccessCode"];
         delete?: never;
@@ -1840,6 +1840,8 @@ export interface components {
             entry_point_id?: string | null;
             /** @description When an offline kiosk scanned it: validity is judged at that time. At most 7 days old and not in the future. */
             scanned_at?: string | null;
+            /** @description What to do when the holder of the code already has an open visit at the site (checked in with this code, not yet out, at the time of the scan). `hold`: nothing is consumed and nobody is checked in; the answer is 409 naming that visit in `open_visit` (the guard decides). `admit`: the guard saw that and lets them in anyway; the new access log records it (`already_inside_override: true`). Absent: the code is consumed whoever is inside, and nothing is recorded. */
+            already_inside?: ("hold" | "admit") | null;
         };
         CreateAccessLogRequest: {
             visitor_name: string;
@@ -2590,6 +2592,26 @@ export interface components {
             /** @enum {string} */
             reason: "Code not found" | "Code has been revoked" | "Maximum uses reached" | "Code not yet active" | "Code has expired" | "Code is for another site" | "Code is for another entry point";
         };
+        /** @description A validation with `already_inside: hold` whose holder is inside: nothing consumed, nobody checked in */
+        AlreadyInsideError: {
+            /** @constant */
+            code: 409;
+            /** @example The holder of this code is already inside since 2026-11-22T10:42:00.000Z (Main gate); nothing was consumed */
+            message: string;
+            open_visit: components["schemas"]["OpenVisit"];
+        };
+        OpenVisit: {
+            log_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp, UTC, millisecond precision
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            checked_in_at: string;
+            /** @description Where the holder came in */
+            entry_point: string | null;
+            visitor_name: string | null;
+        };
         /** @description Counts of codes created in the window */
         AccessCodeStats: {
             total_generated: number;
@@ -2616,6 +2638,8 @@ export interface components {
             public_key: string;
             /** @description The site whose codes it signs: a kiosk of another site refuses its passes (`Code is for another site`). Null: the organization's key, which signed the codes made before sites (valid at every site) */
             site_id: string | null;
+            /** @description That site's name (the estate), so a gate refusing its pass can say whose it is; null for the organization's key */
+            site_name: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
@@ -2669,6 +2693,8 @@ export interface components {
             recorded_by: string | null;
             /** @description Checked out by the auto-checkout policy */
             auto_checked_out: boolean;
+            /** @description The guard was shown that the holder of this code was already inside and let them in anyway (a validation with `already_inside: admit`) */
+            already_inside_override: boolean;
             /** @description The site the visit happened at */
             site_id: string | null;
             /** @description Time on premises, to now while checked in */
@@ -2707,6 +2733,8 @@ export interface components {
              */
             checked_in_at: string;
             duration_minutes: number;
+            /** @description Let in by a guard although the holder of the code was already inside (see AccessLog) */
+            already_inside_override: boolean;
         };
         /** @description Visits checked in within the window */
         AccessLogStats: {
@@ -2736,7 +2764,7 @@ export interface components {
             status: number;
             /** @description The stored answer of an earlier request with this key (the single route says so in `Idempotent-Replayed`) */
             replayed: boolean;
-            /** @description The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` */
+            /** @description The single route's body: `ValidationResult`, `{access_log}`, or the error `{code, message}` (a validation held with `already_inside: hold`: `AlreadyInsideError`, with `open_visit`) */
             body: unknown;
         };
         OrganizationResponse: {
@@ -5292,6 +5320,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only with `already_inside: hold`: the holder of the code is already inside; nothing was consumed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlreadyInsideError"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */

@@ -20,6 +20,17 @@ const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}]+/gu, '-').replace
 /** A text filter as the query sends it: blank is no filter. */
 const given = (value: string) => value.trim() || undefined;
 
+/** A visit the guard let in although the holder of the code was already inside (issue #49): the operator sees it was a choice, and whose. */
+export function AlreadyInsideTag() {
+  return (
+    <div>
+      <span className="tag warn" data-testid="already-inside-override" title="The gate showed that this code's holder was already inside; the guard let them in anyway">
+        Let in while already inside
+      </span>
+    </div>
+  );
+}
+
 /** Who came and went: filters, pages, and the whole filtered list as CSV. */
 export function AccessLogs() {
   const { client } = useConsole();
@@ -49,7 +60,7 @@ export function AccessLogs() {
       setNote(read.complete ? null : `The file holds the newest ${rows.length.toLocaleString('en-GB')} of ${read.total.toLocaleString('en-GB')} visits: narrow the dates to export the rest.`);
       downloadCsv(
         `access-logs${chosen ? `_${fileSafe(chosen.name)}` : ''}${filters.from_date ? `_from_${filters.from_date}` : ''}${filters.to_date ? `_to_${filters.to_date}` : ''}.csv`,
-        ['log_id', 'method', 'visitor_name', 'visitor_phone', 'entry_point', 'host_user_id', 'status', 'checked_in_at', 'checked_out_at', 'recorded_by', 'notes', 'checkout_notes'],
+        ['log_id', 'method', 'visitor_name', 'visitor_phone', 'entry_point', 'host_user_id', 'status', 'checked_in_at', 'checked_out_at', 'recorded_by', 'notes', 'checkout_notes', 'already_inside_override'],
         rows.map((log) => [
           log.log_id,
           log.method,
@@ -63,6 +74,7 @@ export function AccessLogs() {
           log.recorded_by,
           log.notes,
           log.checkout_notes,
+          log.already_inside_override ? 'yes' : 'no',
         ]),
       );
     } catch (failure) {
@@ -129,7 +141,15 @@ export function AccessLogs() {
               </>
             ),
           },
-          { header: 'How', cell: (log) => (log.method === 'walk_in' ? 'Walk-in' : 'Code') },
+          {
+            header: 'How',
+            cell: (log) => (
+              <>
+                {log.method === 'walk_in' ? 'Walk-in' : 'Code'}
+                {log.already_inside_override && <AlreadyInsideTag />}
+              </>
+            ),
+          },
           { header: 'In', cell: (log) => <Time iso={log.checked_in_at} /> },
           { header: 'Out', cell: (log) => (log.checked_out_at ? <Time iso={log.checked_out_at} /> : <span className="tag good">On site</span>) },
           { header: 'Guard', cell: (log) => log.recorded_by ?? '—' },

@@ -4,6 +4,7 @@ import { Empty, ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { useLiveEvents } from '../live/hooks.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
+import { AlreadyInsideTag } from './access-logs.tsx';
 
 type Visitors = Schemas['CurrentVisitors'];
 
@@ -72,7 +73,10 @@ export function OnSite() {
               <tbody>
                 {visitors.map((visitor) => (
                   <tr key={visitor.log_id} data-testid="visitor-row" data-log-id={visitor.log_id}>
-                    <td>{visitor.visitor_name ?? '(erased)'}</td>
+                    <td>
+                      {visitor.visitor_name ?? '(erased)'}
+                      {visitor.already_inside_override && <AlreadyInsideTag />}
+                    </td>
                     <td>{visitor.visitor_phone ? <Phone phone={visitor.visitor_phone} /> : '—'}</td>
                     <td>{visitor.host_user_id ?? '—'}</td>
                     <td>

@@ -139,3 +139,8 @@ export function noteServerUse(db: KioskDb, codeId: string, useCount: number): vo
 export function countCachedCodes(db: KioskDb): number {
   return (db.prepare('SELECT count(*) AS n FROM codes WHERE from_feed = 1').get() as { n: number }).n;
 }
+
+/** Retention: codes final (used, expired, revoked) with no use of this kiosk's unconfirmed, valid until before the cut-off; answers how many. */
+export function pruneFinalCodes(db: KioskDb, beforeMs: number): number {
+  return db.prepare(`DELETE FROM codes WHERE status <> 'active' AND local_uses = 0 AND valid_until_ms < ?`).run(beforeMs).changes;
+}

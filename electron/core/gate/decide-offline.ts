@@ -95,13 +95,38 @@ export function reasonFromServer(reason: ValidationReason): DecisionReason {
 export const NO_PASS_KEYS_MESSAGE =
   'This kiosk has not received the organization\'s pass keys yet, so it cannot check passes offline. Type the code, or call the host.';
 
-/** The sentence the guard reads. */
-export function decisionMessage(reason: DecisionReason, visitorName: string | null, decidedBy: 'server' | 'offline', code: string | null = null): string {
-  // A pass carries no name (a photo of it leaks nothing personal): one never synced here shows its code.
-  const who = visitorName ?? (code ? `the holder of ${code} (name not on this kiosk yet)` : 'the visitor');
+/** 24-hour "10:42", in the kiosk's own time zone: the gate's clock on the wall. */
+export function clockOf(iso: string): string {
+  return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
+}
+
+/** "Already inside since 10:42 (Main gate)": the holder's open visit, as the guard reads it. */
+export function alreadyInsideMessage(visitorName: string | null, inside: { since: string; entryPoint: string | null }): string {
+  const where = inside.entryPoint ? ` (${inside.entryPoint})` : '';
+  const who = visitorName ? `${visitorName}: ` : '';
+  return `${who}Already inside since ${clockOf(inside.since)}${where}. Let in again only if you are sure.`;
+}
+
+/** The sentence the guard reads. A refusal names the visitor when the kiosk knows them. */
+export function decisionMessage(
+  reason: DecisionReason,
+  visitorName: string | null,
+  decidedBy: 'server' | 'offline',
+  code: string | null = null,
+  /** Another estate's pass: that estate's name, when the kiosk knows it. */
+  estate: string | null = null,
+): string {
+  if (reason === 'admitted') {
+    // A pass carries no name (a photo of it leaks nothing personal): one never synced here shows its code.
+    const who = visitorName ?? (code ? `the holder of ${code} (name not on this kiosk yet)` : 'the visitor');
+    return decidedBy === 'server' ? `Admit ${who}.` : `Admit ${who}. Decided offline: the server will confirm when the link returns.`;
+  }
+  const refusal = refusalSentence(reason, decidedBy, estate);
+  return visitorName ? `${visitorName}: ${refusal}` : refusal;
+}
+
+function refusalSentence(reason: Exclude<DecisionReason, 'admitted'>, decidedBy: 'server' | 'offline', estate: string | null): string {
   switch (reason) {
-    case 'admitted':
-      return decidedBy === 'server' ? `Admit ${who}.` : `Admit ${who}. Decided offline: the server will confirm when the link returns.`;
     case 'not_found':
       return decidedBy === 'server'
         ? 'This code is not known. Check it with the visitor or call the host.'
@@ -119,8 +144,10 @@ export function decisionMessage(reason: DecisionReason, visitorName: string | nu
     case 'too_many_attempts':
       return 'Too many unknown codes from this gate. Wait a minute before trying again.';
     case 'other_site':
-      return 'This code is for another estate. Do not admit; send the visitor to the right estate or call the host.';
+      return `This code is for another estate${estate ? ` (${estate})` : ''}. Do not admit; send the visitor to the right estate or call the host.`;
     case 'other_entry_point':
       return 'This code is for another gate of this estate. Send the visitor to that gate or call the host.';
+    case 'already_inside':
+      return 'Already inside. Let in again only if you are sure.';
   }
 }

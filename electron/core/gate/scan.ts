@@ -2,12 +2,13 @@ import type { KioskCallParsed, ScanDecision } from '../../../shared/kiosk/calls.
 import type { ValidationResult } from '../../../shared/schemas/access.ts';
 import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../caches/codes.ts';
 import type { CoreContext } from '../context.ts';
-import { decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
+import { alreadyInsideMessage, decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions-store.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
-import { insertVisit } from './visits-store.ts';
+import { insertVisit, openVisitOfCode } from './visits-store.ts';
 import { siteIdOf } from '../caches/site.ts';
+import { siteNameOf } from '../caches/pass-keys.ts';
 import type { SendDeps } from '../outbox/operations.ts';
 
 /** What a scan reads and writes. */
@@ -24,6 +25,9 @@ export type ScanDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'ne
  */
 export async function scan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Promise<ScanDecision> {
   const made = makeScan(ctx, input);
+  // Already inside, as the kiosk knows (its own visits, the server's list): decided before a use is spent, and nothing is sent.
+  const inside = input.overrideAlreadyInside ? undefined : insideAlready(ctx, made);
+  if (inside) return decideAndRecord(ctx, made, { kind: 'inside_here', inside });
   if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
   enqueueOperation(ctx.db, made.op);
   // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
@@ -54,12 +58,25 @@ type ServerWord =
    */
   | { kind: 'no_decision'; reached: boolean }
   /** Not asked: offline, or the code's last uses were granted here and the server has not heard yet. */
-  | { kind: 'not_asked' };
+  | { kind: 'not_asked' }
+  /** Held (409): the server knows the holder is inside; nothing was consumed there. */
+  | { kind: 'held'; inside: OpenVisitSeen }
+  /** Not asked: the kiosk knows the holder is inside (a visit open here, or in the server's list). */
+  | { kind: 'inside_here'; inside: OpenVisitSeen };
+
+/** The holder's open visit, as the server said it or the kiosk knows it. */
+interface OpenVisitSeen {
+  since: string;
+  entryPoint: string | null;
+  visitorName: string | null;
+}
 
 /** What the kiosk knows that the decision reads: the offline verdict, or the cached code the server admitted. */
 interface Known {
   verdict: OfflineVerdict | null;
   cached: CachedCode | undefined;
+  /** The estate the code is for, by name, when it is another's and the kiosk knows the name: the refusal says whose pass it is. */
+  estate: string | null;
 }
 
 function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
@@ -78,6 +95,8 @@ function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
       // The gate's site, once the server has named it: another site's code is refused there too.
       ...(siteId ? { site_id: siteId } : {}),
       scanned_at: now.toISOString(),
+      // The server holds a scan whose holder is inside (409, nothing consumed), unless the guard let them in over it.
+      already_inside: input.overrideAlreadyInside ? 'admit' : 'hold',
     },
     visitId,
     decisionId,
@@ -95,6 +114,17 @@ function spentHere(ctx: ScanDeps, text: string, now: Date): boolean {
   return verdict.reason === 'used_up' && code !== null && code.local_uses > 0 && code.use_count < code.max_uses;
 }
 
+/**
+ * The holder of the scanned code inside already, as this kiosk knows, when the code would
+ * otherwise admit here (a code that is refused is refused for its own reason first, as the server
+ * orders them): a visit checked in here and not out, or one in the server's list.
+ */
+function insideAlready(ctx: ScanDeps, scan: Scan): OpenVisitSeen | undefined {
+  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  if (!verdict.admitted || !verdict.code) return undefined;
+  return openVisitOfCode(ctx.db, verdict.code.code_id);
+}
+
 /** Send: the queued validation, at once, with the short timeout a guard at the gate can wait. */
 async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   const attempt = await attemptOperation(ctx, operationById(ctx.db, scan.op.op_id)!, { timeoutMs: ctx.timings.onlineDecisionTimeoutMs, markFirst: true });
@@ -102,6 +132,10 @@ async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   const answer = attempt.answer;
   if (answer.kind === 'ok') return { kind: 'decided', status: answer.status, result: answer.body as ValidationResult };
   if (answer.kind === 'unavailable' && answer.status === 429 && /unknown code/i.test(answer.message)) return { kind: 'throttled', message: answer.message };
+  if (answer.kind === 'refused' && answer.openVisit) {
+    const open = answer.openVisit;
+    return { kind: 'held', inside: { since: open.checked_in_at, entryPoint: open.entry_point, visitorName: open.visitor_name } };
+  }
   return { kind: 'no_decision', reached: true };
 }
 
@@ -114,14 +148,26 @@ function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord): ScanDecis
 
 /** The reads the decision needs, after the server's word (the sync may have updated the cache meanwhile). */
 function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord): Known {
-  if (word.kind === 'throttled') return { verdict: null, cached: undefined };
-  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id) };
-  return { verdict: decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx)), cached: undefined };
+  if (word.kind === 'throttled') return { verdict: null, cached: undefined, estate: null };
+  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id), estate: null };
+  // Held or known inside: the verdict only names the code and its visitor.
+  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  const codeSite = verdict.code?.site_id;
+  return { verdict, cached: undefined, estate: codeSite && codeSite !== siteIdOf(ctx) ? siteNameOf(ctx.db, codeSite) : null };
 }
 
 /** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
 function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
   if (word.kind === 'throttled') return refusal(scan, 'too_many_attempts', 'server', null);
+  if (word.kind === 'held' || word.kind === 'inside_here') {
+    const code = known.verdict?.code ?? null;
+    const refused = withDetails(refusal(scan, 'already_inside', word.kind === 'held' ? 'server' : 'offline', code?.code ?? null, code?.code_id ?? null), code);
+    const name = refused.visitor?.name ?? word.inside.visitorName;
+    const inside = { since: word.inside.since, entryPoint: word.inside.entryPoint };
+    // A pass never synced here carries no name; the visit that holds it does.
+    const visitor = refused.visitor ?? (name ? { name, phone: null } : null);
+    return { ...refused, visitor, alreadyInside: inside, message: alreadyInsideMessage(name, inside) };
+  }
   if (word.kind === 'decided') {
     const result = word.result;
     if (result.valid) {
@@ -141,13 +187,14 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
         visitId: scan.visitId,
         method: scan.input.method,
         scannedAt: scan.now.toISOString(),
+        ...overrode(scan),
       };
     }
     // The server says only why; the kiosk may hold the code's details: whose pass, whose visitor.
     const code = known.verdict!.code;
-    return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null), code);
+    return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null, known.estate), code);
   }
-  return offlineDecision(scan, known.verdict!);
+  return offlineDecision(scan, known.verdict!, known.estate);
 }
 
 /** Record: the decision and everything it changes, in one transaction. */
@@ -172,6 +219,16 @@ function record(ctx: ScanDeps, scan: Scan, word: ServerWord, known: Known, decis
     if (word.kind === 'throttled') {
       settleOperation(db, opId, { state: 'withdrawn', statusCode: 429, response: { message: word.message }, at: scan.now.toISOString() });
       insertDecision(db, decision, opId);
+      return;
+    }
+    // Nothing happened at the server (held) or nothing was sent (known here): no use, no visit, nothing to replay.
+    if (word.kind === 'held') {
+      settleOperation(db, opId, { state: 'withdrawn', statusCode: 409, response: { open_visit: word.inside }, at: ctx.nowIso() });
+      insertDecision(db, decision, opId, 'confirmed');
+      return;
+    }
+    if (word.kind === 'inside_here') {
+      insertDecision(db, decision, null);
       return;
     }
     // Decided here. Asked and unanswered, the operation is queued already and stays for the sync
@@ -211,10 +268,10 @@ function insertCodeVisit(ctx: ScanDeps, scan: Scan, logId: string | null, code: 
   });
 }
 
-function offlineDecision(scan: Scan, verdict: OfflineVerdict): ScanDecision {
+function offlineDecision(scan: Scan, verdict: OfflineVerdict, estate: string | null): ScanDecision {
   const code = verdict.code;
   if (!verdict.admitted) {
-    const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null), code);
+    const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null, estate), code);
     return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
   }
   return {
@@ -234,7 +291,13 @@ function offlineDecision(scan: Scan, verdict: OfflineVerdict): ScanDecision {
     visitId: scan.visitId,
     method: scan.input.method,
     scannedAt: scan.now.toISOString(),
+    ...overrode(scan),
   };
+}
+
+/** An admission the guard made over "Already inside" says so (the check-in carries it to the server). */
+function overrode(scan: Scan): Pick<ScanDecision, 'overrodeAlreadyInside'> {
+  return scan.input.overrideAlreadyInside ? { overrodeAlreadyInside: true } : {};
 }
 
 /** A refusal names the visitor and the host when the kiosk knows them, so the guard can call the right person. */
@@ -242,19 +305,28 @@ function withDetails(decision: ScanDecision, code: OfflineVerdict['code']): Scan
   if (!code) return decision;
   return {
     ...decision,
+    message: code.visitor_name ? `${code.visitor_name}: ${decision.message}` : decision.message,
     visitor: code.visitor_name || code.visitor_phone ? { name: code.visitor_name, phone: code.visitor_phone } : null,
     purpose: code.purpose,
     hostUserId: code.host_user_id,
   };
 }
 
-function refusal(scan: Scan, reason: ScanDecision['reason'], decidedBy: ScanDecision['decidedBy'], code: string | null, codeId: string | null = null): ScanDecision {
+function refusal(
+  scan: Scan,
+  reason: ScanDecision['reason'],
+  decidedBy: ScanDecision['decidedBy'],
+  code: string | null,
+  codeId: string | null = null,
+  estate: string | null = null,
+): ScanDecision {
   return {
     decisionId: scan.decisionId,
     admitted: false,
     decidedBy,
     reason,
-    message: decisionMessage(reason, null, decidedBy),
+    message: decisionMessage(reason, null, decidedBy, null, estate),
+    ...(reason === 'other_site' && estate ? { estate } : {}),
     code,
     codeId,
     visitor: null,

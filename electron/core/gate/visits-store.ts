@@ -167,3 +167,35 @@ export function toVisit(row: VisitRow, pendingSync: boolean): Visit {
     pendingSync,
   };
 }
+
+/** Retention: visits that ended before the cut-off and have nothing left to send; answers how many. */
+export function pruneEndedVisits(db: KioskDb, before: string): number {
+  return db
+    .prepare(`
+      DELETE FROM visits WHERE state <> 'inside' AND COALESCE(checked_out_at, checked_in_at) < ?
+        AND visit_id NOT IN (SELECT visit_id FROM outbox WHERE state = 'pending' AND visit_id IS NOT NULL)`)
+    .run(before).changes;
+}
+
+/** The holder of a code inside, as this kiosk knows: since when and through which gate. */
+export interface InsideAlready {
+  since: string;
+  entryPoint: string | null;
+  visitorName: string | null;
+}
+
+/**
+ * The earliest open visit of a code this kiosk knows of: one checked in here and not out, or one
+ * in the server's list of who is inside (as last fetched) that was not checked out here since.
+ */
+export function openVisitOfCode(db: KioskDb, codeId: string): InsideAlready | undefined {
+  const row = db
+    .prepare(`
+      SELECT checked_in_at AS since, entry_point, visitor_name FROM visits WHERE state = 'inside' AND code_id = @codeId
+      UNION ALL
+      SELECT s.checked_in_at, s.entry_point, s.visitor_name FROM server_visitors s
+        WHERE s.code_id = @codeId AND NOT EXISTS (SELECT 1 FROM visits v WHERE v.log_id = s.log_id AND v.state <> 'inside')
+      ORDER BY 1 LIMIT 1`)
+    .get({ codeId }) as { since: string; entry_point: string | null; visitor_name: string | null } | undefined;
+  return row ? { since: row.since, entryPoint: row.entry_point, visitorName: row.visitor_name } : undefined;
+}

@@ -14,6 +14,7 @@
 import createClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '../../../clients/typescript/src/schema.ts';
 import { GATE_OPERATIONS, type GateOperationKind } from '../../../shared/kiosk/gate-operations.ts';
+import type { OpenVisit } from '../../../shared/schemas/access.ts';
 
 export type PartnerPaths = paths;
 type PartnerClient = Client<paths>;
@@ -21,7 +22,8 @@ type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
 export type ServerAnswer<T = unknown> =
   | { kind: 'ok'; status: number; body: T; replayed: boolean }
-  | { kind: 'refused'; status: number; message: string }
+  /** `openVisit`: a validation held because the holder of the code is inside (409, `already_inside: hold`). */
+  | { kind: 'refused'; status: number; message: string; openVisit?: OpenVisit }
   | { kind: 'blocked'; status: number; message: string }
   | { kind: 'unavailable'; status: number | null; message: string; retryAfterMs: null | number };
 
@@ -153,7 +155,8 @@ export function classifyAnswer<T = unknown>(status: number, body: unknown, meta:
     const retryAfter = Number(meta.retryAfter);
     return { kind: 'unavailable', status, message, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null };
   }
-  return { kind: 'refused', status, message };
+  const openVisit = status === 409 && typeof body === 'object' && body !== null && 'open_visit' in body ? (body.open_visit as OpenVisit) : undefined;
+  return openVisit ? { kind: 'refused', status, message, openVisit } : { kind: 'refused', status, message };
 }
 
 function parseJson(text: string): unknown {

@@ -3,15 +3,15 @@ import { countCachedCodes } from '../caches/codes.ts';
 import { pullCodeFeed, refreshPassKeys } from '../caches/refresh.ts';
 import { Forbidden, okOrStop, SyncStopped } from './sync-stop.ts';
 import type { CoreContext } from '../context.ts';
-import { checkCoverage, type CoverageDeps } from './coverage.ts';
+import type { CoverageDeps } from './coverage.ts';
+import { Every } from './every.ts';
 import { ADMIN_KEY_PROBLEM, checkKeyNotAdmin } from './admin-key.ts';
 import { applyAnswer, giveUp } from '../outbox/answers.ts';
 import { attemptOperation, type Attempt, type SendDeps } from '../outbox/operations.ts';
 import { countPendingOperations, operationById, pendingOperations, type OutboxRow } from '../outbox/store.ts';
 import { REPLAY_BATCH, replayBatch, type BatchOutcome, type ReplayDeps } from '../outbox/replay-batch.ts';
-import { hasOpenIncident, refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics, type PanicDeps } from '../panic/panic.ts';
-import { hasUnsentPanic, hasUnsentPanicReport } from '../panic/store.ts';
-import { beat, type HeartbeatDeps } from './heartbeat.ts';
+import { refreshPanicIncidents, sendPendingPanicReports, sendPendingPanics, type PanicDeps } from '../panic/panic.ts';
+import type { HeartbeatDeps } from './heartbeat.ts';
 import type { ServerAnswer } from './server-api.ts';
 import { KIOSK_RETENTION_DAYS, pruneKioskJournal } from '../outbox/retention.ts';
 import { readSetting, writeSetting } from '../settings-store.ts';
@@ -54,10 +54,10 @@ export class SyncLoop {
   private running: Promise<SyncReport> | null = null;
   private queued: Promise<SyncReport> | null = null;
   private failures = 0;
-  private timers: NodeJS.Timeout[] = [];
   private nextRun: NodeJS.Timeout | null = null;
   private stopped = true;
-  private probing = false;
+  /** While the link is down, a bare health check every `offlineProbeMs` (probeLink). */
+  private readonly probe: Every;
   /** Operations in the next replay batch: halved after a batch the server could not answer, doubled back after one it did. */
   private batchSize = REPLAY_BATCH;
   nextAttemptAt: string | null = null;
@@ -67,8 +67,11 @@ export class SyncLoop {
   constructor(
     private readonly ctx: SyncDeps,
     private readonly random: () => number = Math.random,
+    /** A sync got through after failures: the heartbeat goes at once, so the server hears the kiosk as soon as the link is back. */
+    private readonly onLinkBack: () => void = () => undefined,
   ) {
     this.cachedCodes = countCachedCodes(ctx.db);
+    this.probe = new Every('link probe', ctx.timings.offlineProbeMs, () => this.probeLink(), ctx.logError);
   }
 
   get syncing(): boolean {
@@ -82,66 +85,18 @@ export class SyncLoop {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const { timings } = this.ctx;
-    this.timers.push(
-      setInterval(() => {
-        if (this.ctx.link.api && hasUnsentPanic(this.ctx.db)) void sendPendingPanics(this.ctx).catch(() => undefined);
-        if (this.ctx.link.api && hasUnsentPanicReport(this.ctx.db)) void sendPendingPanicReports(this.ctx).catch(() => undefined);
-      }, timings.panicRetryMs),
-      setInterval(() => {
-        if (this.ctx.link.api && hasOpenIncident(this.ctx)) void refreshPanicIncidents(this.ctx).catch(() => undefined);
-      }, timings.panicPollMs),
-      setInterval(() => void this.probeLink(), timings.offlineProbeMs),
-      setInterval(() => this.checkCoverageSoon(), timings.coverageCheckMs),
-      setInterval(() => this.beatSoon(), timings.heartbeatMs),
-    );
-    this.checkCoverageSoon();
-    this.beatSoon();
+    this.probe.start();
     this.schedule(0);
   }
 
-  /** Stops the timers; answers once the sync under way, if any, has finished (or after `graceMs`). */
+  /** Stops its timers; answers once the sync under way, if any, has finished (or after `graceMs`). */
   async stop(graceMs = 3_000): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    void this.probe.stop();
     if (this.nextRun) clearTimeout(this.nextRun);
     this.nextRun = null;
-    const running = Promise.all([this.queued ?? this.running, this.beating]);
+    const running = Promise.resolve(this.queued ?? this.running);
     await Promise.race([running.then(() => undefined, () => undefined), new Promise((done) => setTimeout(done, graceMs).unref())]);
-  }
-
-  private checkingCoverage = false;
-
-  /** Whether responders cover the gate: at start, after setup, and every `coverageCheckMs`; one check at a time. */
-  checkCoverageSoon(): void {
-    if (this.stopped || this.checkingCoverage || !this.ctx.link.api) return;
-    this.checkingCoverage = true;
-    void checkCoverage(this.ctx)
-      .catch((error: unknown) => this.ctx.logError(error))
-      .finally(() => {
-        this.checkingCoverage = false;
-      });
-  }
-
-  private beating: Promise<unknown> | null = null;
-
-  /**
-   * A heartbeat (electron/core/link/heartbeat.ts): at start, every `heartbeatMs`, and once more when a
-   * sync gets through after failures, so the server hears the kiosk's state (and its clock) as
-   * soon as the link is back rather than the one that waited in the queue. One at a time.
-   */
-  beatSoon(): void {
-    if (this.stopped || this.beating || !this.ctx.link.api) return;
-    this.beating = beat(this.ctx, this.ctx.appVersion)
-      // Its answer named a new site: the codes are read again for it now, not at the next sync.
-      .then(() => {
-        if (cacheBehindSite(this.ctx)) this.kick();
-      })
-      .catch((error: unknown) => this.ctx.logError(error))
-      .finally(() => {
-        this.beating = null;
-      });
   }
 
   // Elapsed real time, not the kiosk's clock: a test's hand-moved clock must not silence the nudge.
@@ -183,8 +138,7 @@ export class SyncLoop {
    */
   private async probeLink(): Promise<void> {
     const ctx = this.ctx;
-    if (this.stopped || this.probing || this.running || !ctx.link.api || ctx.link.net.online !== false) return;
-    this.probing = true;
+    if (this.stopped || this.running || !ctx.link.api || ctx.link.net.online !== false) return;
     try {
       const health = await ctx.link.api.health(Math.min(ctx.timings.healthTimeoutMs, ctx.timings.offlineProbeMs * 2));
       if (health.ok && !this.stopped && !this.running) {
@@ -193,8 +147,6 @@ export class SyncLoop {
       }
     } catch {
       // Still down: the next probe looks again.
-    } finally {
-      this.probing = false;
     }
   }
 
@@ -258,7 +210,7 @@ export class SyncLoop {
       ctx.link.net.problem = null;
       this.pruneDaily();
       writeSetting(ctx.db, 'last_sync_at', ctx.nowIso());
-      if (this.failures > 0) this.beatSoon();
+      if (this.failures > 0) this.onLinkBack();
       this.failures = 0;
     } catch (error) {
       // Whatever went wrong, the loop goes on: a bug here must not stop the kiosk's sync for good.

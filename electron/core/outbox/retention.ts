@@ -1,5 +1,8 @@
+import { pruneFinalCodes } from '../caches/codes.ts';
 import type { KioskDb } from '../database.ts';
 import { pruneDecisions } from '../gate/decisions-store.ts';
+import { pruneEndedVisits } from '../gate/visits-store.ts';
+import { pruneDismissedAttention, pruneSettledOperations } from './store.ts';
 
 /** How long the kiosk keeps what is settled: its journal, closed visits, final codes. */
 export const KIOSK_RETENTION_DAYS = 30;
@@ -8,20 +11,16 @@ export const KIOSK_RETENTION_DAYS = 30;
  * Deletes what the kiosk no longer needs and should not keep (visitor names and phones): settled
  * operations and their decisions, visits that ended, dismissed attention items, and codes
  * that are final and past their validity, all older than the cut-off. Nothing pending, inside or
- * open is touched. One transaction.
+ * open is touched. Each room's store deletes its own rows; one transaction.
  */
 export function pruneKioskJournal(db: KioskDb, before: string): number {
-  const beforeMs = Date.parse(before);
   let deleted = 0;
   db.transaction(() => {
-    const pendingVisits = `SELECT visit_id FROM outbox WHERE state = 'pending' AND visit_id IS NOT NULL`;
-    deleted += db.prepare(`DELETE FROM outbox WHERE state <> 'pending' AND settled_at < ?`).run(before).changes;
+    deleted += pruneSettledOperations(db, before);
     deleted += pruneDecisions(db, before);
-    deleted += db
-      .prepare(`DELETE FROM visits WHERE state <> 'inside' AND COALESCE(checked_out_at, checked_in_at) < ? AND visit_id NOT IN (${pendingVisits})`)
-      .run(before).changes;
-    deleted += db.prepare(`DELETE FROM attention WHERE dismissed_at IS NOT NULL AND dismissed_at < ?`).run(before).changes;
-    deleted += db.prepare(`DELETE FROM codes WHERE status <> 'active' AND local_uses = 0 AND valid_until_ms < ?`).run(beforeMs).changes;
+    deleted += pruneEndedVisits(db, before);
+    deleted += pruneDismissedAttention(db, before);
+    deleted += pruneFinalCodes(db, Date.parse(before));
   })();
   return deleted;
 }

@@ -169,3 +169,13 @@ export function dismissAttention(db: KioskDb, attentionId: string, at: string): 
 export function linkAttentionLog(db: KioskDb, followUpOpId: string, logId: string): void {
   db.prepare('UPDATE attention SET log_id = ? WHERE follow_up_op_id = ?').run(logId, followUpOpId);
 }
+
+/** Retention: settled operations older than the cut-off; answers how many. */
+export function pruneSettledOperations(db: KioskDb, before: string): number {
+  return db.prepare(`DELETE FROM outbox WHERE state <> 'pending' AND settled_at < ?`).run(before).changes;
+}
+
+/** Retention: attention items dismissed before the cut-off; answers how many. */
+export function pruneDismissedAttention(db: KioskDb, before: string): number {
+  return db.prepare(`DELETE FROM attention WHERE dismissed_at IS NOT NULL AND dismissed_at < ?`).run(before).changes;
+}

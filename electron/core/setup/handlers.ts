@@ -1,5 +1,6 @@
 import { KioskCallError, type KioskHandlers } from '../../../shared/kiosk/calls.ts';
 import type { CoreContext } from '../context.ts';
+import type { Every } from '../link/every.ts';
 import type { SyncLoop } from '../link/sync.ts';
 import { countPendingOperations } from '../outbox/store.ts';
 import { forgetServer, movesElsewhere, MOVED_WITH_PENDING, writeFingerprints } from './server-change.ts';
@@ -13,7 +14,7 @@ import { checkSettings, configureResult, setupStatus, toSettings } from './setup
  */
 export function setupHandlers(
   ctx: Pick<CoreContext, 'db' | 'link' | 'secrets' | 'timings' | 'verifier' | 'nowIso'>,
-  { fetch, sync }: { fetch: typeof globalThis.fetch; sync: SyncLoop },
+  { fetch, sync, coverage }: { fetch: typeof globalThis.fetch; sync: SyncLoop; coverage: Every },
 ): Pick<KioskHandlers, 'setupStatus' | 'configure'> {
   const { db } = ctx;
   return {
@@ -41,7 +42,7 @@ export function setupHandlers(
       ctx.link.net = { online: true, lastContactAt: ctx.nowIso(), problem: null };
       ctx.link.use(next);
       sync.kick();
-      sync.checkCoverageSoon();
+      void coverage.runSoon();
       return configureResult(true, checks, ctx.link);
     },
 

@@ -1,21 +1,27 @@
 import { useEffect } from 'react';
 import type { ScanDecision } from '../../../shared/kiosk/calls.ts';
 import { useI18n } from '../i18n/index.tsx';
+import { clockTime } from '../kiosk/format.ts';
 import { REASON_TEXT } from '../kiosk/words.ts';
 
 /** How long the answer stays before the kiosk goes back to scanning by itself. */
 export const SHOW_ADMITTED_MS = 4000;
 export const SHOW_REFUSED_MS = 6000;
+/** "Already inside" waits for the guard's decision longer: they talk to the visitor first. */
+export const SHOW_ALREADY_INSIDE_MS = 30_000;
 
 interface ResultOverlayProps {
   decision: ScanDecision;
   onDone(): void;
+  /** "Already inside": the guard lets the visitor in anyway (the same scan again, the override recorded). */
+  onLetInAnyway?(): void;
 }
 
 /** The answer to a scan, over the whole screen but the status bar: green to let in, red not to. */
-export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
-  const { t } = useI18n();
-  const showMs = decision.admitted ? SHOW_ADMITTED_MS : SHOW_REFUSED_MS;
+export function ResultOverlay({ decision, onDone, onLetInAnyway }: ResultOverlayProps) {
+  const { t, language } = useI18n();
+  const inside = decision.reason === 'already_inside' ? decision.alreadyInside : null;
+  const showMs = decision.admitted ? SHOW_ADMITTED_MS : inside ? SHOW_ALREADY_INSIDE_MS : SHOW_REFUSED_MS;
   useEffect(() => {
     const timer = window.setTimeout(onDone, showMs);
     return () => window.clearTimeout(timer);
@@ -41,6 +47,11 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
           <div className={`result-name ${lengthClass(decision.visitor?.name)}`} data-testid="result-name">
             {decision.visitor?.name ?? t('result.noName')}
           </div>
+          {decision.overrodeAlreadyInside && (
+            <p className="result-detail" data-testid="result-overrode">
+              {t('result.overrode')}
+            </p>
+          )}
           <dl className="result-facts">
             <div>
               <dt>{t('result.purpose')}</dt>
@@ -59,7 +70,13 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
       ) : (
         <>
           <div className="result-reason" data-testid="result-reason">
-            {t(headline)}
+            {inside
+              ? inside.entryPoint
+                ? t('reason.already_inside.since', { time: clockTime(inside.since, language), gate: inside.entryPoint })
+                : t('reason.already_inside.sinceNoGate', { time: clockTime(inside.since, language) })
+              : decision.reason === 'other_site' && decision.estate
+                ? t('reason.other_site.named', { estate: decision.estate })
+                : t(headline)}
           </div>
           {detail && <p className="result-detail">{t(detail)}</p>}
           {(decision.visitor?.name || decision.hostUserId) && (
@@ -70,9 +87,24 @@ export function ResultOverlay({ decision, onDone }: ResultOverlayProps) {
         </>
       )}
       {/* Offline admissions are replayed to the server; offline refusals are not (nobody went in). */}
-      {decision.decidedBy === 'offline' && <p className="result-offline">{t(decision.admitted ? 'result.offline' : 'result.offlineRefused')}</p>}
+      {/* "Already inside" is known from the visits, whoever decided it: no "decided offline" line under it. */}
+      {decision.decidedBy === 'offline' && !inside && <p className="result-offline">{t(decision.admitted ? 'result.offline' : 'result.offlineRefused')}</p>}
       <div className="result-footer">
         <div className="result-countdown" style={{ animationDuration: `${showMs}ms` }} />
+        {inside && onLetInAnyway && (
+          <button
+            type="button"
+            className="button button-secondary result-let-in"
+            data-testid="result-let-in"
+            onClick={(event) => {
+              // The overlay's own click closes it; this one lets in instead.
+              event.stopPropagation();
+              onLetInAnyway();
+            }}
+          >
+            {t('result.letInAnyway')}
+          </button>
+        )}
         <button type="button" className="button result-next" onClick={onDone}>
           {t('result.next')}
         </button>

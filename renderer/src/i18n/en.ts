@@ -87,8 +87,14 @@ export const catalogue = {
   'reason.too_many_attempts.detail': 'Wait one minute, then try again.',
   'reason.other_site': 'Pass for another estate',
   'reason.other_site.detail': 'This pass is not for this estate. Do not admit; call the host.',
+  'reason.other_site.named': 'Pass for {estate}',
   'reason.other_entry_point': 'Pass for another gate',
   'reason.other_entry_point.detail': 'This pass is for another gate of this estate. Send the visitor there.',
+  'reason.already_inside': 'Already inside',
+  'reason.already_inside.since': 'Already inside since {time} ({gate})',
+  'reason.already_inside.sinceNoGate': 'Already inside since {time}',
+  'result.letInAnyway': 'Let in anyway',
+  'result.overrode': 'Let in again by the guard, although already inside',
 
   // Walk-in
   'walkIn.title': 'Walk-in visitor',

@@ -18,6 +18,8 @@ export const REASON_TEXT: Record<DecisionReason, { headline: MessageKey; detail:
   too_many_attempts: { headline: 'reason.too_many_attempts', detail: 'reason.too_many_attempts.detail' },
   other_site: { headline: 'reason.other_site', detail: 'reason.other_site.detail' },
   other_entry_point: { headline: 'reason.other_entry_point', detail: 'reason.other_entry_point.detail' },
+  // The line under it says since when and where (result-overlay.tsx); the buttons say the rest.
+  already_inside: { headline: 'reason.already_inside', detail: null },
 };
 
 export const ATTENTION_TEXT: Record<AttentionItem['kind'], MessageKey> = {

@@ -42,6 +42,7 @@ import * as responderRoster from './0048-responder-roster.ts';
 import * as manualDispatch from './0049-manual-dispatch.ts';
 import * as dutyShiftsSafety from './0050-duty-shifts-safety.ts';
 import * as responseIntervals from './0053-response-intervals.ts';
+import * as alreadyInside from './0055-already-inside.ts';
 import * as kioskIdentities from './0059-kiosk-identities.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
@@ -102,5 +103,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0049-manual-dispatch': manualDispatch,
   '0050-duty-shifts-safety': dutyShiftsSafety,
   '0053-response-intervals': responseIntervals,
+  '0055-already-inside': alreadyInside,
   '0059-kiosk-identities': kioskIdentities,
 });
