@@ -72,6 +72,8 @@ beforeAll(async () => {
   expect((await controller.browser.post(`/incidents/${ids.two}/offers`, { responder_id: ada.responder.responder_id })).status).toBe(201);
   await playOut(ada.token, ids.two, { accept: 10, enRoute: 50, onScene: 200, resolve: 30 });
   // 3 (Lekki): Ada declines at once; at the escalation (61 s) her offer is reopened and she accepts 10 s later: the first offer is still the one at creation.
+  // Her phone reports where she is, as the app does at least every few minutes on duty: a fix older than DISPATCH_FIX_MAX_AGE_S ranks nobody.
+  expect((await responderCall(server, ada.token)('/availability', { method: 'PUT', body: { available: true, ...east(here, 1) } })).status).toBe(200);
   ids.three = await report(lekki, here);
   const first = await offerOf(ada.token, ids.three);
   await seconds(5);
