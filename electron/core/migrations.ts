@@ -193,6 +193,24 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
     // pass names it. Filled at the next sync of the pass keys; until then refusals say "another estate".
     db.exec(`ALTER TABLE pass_keys ADD COLUMN site_name TEXT;`);
   },
+
+  function v6_identity(db) {
+    // The kiosk's own identity (issue #49): its Ed25519 key pair, made once, and the certificate
+    // its site's kiosk authority last gave it, with that authority's public key to check peers by.
+    db.exec(`
+      CREATE TABLE identity (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        public_key TEXT NOT NULL,
+        private_key TEXT NOT NULL,
+        certificate TEXT,
+        expires_at TEXT,
+        site_id TEXT,
+        authority_kid TEXT,
+        authority_public_key TEXT,
+        updated_at TEXT NOT NULL
+      );
+    `);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

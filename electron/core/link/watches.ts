@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.ts';
-import { cacheBehindSite } from '../caches/site.ts';
+import { cacheBehindSite, siteIdOf } from '../caches/site.ts';
+import { renewCertificate, type IdentityDeps } from '../identity/identity.ts';
 import { checkCoverage, type CoverageDeps } from './coverage.ts';
 import { Every } from './every.ts';
 import { beat, type HeartbeatDeps } from './heartbeat.ts';
@@ -19,17 +20,19 @@ export function coverageWatch(ctx: CoverageDeps & Pick<CoreContext, 'logError'>)
  * The heartbeat (link/heartbeat.ts): at start, every `heartbeatMs`, and once more when a sync gets
  * through after failures, so the server hears the kiosk's state (and its clock) as soon as the
  * link is back. Each beat refreshes the coverage too; an answer naming a new site has its codes
- * read at once (`siteChanged`), not at the next sync. One at a time.
+ * read at once (`siteChanged`), not at the next sync. A beat that got through renews the
+ * kiosk's certificate when it is due (identity/identity.ts): the first one enrols it. One at a time.
  */
 export function heartbeatWatch(
-  ctx: HeartbeatDeps & Pick<CoreContext, 'appVersion' | 'logError'>,
+  ctx: HeartbeatDeps & IdentityDeps & Pick<CoreContext, 'appVersion' | 'logError'>,
   then: { coverage: Every; siteChanged(): void },
 ): Every {
   return new Every('heartbeat', ctx.timings.heartbeatMs, async () => {
     if (!ctx.link.api) return;
     try {
-      await beat(ctx, ctx.appVersion);
+      const beaten = await beat(ctx, ctx.appVersion);
       if (cacheBehindSite(ctx)) then.siteChanged();
+      if (beaten === 'sent') await renewCertificate(ctx, siteIdOf(ctx));
     } finally {
       await then.coverage.runSoon();
     }

@@ -51,8 +51,9 @@ export async function startChildKiosk(env: Record<string, string>): Promise<Chil
 
 /**
  * The kiosk's network, between it and the real server: `down` drops every connection; with
- * `holdAnswerOf` set, the n-th POST/PATCH is forwarded and done by the server, and its answer is
- * kept from the kiosk, so a test can kill the kiosk exactly there.
+ * `holdAnswerOf` set, the n-th replay batch (`POST /kiosk/replay`) is forwarded and done by the
+ * server, and its answer is kept from the kiosk, so a test can kill the kiosk exactly there.
+ * Other writes (an SOS, the kiosk's certificate) pass and are not counted.
  */
 export class LinkProxy {
   down = false;
@@ -92,7 +93,7 @@ export class LinkProxy {
     }
     const response = await fetch(this.target + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
     const body = Buffer.from(await response.arrayBuffer());
-    if (req.method === 'POST' || req.method === 'PATCH') {
+    if (req.method === 'POST' && req.url?.endsWith('/kiosk/replay')) {
       this.writes++;
       if (this.writes === this.holdAnswerOf) {
         this.markHeld(`${req.method} ${req.url}`);
