@@ -34,6 +34,19 @@ export class ReadLaneBusy extends Error {
   }
 }
 
+/**
+ * A page by `page` deeper than `DeepPageSettings.fromRows` (an OFFSET that walks every row before
+ * it) found every deep-page place taken for `waitedMs`: retry shortly, or page by cursor.
+ */
+export class DeepPageBusy extends Error {
+  constructor(
+    readonly fromRows: number,
+    readonly waitedMs: number,
+  ) {
+    super(`no deep-page place free within ${waitedMs} ms`);
+  }
+}
+
 const codeOf = (err: unknown) => String((err as { code?: unknown } | null)?.code ?? '');
 const messageOf = (err: unknown) => String((err as { message?: unknown } | null)?.message ?? '');
 
