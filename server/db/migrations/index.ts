@@ -40,6 +40,8 @@ import * as alarmLoopAndPassLinks from './0045-alarm-loop-and-pass-links.ts';
 import * as staff from './0047-staff.ts';
 import * as responderRoster from './0048-responder-roster.ts';
 import * as manualDispatch from './0049-manual-dispatch.ts';
+import * as monthlyTallies from './0057-monthly-tallies.ts';
+import * as oneDeliveryIndex from './0058-one-delivery-index.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -97,4 +99,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0047-staff': staff,
   '0048-responder-roster': responderRoster,
   '0049-manual-dispatch': manualDispatch,
+  '0057-monthly-tallies': monthlyTallies,
+  '0058-one-delivery-index': oneDeliveryIndex,
 });
