@@ -178,13 +178,14 @@ function parts(spec: TallySpec, filter: TallyFilter) {
     ...(before !== undefined ? [sql<boolean>`t.day < ${before}`] : []),
   ];
   const split = window.empty ? undefined : splitDays(window.wholeFrom && dayOf(window.wholeFrom), window.wholeBefore && dayOf(window.wholeBefore));
-  const byDay = split?.days.length ? all([...tallyBase, sql<boolean>`(${sql.join(split.days.map(([from, before]) => sql`(${all(range(from, before))})`), sql` or `)})`]) : undefined;
+  // One condition per run of days (each a range of the tallies' key, not an OR the planner may scan).
+  const byDay = (split?.days ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
   const byMonth = split?.months ? all([...tallyBase, ...range(split.months.from, split.months.before)]) : undefined;
   const edges = window.edges.map(([from, before]) =>
     all([...(from !== undefined ? [sql<boolean>`${day} >= ${from}`] : []), ...(before !== undefined ? [sql<boolean>`${day} < ${before}`] : [])]),
   );
   return {
-    /** Tallies of whole days outside whole months: none when there are none. */
+    /** Tallies of whole days outside whole months, a condition per run of days (at most two). */
     tallies: byDay,
     /** Tallies of whole months: none when the window holds no whole month. */
     months: byMonth,
@@ -204,7 +205,7 @@ export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup
   const table = sql.table(spec.table);
   const terms: RawBuilder<number>[] = [];
   if (months) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(monthlyTable(rollup))} t where ${months})`);
-  if (tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${tallies})`);
+  for (const days of tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${days})`);
   if (unfolded) terms.push(sql<number>`(select count(*) from ${unfoldedTable(db, spec)} where ${unfolded})`);
   if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
   if (terms.length === 0) return 0;
@@ -233,7 +234,7 @@ export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollu
       ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
     ]);
   if (months) selects.push(sql`select ${columns('t', false)} from ${sql.table(monthlyTable(rollup))} t where ${months}${groupOf('t')}`);
-  if (tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${tallies}${groupOf('t')}`);
+  for (const days of tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${days}${groupOf('t')}`);
   if (unfolded) selects.push(sql`select ${columns('b', true)} from ${unfoldedTable(db, spec)} where ${unfolded}${groupOf('b')}`);
   if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
   if (selects.length === 0) return [];
@@ -272,7 +273,7 @@ export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Ro
   ];
   const storedParts = [
     ...(months ? [sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(monthlyTable(rollup))} t where ${months}`] : []),
-    ...(tallies ? [sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${tallies}`] : []),
+    ...tallies.map((days) => sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${days}`),
   ];
   const [stored, values] = await Promise.all([
     storedParts.length ? sql<{ h: string | null }>`${sql.join(storedParts, sql` union all `)}`.execute(db) : { rows: [] },
