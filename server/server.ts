@@ -112,6 +112,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       concurrency: config.DATABASE_READ_CONCURRENCY,
       timeoutMs: config.DATABASE_READ_TIMEOUT_S * 1000,
       queueMs: config.DATABASE_READ_QUEUE_S * 1000,
+      nice: config.DATABASE_READ_NICE,
     },
     connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
     statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,

@@ -15,6 +15,8 @@ export interface ReadLaneSettings {
   timeoutMs: number;
   /** The longest one may wait for its turn. */
   queueMs: number;
+  /** SQLite: how far below the event loop the read threads' CPU priority sits (Linux nice, 0-19); default 10. */
+  nice?: number;
 }
 
 /**
