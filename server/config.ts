@@ -48,6 +48,12 @@ export const ConfigSchema = z.object({
   DATABASE_READ_TIMEOUT_S: z.coerce.number().min(0.1).max(600).default(5),
   /** Seconds a broad read may wait for its turn; longer is answered 503 with Retry-After. */
   DATABASE_READ_QUEUE_S: z.coerce.number().min(0.1).max(600).default(10),
+  /** SQLite: the read threads' CPU priority below the event loop (Linux nice): 19 yields the cores to the SOS most. */
+  DATABASE_READ_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** Pages by `page` (an OFFSET) this many rows deep or deeper are "deep": they run DATABASE_READ_DEEP_PAGES at a time. */
+  DATABASE_READ_DEEP_FROM_ROWS: z.coerce.number().int().min(1).default(10_000),
+  /** Deep pages running at once on this host; one more waits a second for a place, then is answered 503 with Retry-After. */
+  DATABASE_READ_DEEP_PAGES: z.coerce.number().int().min(1).max(64).default(1),
   /** `redis://...`: rate limits shared by every host. Unset: limits are kept in this process. */
   REDIS_URL: z
     .string()

@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { checkReachable, migrateToLatest, openDatabase, type OpenedDatabase } from './db/database.ts';
 import { NO_INDEX_BUILDS, startIndexBuilds, type IndexBuilder } from './db/online-indexes.ts';
 import { serverMigrations } from './db/migrations/index.ts';
+import { DEEP_PAGE_DEFAULTS, limitDeepPages } from './db/paged.ts';
 import { addressesParagraph, demoBanner, ensureDemoOrganization } from './demo.ts';
 import { outsidePartsParagraph } from './outside-parts.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
@@ -112,12 +113,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
+  limitDeepPages({ ...DEEP_PAGE_DEFAULTS, fromRows: config.DATABASE_READ_DEEP_FROM_ROWS, concurrency: config.DATABASE_READ_DEEP_PAGES });
   const database = openDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     readLane: {
       concurrency: config.DATABASE_READ_CONCURRENCY,
       timeoutMs: config.DATABASE_READ_TIMEOUT_S * 1000,
       queueMs: config.DATABASE_READ_QUEUE_S * 1000,
+      nice: config.DATABASE_READ_NICE,
     },
     connectTimeoutS: config.DATABASE_CONNECT_TIMEOUT_S,
     statementTimeoutS: config.DATABASE_STATEMENT_TIMEOUT_S,

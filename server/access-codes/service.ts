@@ -27,7 +27,8 @@ import { takeGuess } from '../rate-limit/guesses.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
-import { numberAtOnce, type FeedNumbering } from './feed-numbering.ts';
+import { numberAtOnce, numberedAtEnd, type FeedNumbering } from './feed-numbering.ts';
+import { serialBatches, waitForOtherBatches } from '../db/serial-batches.ts';
 import { passKeyOf, publicPassKeys, signPass, type PassVerifier } from './pass-keys.ts';
 import {
   activeCodesDue,
@@ -352,64 +353,111 @@ async function admitCode(
   const early = refusalReason(found, at) ?? placeRefusal(found, place) ?? (reachesSite(tenant.sites, found.site_id, 'everywhere') ? undefined : 'Code is for another site');
   if (early) return { valid: false, reason: early };
   const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteFor(db, tenant, { orFirst: true }));
+  const admission: Admission = { deps: { clock, webhookQueue, hostTexts }, tenant, input, found, at, siteId };
+  // A tenant's validations share transactions on PostgreSQL (one feed counter lock and one
+  // flush for those that arrive together: server/db/serial-batches.ts); a batch's own numbering
+  // (the kiosk's replay) is its caller's transaction.
+  const admitted = numbering === numberAtOnce ? await admitTogether(db, admission) : await inTransaction(db, (trx) => admitIn(trx, admission, numbering));
+  if ('hold' in admitted) throw alreadyInside(admitted.hold);
+  return admitted;
+}
 
-  return inTransaction(db, async (trx): Promise<ValidationResult> => {
-    // Decided before a use is spent: the guard, not the code, says whether the holder comes in twice.
-    if (input.already_inside === 'hold') {
-      const open = await openVisitOfCode(trx, tenant, found.code_id, siteId, at);
-      if (open) throw alreadyInside(open);
-    }
-    // The use is consumed if the code, as it is now, still has one and is not revoked (the row
-    // stays locked until we commit); its validity window cannot have changed since it was read
-    // above (it is fixed at creation).
-    const consumed = await consumeUse(trx, found.code_id, clock.now().toISOString());
-    if (!consumed) {
-      // Revoked or used up since the read above (by another validation, host or process).
-      const current = await findAccessCode(trx, tenant, found.code_id);
-      return { valid: false, reason: (current && refusalReason(current, at)) ?? 'Maximum uses reached' };
-    }
-    const code = rowToAccessCode(consumed);
-    const log = await recordCheckIn(
-      trx,
-      { clock, webhookQueue },
-      tenant,
-      {
-        codeId: code.code_id,
-        method: 'code',
-        visitorName: code.visitor_name,
-        visitorPhone: code.visitor_phone,
-        entryPoint: input.entry_point ?? code.entry_point,
-        siteId,
-        hostUserId: code.host_user_id,
-        recordedBy: input.validated_by,
-        checkedInAt: at,
-        alreadyInsideOverride: input.already_inside === 'admit',
-      },
-      [{ ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code }],
-    );
-    if (hostTexts && consumed.host_phone) {
-      await hostTexts(trx, tenant, {
-        logId: log.log_id,
-        siteId,
-        entryPoint: log.entry_point,
-        visitorName: code.visitor_name,
-        hostName: code.host_user_id,
-        hostPhone: consumed.host_phone,
-        checkedInAt: log.checked_in_at,
-      });
-    }
-    await numbering.numberChange(trx, tenant, code.code_id);
-    return {
-      valid: true,
-      code_id: code.code_id,
-      visitor: { name: code.visitor_name, phone: code.visitor_phone },
-      purpose: code.purpose,
-      host_user_id: code.host_user_id,
-      uses_remaining: code.uses_remaining,
-      valid_until: code.valid_until,
-      log_id: log.log_id,
-    };
-  });
+/** What a validation's transaction answers: its result, or the holder's open visit when the caller asked to hold (a 409 to the caller). */
+type Admitted = ValidationResult | { hold: AccessLogRow };
+
+/** A validation looked up and allowed so far: what its transaction needs. */
+interface Admission {
+  deps: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts };
+  tenant: Tenant;
+  input: Validation;
+  found: AccessCodeRow;
+  at: Date;
+  siteId: string;
+}
+
+/** Validations one at a time per tenant and host on PostgreSQL, each transaction carrying those that arrived meanwhile. */
+const admitTogether = serialBatches<Admission, Admitted>({
+  key: ({ tenant }) => `${tenant.organizationId}\u0000${tenant.environment}`,
+  alone: (db, admission) => inTransaction(db, (trx) => admitIn(trx, admission, numberAtOnce)),
+  async together(trx, admissions) {
+    // A batch locks several codes: like the kiosks' replayed batches, it waits until no other
+    // batch of the tenant runs (two at once could each hold a code the other wants), and it locks
+    // them in the order of their ids, as a bulk revocation's one statement does. The tenant's
+    // counter is taken last, once, for every code the batch changed.
+    const tenant = admissions[0]!.tenant;
+    await waitForOtherBatches(trx, tenant);
+    const idOf = (i: number) => admissions[i]!.found.code_id;
+    const order = admissions.map((_, i) => i).sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : a - b));
+    const results: Admitted[] = new Array(admissions.length);
+    await numberedAtEnd(trx, tenant, async (operation) => {
+      for (const i of order) {
+        const op = operation();
+        results[i] = await admitIn(trx, admissions[i]!, op.numbering);
+        op.keep();
+      }
+    });
+    return results;
+  },
+});
+
+/** The use consumed and the check-in recorded, in `trx`; the code numbered on the feed by `numbering`. */
+async function admitIn(trx: Executor, { deps: { clock, webhookQueue, hostTexts }, tenant, input, found, at, siteId }: Admission, numbering: FeedNumbering): Promise<Admitted> {
+  // Decided before a use is spent: the guard, not the code, says whether the holder comes in twice.
+  // Answered, not thrown: in a batch of the tenant's validations the others go on.
+  if (input.already_inside === 'hold') {
+    const open = await openVisitOfCode(trx, tenant, found.code_id, siteId, at);
+    if (open) return { hold: open };
+  }
+  // The use is consumed if the code, as it is now, still has one and is not revoked (the row
+  // stays locked until we commit); its validity window cannot have changed since it was read
+  // above (it is fixed at creation).
+  const consumed = await consumeUse(trx, found.code_id, clock.now().toISOString());
+  if (!consumed) {
+    // Revoked or used up since the read above (by another validation, host or process).
+    const current = await findAccessCode(trx, tenant, found.code_id);
+    return { valid: false, reason: (current && refusalReason(current, at)) ?? 'Maximum uses reached' };
+  }
+  const code = rowToAccessCode(consumed);
+  const log = await recordCheckIn(
+    trx,
+    { clock, webhookQueue },
+    tenant,
+    {
+      codeId: code.code_id,
+      method: 'code',
+      visitorName: code.visitor_name,
+      visitorPhone: code.visitor_phone,
+      entryPoint: input.entry_point ?? code.entry_point,
+      siteId,
+      hostUserId: code.host_user_id,
+      recordedBy: input.validated_by,
+      checkedInAt: at,
+      alreadyInsideOverride: input.already_inside === 'admit',
+    },
+    [{ ...tenant, type: 'access_code.used', resourceId: code.code_id, data: code }],
+  );
+  if (hostTexts && consumed.host_phone) {
+    await hostTexts(trx, tenant, {
+      logId: log.log_id,
+      siteId,
+      entryPoint: log.entry_point,
+      visitorName: code.visitor_name,
+      hostName: code.host_user_id,
+      hostPhone: consumed.host_phone,
+      checkedInAt: log.checked_in_at,
+    });
+  }
+  await numbering.numberChange(trx, tenant, code.code_id);
+  return {
+    valid: true,
+    code_id: code.code_id,
+    visitor: { name: code.visitor_name, phone: code.visitor_phone },
+    purpose: code.purpose,
+    host_user_id: code.host_user_id,
+    uses_remaining: code.uses_remaining,
+    valid_until: code.valid_until,
+    log_id: log.log_id,
+  };
 }
 
 /** A held validation: the holder is inside. 409 with the visit, so the gate can say since when and where. */

@@ -1,6 +1,73 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ApiError } from '../http/errors.ts';
+import { DeepPageBusy } from './read-lane.ts';
 import type { Executor } from './schema.ts';
+
+/**
+ * Pages by `page` deep into a list (issue #45). `page` is an OFFSET, as the reference has it: the
+ * database walks every row before the page, so page 5,000 of a year's visits takes hundreds of
+ * milliseconds where its cursor takes a few. Ten clients asking for such pages held every place of
+ * the read lane and made the lists behind them wait seconds. A page whose offset reaches
+ * `fromRows` waits for one of `concurrency` deep-page places on this host (at most `waitMs`, then
+ * DeepPageBusy: 503 with Retry-After), so the other places of the lane stay free for everyone
+ * else; it then runs in the lane as any read, under its time limit (503 "too broad").
+ */
+export interface DeepPageSettings {
+  fromRows: number;
+  concurrency: number;
+  waitMs: number;
+}
+
+export const DEEP_PAGE_DEFAULTS: DeepPageSettings = { fromRows: 10_000, concurrency: 1, waitMs: 1_000 };
+
+/** Places for deep pages, first come first served, with a bounded wait. */
+class DeepPagePlaces {
+  private running = 0;
+  private readonly waiting: Array<{ start(): void }> = [];
+  constructor(readonly settings: DeepPageSettings) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.settings.concurrency) await this.place();
+    else this.running++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next.start();
+      else this.running--;
+    }
+  }
+
+  /** Waits for a place handed over by a read that ended (the count stays as it is). */
+  private place(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        start: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        reject(new DeepPageBusy(this.settings.fromRows, this.settings.waitMs));
+      }, this.settings.waitMs);
+      timer.unref();
+      this.waiting.push(waiter);
+    });
+  }
+}
+
+let deepPages = new DeepPagePlaces(DEEP_PAGE_DEFAULTS);
+
+/** The host's deep-page places (DATABASE_READ_DEEP_*): set once at start-up (server/server.ts). */
+export function limitDeepPages(settings: DeepPageSettings): void {
+  deepPages = new DeepPagePlaces(settings);
+}
+
+/** Runs `read` in a deep-page place: tests hold one to see what a deep page does then. */
+export function inDeepPagePlace<T>(read: () => Promise<T>): Promise<T> {
+  return deepPages.run(read);
+}
 
 /** A list request's position: the reference's `page`, or the `cursor` a previous page gave. */
 export interface PageRequest {
@@ -111,7 +178,9 @@ export async function pagedRows<Q extends SelectQueryBuilder<any, any, any>>(
     const offset = after?.o ?? (page - 1) * request.limit;
     ordered = order.apply(query).offset(offset);
   }
-  const rows = (await ordered.limit(request.limit + 1).execute()) as Row[];
+  const offset = order.kind === 'keyset' ? (after?.k ? 0 : (page - 1) * request.limit) : (after?.o ?? (page - 1) * request.limit);
+  const read = () => ordered.limit(request.limit + 1).execute() as Promise<Row[]>;
+  const rows = offset >= deepPages.settings.fromRows ? await deepPages.run(read) : await read();
   const more = rows.length > request.limit;
   if (more) rows.length = request.limit;
   let nextCursor: string | null = null;

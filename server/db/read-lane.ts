@@ -15,6 +15,8 @@ export interface ReadLaneSettings {
   timeoutMs: number;
   /** The longest one may wait for its turn. */
   queueMs: number;
+  /** SQLite: how far below the event loop the read threads' CPU priority sits (Linux nice, 0-19); default 10. */
+  nice?: number;
 }
 
 /**
@@ -31,6 +33,19 @@ export class ReadTooBroad extends Error {
 export class ReadLaneBusy extends Error {
   constructor(readonly waitedMs: number) {
     super(`no broad-read place free within ${waitedMs} ms`);
+  }
+}
+
+/**
+ * A page by `page` deeper than `DeepPageSettings.fromRows` (an OFFSET that walks every row before
+ * it) found every deep-page place taken for `waitedMs`: retry shortly, or page by cursor.
+ */
+export class DeepPageBusy extends Error {
+  constructor(
+    readonly fromRows: number,
+    readonly waitedMs: number,
+  ) {
+    super(`no deep-page place free within ${waitedMs} ms`);
   }
 }
 

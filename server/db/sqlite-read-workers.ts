@@ -38,8 +38,8 @@ interface Slot {
   ending: boolean;
 }
 
-/** How far below the event loop a read thread's CPU priority sits (Linux nice). */
-const READ_THREAD_NICE = 10;
+/** How far below the event loop a read thread's CPU priority sits (Linux nice), unless the settings say (DATABASE_READ_NICE). */
+export const READ_THREAD_NICE = 10;
 
 /**
  * Broad reads on SQLite, off the event loop (issue #45): a few worker threads, each with its own
@@ -138,7 +138,7 @@ export class SqliteReadWorkers {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./sqlite-read-worker.ts', import.meta.url), { workerData: { path: this.path, nice: READ_THREAD_NICE } });
+    const worker = new Worker(new URL('./sqlite-read-worker.ts', import.meta.url), { workerData: { path: this.path, nice: this.settings.nice ?? READ_THREAD_NICE } });
     worker.unref();
     const slot: Slot = { worker, ready: false, ending: false };
     worker.on('message', (message: { id: number; rows?: unknown[]; error?: { message: string; code?: string }; ready?: true }) => {

@@ -14,7 +14,10 @@ import type { SitelessRow } from './tenant.ts';
  * 1. **Tallies**: per tenant, UTC day and the values lists filter by (site, status, category, ...),
  *    how many rows there were, and sums and histograms for the reports. Only settled rows are
  *    tallied (a visit checked out, an incident resolved or cancelled, an event): a settled row
- *    never changes what it is counted under again.
+ *    never changes what it is counted under again. Each tallies table has a twin by UTC month
+ *    (`<table>_by_month`, migration 0057, the same columns with `day` holding `YYYY-MM`), which
+ *    the fold writes in the same transaction: a window reads its whole months there and only
+ *    the days at its ends by day, so a year is about twelve rows per combination, not 365.
  * 2. **The unfolded tail**: rows not tallied yet (`tallied = 0`: every row at first, then the
  *    ones still open, and those settled since the fold last ran), counted as they are now, on a
  *    partial index that holds only them.
@@ -143,6 +146,32 @@ function unfoldedTable(db: Executor, spec: TallySpec): RawBuilder<unknown> {
   return isPostgres(db) ? sql`${table} b` : sql`${table} b indexed by ${sql.raw(`${spec.table}_untallied`)}`;
 }
 
+/** The twin of a tallies table by UTC month (migration 0057): the same columns, `day` holding `YYYY-MM`. */
+export const monthlyTable = (rollup: Rollup) => `${rollup.table}_by_month`;
+
+const monthOf = (day: string) => day.slice(0, 7);
+const monthStart = (month: string) => `${month}-01`;
+const nextMonth = (month: string) => {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
+};
+
+/**
+ * Whole days [fromDay, beforeDay) (YYYY-MM-DD, either open) split into whole months, read from the
+ * month tallies, and the days at either end outside them, read from the day tallies.
+ */
+export function splitDays(fromDay?: string, beforeDay?: string): { months?: { from?: string; before?: string }; days: Array<[string | undefined, string | undefined]> } {
+  const firstMonth = fromDay === undefined ? undefined : fromDay.endsWith('-01') ? monthOf(fromDay) : nextMonth(monthOf(fromDay));
+  const endMonth = beforeDay === undefined ? undefined : monthOf(beforeDay);
+  // From inside December 9999 no whole month follows ("10000-01" would sort before every real month).
+  if (firstMonth !== undefined && firstMonth.length > 7) return { days: [[fromDay, beforeDay]] };
+  if (firstMonth !== undefined && endMonth !== undefined && firstMonth >= endMonth) return { days: [[fromDay, beforeDay]] };
+  const days: Array<[string | undefined, string | undefined]> = [];
+  if (fromDay !== undefined && monthStart(firstMonth!) !== fromDay) days.push([fromDay, monthStart(firstMonth!)]);
+  if (beforeDay !== undefined && monthStart(endMonth!) !== beforeDay) days.push([monthStart(endMonth!), beforeDay]);
+  return { months: { from: firstMonth, before: endMonth }, days };
+}
+
 /** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
 function parts(spec: TallySpec, filter: TallyFilter) {
   const window = splitWindow(filter.from, filter.before);
@@ -150,20 +179,24 @@ function parts(spec: TallySpec, filter: TallyFilter) {
   const tableBase = [...scopeOn('b', spec, filter), ...dimsOn('b', filter, false)];
   const tallyBase = [...scopeOn('t', spec, filter), ...dimsOn('t', filter, true)];
   const unfolded = [...tableBase, UNFOLDED];
-  if (window.wholeFrom !== undefined) {
-    tallyBase.push(sql<boolean>`t.day >= ${dayOf(window.wholeFrom)}`);
-    unfolded.push(sql<boolean>`${day} >= ${window.wholeFrom}`);
-  }
-  if (window.wholeBefore !== undefined) {
-    tallyBase.push(sql<boolean>`t.day < ${dayOf(window.wholeBefore)}`);
-    unfolded.push(sql<boolean>`${day} < ${window.wholeBefore}`);
-  }
+  if (window.wholeFrom !== undefined) unfolded.push(sql<boolean>`${day} >= ${window.wholeFrom}`);
+  if (window.wholeBefore !== undefined) unfolded.push(sql<boolean>`${day} < ${window.wholeBefore}`);
+  const range = (from?: string, before?: string) => [
+    ...(from !== undefined ? [sql<boolean>`t.day >= ${from}`] : []),
+    ...(before !== undefined ? [sql<boolean>`t.day < ${before}`] : []),
+  ];
+  const split = window.empty ? undefined : splitDays(window.wholeFrom && dayOf(window.wholeFrom), window.wholeBefore && dayOf(window.wholeBefore));
+  // One condition per run of days (each a range of the tallies' key, not an OR the planner may scan).
+  const byDay = (split?.days ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
+  const byMonth = split?.months ? all([...tallyBase, ...range(split.months.from, split.months.before)]) : undefined;
   const edges = window.edges.map(([from, before]) =>
     all([...(from !== undefined ? [sql<boolean>`${day} >= ${from}`] : []), ...(before !== undefined ? [sql<boolean>`${day} < ${before}`] : [])]),
   );
   return {
-    /** Tallies of whole days: none when the window lies within a day. */
-    tallies: window.empty ? undefined : all(tallyBase),
+    /** Tallies of whole days outside whole months, a condition per run of days (at most two). */
+    tallies: byDay,
+    /** Tallies of whole months: none when the window holds no whole month. */
+    months: byMonth,
     /** Rows not yet tallied, in whole days. */
     unfolded: window.empty ? undefined : all(unfolded),
     /** Every row of the partial days. */
@@ -176,10 +209,11 @@ function parts(spec: TallySpec, filter: TallyFilter) {
  * window's ends, in one statement. Exact for any window and any dims.
  */
 export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter): Promise<number> {
-  const { tallies, unfolded, edges } = parts(spec, filter);
+  const { tallies, months, unfolded, edges } = parts(spec, filter);
   const table = sql.table(spec.table);
   const terms: RawBuilder<number>[] = [];
-  if (tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${tallies})`);
+  if (months) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(monthlyTable(rollup))} t where ${months})`);
+  for (const days of tallies) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${days})`);
   if (unfolded) terms.push(sql<number>`(select count(*) from ${unfoldedTable(db, spec)} where ${unfolded})`);
   if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
   if (terms.length === 0) return 0;
@@ -195,7 +229,7 @@ export type TallyGroup = Record<string, string | null> & { n: number; sums: Reco
  * parts as `talliedCount` (one statement), merged here.
  */
 export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, groupBy: readonly string[]): Promise<TallyGroup[]> {
-  const { tallies, unfolded, edges } = parts(spec, filter);
+  const { tallies, months, unfolded, edges } = parts(spec, filter);
   const sums = Object.entries(rollup.sums ?? {});
   const postgres = isPostgres(db);
   const keyOf = (alias: string) => groupBy.map((column) => sql`${sql.ref(`${alias}.${column}`)} as ${sql.ref(column)}`);
@@ -207,7 +241,8 @@ export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollu
       fromTable ? sql`count(*) as n` : sql`coalesce(sum(${sql.ref(`${alias}.n`)}), 0) as n`,
       ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
     ]);
-  if (tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${tallies}${groupOf('t')}`);
+  if (months) selects.push(sql`select ${columns('t', false)} from ${sql.table(monthlyTable(rollup))} t where ${months}${groupOf('t')}`);
+  for (const days of tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${days}${groupOf('t')}`);
   if (unfolded) selects.push(sql`select ${columns('b', true)} from ${unfoldedTable(db, spec)} where ${unfolded}${groupOf('b')}`);
   if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
   if (selects.length === 0) return [];
@@ -237,15 +272,19 @@ export type Histogram = Map<number, number>;
 export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, name: string): Promise<Histogram> {
   const measure = rollup.histograms?.[name];
   if (!measure) throw new Error(`${spec.name} keeps no histogram ${name}`);
-  const { tallies, unfolded, edges } = parts(spec, filter);
+  const { tallies, months, unfolded, edges } = parts(spec, filter);
   const histogram: Histogram = new Map();
   const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
   const tableValues = [
     ...(unfolded ? [sql`select ${measure.value(isPostgres(db))} as v from ${unfoldedTable(db, spec)} where ${unfolded}`] : []),
     ...(edges ? [sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${edges}`] : []),
   ];
+  const storedParts = [
+    ...(months ? [sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(monthlyTable(rollup))} t where ${months}`] : []),
+    ...tallies.map((days) => sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${days}`),
+  ];
   const [stored, values] = await Promise.all([
-    tallies ? sql<{ h: string | null }>`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${tallies}`.execute(db) : { rows: [] },
+    storedParts.length ? sql<{ h: string | null }>`${sql.join(storedParts, sql` union all `)}`.execute(db) : { rows: [] },
     tableValues.length ? sql<{ v: number | null }>`${sql.join(tableValues, sql` union all `)}`.execute(db) : { rows: [] },
   ]);
   for (const { h } of stored.rows) for (const [bucket, count] of Object.entries(JSON.parse(h ?? '{}') as Record<string, number>)) add(Number(bucket), count);
@@ -270,7 +309,7 @@ export async function foldTallies(db: Executor, spec: TallySpec, batch = FOLD_BA
     }
     const picked = await pickSettled(trx, spec, batch);
     if (picked.length === 0) return 0;
-    for (const [r, rollup] of spec.rollups.entries()) await addToRollup(trx, spec, rollup, r, picked);
+    await addToRollups(trx, spec, picked);
     await sql`update ${sql.table(spec.table)} set tallied = 1 where ${sql.ref(spec.id)} in (${sql.join(picked.map((row) => row.id))}) and ${UNFOLDED}`.execute(trx);
     return picked.length;
   });
@@ -288,7 +327,7 @@ export async function foldInBulk(db: Executor, spec: TallySpec, chunk = 20_000):
     const n = await db.transaction().execute(async (trx) => {
       const picked = await pickSettled(trx, spec, chunk, { after: after ?? '' });
       if (picked.length === 0) return 0;
-      for (const [r, rollup] of spec.rollups.entries()) await addToRollup(trx, spec, rollup, r, picked);
+      await addToRollups(trx, spec, picked);
       const first = after;
       after = String(picked[picked.length - 1]!.id);
       // Every settled, untallied row up to the last picked was picked (they were taken in id order).
@@ -327,8 +366,27 @@ async function pickSettled(trx: Executor, spec: TallySpec, limit: number, inOrde
   return rows;
 }
 
-/** Adds picked rows to one rollup: counts and sums by the database, histograms merged here. */
-async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: number, rows: Array<Record<string, unknown>>): Promise<void> {
+/** Adds picked rows to every rollup of the table, by day and by month (in the fold's transaction). */
+async function addToRollups(trx: Executor, spec: TallySpec, rows: Array<Record<string, unknown>>): Promise<void> {
+  for (const [r, rollup] of spec.rollups.entries()) {
+    await addToRollup(trx, spec, rollup, r, rows, rollup.table, (day) => day);
+    await addToRollup(trx, spec, rollup, r, rows, monthlyTable(rollup), monthOf);
+  }
+}
+
+/**
+ * Adds picked rows to one tallies table of a rollup (by day, or by month: `period` makes a row's
+ * day its key): counts and sums by the database, histograms merged here.
+ */
+async function addToRollup(
+  trx: Executor,
+  spec: TallySpec,
+  rollup: Rollup,
+  r: number,
+  rows: Array<Record<string, unknown>>,
+  tallies: string,
+  period: (day: string) => string,
+): Promise<void> {
   const sums = Object.keys(rollup.sums ?? {});
   const histograms = Object.entries(rollup.histograms ?? {});
   // The tallies' primary key, in its order: scope, day, dims.
@@ -337,6 +395,7 @@ async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: nu
   for (const row of rows) {
     const key: Record<string, unknown> = {};
     for (const column of keyColumns) key[column] = row[column] === null || row[column] === undefined ? '' : row[column];
+    key.day = period(String(row.day));
     const id = JSON.stringify(key);
     let group = groups.get(id);
     if (!group) {
@@ -358,7 +417,7 @@ async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: nu
     const scopeKey = spec.scope.map((column) => sql`${sql.ref(column)} in (${sql.join([...new Set([...groups.values()].map((group) => String(group.key[column])))])})`);
     const existing = await sql<Record<string, unknown>>`
       select ${sql.join([...keyColumns, ...histograms.map(([name]) => name)].map((column) => sql.ref(column)))}
-      from ${sql.table(rollup.table)} where day in (${sql.join(days)}) and ${sql.join(scopeKey, sql` and `)}`.execute(trx);
+      from ${sql.table(tallies)} where day in (${sql.join(days)}) and ${sql.join(scopeKey, sql` and `)}`.execute(trx);
     for (const row of existing.rows) {
       const group = groups.get(JSON.stringify(Object.fromEntries(keyColumns.map((column) => [column, row[column]]))));
       if (!group) continue;
@@ -379,7 +438,7 @@ async function addToRollup(trx: Executor, spec: TallySpec, rollup: Rollup, r: nu
         ...histograms.map(([name]) => JSON.stringify(Object.fromEntries(group.histograms[name]!))),
       ])})`,
   );
-  const table = sql.table(rollup.table);
+  const table = sql.table(tallies);
   const updates = [
     sql`n = ${table}.n + excluded.n`,
     ...sums.map((name) => sql`${sql.ref(name)} = ${table}.${sql.ref(name)} + excluded.${sql.ref(name)}`),

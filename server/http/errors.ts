@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { ReadLaneBusy, ReadTooBroad } from '../db/read-lane.ts';
+import { DeepPageBusy, ReadLaneBusy, ReadTooBroad } from '../db/read-lane.ts';
 import type { FieldProblem } from '../../shared/schemas/common.ts';
 import { errorBody } from './error-body.ts';
 
@@ -62,6 +62,15 @@ export function readsBusy(): ApiError {
   });
 }
 
+/** A page by `page` past `fromRows` while every deep-page place was taken (DATABASE_READ_DEEP_PAGES): 503 with Retry-After. */
+export function deepPageBusy(err: DeepPageBusy): ApiError {
+  return new ApiError(
+    503,
+    `Pages more than ${err.fromRows} rows deep by page number are read a few at a time on this server, and none was free; retry shortly, or page on with cursor (each page's next_cursor), which answers at any depth at once`,
+    { 'Retry-After': String(READS_BUSY_RETRY_AFTER_S) },
+  );
+}
+
 export const routeNotFound: RequestHandler = (req) => {
   throw new ApiError(404, `No route for ${req.method} ${req.path}`);
 };
@@ -88,6 +97,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let details: Record<string, unknown> | undefined;
     if (err instanceof ReadTooBroad) err = readTooBroad(err);
     else if (err instanceof ReadLaneBusy) err = readsBusy();
+    else if (err instanceof DeepPageBusy) err = deepPageBusy(err);
     const databaseFault = isDatabaseUnavailable(err);
     if (databaseFault) {
       logger.warn({ err, reqId: req.id }, 'request failed: database unavailable');

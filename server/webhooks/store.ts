@@ -116,7 +116,7 @@ export async function finishAttempt(db: Executor, job: WebhookJobRow, changes: P
   });
 }
 
-/** An endpoint's attempts, newest first: the cursor seeks `webhook_deliveries_by_attempt`. */
+/** An endpoint's attempts, newest first: the cursor seeks `webhook_deliveries_by_endpoint` (0003). */
 const DELIVERY_ORDER: ListOrder = { name: 'webhook_deliveries', kind: 'keyset', column: 'attempted_at', id: 'delivery_id', direction: 'desc' };
 
 const DELIVERY_ROLLUP: Rollup = { table: 'delivery_tallies', dims: ['status'] };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inDeepPagePlace } from '../../server/db/paged.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -91,5 +92,60 @@ describe('pages by cursor', () => {
     const answer = (await other.live.get(`/access-logs?limit=2&cursor=${cursor}`)).body;
     expect(answer.results).toEqual([]);
     expect(answer.totalResults).toBe(0);
+  });
+});
+
+/**
+ * A page by `page` deep into a list is an OFFSET that walks every row before it (issue #45): such
+ * pages take a few places of their own (DATABASE_READ_DEEP_PAGES), so ten of them never hold
+ * every place of the read lane. One more than the places waits a second, then is told to retry
+ * or page by cursor; a shallow page never waits for them.
+ */
+describe('deep pages by page number', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    // "Deep" from the sixth row, one at a time.
+    server = await startTestServer({ config: { DATABASE_READ_DEEP_FROM_ROWS: '6', DATABASE_READ_DEEP_PAGES: '1' } });
+    org = await server.createOrganization();
+    for (let i = 0; i < 12; i++) {
+      const made = await org.live.post('/access-logs', { visitor_name: `Walk-in ${i}`, visitor_phone: `+23480311000${String(i).padStart(2, '0')}`, entry_point: 'Back Gate' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+  }, 120_000);
+  afterAll(() => server.stop());
+
+  it('while every deep-page place is taken, a deep page is a 503 with Retry-After saying to use the cursor, a shallow one answers; then the deep page answers what the cursor walk does', async () => {
+    let release!: () => void;
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const place = inDeepPagePlace(() => {
+      held();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await holding;
+    try {
+      const deep = await org.live.get('/access-logs?limit=3&page=3');
+      expectErrorBody(deep.body, 503, expect.stringContaining('cursor'));
+      expect(deep.headers.get('retry-after')).toBe('1');
+      const shallow = await org.live.get('/access-logs?limit=3&page=2');
+      expect(shallow.status).toBe(200);
+      expect(shallow.body.results).toHaveLength(3);
+    } finally {
+      release();
+      await place;
+    }
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 3; pages++) {
+      const { body }: { body: { results: Array<{ log_id: string }>; next_cursor: string | null } } = await org.live.get(`/access-logs?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      if (pages === 2) byCursor.push(...body.results.map((log) => log.log_id));
+      cursor = body.next_cursor;
+    }
+    const deep = await org.live.get('/access-logs?limit=3&page=3');
+    expect(deep.status).toBe(200);
+    expect(deep.body.results.map((log: { log_id: string }) => log.log_id)).toEqual(byCursor);
+    expect(deep.body.totalResults).toBe(12);
   });
 });

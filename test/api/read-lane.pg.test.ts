@@ -52,3 +52,53 @@ describe('the read lane on PostgreSQL: a pool of its own', () => {
     expect((await org.live.get('/roll-calls')).status).toBe(200);
   }, 60_000);
 });
+
+/**
+ * A tenant's validations number their codes on its feed counter and hold that row until their
+ * COMMIT is on disk. Beside heavy reads the flushes slow down and the validations queued on the
+ * counter inside PostgreSQL, each holding a connection of the main pool, which the SOS needs
+ * (issue #45). They now wait on the host, holding nothing, and the next transaction takes them all.
+ */
+describe("a tenant's validations waiting on its feed counter on PostgreSQL", () => {
+  let server: TestServer;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { DATABASE_POOL_SIZE: '3' } });
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  it('hold one connection between them, so an SOS answers while the counter is held; then all are admitted in one order on the feed', async () => {
+    const codes = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => org.live.post('/access-codes', { visitor_name: `Visitor ${i}`, visitor_phone: `+23480300000${10 + i}`, max_uses: 5 })),
+    );
+    const { body: before } = await org.live.get('/access-codes/changes?cursor=0');
+    const holder = new pg.Client({ connectionString: server.database.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select 1 from feed_counters where organization_id = $1 and environment = 'live' for update`, [org.organizationId]);
+      // Eight validations: before, each took one of the three connections and waited on the counter.
+      const validations = Array.from({ length: 8 }, (_, i) => org.live.post('/access-codes/validate', { code: codes[i % 4]!.body.access_code.code }));
+      await expect
+        .poll(async () => (await holder.query(`select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid) where not l.granted and a.datname = current_database()`)).rows[0].n, { timeout: 5_000, interval: 50 })
+        .toBe(1);
+      const sos = await org.live.post('/incidents', incidentBody());
+      expect(sos.status, JSON.stringify(sos.body)).toBe(201);
+      await holder.query('rollback');
+      const answers = await Promise.all(validations);
+      expect(answers.map((answer) => [answer.status, answer.body.valid])).toEqual(Array.from({ length: 8 }, () => [200, true]));
+      expect(new Set(answers.map((answer) => answer.body.log_id)).size).toBe(8);
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      await holder.end();
+    }
+    // Each code used twice, and the kiosks' feed has each code once more, numbered after what it had.
+    const { body: listed } = await org.live.get('/access-codes?limit=10');
+    expect(listed.results.map((code: { uses_remaining: number }) => code.uses_remaining)).toEqual([3, 3, 3, 3]);
+    const { body: feed } = await org.live.get(`/access-codes/changes?cursor=${before.next_cursor}`);
+    expect(feed.codes.map((code: { code_id: string }) => code.code_id).sort()).toEqual(codes.map((code) => code.body.access_code.code_id).sort());
+    expect(feed.codes.every((code: { uses_remaining: number }) => code.uses_remaining === 3)).toBe(true);
+  }, 60_000);
+});

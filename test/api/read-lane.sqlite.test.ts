@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadLaneBusy, ReadTooBroad } from '../../server/db/read-lane.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -76,3 +77,28 @@ describe('a broad read over its time limit on SQLite', () => {
   }, 90_000);
 });
 
+
+describe('the read threads\' priority on SQLite (DATABASE_READ_NICE)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { DATABASE_READ_CONCURRENCY: '1', DATABASE_READ_NICE: '19' } });
+  });
+  afterAll(() => server.stop());
+
+  /** The nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+  const threadNices = () =>
+    readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+
+  it.runIf(process.platform === 'linux')('is what the setting says, below the event loop\'s', async () => {
+    const before = threadNices();
+    expect(before).not.toContain(19);
+    const { rows } = await sql<{ n: number }>`select 1 as n`.execute(server.running.database.readDb);
+    expect(rows).toEqual([{ n: 1 }]);
+    expect(threadNices()).toContain(19);
+    expect(threadNices()[0]).toBe(0);
+  });
+});

@@ -776,4 +776,45 @@ describe('migrations', () => {
     // A shift names a responder and an area that exist.
     await expect(db.insertInto('shifts').values({ shift_id: 'shf_1', responder_id: 'rsp_old', area_id: 'area_none', start_hour: 8, end_hour: 16, created_by: 'stf_1', created_at: now }).execute()).rejects.toThrow();
   });
+
+  it('0057-monthly-tallies adds up each month of the day tallies, counts, sums and histograms; 0058 leaves webhook_deliveries one index of its endpoint and attempt', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through(before('0057-monthly-tallies')));
+    const tenant = { organization_id: 'org_a', environment: 'live' };
+    const visit = (day: string, status: string, n: number, minutes: number) => ({ ...tenant, day, site_id: 'site_1', entry_point: 'Main Gate', method: 'code', status, n, minutes });
+    await sql`insert into visit_tallies (organization_id, environment, day, site_id, entry_point, method, status, n, minutes) values ${sql.join(
+      [visit('2026-09-03', 'checked_out', 2, 30), visit('2026-09-30', 'checked_out', 3, 45), visit('2026-10-01', 'checked_out', 1, 5), visit('2026-09-12', 'checked_in', 4, 0)].map(
+        (row) => sql`(${sql.join(Object.values(row))})`,
+      ),
+    )}`.execute(db);
+    const times = (day: string, n: number, toAssign: object) => sql`(${sql.join([...Object.values(tenant), day, 'site_1', n, JSON.stringify(toAssign), null])})`;
+    await sql`insert into incident_time_tallies (organization_id, environment, day, site_id, n, to_assign, to_arrive) values ${sql.join([
+      times('2026-09-01', 2, { 30: 1, 60: 1 }),
+      times('2026-09-20', 3, { 30: 2, 900: 1 }),
+      times('2026-10-02', 1, { 5: 1 }),
+    ])}`.execute(db);
+
+    // As 0036 made it on every database before 0058 (it no longer declares it).
+    await sql`create index if not exists webhook_deliveries_by_attempt on webhook_deliveries (endpoint_id, attempted_at, delivery_id)`.execute(db);
+
+    expect(await migrateToLatest(db, through('0058-one-delivery-index'))).toEqual(['0057-monthly-tallies', '0058-one-delivery-index']);
+    const months = await sql<Record<string, unknown>>`select day, status, n, minutes from visit_tallies_by_month order by day, status`.execute(db);
+    expect(months.rows).toEqual([
+      { day: '2026-09', status: 'checked_in', n: 4, minutes: 0 },
+      { day: '2026-09', status: 'checked_out', n: 5, minutes: 75 },
+      { day: '2026-10', status: 'checked_out', n: 1, minutes: 5 },
+    ]);
+    const histograms = await sql<{ day: string; n: number; to_assign: string; to_arrive: string | null }>`select day, n, to_assign, to_arrive from incident_time_tallies_by_month order by day`.execute(db);
+    expect(histograms.rows.map((row) => ({ ...row, to_assign: JSON.parse(row.to_assign) }))).toEqual([
+      { day: '2026-09', n: 5, to_assign: { 30: 3, 60: 1, 900: 1 }, to_arrive: '{}' },
+      { day: '2026-10', n: 1, to_assign: { 5: 1 }, to_arrive: '{}' },
+    ]);
+    const indexes =
+      opened!.engine === 'postgres'
+        ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'webhook_deliveries'`.execute(db)).rows
+        : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'webhook_deliveries'`.execute(db)).rows;
+    const names = indexes.map((row) => row.name);
+    expect(names).toContain('webhook_deliveries_by_endpoint');
+    expect(names).not.toContain('webhook_deliveries_by_attempt');
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitWindow } from '../../server/db/tallies.ts';
+import { splitDays, splitWindow } from '../../server/db/tallies.ts';
 
 describe('a list window split into tallied whole days and partial days', () => {
   it('splits an instant-to-instant window at day boundaries', () => {
@@ -19,5 +19,11 @@ describe('a list window split into tallied whole days and partial days', () => {
     expect(splitWindow('9999-12-31T00:00:00.001Z')).toEqual({ edges: [['9999-12-31T00:00:00.001Z', undefined]], empty: true });
     expect(splitWindow('9999-12-31T12:00:00.000Z', '9999-12-31T13:00:00.000Z')).toEqual({ edges: [['9999-12-31T12:00:00.000Z', '9999-12-31T13:00:00.000Z']], empty: true });
     expect(splitWindow('9999-12-31T00:00:00.000Z')).toMatchObject({ wholeFrom: '9999-12-31T00:00:00.000Z', edges: [], empty: false });
+  });
+
+  it('whole days from inside December 9999 have no whole month after them: all read by day', () => {
+    expect(splitDays('9999-12-15')).toEqual({ days: [['9999-12-15', undefined]] });
+    expect(splitDays('9999-12-01')).toEqual({ months: { from: '9999-12', before: undefined }, days: [] });
+    expect(splitDays('2026-11-15', '2027-01-01')).toEqual({ months: { from: '2026-12', before: '2027-01' }, days: [['2026-11-15', '2026-12-01']] });
   });
 });

@@ -64,8 +64,7 @@ export const LIST_INDEXES: readonly ListIndex[] = [
   // Text messages, newest first.
   ...tenantTime('text_messages', 'created_at', 'text_messages', { incident: 'incident_id', status: 'status' }),
   { name: 'text_messages_untallied', table: 'text_messages', columns: ['organization_id', 'environment', 'created_at'], where: 'tallied = 0' },
-  // An endpoint's deliveries, newest attempt first.
-  { name: 'webhook_deliveries_by_attempt', table: 'webhook_deliveries', columns: ['endpoint_id', 'attempted_at', 'delivery_id'] },
+  // An endpoint's deliveries, newest attempt first: `webhook_deliveries_by_endpoint` of 0003 (0036's copy of it was dropped by 0058).
   { name: 'webhook_deliveries_by_event', table: 'webhook_deliveries', columns: ['endpoint_id', 'event_id', 'attempted_at'] },
   { name: 'webhook_deliveries_untallied', table: 'webhook_deliveries', columns: ['endpoint_id', 'attempted_at'], where: 'tallied = 0' },
   // Sweeps: the idempotency purge and the retention erasure take small batches in order.
