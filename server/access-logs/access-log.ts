@@ -1,4 +1,4 @@
-import type { AccessLog } from '../../shared/schemas/access.ts';
+import type { AccessLog, AdmittedOffline } from '../../shared/schemas/access.ts';
 import type { AccessLogRow } from '../db/schema.ts';
 
 export function durationMinutes(checkedInAt: string, until: string | Date): number {
@@ -26,5 +26,6 @@ export function rowToAccessLog(row: AccessLogRow, now: Date): AccessLog {
     already_inside_override: Boolean(row.already_inside_override),
     site_id: row.site_id ?? null,
     duration_minutes: durationMinutes(row.checked_in_at, row.checked_out_at ?? now),
+    admitted_offline: row.admitted_offline ? (JSON.parse(row.admitted_offline) as AdmittedOffline) : null,
   };
 }

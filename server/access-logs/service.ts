@@ -1,4 +1,4 @@
-import type { AccessLog } from '../../shared/schemas/access.ts';
+import type { AccessLog, AdmittedOffline } from '../../shared/schemas/access.ts';
 import type { Page } from '../../shared/schemas/common.ts';
 import type { Clock } from '../clock.ts';
 import { inTransaction, type AccessLogRow, type Executor, type Tenant } from '../db/schema.ts';
@@ -38,6 +38,8 @@ export interface NewVisit {
   checkedInAt: Date;
   /** The guard let the visitor in although the code's holder was already inside (issue #49). */
   alreadyInsideOverride?: boolean;
+  /** A gate let the visitor in offline with a code the server then refused: an excess use (issue #49). */
+  admittedOffline?: AdmittedOffline;
 }
 
 /**
@@ -70,10 +72,13 @@ export async function recordCheckIn(trx: Executor, deps: EventDeps, tenant: Tena
     erased_at: null,
     site_id: visit.siteId,
     already_inside_override: visit.alreadyInsideOverride ? 1 : 0,
+    admitted_offline: visit.admittedOffline ? JSON.stringify(visit.admittedOffline) : null,
   };
   await insertAccessLog(trx, row);
   const log = rowToAccessLog(row, clock.now());
-  await appendEvents(trx, deps, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...alsoReport]);
+  // An excess use is its own event too, never an access_code.* one: the code's own events stay the server's decisions.
+  const excess: NewEvent[] = visit.admittedOffline ? [{ ...tenant, type: 'visitor.excess_use', resourceId: row.log_id, data: log }] : [];
+  await appendEvents(trx, deps, [{ ...tenant, type: 'visitor.arrived', resourceId: row.log_id, data: log }, ...excess, ...alsoReport]);
   return log;
 }
 
@@ -91,6 +96,7 @@ export interface WalkIn {
   notes?: string;
   recorded_by?: string;
   checked_in_at?: string;
+  admitted_offline?: AdmittedOffline;
 }
 
 export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenant, input: WalkIn): Promise<AccessLog> {
@@ -109,6 +115,7 @@ export async function checkInWalkIn(db: Executor, deps: EventDeps, tenant: Tenan
       notes: input.notes,
       recordedBy: input.recorded_by,
       checkedInAt,
+      admittedOffline: input.admitted_offline,
     }),
   );
 }
@@ -198,6 +205,7 @@ export async function currentVisitors(
     checked_in_at: row.checked_in_at,
     duration_minutes: durationMinutes(row.checked_in_at, now),
     already_inside_override: Boolean(row.already_inside_override),
+    admitted_offline: row.admitted_offline ? (JSON.parse(row.admitted_offline) as AdmittedOffline) : null,
   }));
   return { visitors, count: visitors.length };
 }

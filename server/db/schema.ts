@@ -522,6 +522,8 @@ export interface AccessLogRow {
   tallied?: number;
   /** Migration 0055: 1 when the guard let the visitor in although the code's holder was already inside. */
   already_inside_override?: number;
+  /** Migration 0056: JSON of AdmittedOffline (shared/schemas/access.ts) when a gate let the visitor in offline with a code the server then refused; null otherwise. */
+  admitted_offline?: string | null;
 }
 
 export interface PassKeyRow {

@@ -100,7 +100,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
       host_phone: null,
     };
   }
-  if (type.startsWith('kiosk.')) {
+  if (type === 'kiosk.offline' || type === 'kiosk.online') {
     const offline = type === 'kiosk.offline';
     const earlier = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
     const kiosk: Kiosk = {
@@ -144,5 +144,7 @@ export function sampleEventData(type: EventType, environment: 'live' | 'sandbox'
     already_inside_override: false,
     site_id: 'site_TEST0000000000000000000000',
     duration_minutes: departed ? 45 : 0,
+    // visitor.excess_use: the walk-in a gate recorded for a visitor it let in offline with a code the server then refused.
+    admitted_offline: type === 'visitor.excess_use' ? { code: 'TEST-0000', scanned_at: at, server_said: 'Maximum uses reached' } : null,
   };
 }

@@ -49,6 +49,7 @@ const eventSentences = {
   'kiosk.*': 'Every gate kiosk event.',
   'kiosk.offline': 'A gate kiosk has not been heard from: it may be off or cut off.',
   'kiosk.online': 'A gate kiosk that was offline is heard from again.',
+  'visitor.excess_use': 'A gate let a visitor in offline with a code the server then refused: its last use taken at another gate, or revoked meanwhile (only when named exactly).',
 } as const;
 
 /** Fails to compile when the catalogue gains a type or wildcard without its sentence. */

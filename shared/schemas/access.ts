@@ -249,6 +249,16 @@ export const PassKeysQuery = z.object({
 export const ACCESS_LOG_STATUSES = ['checked_in', 'checked_out'] as const;
 export const AccessLogStatus = z.enum(ACCESS_LOG_STATUSES).meta({ id: 'AccessLogStatus' });
 
+/** What a gate did when it let a visitor in offline with a code the server then refused: an excess use (issue #49). */
+export const AdmittedOffline = z
+  .strictObject({
+    code: z.string().trim().min(1).max(64).meta({ description: 'The code the gate admitted, as it was scanned or typed' }),
+    scanned_at: TimestampInput.meta({ description: 'When the gate admitted it, offline' }),
+    server_said: z.string().trim().min(1).max(500).meta({ description: "The server's refusal when the gate replayed the scan (e.g. Maximum uses reached)" }),
+  })
+  .meta({ id: 'AdmittedOffline' });
+export type AdmittedOffline = z.infer<typeof AdmittedOffline>;
+
 export const AccessLog = z
   .object({
     log_id: z.string().meta({ example: 'log_01JD7ZK3Q0C7W5N2Y8S4V6X9AB' }),
@@ -270,6 +280,9 @@ export const AccessLog = z
     }),
     site_id: z.string().nullable().meta({ description: 'The site the visit happened at' }),
     duration_minutes: z.int().meta({ description: 'Time on premises, to now while checked in' }),
+    admitted_offline: AdmittedOffline.nullable().meta({
+      description: 'An excess use: a gate let this visitor in offline with a code the server then refused (its last use taken at another gate, or revoked meanwhile), and recorded the visit as a walk-in. Raised as `visitor.excess_use`; null otherwise',
+    }),
   })
   .meta({ id: 'AccessLog' });
 export type AccessLog = z.infer<typeof AccessLog>;
@@ -283,6 +296,9 @@ export const CreateAccessLogRequest = nullMeansAbsent(z.strictObject({
     notes: z.string().trim().max(2000).optional(),
     recorded_by: ShortText.optional().meta({ description: 'The guard who let the visitor in' }),
     checked_in_at: TimestampInput.optional().meta({ description: 'An offline kiosk replaying a walk-in: at most 7 days old, not in the future' }),
+    admitted_offline: AdmittedOffline.optional().meta({
+      description: "A kiosk recording a visitor it let in offline whose scan the server then refused: the visit is an excess use, raised as `visitor.excess_use` (an event only endpoints naming it receive) and flagged in the console",
+    }),
   }))
   .meta({ id: 'CreateAccessLogRequest' });
 
@@ -316,6 +332,7 @@ export const CurrentVisitor = z
     checked_in_at: Timestamp,
     duration_minutes: z.int(),
     already_inside_override: z.boolean().meta({ description: 'Let in by a guard although the holder of the code was already inside (see AccessLog)' }),
+    admitted_offline: AdmittedOffline.nullable().meta({ description: 'An excess use: let in offline with a code the server then refused (see AccessLog)' }),
   })
   .meta({ id: 'CurrentVisitor' });
 export const CurrentVisitors = z

@@ -26,6 +26,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'incident.control_note',
   'incident.control_closed',
   'incident.control_alert',
+  'visitor.excess_use',
 ] as const;
 /**
  * Types beyond the reference's that a webhook endpoint receives only when it names them exactly,
@@ -43,6 +44,7 @@ export const EXACT_NAME_EVENT_TYPES: readonly string[] = [
   'incident.control_note',
   'incident.control_closed',
   'incident.control_alert',
+  'visitor.excess_use',
 ];
 export const WEBHOOK_WILDCARDS = ['incident.*', 'access_code.*', 'visitor.*', 'kiosk.*', '*'] as const;
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });

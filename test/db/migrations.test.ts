@@ -715,6 +715,21 @@ describe('migrations', () => {
     expect(await db.selectFrom('kiosk_authorities').select('kid').orderBy('kid').execute()).toEqual([{ kid: 'ka_1' }, { kid: 'ka_3' }]);
   });
 
+  it('0056-excess-uses leaves every earlier visit without an excess use', async () => {
+    const db = await fresh();
+    const now = '2026-11-29T12:00:00.000Z';
+    await migrateToLatest(db, through(before('0056-excess-uses')));
+    await twoOrganizations(db, now);
+    const visit = {
+      log_id: 'log_before', organization_id: 'org_a', environment: 'live', code_id: null, method: 'walk_in', visitor_name: 'Musa Bello', visitor_phone: '+2348031112222', entry_point: 'Main gate',
+      host_user_id: null, notes: null, status: 'checked_in', checked_in_at: now, checked_out_at: null, checkout_notes: null, recorded_by: null, auto_checked_out: 0,
+      created_at: now, updated_at: now, erased_at: null, site_id: null, already_inside_override: 0,
+    };
+    await db.insertInto('access_logs').values(visit as never).execute();
+    expect(await migrateToLatest(db, through('0056-excess-uses'))).toEqual(['0056-excess-uses']);
+    expect(await db.selectFrom('access_logs').select(['log_id', 'admitted_offline']).where('log_id', '=', 'log_before').execute()).toEqual([{ log_id: 'log_before', admitted_offline: null }]);
+  });
+
   it('0055-already-inside leaves every earlier visit without an override, and a new one may record it', async () => {
     const db = await fresh();
     const now = '2026-11-29T07:00:00.000Z';

@@ -219,6 +219,10 @@ describe('the outbox', () => {
     expect(logs[0]!.notes).toContain('Code has been revoked');
     expect(logs[0]!.checked_in_at).toBe(decision.scannedAt);
     expect(status.attention[0]!.logId).toBe(logs[0]!.log_id);
+    // An excess use, in fields: the console warns, and visitor.excess_use reports it (issue #49).
+    expect(logs[0]!.admitted_offline).toEqual({ code: code.code, scanned_at: decision.scannedAt, server_said: 'Code has been revoked' });
+    const excess = (await gate.owner.get(`/events?type=visitor.excess_use`)).body.results as Array<{ data: { log_id: string; admitted_offline: unknown } }>;
+    expect(excess.map((event) => [event.data.log_id, event.data.admitted_offline])).toEqual([[logs[0]!.log_id, logs[0]!.admitted_offline]]);
 
     // The visitor leaves: the checkout closes the visit the server kept.
     await core.call('checkout', { visitId: decision.visitId! });

@@ -1855,6 +1855,19 @@ export interface components {
             recorded_by?: string | null;
             /** @description An offline kiosk replaying a walk-in: at most 7 days old, not in the future */
             checked_in_at?: string | null;
+            /** @description A kiosk recording a visitor it let in offline whose scan the server then refused: the visit is an excess use, raised as `visitor.excess_use` (an event only endpoints naming it receive) and flagged in the console */
+            admitted_offline?: components["schemas"]["AdmittedOffline"] | null;
+        };
+        AdmittedOffline: {
+            /** @description The code the gate admitted, as it was scanned or typed */
+            code: string;
+            /**
+             * @description When the gate admitted it, offline
+             * @example 2026-11-22T10:00:00Z
+             */
+            scanned_at: string;
+            /** @description The server's refusal when the gate replayed the scan (e.g. Maximum uses reached) */
+            server_said: string;
         };
         /** @enum {string} */
         AccessLogStatus: "checked_in" | "checked_out";
@@ -1973,7 +1986,7 @@ export interface components {
          * @description An exact event type, or a wildcard: `incident.*`, `access_code.*`, `visitor.*`, `kiosk.*`, `*`
          * @enum {string}
          */
-        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
+        EventSubscription: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "visitor.excess_use" | "incident.*" | "access_code.*" | "visitor.*" | "kiosk.*" | "*";
         UpdateWebhookEndpointRequest: {
             url?: string | null;
             events?: components["schemas"]["EventSubscription"][] | null;
@@ -1993,7 +2006,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /** @enum {string} */
-        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert";
+        EventType: "incident.created" | "incident.updated" | "incident.escalated" | "incident.unresponsive" | "incident.resolved" | "incident.cancelled" | "access_code.created" | "access_code.used" | "access_code.expired" | "access_code.revoked" | "visitor.arrived" | "visitor.departed" | "kiosk.offline" | "kiosk.online" | "incident.note_added" | "incident.responder_location" | "incident.offer_declined" | "incident.control_taken" | "incident.control_offered" | "incident.control_reassigned" | "incident.control_stood_down" | "incident.control_note" | "incident.control_closed" | "incident.control_alert" | "visitor.excess_use";
         ResendFailedRequest: {
             /**
              * @description ISO 8601 date-time; a value without a zone (Z or ±hh:mm) is UTC
@@ -2699,6 +2712,8 @@ export interface components {
             site_id: string | null;
             /** @description Time on premises, to now while checked in */
             duration_minutes: number;
+            /** @description An excess use: a gate let this visitor in offline with a code the server then refused (its last use taken at another gate, or revoked meanwhile), and recorded the visit as a walk-in. Raised as `visitor.excess_use`; null otherwise */
+            admitted_offline: components["schemas"]["AdmittedOffline"] | null;
         };
         /** @description One page of results, newest first */
         AccessLogPage: {
@@ -2735,6 +2750,8 @@ export interface components {
             duration_minutes: number;
             /** @description Let in by a guard although the holder of the code was already inside (see AccessLog) */
             already_inside_override: boolean;
+            /** @description An excess use: let in offline with a code the server then refused (see AccessLog) */
+            admitted_offline: components["schemas"]["AdmittedOffline"] | null;
         };
         /** @description Visits checked in within the window */
         AccessLogStats: {

@@ -31,6 +31,22 @@ export function AlreadyInsideTag() {
   );
 }
 
+/**
+ * An excess use (issue #49): a gate let this visitor in offline with a code the server then
+ * refused (its last use taken at another gate, or revoked meanwhile). The operator sees the code
+ * and the server's words, as text.
+ */
+export function ExcessUseTag({ admitted }: { admitted: { code: string; server_said: string } | null | undefined }) {
+  if (!admitted) return null;
+  return (
+    <div>
+      <span className="tag bad" data-testid="excess-use" title={`Let in offline with ${admitted.code}; the server refused it: ${admitted.server_said}`}>
+        Excess use: {admitted.code} ({admitted.server_said})
+      </span>
+    </div>
+  );
+}
+
 /** Who came and went: filters, pages, and the whole filtered list as CSV. */
 export function AccessLogs() {
   const { client } = useConsole();
@@ -60,7 +76,7 @@ export function AccessLogs() {
       setNote(read.complete ? null : `The file holds the newest ${rows.length.toLocaleString('en-GB')} of ${read.total.toLocaleString('en-GB')} visits: narrow the dates to export the rest.`);
       downloadCsv(
         `access-logs${chosen ? `_${fileSafe(chosen.name)}` : ''}${filters.from_date ? `_from_${filters.from_date}` : ''}${filters.to_date ? `_to_${filters.to_date}` : ''}.csv`,
-        ['log_id', 'method', 'visitor_name', 'visitor_phone', 'entry_point', 'host_user_id', 'status', 'checked_in_at', 'checked_out_at', 'recorded_by', 'notes', 'checkout_notes', 'already_inside_override'],
+        ['log_id', 'method', 'visitor_name', 'visitor_phone', 'entry_point', 'host_user_id', 'status', 'checked_in_at', 'checked_out_at', 'recorded_by', 'notes', 'checkout_notes', 'already_inside_override', 'excess_use_code', 'excess_use_server_said'],
         rows.map((log) => [
           log.log_id,
           log.method,
@@ -75,6 +91,8 @@ export function AccessLogs() {
           log.notes,
           log.checkout_notes,
           log.already_inside_override ? 'yes' : 'no',
+          log.admitted_offline?.code ?? '',
+          log.admitted_offline?.server_said ?? '',
         ]),
       );
     } catch (failure) {
@@ -147,6 +165,7 @@ export function AccessLogs() {
               <>
                 {log.method === 'walk_in' ? 'Walk-in' : 'Code'}
                 {log.already_inside_override && <AlreadyInsideTag />}
+                <ExcessUseTag admitted={log.admitted_offline} />
               </>
             ),
           },

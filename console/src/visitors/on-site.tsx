@@ -4,7 +4,7 @@ import { Empty, ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { useConsole } from '../context.tsx';
 import { useLiveEvents } from '../live/hooks.ts';
 import { useSiteScope } from '../sites/site-scope.tsx';
-import { AlreadyInsideTag } from './access-logs.tsx';
+import { AlreadyInsideTag, ExcessUseTag } from './access-logs.tsx';
 
 type Visitors = Schemas['CurrentVisitors'];
 
@@ -76,6 +76,7 @@ export function OnSite() {
                     <td>
                       {visitor.visitor_name ?? '(erased)'}
                       {visitor.already_inside_override && <AlreadyInsideTag />}
+                      <ExcessUseTag admitted={visitor.admitted_offline} />
                     </td>
                     <td>{visitor.visitor_phone ? <Phone phone={visitor.visitor_phone} /> : '—'}</td>
                     <td>{visitor.host_user_id ?? '—'}</td>

@@ -121,6 +121,8 @@ function admissionAsWalkIn(op: OutboxRow, decision: ScanDecision, serverSaid: st
       ...(known.entryPoint ? { entry_point: known.entryPoint } : {}),
       ...(decision.hostUserId ? { host_user_id: decision.hostUserId } : {}),
       notes: `Admitted offline at ${scannedAt} with code ${decision.code ?? '?'}; the server refused it on sync: ${serverSaid}`.slice(0, 2000),
+      // The excess use, said in fields: the server raises visitor.excess_use and the console warns.
+      admitted_offline: { code: (decision.code ?? 'unknown').slice(0, 64), scanned_at: scannedAt, server_said: serverSaid.slice(0, 500) || 'refused' },
       ...(validatedBy ? { recorded_by: validatedBy } : {}),
       // Within the server's replay window (less the kiosk's margin) it keeps its own time; an older one is recorded now, its time in the notes.
       ...(withinKioskReplayWindow(scannedAt, known.at) ? { checked_in_at: scannedAt } : {}),

@@ -43,6 +43,7 @@ import * as manualDispatch from './0049-manual-dispatch.ts';
 import * as dutyShiftsSafety from './0050-duty-shifts-safety.ts';
 import * as responseIntervals from './0053-response-intervals.ts';
 import * as alreadyInside from './0055-already-inside.ts';
+import * as excessUses from './0056-excess-uses.ts';
 import * as monthlyTallies from './0057-monthly-tallies.ts';
 import * as oneDeliveryIndex from './0058-one-delivery-index.ts';
 import * as kioskIdentities from './0059-kiosk-identities.ts';
@@ -106,6 +107,7 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0050-duty-shifts-safety': dutyShiftsSafety,
   '0053-response-intervals': responseIntervals,
   '0055-already-inside': alreadyInside,
+  '0056-excess-uses': excessUses,
   '0057-monthly-tallies': monthlyTallies,
   '0058-one-delivery-index': oneDeliveryIndex,
   '0059-kiosk-identities': kioskIdentities,

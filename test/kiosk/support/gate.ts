@@ -127,5 +127,5 @@ export async function createCode(owner: ApiClient, body: Record<string, unknown>
 /** Every access log the server holds for the organization. */
 export async function serverLogs(owner: ApiClient) {
   const response = await owner.get('/access-logs?limit=100');
-  return response.body.results as Array<{ log_id: string; method: string; visitor_name: string; status: string; code_id: string | null; notes: string | null; checked_in_at: string }>;
+  return response.body.results as Array<{ log_id: string; method: string; visitor_name: string; status: string; code_id: string | null; notes: string | null; checked_in_at: string; admitted_offline: { code: string; scanned_at: string; server_said: string } | null }>;
 }
