@@ -1,4 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { proveKioskKey, rawPublicKeyOf } from '../../shared/node/kiosk-certificate.ts';
 import { SCOPES } from '../../shared/schemas/api-keys.ts';
 import { partnerFeatures } from '../../server/partner-api.ts';
 import { joinConsole } from '../support/console.ts';
@@ -367,6 +369,11 @@ describe('keys, people and endpoints limited to sites', () => {
         addIncidentNote: { message: 'Seen from the other estate' },
         reportFromGuard: { report: 'false_alarm' },
         kioskHeartbeat: heartbeat(),
+        certifyKiosk: (() => {
+          const pair = generateKeyPairSync('ed25519');
+          const publicKey = rawPublicKeyOf(pair.publicKey);
+          return { public_key: publicKey, proof: proveKioskKey(pair.privateKey, kioskId, publicKey) };
+        })(),
         renameKiosk: { name: 'Ours now' },
         markRollCallEntry: { accounted_for: true },
         updateSite: { call_list: [] },
