@@ -1,6 +1,7 @@
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
+import { ringOfferBells } from '../responders/offer-bell.ts';
 
 /** Statuses in which an incident keeps its responder busy. */
 const BUSY = ['assigned', 'responding', 'on_scene'];
@@ -85,11 +86,13 @@ export async function reopenOffer(db: Executor, offer: DispatchOfferRow): Promis
     .where('responder_id', '=', offer.responder_id)
     .where('status', '!=', 'pending')
     .execute();
+  ringOfferBells([offer.responder_id]);
 }
 
 /** A manual offer, to a responder never offered the incident before. */
 export async function insertOffer(db: Executor, offer: DispatchOfferRow): Promise<void> {
   await db.insertInto('dispatch_offers').values(offer).execute();
+  ringOfferBells([offer.responder_id]);
 }
 
 export async function declineWithReason(db: Executor, offerId: string, reason: string | null, at: string): Promise<boolean> {
@@ -114,6 +117,7 @@ export async function withdrawOffersOf(db: Executor, responderId: string, at: st
  */
 export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
   if (offers.length) await offersInsert(db, rowParams(offers));
+  ringOfferBells(offers.map((offer) => offer.responder_id));
 }
 
 /** Every round's offers: compiled once per offer count (server/db/prepared.ts). */

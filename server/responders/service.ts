@@ -89,6 +89,12 @@ export async function openOffers(db: Executor, responderId: string): Promise<Off
   return offersOpenTo(db, responderId);
 }
 
+/** The ids of this responder's pending offers, open to it or not (a long poll's bell is not rung again by these). */
+export async function pendingOfferIds(db: Executor, responderId: string): Promise<string[]> {
+  const rows = await db.selectFrom('dispatch_offers').select('offer_id').where('responder_id', '=', responderId).where('status', '=', 'pending').execute();
+  return rows.map((row) => row.offer_id);
+}
+
 /** The responder a token's hash belongs to, active or not: the responder API's authentication. */
 export async function responderByTokenHash(db: Executor, tokenHash: string): Promise<ResponderRow | undefined> {
   return findResponderByTokenHash(db, tokenHash);

@@ -41,6 +41,7 @@ import * as staff from './0047-staff.ts';
 import * as responderRoster from './0048-responder-roster.ts';
 import * as manualDispatch from './0049-manual-dispatch.ts';
 import * as dutyShiftsSafety from './0050-duty-shifts-safety.ts';
+import * as offerBell from './0051-offer-bell.ts';
 import * as kioskIdentities from './0059-kiosk-identities.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
@@ -100,5 +101,6 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0048-responder-roster': responderRoster,
   '0049-manual-dispatch': manualDispatch,
   '0050-duty-shifts-safety': dutyShiftsSafety,
+  '0051-offer-bell': offerBell,
   '0059-kiosk-identities': kioskIdentities,
 });
