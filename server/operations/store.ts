@@ -80,3 +80,26 @@ export function offersWithNames(db: Executor, incidentId: string): Promise<Offer
     .orderBy('dispatch_offers.offered_at')
     .execute() as Promise<OfferView[]>;
 }
+
+export interface MapSiteRow {
+  site_id: string;
+  organization_id: string;
+  organization_name: string;
+  name: string;
+  latitude: number;
+  longitude: number;
+}
+
+/** Every placed, unarchived site of every organization with live incidents possible: the live map's sites. */
+export async function placedSites(db: Executor, limit: number): Promise<MapSiteRow[]> {
+  return (await db
+    .selectFrom('sites')
+    .innerJoin('organizations', 'organizations.organization_id', 'sites.organization_id')
+    .select(['sites.site_id', 'sites.organization_id', 'organizations.name as organization_name', 'sites.name', 'sites.latitude', 'sites.longitude'])
+    .where('sites.archived_at', 'is', null)
+    .where('sites.latitude', 'is not', null)
+    .where('sites.longitude', 'is not', null)
+    .orderBy('sites.site_id')
+    .limit(limit)
+    .execute()) as MapSiteRow[];
+}
