@@ -3,6 +3,7 @@ import { ErrorNote, Field } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
 import { DutyPanel } from './duty.tsx';
+import { LiveMap } from './live-map.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
 /**
@@ -274,6 +275,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </section>
       )}
       <DutyPanel client={client} session={session} />
+      <LiveMap />
     </main>
   );
 }
