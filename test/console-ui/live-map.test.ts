@@ -31,10 +31,12 @@ afterAll(() => stack?.stop());
 
 /** The markers as the map drew them: position and fill colour, by responder id. */
 const markers = () =>
-  page.evaluate(() => {
-    const container = document.querySelector('[data-testid="live-map-canvas"] .leaflet-container') as (HTMLElement & { liveMarkers?: Map<string, { getLatLng(): { lat: number; lng: number }; options: { fillColor?: string } }> }) | null;
-    return Object.fromEntries([...(container?.liveMarkers ?? new Map()).entries()].map(([id, m]) => [id, { lat: m.getLatLng().lat, lng: m.getLatLng().lng, colour: m.options.fillColor }]));
-  });
+  // A string: the test's own TypeScript knows no DOM.
+  page.evaluate(`(() => {
+    const container = document.querySelector('[data-testid="live-map-canvas"] .leaflet-container');
+    const drawn = (container && container.liveMarkers) || new Map();
+    return Object.fromEntries([...drawn.entries()].map(([id, m]) => [id, { lat: m.getLatLng().lat, lng: m.getLatLng().lng, colour: m.options.fillColor }]));
+  })()`) as Promise<Record<string, { lat: number; lng: number; colour: string }>>;
 
 describe('the live map (Chromium, real server)', () => {
   it('draws responders in the colour of their status and moves or recolours one as it reports', async () => {
