@@ -24,15 +24,15 @@ export const liveRouteList = [
       'It starts with `event: snapshot` (every verified live responder with its duty status, the status\'s start, the last fix and its time; the live queue as `GET /queue` lists it; open alerts; areas; placed sites; `uncovered`: sites and incidents waiting for help with no available responder with a fresh fix within the dispatch radius, `radius_km`).',
       'Then, as they change: `responders` (`responders`: those whose position, status or name changed; `removed`: ids no longer on the map), `queue`, `alerts`, `areas`, `sites`, `uncovered` (each the whole list again).',
       'Each host reads the network once a second while any staff stream is open on it, so a change made on any host reaches every screen within about a second; the cost is per host, not per screen.',
-      'After a drop, open it again: the new snapshot is the resume (there is no Last-Event-ID). A comment `: heartbeat` comes every 15 s; the stream closes when the staff session ends (within 5 s), when the server stops, and when a screen falls 4 MB behind.',
+      'After a drop, open it again: the new snapshot is the resume (there is no Last-Event-ID). A comment `: heartbeat` comes every 15 s; the stream closes when the staff session ends (within about a second), when the server stops, and when a screen falls 4 MB behind. A person may hold `STREAM_MAX_PER_KEY` streams open on a host and a host `STREAM_MAX_PER_HOST` in all (with the event streams): one more is a 429 with Retry-After.',
       'Names, titles and reasons are as partners and responders wrote them: show them as text.',
     ].join(' '),
     responses: {
       200: { description: 'The stream: `event:`/`data:` frames, `: heartbeat` comments every 15 s', content: { 'text/event-stream': { schema: z.string().meta({ example: EXAMPLE }) } } },
-      ...errors(503),
+      ...errors(429, 503),
     },
     async handler(_input, req, res, deps) {
-      await openStaffLive(deps.staffLive, { db: deps.db, clock: deps.clock, settings: { idleTimeoutMin: deps.config.CONSOLE_IDLE_TIMEOUT_MIN, publicUrl: deps.config.PUBLIC_URL } }, req, res);
+      await openStaffLive(deps.staffLive, { db: deps.db, clock: deps.clock, settings: { idleTimeoutMin: deps.config.CONSOLE_IDLE_TIMEOUT_MIN, publicUrl: deps.config.PUBLIC_URL }, streams: deps.eventStreams }, req, res);
     },
   }),
 ];

@@ -12,6 +12,7 @@ import { ApiError } from '../http/errors.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
 import type { SessionSettings } from '../people/session.ts';
 import { staffSessionStands } from '../staff/session.ts';
+import type { StreamRegistry } from '../events/stream-registry.ts';
 import { liveQueue } from './service.ts';
 import { placedSites } from './store.ts';
 
@@ -304,20 +305,30 @@ export function createStaffLive(options: StaffLiveOptions): StaffLive {
 
 /** Bytes waiting for a slow screen before its stream is closed (it reconnects and gets a snapshot). */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/** How often an open stream asks whether its staff session still stands. */
-const RECHECK_MS = 5_000;
-
 /** GET /v1/staff/live: the snapshot, then every change, until the session ends, the screen goes, or the server stops. */
-export async function openStaffLive(live: StaffLive, deps: { db: Db; clock: Clock; settings: SessionSettings }, req: Request, res: Response): Promise<void> {
+export async function openStaffLive(live: StaffLive, deps: { db: Db; clock: Clock; settings: SessionSettings; streams: StreamRegistry }, req: Request, res: Response): Promise<void> {
   const sessionId = req.staffSession!.session.session_id;
   const token = req.staffSession!.token;
   let closed = false;
-  const timers: { recheck?: NodeJS.Timeout } = {};
   let opened = false;
+  // The host's ceilings on open streams (STREAM_MAX_PER_KEY per person, STREAM_MAX_PER_HOST), and
+  // the check every second that the session still stands (without counting as activity: an
+  // unattended console still times out): signed out, expired or idle, the stream closes.
+  const leave = deps.streams.admit({
+    caller: `staff:${req.staffSession!.staff.staff_id}`,
+    async recheck() {
+      if (closed) return;
+      try {
+        if (!(await staffSessionStands(deps, token, sessionId))) close('the staff session ended');
+      } catch {
+        // A busy database is not a refusal: the next recheck asks again.
+      }
+    },
+  });
   const close = (reason?: string) => {
     if (closed) return;
     closed = true;
-    clearInterval(timers.recheck);
+    leave();
     live.unsubscribe(subscriber);
     if (reason && opened && !res.writableEnded) res.write(`: closing: ${reason}\n\n`);
     res.end();
@@ -331,7 +342,14 @@ export async function openStaffLive(live: StaffLive, deps: { db: Db; clock: Cloc
     close,
   };
   req.on('close', () => close());
-  const snapshot = await live.subscribe(subscriber);
+  let snapshot: Buffer;
+  try {
+    snapshot = await live.subscribe(subscriber);
+  } catch (err) {
+    closed = true;
+    leave();
+    throw err;
+  }
   if (closed) {
     live.unsubscribe(subscriber);
     return;
@@ -341,16 +359,4 @@ export async function openStaffLive(live: StaffLive, deps: { db: Db; clock: Cloc
   opened = true;
   res.write(': open\nretry: 1000\n\n');
   res.write(snapshot);
-  // Signed out, expired or idle past its limit: the stream closes (reading the session does not keep it alive).
-  const recheck = setInterval(() => {
-    void (async () => {
-      try {
-        if (!(await staffSessionStands(deps, token, sessionId))) close('the staff session ended');
-      } catch {
-        // A busy database is not a refusal: the next recheck asks again.
-      }
-    })();
-  }, RECHECK_MS);
-  recheck.unref();
-  timers.recheck = recheck;
 }

@@ -92,7 +92,7 @@ describe('the staff channel', () => {
     await live.next((m) => m.event === 'snapshot');
     expect((await staff.browser.post('/sign-out')).status).toBeLessThan(300);
     expect((await openLive(staff.browser)).status).toBe(401);
-    // The stream asks every 5 s whether its session stands: it ends by itself.
+    // The stream asks every second whether its session stands: it ends by itself.
     await live.ended;
   });
 });
