@@ -54,6 +54,10 @@ describe('the live map (Chromium, real server)', () => {
     await page.getByLabel('Find a responder').fill('onerror');
     expect(await page.getByTestId('live-map-found').textContent()).toContain('<img src=x onerror=alert(1)>: Off duty');
     expect(await page.locator('[data-testid="live-map"] img[src="x"]').count()).toBe(0);
+    // So is the marker's tooltip (Leaflet would read a string as HTML).
+    await page.evaluate(`document.querySelector('[data-testid="live-map-canvas"] .leaflet-container').liveMarkers.get(${JSON.stringify(grey.responder.responder_id)}).openTooltip() && true`);
+    expect(await page.locator('.leaflet-tooltip').last().textContent()).toContain('<img src=x onerror=alert(1)>Off duty');
+    expect(await page.locator('.leaflet-tooltip img').count()).toBe(0);
 
     // Ada moves; then goes off duty: the same marker moves, then turns grey.
     await responderCall(stack.server, green.token)('/availability', { method: 'PUT', body: { available: true, latitude: 6.47, longitude: 3.42 } });
