@@ -1,7 +1,7 @@
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
-import { ringOfferBells } from '../responders/offer-bell.ts';
+import { ringOfferBells } from './offer-ring.ts';
 
 /** Statuses in which an incident keeps its responder busy. */
 const BUSY = ['assigned', 'responding', 'on_scene'];
@@ -138,6 +138,12 @@ export async function pendingOffersFor(db: Executor, responderId: string) {
     .where('incidents.status', 'in', ['dispatching', 'escalated', 'unresponsive'])
     .orderBy('dispatch_offers.offered_at')
     .execute();
+}
+
+/** The pending offers (open to the responder or not) of these responders: ids only (the offer bell's check). */
+export function pendingOfferIdsOf(db: Executor, responderIds: readonly string[]): Promise<Array<{ responder_id: string; offer_id: string }>> {
+  if (!responderIds.length) return Promise.resolve([]);
+  return db.selectFrom('dispatch_offers').select(['responder_id', 'offer_id']).where('responder_id', 'in', responderIds).where('status', '=', 'pending').execute();
 }
 
 /** Closes every still-open offer of an incident (it was taken, or cancelled). */

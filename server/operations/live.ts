@@ -14,7 +14,7 @@ import type { SessionSettings } from '../people/session.ts';
 import { staffSessionStands } from '../staff/session.ts';
 import type { StreamRegistry } from '../events/stream-registry.ts';
 import { liveQueue } from './service.ts';
-import { placedSites } from './store.ts';
+import { liveResponderFixes, placedSites } from './store.ts';
 
 /**
  * The staff channel (issue #47), GET /v1/staff/live: what the live map and the queue screens
@@ -119,14 +119,13 @@ export const staffLiveOptions = (deps: { db: Db; clock: Clock; logger: Logger; w
 const SITE_LIMIT = 5_000;
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
-const MAP_COLUMNS = ['responder_id', 'name', 'latitude', 'longitude', 'location_at'] as const;
 
 /** The network's state now: one read each of responders, open offers, incidents in hand, queue, alerts, areas and sites. */
 export async function readLiveState(options: StaffLiveOptions): Promise<LiveState> {
   const { db } = options;
   const ops = { db, clock: options.clock, webhookQueue: options.webhookQueue, dispatchWindowS: options.dispatchWindowS, escalationWindowS: options.escalationWindowS, fixMaxAgeS: options.fixMaxAgeS };
   const [rows, duties, queue, alerts, areas, sites] = await Promise.all([
-    db.selectFrom('responders').select(MAP_COLUMNS).where('environment', '=', 'live').where('status', '=', 'active').where('standing', '=', 'verified').execute(),
+    liveResponderFixes(db),
     dutyByResponder(db),
     liveQueue(ops, { drills: false }),
     listAlerts(db, 'open'),

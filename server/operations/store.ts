@@ -103,3 +103,16 @@ export async function placedSites(db: Executor, limit: number): Promise<MapSiteR
     .limit(limit)
     .execute()) as MapSiteRow[];
 }
+
+export type MapResponderRow = Pick<ResponderRow, 'responder_id' | 'name' | 'latitude' | 'longitude' | 'location_at'>;
+
+/** Every verified, active responder of the live network with their last fix: the live map's markers. */
+export function liveResponderFixes(db: Executor): Promise<MapResponderRow[]> {
+  return db
+    .selectFrom('responders')
+    .select(['responder_id', 'name', 'latitude', 'longitude', 'location_at'])
+    .where('environment', '=', 'live')
+    .where('status', '=', 'active')
+    .where('standing', '=', 'verified')
+    .execute() as Promise<MapResponderRow[]>;
+}

@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Engine } from '../db/database.ts';
 import type { Db } from '../db/schema.ts';
+import { listenForOffers } from '../dispatch/offer-ring.ts';
+import { offerBellCheck } from './service.ts';
 
 /**
  * The host's one look-out for waiting phones (issue #47): a responder's long poll
@@ -10,7 +12,7 @@ import type { Db } from '../db/schema.ts';
  *
  * - Rung: PostgreSQL NOTIFYs `tsaro_offers` with the responder's id when an offer made pending
  *   commits, on any host (migration 0051); each host LISTENs on its own connection. SQLite is one
- *   host: the dispatch writes ring the bells of this process (`ringOfferBells`).
+ *   host: the dispatch writes ring the bells of this process (server/dispatch/offer-ring.ts).
  * - Checked: one read for every phone waiting on this host (their pending offers, and whether each
  *   is still active with the same token), each `checkEveryMs` while any wait (SQLite 1 s;
  *   PostgreSQL 2 s while its listener is up, 500 ms while it is down), and soon after a ring.
@@ -42,13 +44,6 @@ interface Waiter {
   wake(why: 'offer' | 'gone' | 'timeout'): void;
 }
 
-const bells = new Set<{ ring(responderIds: readonly string[]): void }>();
-
-/** A dispatch write of this process made offers pending for these responders (SQLite's bell; PostgreSQL's comes by NOTIFY). */
-export function ringOfferBells(responderIds: readonly string[]): void {
-  if (!responderIds.length) return;
-  for (const bell of bells) bell.ring(responderIds);
-}
 
 const CHUNK = 500;
 /** A ring checks after this (the ringing transaction commits meanwhile); a miss is caught by the next ring or check. */
@@ -87,10 +82,7 @@ export function createOfferBell(options: OfferBellOptions): OfferBell {
         for (let i = 0; i < ids.length; i += CHUNK) {
           const chunk = ids.slice(i, i + CHUNK);
           checks++;
-          const [offers, signIns] = await Promise.all([
-            db.selectFrom('dispatch_offers').select(['responder_id', 'offer_id']).where('responder_id', 'in', chunk).where('status', '=', 'pending').execute(),
-            db.selectFrom('responders').select(['responder_id', 'status', 'token_hash']).where('responder_id', 'in', chunk).execute(),
-          ]);
+          const [offers, signIns] = await offerBellCheck(db, chunk);
           const rows = new Map(signIns.map((row) => [row.responder_id, row]));
           for (const id of chunk) {
             const row = rows.get(id);
@@ -128,7 +120,7 @@ export function createOfferBell(options: OfferBellOptions): OfferBell {
       soon.unref();
     },
   };
-  bells.add(self);
+  const unlisten = listenForOffers(self);
 
   async function listen(): Promise<void> {
     const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'tsaro-offer-bell', keepAlive: true, connectionTimeoutMillis: 10_000 });
@@ -209,7 +201,7 @@ export function createOfferBell(options: OfferBellOptions): OfferBell {
     },
     async stop() {
       stopped = true;
-      bells.delete(self);
+      unlisten();
       clearTimeout(timer);
       clearTimeout(soon);
       clearTimeout(reconnect);
