@@ -28,6 +28,8 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { ResilientRateLimitStore } from './rate-limit/fallback-store.ts';
 import { responderDocsRoutes } from './responders/openapi.ts';
 import { responderRoutes } from './responders/routes.ts';
+import { createOfferBell, type OfferBell } from './responders/offer-bell.ts';
+import { createStaffLive, staffLiveOptions, type StaffLive } from './operations/live.ts';
 import { STAFF_API_BASE, staffRoutes } from './staff-api.ts';
 import { passLinkRoutes } from './access-codes/routes.ts';
 import { kannelReportRoutes } from './messages/routes.ts';
@@ -63,6 +65,10 @@ export interface AppDeps {
   smsGateway?: SmsGateway;
   /** The upgrade's online index builds (PostgreSQL), for /health. */
   indexBuilds?: () => IndexBuildState;
+  /** The look-out for responders' long polls; absent, the app makes its own (the server makes one to stop it). */
+  offerBell?: OfferBell;
+  /** The staff channel's reader; absent, the app makes its own. */
+  staffLive?: StaffLive;
 }
 
 export const API_BASE = '/v1/external';
@@ -118,6 +124,8 @@ export function createApp(deps: AppDeps): Express {
     eventStreams: createStreamRegistry({ maxPerCaller: deps.config.STREAM_MAX_PER_KEY, maxPerHost: deps.config.STREAM_MAX_PER_HOST, recheckMs: STREAM_RECHECK_MS }),
     indexBuilds: deps.indexBuilds,
     texting: textingOf(deps.config, { gateway: deps.smsGateway, secretBox: deps.secretBox, clock: deps.clock, webhookQueue: deps.webhookQueue }),
+    offerBell: deps.offerBell ?? createOfferBell({ db: deps.db, engine, databaseUrl: deps.config.DATABASE_URL, logger: deps.logger }),
+    staffLive: deps.staffLive ?? createStaffLive(staffLiveOptions(deps, engine)),
   };
 
   // Each request goes straight to the routers serving its first path segment (server/http/by-segment.ts).

@@ -15,6 +15,8 @@ import type { RateLimitStore } from './rate-limit/store.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import type { WebhookQueue } from './webhooks/queue.ts';
 import type { TextingDeps } from './messages/service.ts';
+import type { OfferBell } from './responders/offer-bell.ts';
+import type { StaffLive } from './operations/live.ts';
 
 /** What every feature router is built from. */
 export interface RouteDeps {
@@ -53,4 +55,8 @@ export interface RouteDeps {
   indexBuilds?: () => IndexBuildState;
   /** Text messages: the SMS gateway (none: SMS is off), links, and the sealing key of delivery-report tokens. */
   texting: TextingDeps;
+  /** The host's one look-out for responders' long polls (server/responders/offer-bell.ts). */
+  offerBell: OfferBell;
+  /** The host's one reader behind the staff channel, GET /v1/staff/live (server/operations/live.ts). */
+  staffLive: StaffLive;
 }

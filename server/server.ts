@@ -30,6 +30,8 @@ import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
 import { createEventFeed } from './events/feed.ts';
 import { eventFrame } from './events/stream.ts';
+import { createOfferBell, type OfferBell } from './responders/offer-bell.ts';
+import { createStaffLive, staffLiveOptions, type StaffLive } from './operations/live.ts';
 import { advanceDispatch, createDispatchEngine } from './dispatch/engine.ts';
 import { kannelGateway } from './messages/gateway.ts';
 import { queueAlarmTexts } from './messages/alarms.ts';
@@ -42,6 +44,10 @@ import { loadShippedThreatData } from './threat/shipped-data.ts';
 export interface RunningServer {
   /** `http://HOST:PORT/v1/external` */
   baseUrl: string;
+  /** The host's look-out for responders' long polls (tests and the bench count its checks). */
+  offerBell: OfferBell;
+  /** The host's reader behind the staff channel (tests and the bench count its reads). */
+  staffLive: StaffLive;
   /** The app being served (a test walks its router to check every route is documented). */
   app: Express;
   port: number;
@@ -219,7 +225,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     heartbeatMs: options.eventStreamHeartbeatMs,
     frameOf: eventFrame,
   });
+  // The waiting phones' look-out and the staff channel's reader: one each per host (issue #47).
+  const offerBell = createOfferBell({ db: database.db, engine: database.engine, databaseUrl: config.DATABASE_URL, logger });
+  const staffLive = createStaffLive(staffLiveOptions({ db: database.db, clock, logger, webhookQueue, config }));
   const app = createApp({
+    offerBell,
+    staffLive,
     config,
     eventFeed,
     keyCache,
@@ -297,6 +308,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   return {
     baseUrl,
+    offerBell,
+    staffLive,
     app,
     port,
     database,
@@ -318,6 +331,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Stop taking requests first (event streams end now, long polls get 5 s), then the background work, then storage.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await eventFeed.stop();
+      await staffLive.stop();
+      await offerBell.stop();
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), 5000);
       force.unref();

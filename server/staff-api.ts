@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { createDocument } from 'zod-openapi';
 import { pathsOf, routerOf } from './http/define-route.ts';
 import { dutyRouteList } from './operations/duty-routes.ts';
+import { liveRouteList } from './operations/live-routes.ts';
 import { operationsRouteList } from './operations/routes.ts';
 import { rosterRouteList } from './operations/roster-routes.ts';
 import { reportRouteList } from './operations/report-routes.ts';
@@ -13,7 +14,7 @@ import { staffAccess } from './staff/session.ts';
 export const STAFF_API_BASE = '/v1/staff';
 
 /** Every route of the operations centre, once: the router and the staff OpenAPI document both come from this list. */
-export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...dutyRouteList, ...controlRouteList, ...reportRouteList];
+export const staffRouteList = [...staffAuthRouteList, ...rosterRouteList, ...operationsRouteList, ...dutyRouteList, ...controlRouteList, ...reportRouteList, ...liveRouteList];
 
 /** The staff API's own document, as the responder API has its own: neither is a partner integration. */
 export function buildStaffOpenApiDocument() {

@@ -20,6 +20,7 @@ import {
   findOffer,
   hasActiveAssignment,
   insertVerifiedIncident,
+  pendingOfferIdsOf,
   pendingOffersFor,
   recordResponderLocation,
   setResponderAvailable,
@@ -62,6 +63,11 @@ async function viewWithEstate(db: Executor, row: IncidentRow) {
 async function responderViews<T extends IncidentRow>(db: Executor, rows: readonly T[]): Promise<Array<{ row: T; view: ReturnType<typeof responderView> }>> {
   const estates = await estatesForResponders(db, rows.map((row) => row.site_id));
   return rows.map((row) => ({ row, view: responderView(row, (row.site_id && estates.get(row.site_id)) || null) }));
+}
+
+/** The pending offers of these responders, open to them or not, by id (the offer bell's check, server/responders/offer-bell.ts). */
+export function pendingOffersOf(db: Executor, responderIds: readonly string[]): Promise<Array<{ responder_id: string; offer_id: string }>> {
+  return pendingOfferIdsOf(db, responderIds);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DispatchOfferRow, Executor, IncidentRow, ResponderRow, VerifiedIncidentRow } from '../db/schema.ts';
 import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
+import { ringOfferBells } from './offer-ring.ts';
 
 /** Statuses in which an incident keeps its responder busy. */
 const BUSY = ['assigned', 'responding', 'on_scene'];
@@ -85,11 +86,13 @@ export async function reopenOffer(db: Executor, offer: DispatchOfferRow): Promis
     .where('responder_id', '=', offer.responder_id)
     .where('status', '!=', 'pending')
     .execute();
+  ringOfferBells([offer.responder_id]);
 }
 
 /** A manual offer, to a responder never offered the incident before. */
 export async function insertOffer(db: Executor, offer: DispatchOfferRow): Promise<void> {
   await db.insertInto('dispatch_offers').values(offer).execute();
+  ringOfferBells([offer.responder_id]);
 }
 
 export async function declineWithReason(db: Executor, offerId: string, reason: string | null, at: string): Promise<boolean> {
@@ -114,6 +117,7 @@ export async function withdrawOffersOf(db: Executor, responderId: string, at: st
  */
 export async function insertOffers(db: Executor, offers: DispatchOfferRow[]): Promise<void> {
   if (offers.length) await offersInsert(db, rowParams(offers));
+  ringOfferBells(offers.map((offer) => offer.responder_id));
 }
 
 /** Every round's offers: compiled once per offer count (server/db/prepared.ts). */
@@ -134,6 +138,12 @@ export async function pendingOffersFor(db: Executor, responderId: string) {
     .where('incidents.status', 'in', ['dispatching', 'escalated', 'unresponsive'])
     .orderBy('dispatch_offers.offered_at')
     .execute();
+}
+
+/** The pending offers (open to the responder or not) of these responders: ids only (the offer bell's check). */
+export function pendingOfferIdsOf(db: Executor, responderIds: readonly string[]): Promise<Array<{ responder_id: string; offer_id: string }>> {
+  if (!responderIds.length) return Promise.resolve([]);
+  return db.selectFrom('dispatch_offers').select(['responder_id', 'offer_id']).where('responder_id', 'in', responderIds).where('status', '=', 'pending').execute();
 }
 
 /** Closes every still-open offer of an incident (it was taken, or cancelled). */

@@ -88,3 +88,39 @@ export async function liveIntervalRows(db: Executor, window: { from: string; to:
   if (organizationId) base = base.where('incidents.organization_id', '=', organizationId);
   return (await intervalRowsOf(base, window).execute()) as IntervalRow[];
 }
+
+export interface MapSiteRow {
+  site_id: string;
+  organization_id: string;
+  organization_name: string;
+  name: string;
+  latitude: number;
+  longitude: number;
+}
+
+/** Every placed, unarchived site of every organization with live incidents possible: the live map's sites. */
+export async function placedSites(db: Executor, limit: number): Promise<MapSiteRow[]> {
+  return (await db
+    .selectFrom('sites')
+    .innerJoin('organizations', 'organizations.organization_id', 'sites.organization_id')
+    .select(['sites.site_id', 'sites.organization_id', 'organizations.name as organization_name', 'sites.name', 'sites.latitude', 'sites.longitude'])
+    .where('sites.archived_at', 'is', null)
+    .where('sites.latitude', 'is not', null)
+    .where('sites.longitude', 'is not', null)
+    .orderBy('sites.site_id')
+    .limit(limit)
+    .execute()) as MapSiteRow[];
+}
+
+export type MapResponderRow = Pick<ResponderRow, 'responder_id' | 'name' | 'latitude' | 'longitude' | 'location_at'>;
+
+/** Every verified, active responder of the live network with their last fix: the live map's markers. */
+export function liveResponderFixes(db: Executor): Promise<MapResponderRow[]> {
+  return db
+    .selectFrom('responders')
+    .select(['responder_id', 'name', 'latitude', 'longitude', 'location_at'])
+    .where('environment', '=', 'live')
+    .where('status', '=', 'active')
+    .where('standing', '=', 'verified')
+    .execute() as Promise<MapResponderRow[]>;
+}

@@ -21,10 +21,11 @@ import { routeFor, routerOf } from '../http/define-route.ts';
 import type { Config } from '../config.ts';
 import { responderDutyRouteList } from './duty-routes.ts';
 import { rowToResponder } from './responder.ts';
-import { openOffers, recentAssignments, reportAvailability } from './service.ts';
+import type { OfferBell } from './offer-bell.ts';
+import { openOffers, pendingOfferIds, recentAssignments, reportAvailability } from './service.ts';
 
-/** How often a long poll looks for a new offer. */
-const POLL_EVERY_MS = 500;
+/** A long poll waits on the bell at most this long at a time, then looks at the (injected) clock. */
+const WAIT_SLICE_MS = 1000;
 
 export interface ResponderRouteDeps extends EventDeps {
   db: Db;
@@ -32,6 +33,8 @@ export interface ResponderRouteDeps extends EventDeps {
   config: Config;
   /** A resolution sends the call list's all-clear (server/messages/alarms.ts). */
   texting: TextingDeps;
+  /** The host's one look-out for waiting phones (server/responders/offer-bell.ts). */
+  offerBell: OfferBell;
 }
 
 const route = routeFor<ResponderRouteDeps>();
@@ -80,22 +83,37 @@ export const responderRouteList = [
     description: 'With `wait`, a long poll: answers as soon as an offer is open, or with an empty list after `wait` seconds. `answer_by` says when the incident escalates if nobody accepts.',
     responses: { 200: { description: 'Open offers', ...json(z.object({ offers: z.array(Offer) })) }, ...authErrors },
     /**
-     * With `?wait=N` a long poll that answers as soon as an offer arrives (checked every 500 ms).
-     * It ends after N seconds of the injected clock, and after N seconds' worth of checks whatever
+     * With `?wait=N` a long poll that answers as soon as an offer arrives. It waits on the host's
+     * offer bell (server/responders/offer-bell.ts), not on reads of its own: woken by the offer's
+     * NOTIFY (PostgreSQL) or the dispatch write (SQLite), or by the bell's one check for every
+     * waiting phone. It ends after N seconds of the injected clock, and after N seconds whatever
      * that clock says, so a test's stopped clock cannot hold a phone's request forever.
      */
     async handler({ query }, req, res, deps) {
-      const responderId = responderOf(req).responder_id;
+      const responder = responderOf(req);
+      const responderId = responder.responder_id;
       const until = deps.clock.now().getTime() + query.wait * 1000;
-      let checksLeft = Math.ceil((query.wait * 1000) / POLL_EVERY_MS);
+      const deadline = Date.now() + query.wait * 1000;
       let offers = await openOffers(deps.db, responderId);
       let closed = false;
-      req.on('close', () => (closed = true));
-      while (!offers.length && checksLeft-- > 0 && deps.clock.now().getTime() < until && !closed) {
-        await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
-        // Deactivated while waiting: the 401 signs the phone out now, not at the end of the wait.
-        await authenticateResponder(deps.db, req);
+      let cancel = () => undefined as void;
+      req.on('close', () => {
+        closed = true;
+        cancel();
+      });
+      const seen = new Set<string>();
+      while (!offers.length && !closed && deps.clock.now().getTime() < until && Date.now() < deadline) {
+        // Slices of a second at most, so a test clock moved past the end ends the wait; a slice that
+        // times out reads nothing.
+        const waiting = deps.offerBell.wait({ responderId, tokenHash: responder.token_hash, ms: Math.min(WAIT_SLICE_MS, deadline - Date.now()), seen });
+        cancel = waiting.cancel;
+        const why = await waiting.done;
+        if (closed || why === 'timeout') continue;
+        // Deactivated or signed out while waiting: the 401 signs the phone out now, not at the end of the wait.
+        if (why === 'gone') await authenticateResponder(deps.db, req);
         offers = await openOffers(deps.db, responderId);
+        // Woken by an offer not open to it (its incident moved on): not woken by that one again.
+        if (!offers.length) for (const offerId of await pendingOfferIds(deps.db, responderId)) seen.add(offerId);
       }
       if (!closed) res.json({ offers });
     },

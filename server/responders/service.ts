@@ -1,13 +1,13 @@
 import { NewResponderInput, type Offer, type Responder, type ResponderIncident } from '../../shared/schemas/responders.ts';
 import { hashSecret, randomBase62 } from '../auth/secrets.ts';
-import { offersOpenTo, reportResponderLocation, responderAssignments } from '../dispatch/responder-actions.ts';
+import { offersOpenTo, pendingOffersOf, reportResponderLocation, responderAssignments } from '../dispatch/responder-actions.ts';
 import type { Clock } from '../clock.ts';
 import type { EventDeps } from '../events/service.ts';
 import type { Executor, ResponderRow } from '../db/schema.ts';
 import { describeIssue } from '../http/parse.ts';
 import { newId } from '../ids.ts';
 import { rowToResponder } from './responder.ts';
-import { findResponderById, findResponderByTokenHash, insertResponder, listResponderRows, markResponderDeactivated, recordAvailability } from './store.ts';
+import { findResponderById, findResponderByTokenHash, insertResponder, listResponderRows, markResponderDeactivated, recordAvailability, signInsOf } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 /**
@@ -87,6 +87,16 @@ export async function reportAvailability(
 /** The offers this responder may still answer (dispatch owns offers; see offersOpenTo). */
 export async function openOffers(db: Executor, responderId: string): Promise<Offer[]> {
   return offersOpenTo(db, responderId);
+}
+
+/** The ids of this responder's pending offers, open to it or not (a long poll's bell is not rung again by these). */
+export async function pendingOfferIds(db: Executor, responderId: string): Promise<string[]> {
+  return (await pendingOffersOf(db, [responderId])).map((row) => row.offer_id);
+}
+
+/** The offer bell's one check for every waiting phone: their pending offers, and their sign-ins. */
+export function offerBellCheck(db: Executor, responderIds: readonly string[]) {
+  return Promise.all([pendingOffersOf(db, responderIds), signInsOf(db, responderIds)]);
 }
 
 /** The responder a token's hash belongs to, active or not: the responder API's authentication. */

@@ -71,3 +71,9 @@ export async function suspendIfVerified(db: Executor, responderId: string, chang
   const result = await db.updateTable('responders').set(changes).where('responder_id', '=', responderId).where('standing', '=', 'verified').executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Whether each of these responders is still active, and with which token (the offer bell's check). */
+export function signInsOf(db: Executor, responderIds: readonly string[]): Promise<Array<Pick<ResponderRow, 'responder_id' | 'status' | 'token_hash'>>> {
+  if (!responderIds.length) return Promise.resolve([]);
+  return db.selectFrom('responders').select(['responder_id', 'status', 'token_hash']).where('responder_id', 'in', responderIds).execute();
+}

@@ -50,6 +50,18 @@ export async function readStaffSession(req: Request, deps: StaffSessionDeps): Pr
   return { ...found, token };
 }
 
+/**
+ * Whether the staff session behind `token` still stands (not ended, expired or idle past its
+ * limit), without counting as activity: an open live stream asks this, and never keeps an
+ * unattended console signed in.
+ */
+export async function staffSessionStands(deps: StaffSessionDeps, token: string, sessionId: string): Promise<boolean> {
+  const found = await findLiveStaffSession(deps.db, tokenHash(token));
+  if (!found || found.session.session_id !== sessionId) return false;
+  const nowMs = deps.clock.now().getTime();
+  return Date.parse(found.session.expires_at) > nowMs && Date.parse(found.session.last_active_at) + idleMs(deps.settings) > nowMs;
+}
+
 /** A session at any stage with the write rules (Origin, CSRF): the sign-in steps work on it. */
 export async function pendingStaffSession(req: Request, deps: StaffSessionDeps): Promise<LiveStaffSession> {
   const live = await readStaffSession(req, deps);

@@ -6,6 +6,7 @@ import { partnerFeatures } from '../../server/partner-api.ts';
 import { inviteStaff } from '../../server/staff/service.ts';
 import { ConsoleBrowser, joinConsole, PASSWORD, totpCode, type JoinedPerson } from '../support/console.ts';
 import { joinStaff, staffBase, type JoinedStaff } from '../support/staff.ts';
+import { openLive } from '../support/staff-live.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -28,7 +29,7 @@ const STAFF_ROUTES = (staffRouteList as unknown as Route[]).filter((route) => ro
 function allowed(route: Route): readonly StaffRole[] {
   if (route.path === '/responders' && route.method === 'get') return STAFF_ROLES;
   if (route.path.startsWith('/reports')) return STAFF_ROLES;
-  if (['/areas', '/shifts', '/alerts'].includes(route.path) && route.method === 'get') return STAFF_ROLES;
+  if (['/areas', '/shifts', '/alerts', '/live'].includes(route.path) && route.method === 'get') return STAFF_ROLES;
   if (route.path.startsWith('/areas') || route.path.startsWith('/shifts')) return ['network_admin'];
   if (route.path.endsWith('/out-of-service')) return ['supervisor'];
   if (['suspendResponder', 'resumeResponder', 'revokeResponderSignIn'].includes(route.operationId)) return ['network_admin', 'supervisor'];
@@ -38,7 +39,15 @@ function allowed(route: Route): readonly StaffRole[] {
 }
 
 const pathOf = (route: Route) => route.path.replace(/:(\w+)/g, 'nothing_here');
-const send = (browser: ConsoleBrowser, route: Route) => browser.request(route.method.toUpperCase(), pathOf(route), route.method === 'get' ? undefined : {});
+const send = async (browser: ConsoleBrowser, route: Route) => {
+  // The staff channel is a stream that stays open: its status, then it is closed.
+  if (route.path === '/live') {
+    const live = await openLive(browser);
+    live.close();
+    return { status: live.status, body: undefined };
+  }
+  return browser.request(route.method.toUpperCase(), pathOf(route), route.method === 'get' ? undefined : {});
+};
 
 describe('staff sign-in', () => {
   it('joining asks for an authenticator before anything is reachable; a later sign-in asks for its code', async () => {

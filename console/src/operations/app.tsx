@@ -6,6 +6,7 @@ import { StaffReports } from './reports.tsx';
 import { Roster } from './roster.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
 import { DutyPanel } from './duty.tsx';
+import { LiveMap } from './live-map.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
 /**
@@ -302,6 +303,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </section>
       )}
       <DutyPanel client={client} session={session} />
+      <LiveMap />
     </main>
   );
 }

@@ -715,6 +715,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The staff channel: responders, queue and alerts as they change (server-sent events)
+         * @description Staff session (cookie, second step passed); every staff role. `text/event-stream` for the operations console's live map and queue, apart from the partners' event log. Every staff role may open it. It starts with `event: snapshot` (every verified live responder with its duty status, the status's start, the last fix and its time; the live queue as `GET /queue` lists it; open alerts; areas; placed sites; `uncovered`: sites and incidents waiting for help with no available responder with a fresh fix within the dispatch radius, `radius_km`). Then, as they change: `responders` (`responders`: those whose position, status or name changed; `removed`: ids no longer on the map), `queue`, `alerts`, `areas`, `sites`, `uncovered` (each the whole list again). Each host reads the network once a second while any staff stream is open on it, so a change made on any host reaches every screen within about a second; the cost is per host, not per screen. After a drop, open it again: the new snapshot is the resume (there is no Last-Event-ID). A comment `: heartbeat` comes every 15 s; the stream closes when the staff session ends (within about a second), when the server stops, and when a screen falls 4 MB behind. A person may hold `STREAM_MAX_PER_KEY` streams open on a host and a host `STREAM_MAX_PER_HOST` in all (with the event streams): one more is a 429 with Retry-After. Names, titles and reasons are as partners and responders wrote them: show them as text.
+         */
+        get: operations["staffLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5303,6 +5323,84 @@ export interface operations {
                         incidents: components["schemas"]["IncidentIntervals"][];
                     };
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid request; the message names the failed field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Plan without API access, or subscription suspended */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope (named in the message) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (down, restarting or too slow); nothing was acknowledged. Retry after Retry-After, with the same Idempotency-Key for a write */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    staffLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `event:`/`data:` frames, `: heartbeat` comments every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             /** @description Invalid request; the message names the failed field */

@@ -41,6 +41,7 @@ import * as staff from './0047-staff.ts';
 import * as responderRoster from './0048-responder-roster.ts';
 import * as manualDispatch from './0049-manual-dispatch.ts';
 import * as dutyShiftsSafety from './0050-duty-shifts-safety.ts';
+import * as offerBell from './0051-offer-bell.ts';
 import * as responseIntervals from './0053-response-intervals.ts';
 import * as alreadyInside from './0055-already-inside.ts';
 import * as excessUses from './0056-excess-uses.ts';
@@ -105,6 +106,7 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0048-responder-roster': responderRoster,
   '0049-manual-dispatch': manualDispatch,
   '0050-duty-shifts-safety': dutyShiftsSafety,
+  '0051-offer-bell': offerBell,
   '0053-response-intervals': responseIntervals,
   '0055-already-inside': alreadyInside,
   '0056-excess-uses': excessUses,
