@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { isConnectionLost } from './errors.ts';
+import { runTogether, type Waiting } from './transaction-group.ts';
 import { isPostgres, type Database, type Executor, type Tenant } from './schema.ts';
 
 /** At most this many members share one transaction. */
@@ -12,12 +12,6 @@ export interface SerialBatch<M, R> {
   together(trx: Transaction<Database>, members: readonly M[]): Promise<R[]>;
   /** One member's work in a transaction of its own: a batch of one, and every member of a batch that failed. */
   alone(db: Executor, member: M): Promise<R>;
-}
-
-interface Waiting<M, R> {
-  member: M;
-  resolve(result: R): void;
-  reject(err: unknown): void;
 }
 
 interface KeyState<M, R> {
@@ -49,30 +43,8 @@ interface KeyState<M, R> {
 export function serialBatches<M, R>(batch: SerialBatch<M, R>): (db: Executor, member: M) => Promise<R> {
   const byDb = new WeakMap<Executor, Map<string, KeyState<M, R>>>();
 
-  const runBatch = async (db: Executor, members: Array<Waiting<M, R>>) => {
-    if (members.length === 1) {
-      const [only] = members;
-      return batch.alone(db, only!.member).then(only!.resolve, only!.reject);
-    }
-    let workDone = false;
-    try {
-      const results = await db.transaction().execute(async (trx) => {
-        const answers = await batch.together(
-          trx,
-          members.map((m) => m.member),
-        );
-        workDone = true;
-        return answers;
-      });
-      members.forEach((m, i) => m.resolve(results[i]!));
-    } catch (err) {
-      if (workDone && isConnectionLost(err)) {
-        for (const m of members) m.reject(err);
-        return;
-      }
-      for (const m of members) await batch.alone(db, m.member).then(m.resolve, m.reject);
-    }
-  };
+  // Members of one key never overlap: a failed batch's members run again one after another.
+  const runBatch = (db: Executor, members: Array<Waiting<M, R>>) => runTogether(db, batch, members, 'in turn');
 
   const drain = async (db: Executor, states: Map<string, KeyState<M, R>>, key: string, state: KeyState<M, R>) => {
     try {

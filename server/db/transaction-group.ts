@@ -44,30 +44,7 @@ export interface TransactionGroup<M, R> {
 export function transactionGroup<M, R>(group: TransactionGroup<M, R>): (db: Executor, member: M) => Promise<R> {
   const waiting = new WeakMap<Executor, Array<Waiting<M, R>>>();
 
-  const runGroup = async (db: Executor, members: Array<Waiting<M, R>>) => {
-    if (members.length === 1) {
-      const [only] = members;
-      return group.alone(db, only!.member).then(only!.resolve, only!.reject);
-    }
-    let workDone = false;
-    try {
-      const results = await db.transaction().execute(async (trx) => {
-        const answers = await group.together(
-          trx,
-          members.map((m) => m.member),
-        );
-        workDone = true;
-        return answers;
-      });
-      members.forEach((m, i) => m.resolve(results[i]!));
-    } catch (err) {
-      if (workDone && isConnectionLost(err)) {
-        for (const m of members) m.reject(err);
-        return;
-      }
-      await Promise.all(members.map((m) => group.alone(db, m.member).then(m.resolve, m.reject)));
-    }
-  };
+  const runGroup = (db: Executor, members: Array<Waiting<M, R>>) => runTogether(db, group, members, 'at once');
 
   return (db, member) => {
     if (db.isTransaction || !isPostgres(db)) return group.alone(db, member);
@@ -87,8 +64,47 @@ export function transactionGroup<M, R>(group: TransactionGroup<M, R>): (db: Exec
   };
 }
 
-interface Waiting<M, R> {
+export interface Waiting<M, R> {
   member: M;
   resolve(result: R): void;
   reject(err: unknown): void;
+}
+
+/**
+ * The one rule for members that share a transaction (here and server/db/serial-batches.ts): one
+ * member runs `alone`; several run `together` in one transaction and are answered once its COMMIT
+ * returned. If it fails before the COMMIT was sent, nothing was written and each member runs again
+ * `alone` (`'at once'`, or `'in turn'` where members of a key must not overlap), so one member's
+ * failure is its own; a connection lost under the COMMIT leaves the outcome unknown, and each
+ * member fails with that error rather than be written twice.
+ */
+export async function runTogether<M, R>(
+  db: Executor,
+  work: Pick<TransactionGroup<M, R>, 'together' | 'alone'>,
+  members: ReadonlyArray<Waiting<M, R>>,
+  fallback: 'at once' | 'in turn',
+): Promise<void> {
+  if (members.length === 1) {
+    const [only] = members;
+    return work.alone(db, only!.member).then(only!.resolve, only!.reject);
+  }
+  let workDone = false;
+  try {
+    const results = await db.transaction().execute(async (trx) => {
+      const answers = await work.together(
+        trx,
+        members.map((m) => m.member),
+      );
+      workDone = true;
+      return answers;
+    });
+    members.forEach((m, i) => m.resolve(results[i]!));
+  } catch (err) {
+    if (workDone && isConnectionLost(err)) {
+      for (const m of members) m.reject(err);
+      return;
+    }
+    if (fallback === 'at once') await Promise.all(members.map((m) => work.alone(db, m.member).then(m.resolve, m.reject)));
+    else for (const m of members) await work.alone(db, m.member).then(m.resolve, m.reject);
+  }
 }
