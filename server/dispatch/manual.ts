@@ -67,6 +67,21 @@ export async function offerByControl(deps: ManualDispatchDeps, controller: Contr
 const pointDistance = (incident: IncidentRow, responder: ResponderRow) =>
   Math.round(distanceKm({ latitude: Number(incident.latitude), longitude: Number(incident.longitude) }, { latitude: Number(responder.latitude ?? 0), longitude: Number(responder.longitude ?? 0) }) * 100) / 100;
 
+/** What an incident loses when its responder is stood down: the responder, and a fresh dispatch window from `now`. */
+function backToDispatch(now: Date, windows: { dispatchWindowS: number; escalationWindowS: number }) {
+  return {
+    responder_id: null,
+    responder_name: null,
+    responder_phone: null,
+    responder_latitude: null,
+    responder_longitude: null,
+    eta_minutes: null,
+    assigned_at: null,
+    dispatch_deadline: new Date(now.getTime() + windows.dispatchWindowS * 1000).toISOString(),
+    escalation_deadline: new Date(now.getTime() + (windows.dispatchWindowS + windows.escalationWindowS) * 1000).toISOString(),
+  };
+}
+
 /**
  * Stands the assigned responder down and sends the incident back to dispatch (assigned or
  * responding → dispatching) with a fresh dispatch window; the responder is free again.
@@ -79,17 +94,7 @@ export async function reassignByControl(deps: ManualDispatchDeps, controller: Co
     const message = `${controller.by} stood ${incident.responder_name ?? 'the responder'} down and sent it back to dispatch: ${reason}`;
     await transitionIncident(trx, deps, incident, 'dispatching', {
       message,
-      changes: {
-        responder_id: null,
-        responder_name: null,
-        responder_phone: null,
-        responder_latitude: null,
-        responder_longitude: null,
-        eta_minutes: null,
-        assigned_at: null,
-        dispatch_deadline: new Date(now.getTime() + windows.dispatchWindowS * 1000).toISOString(),
-        escalation_deadline: new Date(now.getTime() + (windows.dispatchWindowS + windows.escalationWindowS) * 1000).toISOString(),
-      },
+      changes: backToDispatch(now, windows),
       represent: representIncident(incident),
     });
     if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, incident.responder_id, true, at);
@@ -129,17 +134,7 @@ export async function standDownByControl(
       const message = `${controller.by} stood ${responder.name} down: ${reason}`;
       await transitionIncident(trx, deps, incident, 'dispatching', {
         message,
-        changes: {
-          responder_id: null,
-          responder_name: null,
-          responder_phone: null,
-          responder_latitude: null,
-          responder_longitude: null,
-          eta_minutes: null,
-          assigned_at: null,
-          dispatch_deadline: new Date(now.getTime() + windows.dispatchWindowS * 1000).toISOString(),
-          escalation_deadline: new Date(now.getTime() + (windows.dispatchWindowS + windows.escalationWindowS) * 1000).toISOString(),
-        },
+        changes: backToDispatch(now, windows),
         represent: representIncident(incident),
       });
       if (!responder.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, responder.responder_id, true, at);
