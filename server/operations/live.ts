@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { DutyStatus, ServiceArea, StaffAlert } from '../../shared/schemas/duty.ts';
+import type { ServiceArea, StaffAlert } from '../../shared/schemas/duty.ts';
 import type { QueueItem } from '../../shared/schemas/staff.ts';
+import type { MapResponder, MapSite, UncoveredPlace } from '../../shared/schemas/staff-live.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
@@ -32,36 +33,8 @@ import { liveResponderFixes, placedSites } from './store.ts';
  * opens a new stream and gets a new snapshot (no Last-Event-ID: the snapshot is the resume).
  */
 
-export interface MapResponder {
-  responder_id: string;
-  name: string;
-  duty_status: DutyStatus;
-  status_since: string | null;
-  out_of_service_reason: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  location_at: string | null;
-}
 
-export interface MapSite {
-  site_id: string;
-  organization_id: string;
-  organization_name: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-}
 
-/** A place (a site, or a live incident still waiting for help) with no available responder with a fresh fix within the dispatch radius. */
-export interface UncoveredPlace {
-  kind: 'site' | 'incident';
-  id: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-  /** The nearest available responder with a fresh fix, km; null: none anywhere. */
-  nearest_km: number | null;
-}
 
 export interface LiveState {
   responders: Map<string, MapResponder>;

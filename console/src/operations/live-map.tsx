@@ -3,6 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMap } from 'react-leaflet';
 import { BaseMap } from '../map/base-map.tsx';
 import type { StaffSchemas } from './client.ts';
+import type { DutyStatus } from '../../../shared/schemas/duty.ts';
+import type { MapResponder, MapSite, UncoveredPlace } from '../../../shared/schemas/staff-live.ts';
 
 /**
  * The live map (issue #47): every verified responder by the colour of their duty status at their
@@ -12,40 +14,13 @@ import type { StaffSchemas } from './client.ts';
  * Whatever a partner or responder wrote (names, titles, reasons) goes into the page as text.
  */
 
-type DutyStatus = 'off_duty' | 'available' | 'offered' | 'en_route' | 'on_scene' | 'out_of_service';
-
-export interface MapResponder {
-  responder_id: string;
-  name: string;
-  duty_status: DutyStatus;
-  status_since: string | null;
-  out_of_service_reason: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  location_at: string | null;
-}
-interface MapSite {
-  site_id: string;
-  organization_name: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-}
-interface Uncovered {
-  kind: 'site' | 'incident';
-  id: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-  nearest_km: number | null;
-}
 interface LiveData {
   responders: Map<string, MapResponder>;
   queue: StaffSchemas['QueueItem'][];
   alerts: StaffSchemas['StaffAlert'][];
   areas: StaffSchemas['ServiceArea'][];
   sites: MapSite[];
-  uncovered: Uncovered[];
+  uncovered: UncoveredPlace[];
   radius_km: number;
 }
 
