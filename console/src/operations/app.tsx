@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useActions } from './use-actions.ts';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { Link, navigate } from '../router.tsx';
 import { ControlIncident } from './incident.tsx';
@@ -180,8 +181,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
   const [incidents, setIncidents] = useState<StaffSchemas['QueueItem'][]>([]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [candidates, setCandidates] = useState<StaffSchemas['DispatchCandidate'][]>([]);
-  const [said, setSaid] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { said, error, failed, run } = useActions();
   const mayDispatch = session.staff.role !== 'network_admin';
 
   const refresh = useCallback(async () => {
@@ -189,7 +189,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
     try {
       setIncidents((await answerOf(client.GET('/queue', { params: { query: {} } }))).incidents);
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      failed(failure);
     }
   }, [client, mayDispatch]);
   useEffect(() => {
@@ -198,15 +198,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
     return () => clearInterval(timer);
   }, [refresh]);
 
-  const act = async (run: () => Promise<string>) => {
-    setError(null);
-    try {
-      setSaid(await run());
-      await refresh();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    }
-  };
+  const act = (action: () => Promise<string>) => run(action, refresh);
   const take = (incidentId: string) =>
     act(async () => {
       await answerOf(client.POST('/incidents/{incidentId}/take', { params: { path: { incidentId } }, body: {} }));

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { useActions } from './use-actions.ts';
 import { ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 import { answerOf, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
@@ -24,8 +25,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
   const [candidates, setCandidates] = useState<Candidate[]>([]);
   const [callList, setCallList] = useState<CallList | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [said, setSaid] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { said, error, failed, run } = useActions();
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
   const [outcome, setOutcome] = useState<(typeof OUTCOMES)[number]>('assisted');
@@ -38,7 +38,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
       setDetails(found);
       setCandidates(near.candidates);
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      failed(failure);
     }
   }, [client, incidentId]);
   useEffect(() => {
@@ -48,15 +48,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
     return () => clearInterval(timer);
   }, [refresh]);
 
-  const act = async (run: () => Promise<string>) => {
-    setError(null);
-    try {
-      setSaid(await run());
-      await refresh();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    }
-  };
+  const act = (action: () => Promise<string>) => run(action, refresh);
   const take = () =>
     act(async () => {
       await answerOf(client.POST('/incidents/{incidentId}/take', { ...path, body: {} }));

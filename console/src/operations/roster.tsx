@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useActions } from './use-actions.ts';
 import { ErrorNote, Phone, Qr } from '../components/ui.tsx';
 import { answerOf, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
@@ -16,8 +17,7 @@ const STANDING_WORDS: Record<Standing, string> = { applied: 'Applied', verified:
 export function Roster({ client, session }: { client: StaffClient; session: StaffSession }) {
   const [responders, setResponders] = useState<Responder[]>([]);
   const [filter, setFilter] = useState<Standing | ''>('');
-  const [error, setError] = useState<string | null>(null);
-  const [said, setSaid] = useState<string | null>(null);
+  const { said, error, failed, run } = useActions();
   const [editing, setEditing] = useState<string | null>(null);
   const [signIn, setSignIn] = useState<{ name: string; url: string } | null>(null);
   const role = session.staff.role;
@@ -28,22 +28,14 @@ export function Roster({ client, session }: { client: StaffClient; session: Staf
     try {
       setResponders((await answerOf(client.GET('/responders', { params: { query: filter ? { standing: filter } : {} } }))).responders);
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      failed(failure);
     }
   }, [client, filter]);
   useEffect(() => {
     void refresh();
   }, [refresh]);
 
-  const act = async (run: () => Promise<string>) => {
-    setError(null);
-    try {
-      setSaid(await run());
-      await refresh();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    }
-  };
+  const act = (action: () => Promise<string>) => run(action, refresh);
   const params = (responder: Responder) => ({ params: { path: { responderId: responder.responder_id } } });
   const verify = (r: Responder) => act(async () => (await answerOf(client.POST('/responders/{responderId}/verify', { ...params(r), body: {} })), `${r.name} is verified.`));
   const resume = (r: Responder) => act(async () => (await answerOf(client.POST('/responders/{responderId}/resume', { ...params(r), body: {} })), `${r.name} is verified again.`));
