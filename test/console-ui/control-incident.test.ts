@@ -6,7 +6,7 @@ import { inviteStaff } from '../../server/staff/service.ts';
 import { PASSWORD, totpCode } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
-import { inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -131,5 +131,36 @@ describe("a controller's incident screen and the roster (Chromium, real server)"
     await partner.page.screenshot({ path: 'test-artifacts/console-ui/control-incident/partner-reports.png', fullPage: true });
     // The only failed loads are the session probes before signing in (401).
     expect([...admin.problems, ...controller.problems, ...partner.problems].filter((problem) => !problem.includes('status of 401'))).toEqual([]);
+  });
+
+  it('the staff screens at a control room laptop (1366x768) and a 10-inch tablet both ways: axe-core finds no serious fault, and the screens are kept as screenshots', async () => {
+    const page = controller.page;
+    const incidentId = (await org.live.post('/incidents', incidentBody({ location: { coordinates: [AT.longitude, AT.latitude] } }))).body.incident.incident_id as string;
+    const screens: Array<[string, string]> = [
+      ['queue', '/console/staff'],
+      ['incident', `/console/staff/incidents/${incidentId}`],
+      ['roster', '/console/staff/roster'],
+      ['reports', '/console/staff/reports'],
+    ];
+    const sizes: Array<[string, { width: number; height: number }]> = [
+      ['desktop', { width: 1366, height: 768 }],
+      ['tablet-landscape', { width: 1280, height: 800 }],
+      ['tablet-portrait', { width: 800, height: 1280 }],
+    ];
+    const faults: string[] = [];
+    for (const [size, viewport] of sizes) {
+      await page.setViewportSize(viewport);
+      for (const [name, path] of screens) {
+        await page.goto(path);
+        await page.getByRole('main').waitFor();
+        await page.waitForLoadState('networkidle').catch(() => undefined);
+        // Nothing wider than the screen: a control room never scrolls sideways.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${size}`).toBeLessThanOrEqual(viewport.width);
+        faults.push(...(await axeViolations(page)).map((fault) => `${name} at ${size}: ${fault}`));
+        if (size !== 'tablet-landscape') await page.screenshot({ path: `docs/console/staff-${name}-${size}.png` });
+      }
+    }
+    expect(faults).toEqual([]);
+    await page.setViewportSize({ width: 1366, height: 768 });
   });
 });

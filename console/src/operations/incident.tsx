@@ -240,7 +240,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
                 {item.decline_reason && ` (${item.decline_reason})`} · <Time iso={item.answered_at ?? item.offered_at} relative />
               </span>
               {active && item.status === 'pending' && (
-                <button type="button" onClick={() => void standDown(item.responder_id, item.responder_name)} aria-label={`Stand ${item.responder_name} down`}>
+                <button type="button" onClick={() => void standDown(item.responder_id, item.responder_name)} aria-label={`Stand down ${item.responder_name}`}>
                   Stand down
                 </button>
               )}
@@ -250,7 +250,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
         {details.offers.length === 0 && pending.length === 0 && <p className="muted">Offered to nobody yet.</p>}
         {assigned && active && (
           <div className="row">
-            <button type="button" onClick={() => void standDown(assigned.responder_id, assigned.name)} aria-label={`Stand ${assigned.name} down`}>
+            <button type="button" onClick={() => void standDown(assigned.responder_id, assigned.name)} aria-label={`Stand down ${assigned.name}`}>
               Stand {assigned.name} down
             </button>
             {(incident.status === 'assigned' || incident.status === 'responding') && (
