@@ -155,7 +155,7 @@ describe("a controller's incident screen and the roster (Chromium, real server)"
         await page.getByRole('main').waitFor();
         await page.waitForLoadState('networkidle').catch(() => undefined);
         // Nothing wider than the screen: a control room never scrolls sideways.
-        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${size}`).toBeLessThanOrEqual(viewport.width);
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${name} at ${size}`).toBeLessThanOrEqual(viewport.width);
         faults.push(...(await axeViolations(page)).map((fault) => `${name} at ${size}: ${fault}`));
         if (size !== 'tablet-landscape') await page.screenshot({ path: `docs/console/staff-${name}-${size}.png` });
       }
