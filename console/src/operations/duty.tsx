@@ -17,6 +17,7 @@ const ALERT_WORDS: Record<Alert['kind'], string> = {
   panic: 'Panic',
   missed_check_in: 'Missed check-in',
   on_shift_off_duty: 'On shift, off duty',
+  on_shift_outside_area: 'On shift, outside the area',
   no_fix: 'No fix',
   status_overdue: 'Status too long',
 };
