@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useActions } from './use-actions.ts';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { Link, navigate } from '../router.tsx';
@@ -8,6 +8,7 @@ import { Roster } from './roster.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
 import { DutyPanel } from './duty.tsx';
 import { LiveMap } from './live-map.tsx';
+import { ChannelNotice, StaffLiveProvider, useStaffLive } from './staff-live.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
 /**
@@ -38,8 +39,9 @@ export function OperationsApp({ path }: { path: string }) {
   if (session.stage === 'totp') return <Code client={client} onSession={setSession} />;
   if (join) queueMicrotask(() => navigate('/staff', { replace: true }));
   const incident = /^\/staff\/incidents\/([^/]+)$/.exec(path);
+  // One staff channel for every screen of the signed-in console (./staff-live.tsx).
   return (
-    <>
+    <StaffLiveProvider client={client} mayDispatch={session.staff.role !== 'network_admin'}>
       <nav className="row operations-nav" aria-label="Operations">
         <Link to="/staff">Queue</Link>
         <Link to="/staff/roster">Responders</Link>
@@ -54,7 +56,7 @@ export function OperationsApp({ path }: { path: string }) {
       ) : (
         <Queue client={client} session={session} onSignOut={() => setSession(null)} />
       )}
-    </>
+    </StaffLiveProvider>
   );
 }
 
@@ -176,29 +178,19 @@ const URGENCY_WORDS: Record<StaffSchemas['QueueItem']['urgency'], string> = {
   other: '',
 };
 
-/** The queue, most urgent first, read every 2 s; a taken incident's nearest verified responders, each offered with one press. */
+/**
+ * The queue, most urgent first, as the staff channel sends it (no polling while it is up); a taken
+ * incident's nearest verified responders, each offered with one press.
+ */
 function Queue({ client, session, onSignOut }: { client: StaffClient; session: StaffSession; onSignOut: () => void }) {
-  const [incidents, setIncidents] = useState<StaffSchemas['QueueItem'][]>([]);
+  const live = useStaffLive();
   const [chosen, setChosen] = useState<string | null>(null);
   const [candidates, setCandidates] = useState<StaffSchemas['DispatchCandidate'][]>([]);
-  const { said, error, failed, run } = useActions();
+  const { said, error, run } = useActions();
   const mayDispatch = session.staff.role !== 'network_admin';
+  const incidents = mayDispatch ? (live.data?.queue ?? []) : [];
 
-  const refresh = useCallback(async () => {
-    if (!mayDispatch) return;
-    try {
-      setIncidents((await answerOf(client.GET('/queue', { params: { query: {} } }))).incidents);
-    } catch (failure) {
-      failed(failure);
-    }
-  }, [client, mayDispatch]);
-  useEffect(() => {
-    void refresh();
-    const timer = setInterval(() => void refresh(), 2000);
-    return () => clearInterval(timer);
-  }, [refresh]);
-
-  const act = (action: () => Promise<string>) => run(action, refresh);
+  const act = (action: () => Promise<string>) => run(action, live.refresh);
   const take = (incidentId: string) =>
     act(async () => {
       await answerOf(client.POST('/incidents/{incidentId}/take', { params: { path: { incidentId } }, body: {} }));
@@ -228,6 +220,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </button>
       </header>
       {!mayDispatch && <p>Network admins keep the roster; the queue is for controllers and supervisors.</p>}
+      <ChannelNotice />
       {said && (
         <p className="notice" role="status">
           {said}
@@ -271,7 +264,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
           ))}
         </tbody>
       </table>
-      {incidents.length === 0 && <p className="muted">No live incident is waiting.</p>}
+      {incidents.length === 0 && mayDispatch && <p className="muted">{live.data ? 'No live incident is waiting.' : 'Reading the queue…'}</p>}
       {chosen && (
         <section className="stack" data-testid="candidates">
           <h2>Nearest verified responders</h2>

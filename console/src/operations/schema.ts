@@ -1067,6 +1067,12 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
+             * @description Its last change (a status, an offer, a decline, a note): a screen showing the incident reads it again when this moves
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
              * @example 2026-11-22T10:00:00.000Z
              */
