@@ -1,8 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hourIn } from '../../server/duty/status.ts';
+import { addResponder } from '../../server/responders/service.ts';
 import { inviteStaff } from '../../server/staff/service.ts';
 import { PASSWORD, totpCode } from '../support/console.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
+import { joinStaff } from '../support/staff.ts';
+import { axeViolations } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -101,5 +105,29 @@ describe('the staff console on the staff channel (Chromium, real server)', () =>
     await expect.poll(async () => rowOf(incidentId).count(), { timeout: 15_000 }).toBe(0);
     expect(count('/v1/staff/queue')).toBe(settled);
     expect(controller.problems.filter((problem) => !problem.includes('status of 401') && !problem.includes('503'))).toEqual([]);
+  });
+
+  it("an area with a shift now and nobody available inside it: outlined on the map, listed with who is on shift and where, and an alert for the responder outside it; the screen passes axe-core and is kept as a screenshot", async () => {
+    const page = controller.page;
+    const lists = ['/v1/staff/alerts', '/v1/staff/areas', '/v1/staff/shifts', '/v1/staff/queue'];
+    const readBefore = lists.map(count);
+    const admin = await joinStaff(stack.server, 'network_admin', 'Musa Garba');
+    const area = (await admin.browser.post('/areas', { name: 'Ikoyi', shape: { type: 'Polygon', coordinates: [[[3.42, 6.44], [3.46, 6.44], [3.46, 6.46], [3.42, 6.46], [3.42, 6.44]]] } })).body.area;
+    // On shift for Ikoyi, on duty in Lekki, about 3 km east of it.
+    const away = await addResponder(stack.server.running.database.db, stack.server.clock, { name: 'Ade Away', phone: '+2348039990002', latitude: 6.45, longitude: 3.4874, environment: 'live' });
+    const hour = hourIn(stack.server.clock.now(), 'Africa/Lagos');
+    expect((await admin.browser.post('/shifts', { responder_id: away.responder.responder_id, area_id: area.area_id, start_hour: hour, end_hour: (hour + 2) % 24 })).status).toBe(201);
+    await stack.server.running.runJob('duty-alerts');
+
+    const gap = page.locator('[data-testid=uncovered] li[data-kind=area]');
+    await page.getByText(/^Places with nobody within reach/).click();
+    await expect.poll(async () => ((await gap.count()) ? gap.first().textContent() : ''), { timeout: 15_000 }).toBe('Area Ikoyi: nobody available inside (nearest 3.03 km outside). On shift: Ade Away (available, 3.0 km outside)');
+    await expect.poll(async () => page.locator('[data-testid=alerts] [data-kind=on_shift_outside_area]').textContent(), { timeout: 15_000 }).toContain('Ade Away is on shift for Ikoyi and on duty outside it');
+    expect(await page.getByTestId('shifts').textContent()).toContain('Ade Away');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByTestId('live-map').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'docs/console/staff-queue-uncovered-area-desktop.png', fullPage: true });
+    // The area, the shift, the alert and the gap all came on the channel: no list was read.
+    expect(lists.map(count)).toEqual(readBefore);
   });
 });
