@@ -92,7 +92,7 @@ function hostileRequest(operation: Operation) {
         minLength: 1,
         maxLength: 4,
       })
-      .map((pairs) => new URLSearchParams(pairs.map(([name, value]) => [name, value])).toString()),
+      .map((pairs) => new URLSearchParams(pairs.map(([name, value]): [string, string] => [name, value])).toString()),
     fc.constantFrom('page=%zz', 'limit=1&limit=2', '%=%', 'cursor=' + 'A'.repeat(3_000), 'from_date[]=1', 'a[b][c]=1'),
   );
   const body =
