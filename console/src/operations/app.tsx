@@ -176,7 +176,12 @@ const URGENCY_WORDS: Record<StaffSchemas['QueueItem']['urgency'], string> = {
   other: '',
 };
 
-/** The queue, most urgent first, read every 2 s; a taken incident's nearest verified responders, each offered with one press. */
+/**
+ * The queue, most urgent first, as the staff channel (GET /v1/staff/live) carries it: a change on
+ * any host is on screen within about a second. While the channel is down (EventSource reconnects
+ * by itself, and its new snapshot is the resume) the queue is read every 5 s instead. A taken
+ * incident's nearest verified responders, each offered with one press.
+ */
 function Queue({ client, session, onSignOut }: { client: StaffClient; session: StaffSession; onSignOut: () => void }) {
   const [incidents, setIncidents] = useState<StaffSchemas['QueueItem'][]>([]);
   const [chosen, setChosen] = useState<string | null>(null);
@@ -193,10 +198,23 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
     }
   }, [client, mayDispatch]);
   useEffect(() => {
+    if (!mayDispatch) return;
     void refresh();
-    const timer = setInterval(() => void refresh(), 2000);
-    return () => clearInterval(timer);
-  }, [refresh]);
+    let open = false;
+    const source = new EventSource('/v1/staff/live');
+    const fromChannel = (event: Event) => setIncidents((JSON.parse((event as MessageEvent<string>).data) as { queue: StaffSchemas['QueueItem'][] }).queue);
+    source.addEventListener('open', () => (open = true));
+    source.addEventListener('error', () => (open = false));
+    source.addEventListener('snapshot', fromChannel);
+    source.addEventListener('queue', fromChannel);
+    const timer = setInterval(() => {
+      if (!open) void refresh();
+    }, 5000);
+    return () => {
+      source.close();
+      clearInterval(timer);
+    };
+  }, [refresh, mayDispatch]);
 
   const act = (action: () => Promise<string>) => run(action, refresh);
   const take = (incidentId: string) =>
@@ -247,7 +265,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </thead>
         <tbody>
           {incidents.map((item) => (
-            <tr key={item.incident_id} data-testid="queue-row" data-incident={item.incident_id}>
+            <tr key={item.incident_id} data-testid="queue-row" data-incident={item.incident_id} data-status={item.status}>
               <td>{URGENCY_WORDS[item.urgency]}</td>
               <td>
                 {item.title}
