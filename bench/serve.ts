@@ -10,6 +10,8 @@
  * (SANDBOX_SPEED of the server: how fast the simulated network plays out sandbox incidents; default 1),
  * BENCH_REDIS_URL (REDIS_URL of the server; default none: rate limits in memory).
  * BENCH_SERVE_ORGANIZATION (`0`: make no organization; another host on the same database).
+ * BENCH_DISPATCH_WINDOW_S (DISPATCH_WINDOW_S of the server; default 60), BENCH_SERVE_RUN_DISPATCH
+ * (`0`: this host runs no dispatch sweep, so another host's sweep escalates every incident).
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -35,6 +37,7 @@ async function main() {
     DEMO: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     SANDBOX_SPEED: process.env.BENCH_SANDBOX_SPEED,
+    DISPATCH_WINDOW_S: process.env.BENCH_DISPATCH_WINDOW_S,
     // The webhook benchmark's receiver listens on loopback.
     WEBHOOK_ALLOW_PRIVATE: '1',
     REDIS_URL: process.env.BENCH_REDIS_URL || undefined,
@@ -48,6 +51,7 @@ async function main() {
     clock: systemClock,
     ...(logger && { logger }),
     deliverWebhooks: process.env.BENCH_SERVE_DELIVER_WEBHOOKS !== '0',
+    runDispatch: process.env.BENCH_SERVE_RUN_DISPATCH !== '0',
   });
   // On stop, one line on stderr: this process's CPU time per request (user + system, counted
   // only over the quarter seconds in which it served requests, so start-up work and idle sweeps

@@ -109,6 +109,12 @@ export interface StartOptions {
   foldTallies?: boolean;
   /** false: the duty look (missed check-ins, staff alerts) runs only when a test calls `runJob('duty-alerts')` (default: every ALERTS_EVERY_S). */
   dutyAlerts?: boolean;
+  /**
+   * Tests only, never configuration (main.ts never sets it): live webhook deliveries may reach
+   * loopback, so a journey's partner receiver listens on the test machine. Live endpoints stay
+   * https-only to public addresses everywhere else.
+   */
+  liveWebhooksToLoopback?: boolean;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -168,6 +174,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     timeoutMs: config.WEBHOOK_TIMEOUT_S * 1000,
     retryScale: config.WEBHOOK_RETRY_SCALE,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    liveToLoopback: options.liveWebhooksToLoopback === true,
   });
   // One per server: its app, sweeps and dispatch write events and deliveries through it.
   const webhookQueue = createWebhookQueue();

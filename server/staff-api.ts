@@ -25,6 +25,7 @@ export function buildStaffOpenApiDocument() {
       version: 'v1',
       description:
         "For the service's own staff (controllers, supervisors, network admins), never partners: the console's operations view calls it with the console's cookie, and the Origin and CSRF rules of the console. A staff session is signed in only after its second step, always. No partner key or partner session reaches a route here (401), and no staff session reaches a partner's (401). Staff are invited from the host (`npx tsaro staff invite --email E --role controller`).",
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Tsaro-Proprietary' },
     },
     servers: [{ url: STAFF_API_BASE }],
     security: [{ staffSession: [] }],

@@ -25,6 +25,11 @@ export interface WebhookWorkerDeps {
   timeoutMs: number;
   /** WEBHOOK_ALLOW_PRIVATE: sandbox deliveries may reach loopback and private addresses. */
   allowPrivate: boolean;
+  /**
+   * Tests only, never configuration: live deliveries may reach loopback and private addresses too,
+   * so a journey's partner receiver can listen on this machine (StartOptions.liveWebhooksToLoopback).
+   */
+  liveToLoopback?: boolean;
   /** WEBHOOK_RETRY_SCALE: divides the retry schedule (default 1). */
   retryScale?: number;
   /** Spreads the hourly retries; Math.random unless a test fixes it. */
@@ -58,9 +63,11 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
 }
 
 export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
+  const policyOf = (environment: string): TargetPolicy =>
+    environment === 'live' && deps.liveToLoopback ? { environment: 'sandbox', allowPrivate: true } : { environment, allowPrivate: environment === 'sandbox' && deps.allowPrivate };
   const agents: Record<string, Agent> = {
-    live: new Agent({ connect: { lookup: guardedLookup({ environment: 'live', allowPrivate: false }) } }),
-    sandbox: new Agent({ connect: { lookup: guardedLookup({ environment: 'sandbox', allowPrivate: deps.allowPrivate }) } }),
+    live: new Agent({ connect: { lookup: guardedLookup(policyOf('live')) } }),
+    sandbox: new Agent({ connect: { lookup: guardedLookup(policyOf('sandbox')) } }),
   };
   const schedule = { scale: deps.retryScale ?? 1, random: deps.random ?? Math.random };
   let timer: NodeJS.Timeout | undefined;
@@ -75,7 +82,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const url = new URL(endpoint.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal never reaches the lookup, so it is checked here.
-    const policy = { environment: endpoint.environment, allowPrivate: endpoint.environment === 'sandbox' && deps.allowPrivate };
+    const policy = policyOf(endpoint.environment);
     const literalRefusal = isIP(host) ? refusedAddress(host, policy) : undefined;
     if (literalRefusal) return { status: null, error: literalRefusal, durationMs: 0 };
     const now = deps.clock.now();

@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer, expectErrorBody } from '../support/server.ts';
 import { Receiver, undoAfterEachTest } from '../support/webhook-durability.ts';
+import { parseKey } from '../../server/secrets/key-source.ts';
+import { createSecretBox, sealingKey } from '../../server/secrets/secret-box.ts';
+import { createWebhookEndpoint } from '../../server/webhooks/service.ts';
+import { TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { incidentBody } from '../support/server.ts';
 
 /**
@@ -75,5 +79,32 @@ describe('webhook targets on loopback and private addresses', () => {
       expect(log.body.results).toHaveLength(1);
       expect(log.body.results[0]).toMatchObject({ status: 'failed', response_status: null, error: expect.stringMatching(/loopback address .* not allowed/) });
     }
+  });
+
+  it('a live endpoint on loopback written past registration gets nothing, even with WEBHOOK_ALLOW_PRIVATE=1; only the tests\' start option (liveWebhooksToLoopback) delivers to it', async () => {
+    const database = await createTestDatabase();
+    stops.push(() => database.drop());
+    const receiver = await Receiver.start();
+    const server = await startTestServer({ database, config: { WEBHOOK_ALLOW_PRIVATE: '1' }, deliverWebhooks: false });
+    const org = await server.createOrganization();
+    const endpoint = await createWebhookEndpoint(
+      server.running.database.db,
+      { clock: server.clock, secretBox: createSecretBox(sealingKey(parseKey(TEST_SECRETS_KEY, 'TEST_SECRETS_KEY'))), webhookQueue: server.running.webhookQueue },
+      { organizationId: org.organizationId, environment: 'live' },
+      { url: receiver.url, events: ['incident.created'], site_ids: null },
+      new Set(['incidents:read']),
+    );
+    expect((await org.live.post('/incidents', incidentBody())).status).toBe(201);
+    expect(await server.running.deliverWebhooks()).toBe(1);
+    expect(receiver.arrivals).toEqual([]);
+    const log = await org.live.get(`/webhook-endpoints/${endpoint.webhook_endpoint.endpoint_id}/deliveries`);
+    expect(log.body.results[0]).toMatchObject({ status: 'failed', response_status: null, error: expect.stringMatching(/loopback address .* not allowed for live endpoints/) });
+    await server.stop();
+
+    const journey = await started({ database, deliverWebhooks: false, liveWebhooksToLoopback: true });
+    expect((await journey.client(org.keys.live).post('/incidents', incidentBody())).status).toBe(201);
+    await journey.running.deliverWebhooks();
+    expect(receiver.arrivals.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(receiver.arrivals.map((a) => a.outcome))).toEqual(new Set([200]));
   });
 });

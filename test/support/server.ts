@@ -115,6 +115,8 @@ export interface TestServerOptions {
   foldTallies?: boolean;
   /** true: the duty look (missed check-ins, staff alerts) runs in the background; by default tests call `running.runJob('duty-alerts')`. */
   dutyAlerts?: boolean;
+  /** true: live webhooks may be delivered to a receiver on loopback (a journey's partner receiver). */
+  liveWebhooksToLoopback?: boolean;
 }
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
@@ -149,6 +151,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventStreamHeartbeatMs: options.eventStreamHeartbeatMs,
     foldTallies: options.foldTallies ?? false,
     dutyAlerts: options.dutyAlerts ?? false,
+    liveWebhooksToLoopback: options.liveWebhooksToLoopback,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

@@ -90,6 +90,19 @@ describe('the OpenAPI document in partners\' tools', { timeout: TOOL_TEST_BOUND_
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
+  it("the staff and responder documents (issue #47) pass the same lint with no error and no warning", async () => {
+    for (const api of ['staff', 'responder']) {
+      const served = await fetch(`${server.baseUrl.replace('/v1/external', `/v1/${api}`)}/openapi.json`);
+      expect(served.status).toBe(200);
+      const file = join(ROOT, '.tmp', 'openapi-tools', `${api}-openapi.json`);
+      writeFileSync(file, JSON.stringify(await served.json(), null, 2));
+      const { stdout } = await run(BIN('redocly'), ['lint', file, '--format=json'], { cwd: ROOT }).catch((error) => error);
+      const report = JSON.parse(stdout);
+      expect(report.problems.map((p: any) => `${api}: ${p.ruleId} ${p.severity}: ${p.message} at ${p.location?.[0]?.pointer}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    }
+  });
+
   const send = (base: string, request: ReturnType<ReturnType<typeof exampleRequests>[number]>, key: string) =>
     fetch(base + request.path, {
       method: request.method,

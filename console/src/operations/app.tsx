@@ -240,7 +240,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </thead>
         <tbody>
           {incidents.map((item) => (
-            <tr key={item.incident_id} data-testid="queue-row" data-incident={item.incident_id}>
+            <tr key={item.incident_id} data-testid="queue-row" data-incident={item.incident_id} data-status={item.status}>
               <td>{URGENCY_WORDS[item.urgency]}</td>
               <td>
                 {item.title}
