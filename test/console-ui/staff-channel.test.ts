@@ -130,4 +130,26 @@ describe('the staff console on the staff channel (Chromium, real server)', () =>
     // The area, the shift, the alert and the gap all came on the channel: no list was read.
     expect(lists.map(count)).toEqual(readBefore);
   });
+
+  it("an incident's screen reads the incident again when the channel says it changed, and not while nothing does", async () => {
+    const page = controller.page;
+    const incidentId = (await org.live.post('/incidents', incidentBody({ title: 'Watched', location: { coordinates: [AT.longitude, AT.latitude] } }))).body.incident.incident_id as string;
+    await rowOf(incidentId).waitFor({ timeout: 15_000 });
+    await rowOf(incidentId).getByRole('link', { name: /^Open/ }).click();
+    await page.getByTestId('control-incident').waitFor();
+    await expect.poll(async () => page.getByTestId('control-owner').textContent(), { timeout: 15_000 }).toBe('nobody at Tsaro yet');
+    const details = `/v1/staff/incidents/${incidentId}`;
+    // Quiet: longer than the old 3 s poll, and no read of the incident.
+    await page.waitForTimeout(1_500);
+    const quiet = count(details);
+    await page.waitForTimeout(4_000);
+    expect(count(details)).toBe(quiet);
+    // Another controller takes it: the channel's queue entry moves, and the screen reads it again.
+    const other = await joinStaff(stack.server, 'supervisor', 'Bisi Ola');
+    expect((await other.browser.post(`/incidents/${incidentId}/take`)).status).toBe(200);
+    await expect.poll(async () => page.getByTestId('control-owner').textContent(), { timeout: 15_000 }).toBe('Tsaro control (Bisi)');
+    expect(count(details)).toBeGreaterThan(quiet);
+    await org.live.post(`/incidents/${incidentId}/cancel`, {});
+    await expect.poll(async () => page.getByTestId('control-status').textContent(), { timeout: 15_000 }).toBe('cancelled');
+  });
 });
