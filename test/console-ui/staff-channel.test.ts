@@ -14,7 +14,7 @@ import { startConsoleStack, type ConsoleStack, type WatchedPage } from './suppor
  * queue and the duty panel read GET /v1/staff/live and never poll while it is up; an escalation
  * reaches the queue as it happens, with no reload and no read of GET /queue. With the channel
  * down the screen says so, the lists are read by hand meanwhile, and the reconnection's snapshot
- * ends that.
+ * ends that; a session ended elsewhere goes back to the sign-in.
  */
 const AT = { latitude: 6.4474, longitude: 3.4739 };
 let stack: ConsoleStack;
@@ -151,5 +151,16 @@ describe('the staff console on the staff channel (Chromium, real server)', () =>
     expect(count(details)).toBeGreaterThan(quiet);
     await org.live.post(`/incidents/${incidentId}/cancel`, {});
     await expect.poll(async () => page.getByTestId('control-status').textContent(), { timeout: 15_000 }).toBe('cancelled');
+  });
+
+  it('a session ended elsewhere: the stream closes, and the console goes back to the sign-in saying so', async () => {
+    const page = controller.page;
+    await page.goto('/console/staff');
+    await page.getByRole('heading', { name: 'Live queue' }).waitFor();
+    // Ended on the server (as signing out on another screen, or the idle timeout, does).
+    await stack.server.running.database.db.updateTable('staff_sessions').set({ ended_at: new Date().toISOString() }).where('ended_at', 'is', null).execute();
+    await page.getByTestId('staff-session-ended').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('staff-session-ended').textContent()).toBe('Your session ended: sign in again.');
+    await page.getByTestId('staff-sign-in').waitFor();
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useActions } from './use-actions.ts';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { Link, navigate } from '../router.tsx';
@@ -23,6 +23,12 @@ export function OperationsApp({ path }: { path: string }) {
   const csrf = useRef<string | undefined>(undefined);
   csrf.current = session?.csrf_token;
   const [client] = useState(() => createStaffClient(() => csrf.current));
+  const [ended, setEnded] = useState(false);
+  // The session ended elsewhere (signed out, timed out): back to the sign-in, saying why.
+  const signedOut = useCallback(() => {
+    setEnded(true);
+    setSession(null);
+  }, []);
 
   useEffect(() => {
     answerOf(client.GET('/session')).then(
@@ -34,14 +40,14 @@ export function OperationsApp({ path }: { path: string }) {
   const join = /^\/staff\/join\/([^/]+)$/.exec(path);
   if (session === undefined) return <AuthFrame title="Tsaro operations">Opening…</AuthFrame>;
   if (!session && join) return <JoinStaff client={client} token={decodeURIComponent(join[1]!)} onSession={setSession} />;
-  if (!session) return <SignIn client={client} onSession={setSession} />;
+  if (!session) return <SignIn client={client} onSession={setSession} notice={ended ? 'Your session ended: sign in again.' : null} />;
   if (session.stage === 'enrol_totp') return <Enrol client={client} onSession={setSession} />;
   if (session.stage === 'totp') return <Code client={client} onSession={setSession} />;
   if (join) queueMicrotask(() => navigate('/staff', { replace: true }));
   const incident = /^\/staff\/incidents\/([^/]+)$/.exec(path);
   // One staff channel for every screen of the signed-in console (./staff-live.tsx).
   return (
-    <StaffLiveProvider client={client} mayDispatch={session.staff.role !== 'network_admin'}>
+    <StaffLiveProvider client={client} mayDispatch={session.staff.role !== 'network_admin'} onSignedOut={signedOut}>
       <nav className="row operations-nav" aria-label="Operations">
         <Link to="/staff">Queue</Link>
         <Link to="/staff/roster">Responders</Link>
@@ -102,12 +108,17 @@ function JoinStaff({ client, token, onSession }: Step & { token: string }) {
   );
 }
 
-function SignIn({ client, onSession }: Step) {
+function SignIn({ client, onSession, notice }: Step & { notice: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { error, busy, submit } = useSubmit(async () => onSession((await answerOf(client.POST('/sign-in', { body: { email, password } }))).session));
   return (
     <AuthFrame title="Operations sign-in">
+      {notice && (
+        <p className="notice" role="status" data-testid="staff-session-ended">
+          {notice}
+        </p>
+      )}
       <form onSubmit={submit} className="stack" data-testid="staff-sign-in">
         <Field label="Email" id="staff-email">
           <input id="staff-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />

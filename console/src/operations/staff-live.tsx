@@ -9,7 +9,8 @@ import { answerOf, type StaffClient, type StaffSchemas } from './client.ts';
  * those screens never poll while it is up. When it drops, EventSource reconnects by itself (a
  * refusal, a 429 or 503, is tried again here, a little later each time) and the reconnection's
  * snapshot is the resume; while it is down the lists are read every few seconds instead (the
- * fallback), and the screens say "Live updates paused, reconnecting".
+ * fallback), and the screens say "Live updates paused, reconnecting". A session that ended
+ * (the fallback's reads answer 401) goes back to the sign-in.
  */
 
 export interface StaffLiveData {
@@ -46,7 +47,8 @@ const FALLBACK_EVERY_MS = 3_000;
 const LISTS = ['queue', 'alerts', 'areas', 'shifts', 'sites', 'uncovered'] as const;
 const Context = createContext<StaffLive | null>(null);
 
-export function StaffLiveProvider({ client, mayDispatch, children }: { client: StaffClient; mayDispatch: boolean; children: ReactNode }) {
+/** `onSignedOut`: the session ended (signed out elsewhere, timed out): the stream closed and the fallback's reads answer 401. */
+export function StaffLiveProvider({ client, mayDispatch, onSignedOut, children }: { client: StaffClient; mayDispatch: boolean; onSignedOut: () => void; children: ReactNode }) {
   const [state, setState] = useState<ChannelState>('connecting');
   const [data, setData] = useState<StaffLiveData | null>(null);
   const [version, setVersion] = useState(0);
@@ -134,11 +136,14 @@ export function StaffLiveProvider({ client, mayDispatch, children }: { client: S
   }, [client, mayDispatch, publish]);
   useEffect(() => {
     if (state !== 'paused') return;
-    const read = () => void readLists().catch(() => undefined);
+    const read = () =>
+      void readLists().catch((failure: unknown) => {
+        if ((failure as { status?: number }).status === 401) onSignedOut();
+      });
     read();
     const timer = setInterval(read, FALLBACK_EVERY_MS);
     return () => clearInterval(timer);
-  }, [state, readLists]);
+  }, [state, readLists, onSignedOut]);
 
   const refresh = useCallback(async () => {
     if (stateRef.current !== 'live') await readLists().catch(() => undefined);
