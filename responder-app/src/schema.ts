@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/offers/{offerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What became of an offer
+         * @description When an offer or an incident leaves the app's lists, this says why: still open, taken by this responder or by another, declined, the incident cancelled or over, or Tsaro control stood this responder down (`stood_down`: who, as "Tsaro control (Kemi)", why and when). An offer made again later (a decliner asked again) has a new id: the old one is a 404.
+         */
+        get: operations["offerOutcome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/offers/{offerId}/accept": {
         parameters: {
             query?: never;
@@ -389,6 +409,30 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description What became of an offer made to this responder: the app says why an offer or an incident left the screen */
+        OfferOutcome: {
+            offer_id: string;
+            incident_id: string;
+            /** @description `pending`: still open; `accepted`: this responder took it; `declined`; `lost`: another responder took it first; `withdrawn`: no longer offered (the incident ended, the responder went out of service or was suspended, or Tsaro control stood them down: see `stood_down`) */
+            status: string;
+            /** @description The incident's status now (`cancelled`: the partner cancelled it; `resolved`: it is over) */
+            incident_status: string;
+            /** @description The incident is in this responder's hands now (assigned, responding or on scene) */
+            yours: boolean;
+            /** @description Tsaro control stood this responder down from the incident (its open offer withdrawn, or the incident taken back from them): who, why and when; null otherwise */
+            stood_down: {
+                /** @example Tsaro control (Kemi) */
+                by: string;
+                /** @example Police are handling it */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp, UTC, millisecond precision
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+            } | null;
+        };
         ResponderDuty: {
             duty: components["schemas"]["Duty"];
             /** @description On scene: when the next "I'm OK" is due; null otherwise */
@@ -524,6 +568,48 @@ export interface operations {
             };
             /** @description Missing, unknown or deactivated responder token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    offerOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offer: components["schemas"]["OfferOutcome"];
+                    };
+                };
+            };
+            /** @description Missing, unknown or deactivated responder token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such offer for this responder */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createAlarm } from './alert.ts';
+import { goneNotice, offerOutcome } from './gone.ts';
 import { call, sendAction, Unreachable, type ActionAnswer, type Answer, type ResponderIncident } from './api.ts';
 import { openOutbox, type Outbox, type OutboxAction } from './outbox.ts';
 import { beatDue } from './presence.ts';
@@ -117,12 +118,15 @@ export function useResponder() {
         if (ok && incident) update((s) => (s.work ? { ...s, work: { ...s.work, incident, confirmed: true, step: later(s.work.step, 'assigned') } } : s));
         else {
           await dropActionsOf(action.incidentId!);
+          const offerId = action.path.split('/')[2]!;
+          // Stood down while accepting: say by whom and why, not only the refusal.
+          const outcome = answer.status === 409 && stateRef.current.token ? await offerOutcome(stateRef.current.token, offerId) : null;
           const taken = /taken|already/i.test(message);
           update((s) => ({
             ...s,
             work: null,
-            dismissed: [...s.dismissed, action.path.split('/')[2]!].slice(-50),
-            notice: { kind: 'taken', title: taken ? 'Someone else took it' : 'Could not accept', text: message },
+            dismissed: [...s.dismissed, offerId].slice(-50),
+            notice: outcome?.stood_down ? goneNotice(outcome, { kind: 'offer' }) : { kind: 'taken', title: taken ? 'Someone else took it' : 'Could not accept', text: message },
           }));
         }
         return;
@@ -242,12 +246,10 @@ export function useResponder() {
         setLinkUp(true);
         if (!answer.ok || answer.body.offers.some((offer) => offer.offer_id === offerId)) return;
         if (stateRef.current.offer?.offer_id !== offerId) return;
-        update((s) => ({
-          ...s,
-          offer: null,
-          dismissed: [...s.dismissed, offerId].slice(-50),
-          notice: { kind: 'taken', title: 'Offer closed', text: 'Another responder took it, or the partner cancelled it.' },
-        }));
+        // Gone: why (taken, cancelled, or stood down by Tsaro control, by whom and why).
+        const outcome = await offerOutcome(token, offerId);
+        if (stateRef.current.offer?.offer_id !== offerId) return;
+        update((s) => ({ ...s, offer: null, dismissed: [...s.dismissed, offerId].slice(-50), notice: goneNotice(outcome, { kind: 'offer' }) }));
       } catch {
         setLinkUp(false);
       }
@@ -270,11 +272,15 @@ export function useResponder() {
         const found = answer.body.incidents.find((incident) => incident.incident_id === workId);
         const work = stateRef.current.work;
         if (work?.incident.incident_id !== workId) return;
-        // No longer among this responder's incidents: Tsaro control stood them down and sent it to someone else (issue #47).
-        if (!found) {
+        // No longer among this responder's incidents, or closed by someone else: Tsaro control
+        // stood them down (issue #47); the offer's record says by whom and why.
+        if (!found || (found.status === 'resolved' && work.step !== 'resolved')) {
+          const outcome = await offerOutcome(token, work.offerId);
+          if (stateRef.current.work?.incident.incident_id !== workId) return;
+          if (found && !outcome?.stood_down) return void update((s) => (s.work ? { ...s, work: { ...s.work, incident: found } } : s));
           await dropActionsOf(workId);
           await refreshWaiting();
-          update((s) => ({ ...s, work: null, notice: { kind: 'stood-down', title: 'Stood down by Tsaro control', text: `${work.incident.title} was given to another responder. You are free for the next incident.` } }));
+          update((s) => ({ ...s, work: null, notice: goneNotice(outcome, { kind: 'incident', title: work.incident.title }) }));
           return;
         }
         if (found.status === 'cancelled') {

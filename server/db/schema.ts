@@ -700,6 +700,10 @@ export interface DispatchOfferRow {
   decline_reason?: string | null;
   /** Migration 0053: when this offer was first made; a reopened offer (a decliner asked again) keeps it, while `offered_at` moves. */
   first_offered_at?: string | null;
+  /** Migration 0062: who at Tsaro stood the responder down ("Tsaro control (Kemi)"), why and when; null: never (or asked again since). */
+  stood_down_by?: string | null;
+  stood_down_reason?: string | null;
+  stood_down_at?: string | null;
 }
 
 export interface VerifiedIncidentRow {

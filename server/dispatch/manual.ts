@@ -6,7 +6,7 @@ import { recordIncidentEntry, transitionIncident } from '../incidents/lifecycle.
 import { appendEvent, type EventDeps } from '../events/service.ts';
 import { representIncident, withIncident } from './engine.ts';
 import { distanceKm } from './nearest.ts';
-import { closeOpenOffers, hasActiveAssignment, withdrawOfferTo, insertOffer, offersOfIncident, reopenOffer, setNextStepAt, setResponderAvailable } from './store.ts';
+import { closeOpenOffers, hasActiveAssignment, withdrawOfferTo, insertOffer, markStoodDown, offersOfIncident, reopenOffer, setNextStepAt, setResponderAvailable } from './store.ts';
 
 /**
  * A Tsaro controller's dispatch (issue #47): an offer to one chosen responder, a reassignment,
@@ -97,7 +97,11 @@ export async function reassignByControl(deps: ManualDispatchDeps, controller: Co
       changes: backToDispatch(now, windows),
       represent: representIncident(incident),
     });
-    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, incident.responder_id, true, at);
+    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) {
+      await setResponderAvailable(trx, incident.responder_id, true, at);
+      // Their phone says who took it back and why (GET /v1/responder/offers/{id}).
+      await markStoodDown(trx, incidentId, incident.responder_id, { by: controller.by, reason, at });
+    }
     await appendEvent(trx, deps, {
       organizationId: incident.organization_id,
       environment: incident.environment,
@@ -138,6 +142,7 @@ export async function standDownByControl(
         represent: representIncident(incident),
       });
       if (!responder.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, responder.responder_id, true, at);
+      await markStoodDown(trx, incidentId, responder.responder_id, { by: controller.by, reason, at });
       await appendEvent(trx, deps, {
         organizationId: incident.organization_id,
         environment: incident.environment,
@@ -147,7 +152,7 @@ export async function standDownByControl(
       });
       return { released: 'assignment' as const };
     }
-    if (!(await withdrawOfferTo(trx, incidentId, responder.responder_id, at))) {
+    if (!(await withdrawOfferTo(trx, incidentId, responder.responder_id, { by: controller.by, reason, at }))) {
       throw conflict(`${responder.name} has neither an open offer of this incident nor the incident in hand`);
     }
     const message = `${controller.by} stood ${responder.name} down (offer withdrawn): ${reason}`;
@@ -174,7 +179,11 @@ export async function closeByControl(deps: ManualDispatchDeps, controller: Contr
     });
     await closeOpenOffers(trx, incidentId, 'withdrawn', at);
     await setNextStepAt(trx, incidentId, null);
-    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) await setResponderAvailable(trx, incident.responder_id, true, at);
+    if (incident.responder_id && !incident.responder_id.startsWith('rsp_sim_')) {
+      await setResponderAvailable(trx, incident.responder_id, true, at);
+      // Their phone says Tsaro control closed it, and how.
+      await markStoodDown(trx, incidentId, incident.responder_id, { by: controller.by, reason: `the incident is closed: ${outcome.replace(/_/g, ' ')}${notes ? ` (${notes})` : ''}`, at });
+    }
     await appendEvent(trx, deps, {
       organizationId: incident.organization_id,
       environment: incident.environment,

@@ -1,7 +1,7 @@
 import { recordVerifiedThreatEvent } from '../threat/verified.ts';
 import { estatesForResponders, type EstateForResponder } from '../sites/service.ts';
 import type { ResolutionOutcome } from '../../shared/schemas/incidents.ts';
-import type { Offer } from '../../shared/schemas/responders.ts';
+import type { Offer, OfferOutcome } from '../../shared/schemas/responders.ts';
 import type { EventDeps } from '../events/service.ts';
 import type { Executor, IncidentRow, ResponderRow } from '../db/schema.ts';
 import { conflict, notFound } from '../http/errors.ts';
@@ -19,6 +19,7 @@ import {
   findIncidentById,
   findOffer,
   hasActiveAssignment,
+  offerOf,
   insertVerifiedIncident,
   pendingOfferIdsOf,
   pendingOffersFor,
@@ -271,4 +272,20 @@ export async function reportResponderLocation(db: Executor, deps: EventDeps, res
       data: { ...represented, responder_location: { latitude: position.latitude, longitude: position.longitude, eta_minutes: etaMinutesNow, reported_at: at } },
     });
   });
+}
+
+const HOLDING = new Set(['assigned', 'responding', 'on_scene']);
+
+/** What became of one of this responder's offers (another responder's offer, or none: 404): the phone's words when it leaves the screen. */
+export async function offerOutcome(db: Executor, responder: Pick<ResponderRow, 'responder_id'>, offerId: string): Promise<OfferOutcome> {
+  const row = await offerOf(db, responder.responder_id, offerId);
+  if (!row) throw notFound('Offer');
+  return {
+    offer_id: row.offer_id,
+    incident_id: row.incident_id,
+    status: row.status,
+    incident_status: row.incident_status,
+    yours: row.holder_id === responder.responder_id && HOLDING.has(row.incident_status),
+    stood_down: row.stood_down_by && row.stood_down_at ? { by: row.stood_down_by, reason: row.stood_down_reason ?? '', at: row.stood_down_at } : null,
+  };
 }

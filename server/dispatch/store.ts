@@ -81,7 +81,19 @@ export function offersOfIncident(db: Executor, incidentId: string): Promise<Disp
 export async function reopenOffer(db: Executor, offer: DispatchOfferRow): Promise<void> {
   await db
     .updateTable('dispatch_offers')
-    .set({ offer_id: offer.offer_id, round: offer.round, status: 'pending', distance_km: offer.distance_km, offered_at: offer.offered_at, answered_at: null, offered_by: offer.offered_by ?? null, decline_reason: null })
+    .set({
+      offer_id: offer.offer_id,
+      round: offer.round,
+      status: 'pending',
+      distance_km: offer.distance_km,
+      offered_at: offer.offered_at,
+      answered_at: null,
+      offered_by: offer.offered_by ?? null,
+      decline_reason: null,
+      stood_down_by: null,
+      stood_down_reason: null,
+      stood_down_at: null,
+    })
     .where('incident_id', '=', offer.incident_id)
     .where('responder_id', '=', offer.responder_id)
     .where('status', '!=', 'pending')
@@ -156,16 +168,46 @@ export async function closeOpenOffers(db: Executor, incidentId: string, status: 
     .execute();
 }
 
-/** Withdraws the offer of the incident open to one responder (a controller stood them down); false when none was open. */
-export async function withdrawOfferTo(db: Executor, incidentId: string, responderId: string, at: string): Promise<boolean> {
+export interface StandDown {
+  /** "Tsaro control (Kemi)". */
+  by: string;
+  reason: string;
+  at: string;
+}
+
+/** Withdraws the offer of the incident open to one responder (a controller stood them down, saying who and why); false when none was open. */
+export async function withdrawOfferTo(db: Executor, incidentId: string, responderId: string, standDown: StandDown): Promise<boolean> {
+  const at = standDown.at;
   const result = await db
     .updateTable('dispatch_offers')
-    .set({ status: 'withdrawn', answered_at: at })
+    .set({ status: 'withdrawn', answered_at: at, stood_down_by: standDown.by, stood_down_reason: standDown.reason, stood_down_at: at })
     .where('incident_id', '=', incidentId)
     .where('responder_id', '=', responderId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The responder who held the incident was stood down: their (accepted) offer's row says who, why and when, for their phone. */
+export async function markStoodDown(db: Executor, incidentId: string, responderId: string, standDown: StandDown): Promise<void> {
+  await db
+    .updateTable('dispatch_offers')
+    .set({ stood_down_by: standDown.by, stood_down_reason: standDown.reason, stood_down_at: standDown.at })
+    .where('incident_id', '=', incidentId)
+    .where('responder_id', '=', responderId)
+    .execute();
+}
+
+/** One responder's offer, by id (what became of it: the phone asks). */
+export function offerOf(db: Executor, responderId: string, offerId: string) {
+  return db
+    .selectFrom('dispatch_offers')
+    .innerJoin('incidents', 'incidents.incident_id', 'dispatch_offers.incident_id')
+    .select(['dispatch_offers.offer_id', 'dispatch_offers.incident_id', 'dispatch_offers.status', 'dispatch_offers.answered_at', 'dispatch_offers.stood_down_by', 'dispatch_offers.stood_down_reason', 'dispatch_offers.stood_down_at'])
+    .select(['incidents.status as incident_status', 'incidents.responder_id as holder_id'])
+    .where('dispatch_offers.offer_id', '=', offerId)
+    .where('dispatch_offers.responder_id', '=', responderId)
+    .executeTakeFirst();
 }
 
 export async function answerOffer(db: Executor, offerId: string, status: 'accepted' | 'declined', at: string): Promise<boolean> {

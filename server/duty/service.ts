@@ -10,6 +10,8 @@ import { recordIncidentEntry } from '../incidents/lifecycle.ts';
 import type { Job } from '../jobs/runner.ts';
 import { recordStaffAction, type StaffActor } from '../staff/service.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
+import { freshFix } from '../dispatch/nearest.ts';
+import { AREA_EDGE_ALLOWANCE_M, distanceWords, metresOutside } from './area-geometry.ts';
 import { ageWords, dutyOf, hourIn, shiftCovers } from './status.ts';
 import * as store from './store.ts';
 
@@ -21,6 +23,8 @@ import * as store from './store.ts';
 export interface DutySettings {
   checkInEveryS: number;
   noFixAlertS: number;
+  /** A fix older than this says nothing of where a responder is now (DISPATCH_FIX_MAX_AGE_S, as dispatch ranks). */
+  fixMaxAgeS: number;
   /** Seconds each status may last before staff are alerted. */
   limits: { offered: number; en_route: number; on_scene: number; out_of_service: number };
   timeZone: string;
@@ -29,6 +33,7 @@ export interface DutySettings {
 export const dutySettingsOf = (config: Config): DutySettings => ({
   checkInEveryS: config.CHECK_IN_EVERY_S,
   noFixAlertS: config.NO_FIX_ALERT_S,
+  fixMaxAgeS: config.DISPATCH_FIX_MAX_AGE_S,
   limits: { offered: config.STATUS_LIMIT_OFFERED_S, en_route: config.STATUS_LIMIT_EN_ROUTE_S, on_scene: config.STATUS_LIMIT_ON_SCENE_S, out_of_service: config.STATUS_LIMIT_OUT_OF_SERVICE_S },
   timeZone: config.SHIFT_TIME_ZONE,
 });
@@ -135,7 +140,7 @@ const shiftOf = (row: store.ShiftView, hour: number): Shift => ({
   created_at: row.created_at,
 });
 
-export async function listShifts(deps: DutyDeps, filter: { areaId?: string; responderId?: string } = {}): Promise<Shift[]> {
+export async function listShifts(deps: Pick<DutyDeps, 'db' | 'clock'> & { settings: Pick<DutySettings, 'timeZone'> }, filter: { areaId?: string; responderId?: string } = {}): Promise<Shift[]> {
   const hour = hourIn(deps.clock.now(), deps.settings.timeZone);
   return (await store.listShiftRows(deps.db, filter)).map((row) => shiftOf(row, hour));
 }
@@ -216,7 +221,7 @@ async function raiseAlert(db: Db, clock: Clock, draft: AlertDraft): Promise<bool
 }
 
 /** Alerts that stay open while their condition holds; the others (panic, missed check-in) until dealt with. */
-const CONDITION_KINDS = new Set(['on_shift_off_duty', 'no_fix', 'status_overdue']);
+const CONDITION_KINDS = new Set(['on_shift_off_duty', 'on_shift_outside_area', 'no_fix', 'status_overdue']);
 
 // ---- Safety ----
 
@@ -344,7 +349,12 @@ export async function dutyPass(deps: DutyDeps): Promise<DutyPass> {
 
   // Condition alerts: what holds now.
   const hour = hourIn(now, deps.settings.timeZone);
-  const onShift = new Set(shifts.filter((shift) => shiftCovers(shift, hour)).map((shift) => shift.responder_id));
+  // The areas each responder is on shift for now, with their shapes.
+  const onShift = new Map<string, Array<{ name: string; shape: AreaShape }>>();
+  for (const shift of shifts) {
+    if (!shiftCovers(shift, hour)) continue;
+    onShift.set(shift.responder_id, [...(onShift.get(shift.responder_id) ?? []), { name: shift.area_name, shape: JSON.parse(shift.area_shape) as AreaShape }]);
+  }
   const wanted = new Map<string, AlertDraft>();
   const want = (draft: AlertDraft) => wanted.set(keyOf(draft), draft);
   for (const row of rows) {
@@ -352,6 +362,16 @@ export async function dutyPass(deps: DutyDeps): Promise<DutyPass> {
     const duty = dutyOf(row, hand, offers.get(row.responder_id));
     const base = { responder_id: row.responder_id, incident_id: null, organization_id: null };
     if (duty.duty_status === 'off_duty' && onShift.has(row.responder_id)) want({ ...base, kind: 'on_shift_off_duty', message: `${row.name} is on shift now and not on duty` });
+    // On duty, free, and the fresh fix outside every area of their shifts: not covering them. Busy
+    // (offered, en route, on scene) is their work wherever it takes them; no fresh fix is `no_fix`'s.
+    const areas = onShift.get(row.responder_id);
+    if (areas && duty.duty_status === 'available' && row.latitude !== null && row.longitude !== null && freshFix(row.location_at, nowMs, deps.settings.fixMaxAgeS)) {
+      const point = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
+      const nearest = areas.map((area) => ({ name: area.name, metres: metresOutside(area.shape, point) })).sort((a, b) => a.metres - b.metres)[0]!;
+      if (nearest.metres > AREA_EDGE_ALLOWANCE_M) {
+        want({ ...base, kind: 'on_shift_outside_area', message: `${row.name} is on shift for ${nearest.name} and on duty outside it (${distanceWords(nearest.metres)} from its edge when seen)` });
+      }
+    }
     if (duty.duty_status === 'available') {
       const fixAge = row.location_at ? nowMs - Date.parse(row.location_at) : Number.POSITIVE_INFINITY;
       if (fixAge >= deps.settings.noFixAlertS * 1000) want({ ...base, kind: 'no_fix', message: row.location_at ? `${row.name} is available with no fix for ${ageWords(fixAge)}` : `${row.name} is available and has never sent a fix` });

@@ -12,10 +12,10 @@ const IN_HAND = ['assigned', 'responding', 'on_scene'];
 
 export type DutyResponderRow = Pick<
   ResponderRow,
-  'responder_id' | 'name' | 'environment' | 'status' | 'standing' | 'available' | 'location_at' | 'created_at' | 'duty_since' | 'out_of_service_reason' | 'out_of_service_at' | 'out_of_service_by'
+  'responder_id' | 'name' | 'environment' | 'status' | 'standing' | 'available' | 'latitude' | 'longitude' | 'location_at' | 'created_at' | 'duty_since' | 'out_of_service_reason' | 'out_of_service_at' | 'out_of_service_by'
 >;
 
-const DUTY_COLUMNS = ['responder_id', 'name', 'environment', 'status', 'standing', 'available', 'location_at', 'created_at', 'duty_since', 'out_of_service_reason', 'out_of_service_at', 'out_of_service_by'] as const;
+const DUTY_COLUMNS = ['responder_id', 'name', 'environment', 'status', 'standing', 'available', 'latitude', 'longitude', 'location_at', 'created_at', 'duty_since', 'out_of_service_reason', 'out_of_service_at', 'out_of_service_by'] as const;
 
 /** Active, verified live responders (who may be on duty), or the given ones. */
 export function dutyResponders(db: Executor, filter: { responderIds?: string[] } = {}): Promise<DutyResponderRow[]> {
@@ -81,14 +81,15 @@ export async function shiftCountsByArea(db: Executor): Promise<Map<string, numbe
 }
 
 export const insertShift = (db: Executor, row: ShiftRow) => db.insertInto('shifts').values(row).execute();
-export type ShiftView = ShiftRow & { responder_name: string; area_name: string };
+/** A shift with its responder's and area's names, and the area's shape (JSON, as stored). */
+export type ShiftView = ShiftRow & { responder_name: string; area_name: string; area_shape: string };
 export function listShiftRows(db: Executor, filter: { areaId?: string; responderId?: string } = {}): Promise<ShiftView[]> {
   let query = db
     .selectFrom('shifts')
     .innerJoin('responders', 'responders.responder_id', 'shifts.responder_id')
     .innerJoin('service_areas', 'service_areas.area_id', 'shifts.area_id')
     .selectAll('shifts')
-    .select(['responders.name as responder_name', 'service_areas.name as area_name'])
+    .select(['responders.name as responder_name', 'service_areas.name as area_name', 'service_areas.shape as area_shape'])
     .orderBy('service_areas.name')
     .orderBy('shifts.start_hour')
     .orderBy('shifts.shift_id');

@@ -1,13 +1,14 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { ServiceArea, StaffAlert } from '../../shared/schemas/duty.ts';
+import type { ServiceArea, Shift, StaffAlert } from '../../shared/schemas/duty.ts';
 import type { QueueItem } from '../../shared/schemas/staff.ts';
 import type { MapResponder, MapSite, UncoveredPlace } from '../../shared/schemas/staff-live.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
 import { freshFix } from '../dispatch/nearest.ts';
-import { dutyByResponder, listAlerts, listAreas } from '../duty/service.ts';
+import { areaGaps, type PlacedResponder } from '../duty/area-geometry.ts';
+import { dutyByResponder, listAlerts, listAreas, listShifts } from '../duty/service.ts';
 import { distanceKm } from '../geo.ts';
 import { ApiError } from '../http/errors.ts';
 import type { WebhookQueue } from '../webhooks/queue.ts';
@@ -23,7 +24,7 @@ import { liveResponderFixes, placedSites } from './store.ts';
  *
  * One reader per host (this file) runs only while a staff stream is open on the host: every
  * `everyMs` (1 s) it reads the network's state once (responders with their last fix and duty
- * status, the live queue, open alerts, areas, sites) with a handful of statements, compares it with
+ * status, the live queue, open alerts, areas, shifts, sites) with a handful of statements, compares it with
  * what it read before, and hands every open stream the same encoded frames of what changed. A
  * write on any host (one PostgreSQL) is seen by every host's reader at its next read, so a
  * position or a status reaches every staff screen within about a second, and the database's cost
@@ -41,6 +42,8 @@ export interface LiveState {
   queue: QueueItem[];
   alerts: StaffAlert[];
   areas: ServiceArea[];
+  /** Every planned shift, each with `on_now` (the duty panel's list). */
+  shifts: Shift[];
   sites: MapSite[];
   uncovered: UncoveredPlace[];
   /** Reach: the dispatch radius, km. */
@@ -74,6 +77,8 @@ export interface StaffLiveOptions {
   escalationWindowS: number;
   fixMaxAgeS: number;
   radiusKm: number;
+  /** SHIFT_TIME_ZONE: which shifts are on now. */
+  timeZone: string;
   everyMs?: number;
   heartbeatMs?: number;
 }
@@ -87,22 +92,26 @@ export const staffLiveOptions = (deps: { db: Db; clock: Clock; logger: Logger; w
   escalationWindowS: deps.config.ESCALATION_WINDOW_S,
   fixMaxAgeS: deps.config.DISPATCH_FIX_MAX_AGE_S,
   radiusKm: deps.config.DISPATCH_RADIUS_KM,
+  timeZone: deps.config.SHIFT_TIME_ZONE,
 });
 
 const SITE_LIMIT = 5_000;
+/** The lists sent whole again when they change. */
+const LISTS = ['queue', 'alerts', 'areas', 'shifts', 'sites', 'uncovered'] as const;
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
 
-/** The network's state now: one read each of responders, open offers, incidents in hand, queue, alerts, areas and sites. */
+/** The network's state now: one read each of responders, open offers, incidents in hand, queue, alerts, areas, shifts and sites. */
 export async function readLiveState(options: StaffLiveOptions): Promise<LiveState> {
   const { db } = options;
   const ops = { db, clock: options.clock, webhookQueue: options.webhookQueue, dispatchWindowS: options.dispatchWindowS, escalationWindowS: options.escalationWindowS, fixMaxAgeS: options.fixMaxAgeS };
-  const [rows, duties, queue, alerts, areas, sites] = await Promise.all([
+  const [rows, duties, queue, alerts, areas, shifts, sites] = await Promise.all([
     liveResponderFixes(db),
     dutyByResponder(db),
     liveQueue(ops, { drills: false }),
     listAlerts(db, 'open'),
     listAreas(db),
+    listShifts({ db, clock: options.clock, settings: { timeZone: options.timeZone } }),
     placedSites(db, SITE_LIMIT),
   ]);
   const responders = new Map<string, MapResponder>();
@@ -133,11 +142,17 @@ export async function readLiveState(options: StaffLiveOptions): Promise<LiveStat
   const uncovered: UncoveredPlace[] = [];
   const consider = (kind: UncoveredPlace['kind'], id: string, name: string, point: { latitude: number; longitude: number }) => {
     const km = nearest(point);
-    if (km === null || km > options.radiusKm) uncovered.push({ kind, id, name, latitude: point.latitude, longitude: point.longitude, nearest_km: km });
+    if (km === null || km > options.radiusKm) uncovered.push({ kind, id, name, latitude: point.latitude, longitude: point.longitude, nearest_km: km, note: null });
   };
   for (const site of mapSites) consider('site', site.site_id, site.name, site);
   for (const item of queue) if (['dispatching', 'escalated', 'unresponsive'].includes(item.status)) consider('incident', item.incident_id, item.title ?? item.category, item.location);
-  return { responders, queue, alerts, areas, sites: mapSites, uncovered, radius_km: options.radiusKm, at: new Date(nowMs).toISOString() };
+  // Areas with a shift now and nobody available inside them (server/duty/area-geometry.ts).
+  const reachableIds = new Set(reachable.map((r) => r.responder_id));
+  const placed = new Map<string, PlacedResponder>([...responders].map(([id, r]) => [id, { ...r, reachable: reachableIds.has(id) }]));
+  for (const gap of areaGaps(areas, shifts.filter((shift) => shift.on_now), placed)) {
+    uncovered.push({ kind: 'area', id: gap.area_id, name: gap.name, latitude: gap.centre.latitude, longitude: gap.centre.longitude, nearest_km: gap.nearest_km, note: gap.note });
+  }
+  return { responders, queue, alerts, areas, shifts, sites: mapSites, uncovered, radius_km: options.radiusKm, at: new Date(nowMs).toISOString() };
 }
 
 const sameResponder = (a: MapResponder, b: MapResponder) =>
@@ -154,7 +169,7 @@ export function createStaffLive(options: StaffLiveOptions): StaffLive {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const subscribers = new Set<LiveSubscriber>();
   let state: LiveState | undefined;
-  let texts = { queue: '', alerts: '', areas: '', sites: '', uncovered: '' };
+  let texts = { queue: '', alerts: '', areas: '', shifts: '', sites: '', uncovered: '' };
   let seq = 0;
   let reads = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -189,12 +204,12 @@ export function createStaffLive(options: StaffLiveOptions): StaffLive {
           }
           const gone = [...state.responders.keys()].filter((id) => !next.responders.has(id));
           if (changed.length || gone.length) frames.push(frame('responders', { responders: changed, removed: gone, at: next.at }));
-          for (const key of ['queue', 'alerts', 'areas', 'sites', 'uncovered'] as const) {
+          for (const key of LISTS) {
             const text = JSON.stringify(next[key]);
             if (text !== texts[key]) frames.push(frame(key, { [key]: next[key], at: next.at }));
           }
         }
-        texts = { queue: JSON.stringify(next.queue), alerts: JSON.stringify(next.alerts), areas: JSON.stringify(next.areas), sites: JSON.stringify(next.sites), uncovered: JSON.stringify(next.uncovered) };
+        texts = { queue: JSON.stringify(next.queue), alerts: JSON.stringify(next.alerts), areas: JSON.stringify(next.areas), shifts: JSON.stringify(next.shifts), sites: JSON.stringify(next.sites), uncovered: JSON.stringify(next.uncovered) };
         state = next;
         broadcast(frames);
       } while (readAgain && subscribers.size);
@@ -226,6 +241,7 @@ export function createStaffLive(options: StaffLiveOptions): StaffLive {
       queue: s.queue,
       alerts: s.alerts,
       areas: s.areas,
+      shifts: s.shifts,
       sites: s.sites,
       uncovered: s.uncovered,
       radius_km: s.radius_km,

@@ -47,6 +47,7 @@ function queueItem(row: QueueRow, nowMs: number, dispatchWindowS: number): Queue
     urgency: urgencyOf(row, nowMs, dispatchWindowS),
     location: { latitude: Number(row.latitude), longitude: Number(row.longitude), address: row.address },
     created_at: row.created_at,
+    updated_at: row.updated_at,
     dispatch_deadline: row.dispatch_deadline,
     escalation_deadline: row.escalation_deadline,
     responder_name: row.responder_name,

@@ -3,6 +3,7 @@ import {
   AvailabilityRequest,
   DeclineRequest,
   Offer,
+  OfferOutcome,
   OffersQuery,
   ProgressRequest,
   ResolveRequest,
@@ -16,7 +17,7 @@ import type { Db, Executor, IncidentRow } from '../db/schema.ts';
 import { queueAllClear } from '../messages/alarms.ts';
 import type { TextingDeps } from '../messages/service.ts';
 import { json } from '../http/responses.ts';
-import { acceptOffer, declineOffer, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
+import { acceptOffer, declineOffer, offerOutcome, reportProgress, resolveAssigned } from '../dispatch/responder-actions.ts';
 import { routeFor, routerOf } from '../http/define-route.ts';
 import type { Config } from '../config.ts';
 import { responderDutyRouteList } from './duty-routes.ts';
@@ -116,6 +117,20 @@ export const responderRouteList = [
         if (!offers.length) for (const offerId of await pendingOfferIds(deps.db, responderId)) seen.add(offerId);
       }
       if (!closed) res.json({ offers });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/offers/:offerId',
+    access: 'responder',
+    params: OfferParams,
+    operationId: 'offerOutcome',
+    summary: 'What became of an offer',
+    description:
+      "When an offer or an incident leaves the app's lists, this says why: still open, taken by this responder or by another, declined, the incident cancelled or over, or Tsaro control stood this responder down (`stood_down`: who, as \"Tsaro control (Kemi)\", why and when). An offer made again later (a decliner asked again) has a new id: the old one is a 404.",
+    responses: { 200: { description: 'The offer as it stands', ...json(z.object({ offer: OfferOutcome })) }, 404: error('No such offer for this responder'), ...authErrors },
+    async handler({ params }, req, res, deps) {
+      res.json({ offer: await offerOutcome(deps.db, responderOf(req), params.offerId) });
     },
   }),
   route({

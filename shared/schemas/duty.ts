@@ -88,13 +88,13 @@ export const NewShift = z
 
 // ---- Alerts ----
 
-export const ALERT_KINDS = ['panic', 'missed_check_in', 'on_shift_off_duty', 'no_fix', 'status_overdue'] as const;
+export const ALERT_KINDS = ['panic', 'missed_check_in', 'on_shift_off_duty', 'on_shift_outside_area', 'no_fix', 'status_overdue'] as const;
 export const StaffAlert = z
   .object({
     alert_id: z.string(),
     kind: z.enum(ALERT_KINDS).meta({
       description:
-        '`panic`: the responder pressed panic; `missed_check_in`: an "I\'m OK" on scene not sent in time; `on_shift_off_duty`: a shift covers this hour and they are not on duty; `no_fix`: available with no position for NO_FIX_ALERT_S; `status_overdue`: offered, en route, on scene or out of service longer than its limit',
+        '`panic`: the responder pressed panic; `missed_check_in`: an "I\'m OK" on scene not sent in time; `on_shift_off_duty`: a shift covers this hour and they are not on duty; `on_shift_outside_area`: on shift, available, and their fresh fix is outside every area of their shifts now (more than 100 m past the edge); `no_fix`: available with no position for NO_FIX_ALERT_S; `status_overdue`: offered, en route, on scene or out of service longer than its limit',
     }),
     responder_id: z.string(),
     responder_name: z.string(),

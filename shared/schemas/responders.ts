@@ -101,3 +101,24 @@ export const Offer = z
   })
   .meta({ id: 'Offer' });
 export type Offer = z.infer<typeof Offer>;
+
+export const OfferOutcome = z
+  .object({
+    offer_id: z.string(),
+    incident_id: z.string(),
+    status: z.string().meta({
+      description: '`pending`: still open; `accepted`: this responder took it; `declined`; `lost`: another responder took it first; `withdrawn`: no longer offered (the incident ended, the responder went out of service or was suspended, or Tsaro control stood them down: see `stood_down`)',
+    }),
+    incident_status: z.string().meta({ description: "The incident's status now (`cancelled`: the partner cancelled it; `resolved`: it is over)" }),
+    yours: z.boolean().meta({ description: "The incident is in this responder's hands now (assigned, responding or on scene)" }),
+    stood_down: z
+      .object({
+        by: z.string().meta({ example: 'Tsaro control (Kemi)' }),
+        reason: z.string().meta({ example: 'Police are handling it' }),
+        at: Timestamp,
+      })
+      .nullable()
+      .meta({ description: 'Tsaro control stood this responder down from the incident (its open offer withdrawn, or the incident taken back from them): who, why and when; null otherwise' }),
+  })
+  .meta({ id: 'OfferOutcome', description: 'What became of an offer made to this responder: the app says why an offer or an incident left the screen' });
+export type OfferOutcome = z.infer<typeof OfferOutcome>;

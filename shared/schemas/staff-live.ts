@@ -25,13 +25,20 @@ export interface MapSite {
   longitude: number;
 }
 
-/** A place (a site, or a live incident still waiting for help) with no available responder with a fresh fix within the dispatch radius. */
+/**
+ * A place with nobody to send: a site, or a live incident still waiting for help, with no
+ * available responder with a fresh fix within the dispatch radius; or an area with a shift now
+ * and no such responder inside it (server/duty/area-geometry.ts, `areaGaps`).
+ */
 export interface UncoveredPlace {
-  kind: 'site' | 'incident';
+  kind: 'site' | 'incident' | 'area';
   id: string;
   name: string;
+  /** An area's centre (a polygon's corners averaged). */
   latitude: number;
   longitude: number;
-  /** The nearest available responder with a fresh fix, km; null: none anywhere. */
+  /** The nearest available responder with a fresh fix, km (from an area's edge); null: none anywhere. */
   nearest_km: number | null;
+  /** An area's: who is on shift there and where they are, in words; null for sites and incidents. */
+  note: string | null;
 }

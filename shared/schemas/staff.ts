@@ -126,6 +126,7 @@ export const QueueItem = z
     urgency: z.enum(URGENCIES).meta({ description: 'The queue\'s order: a responder in danger (their panic, or two missed check-ins on scene), unresponsive, escalated, a dispatch window half spent, then the rest' }),
     location: z.object({ latitude: z.number(), longitude: z.number(), address: z.string().nullable() }),
     created_at: Timestamp,
+    updated_at: Timestamp.meta({ description: 'Its last change (a status, an offer, a decline, a note): a screen showing the incident reads it again when this moves' }),
     dispatch_deadline: Timestamp,
     escalation_deadline: Timestamp,
     responder_name: z.string().nullable(),

@@ -373,4 +373,54 @@ describe('alerts for staff', () => {
     expect(all.map((a) => a.kind).sort()).toEqual(['no_fix', 'on_shift_off_duty', 'status_overdue']);
     expect(all.every((a) => a.cleared_at !== null)).toBe(true);
   });
+
+  it("on shift, on duty and outside the area's shape: an alert naming the area; inside a polygon, or a phone's error past a circle's edge, none; busy elsewhere, none", async () => {
+    const here = place(9);
+    const hour = hourIn(server.clock.now(), 'Africa/Lagos');
+    // Kilometres east on the sphere, to the metre (east() is rounder).
+    const exactlyEast = (at: { latitude: number; longitude: number }, km: number) => ({ latitude: at.latitude, longitude: at.longitude + km / (111.1951 * Math.cos((at.latitude * Math.PI) / 180)) });
+    // A square of about 4.4 km a side around `here`.
+    const d = 0.02;
+    const square = [[here.longitude - d, here.latitude - d], [here.longitude + d, here.latitude - d], [here.longitude + d, here.latitude + d], [here.longitude - d, here.latitude + d], [here.longitude - d, here.latitude - d]];
+    const area = (await admin.browser.post('/areas', { name: 'Square Town', shape: { type: 'Polygon', coordinates: [square] } })).body.area;
+    const rover = await verifiedAt('Rita Rover', here);
+    await admin.browser.post('/shifts', { responder_id: rover.responder.responder_id, area_id: area.area_id, start_hour: hour, end_hour: (hour + 2) % 24 });
+    await server.running.runJob('duty-alerts');
+    expect(await alertsOf(rover.responder.responder_id)).toEqual([]);
+
+    // 5 km east of the centre: about 2.8 km past the square's east edge (0.02° of longitude there is 2.18 km).
+    await beat(rover.token, exactlyEast(here, 5));
+    await server.running.runJob('duty-alerts');
+    const [outside] = await alertsOf(rover.responder.responder_id);
+    expect(outside).toMatchObject({ kind: 'on_shift_outside_area' });
+    expect(outside.message).toBe('Rita Rover is on shift for Square Town and on duty outside it (2.8 km from its edge when seen)');
+    // Back inside (near a corner): cleared.
+    await beat(rover.token, { latitude: here.latitude + d * 0.9, longitude: here.longitude - d * 0.9 });
+    await server.running.runJob('duty-alerts');
+    expect(await alertsOf(rover.responder.responder_id)).toEqual([]);
+
+    // Out again, but offered an incident there: busy is their work, wherever it takes them.
+    await beat(rover.token, exactlyEast(here, 5));
+    const id = await report(exactlyEast(here, 5.5));
+    expect(await offersOf(rover.token)).toEqual([id]);
+    await server.running.runJob('duty-alerts');
+    expect(await alertsOf(rover.responder.responder_id)).toEqual([]);
+    await controller.browser.post(`/incidents/${id}/close`, { outcome: 'no_action_required' });
+
+    // A circle of 1 km: 50 m past its edge is a phone's error and counts as inside; 400 m past it does not.
+    const there = place(10);
+    const ring = (await admin.browser.post('/areas', { name: 'Round Town', shape: { type: 'Circle', center: [there.longitude, there.latitude], radius_m: 1000 } })).body.area;
+    const edge = await verifiedAt('Eddie Edge', exactlyEast(there, 1.05));
+    await admin.browser.post('/shifts', { responder_id: edge.responder.responder_id, area_id: ring.area_id, start_hour: hour, end_hour: (hour + 2) % 24 });
+    await server.running.runJob('duty-alerts');
+    expect(await alertsOf(edge.responder.responder_id)).toEqual([]);
+    await beat(edge.token, exactlyEast(there, 1.4));
+    await server.running.runJob('duty-alerts');
+    expect(await alertsOf(edge.responder.responder_id)).toEqual([expect.objectContaining({ kind: 'on_shift_outside_area', message: 'Eddie Edge is on shift for Round Town and on duty outside it (400 m from its edge when seen)' })]);
+    // A stale fix says nothing of where they are: no_fix's alert, not this one.
+    server.clock.advance(301_000);
+    await server.running.runJob('duty-alerts');
+    expect((await alertsOf(edge.responder.responder_id)).map((a) => a.kind)).toEqual(['no_fix']);
+    for (const phone of [rover, edge]) await beat(phone.token, east(here, 0), false);
+  });
 });

@@ -242,3 +242,53 @@ describe('the queue and manual dispatch', () => {
     expect(log.every((entry) => entry.staff_id === controller.staffId && entry.organization_id === org.organizationId)).toBe(true);
   });
 });
+
+describe("the phone's words when stood down", () => {
+  it('what became of an offer: withdrawn by Tsaro control with who and why; taken back from the responder who held it; asked again under a new id; closed by control; another responder\'s is a 404', async () => {
+    const here = place(20);
+    const ada = await verifiedAt('Ada Near', east(here, 1));
+    const ben = await verifiedAt('Ben Second', east(here, 2));
+    const id = (await report(here)).body.incident.incident_id as string;
+    const adaCall = responderCall(server, ada.token);
+    const benCall = responderCall(server, ben.token);
+    const [adaOffer] = await openOffers(ada.token);
+    const [benOffer] = await openOffers(ben.token);
+    expect([adaOffer.incident.incident_id, benOffer.incident.incident_id]).toEqual([id, id]);
+    expect((await adaCall(`/offers/${adaOffer.offer_id}`)).body.offer).toEqual({ offer_id: adaOffer.offer_id, incident_id: id, status: 'pending', incident_status: 'dispatching', yours: false, stood_down: null });
+
+    // Offered to several, one is enough: Ben's offer is withdrawn, and his phone can say who and why.
+    expect((await controller.browser.post(`/incidents/${id}/take`)).status).toBe(200);
+    const withdrawn = await controller.browser.post(`/incidents/${id}/stand-down`, { responder_id: ben.responder.responder_id, reason: 'One is enough' });
+    expect(withdrawn.body).toMatchObject({ released: 'offer' });
+    expect(await openOffers(ben.token)).toEqual([]);
+    const benSees = (await benCall(`/offers/${benOffer.offer_id}`)).body.offer;
+    expect(benSees).toMatchObject({ status: 'withdrawn', incident_status: 'dispatching', yours: false, stood_down: { by: 'Tsaro control (Kemi)', reason: 'One is enough', at: expect.any(String) } });
+
+    // Ada takes it, and is then pulled out: the incident leaves her assignments, and her accepted offer says why.
+    expect((await adaCall(`/offers/${adaOffer.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    expect((await adaCall(`/offers/${adaOffer.offer_id}`)).body.offer).toMatchObject({ status: 'accepted', incident_status: 'assigned', yours: true, stood_down: null });
+    expect((await controller.browser.post(`/incidents/${id}/stand-down`, { responder_id: ada.responder.responder_id, reason: 'Pulled out for your safety' })).body).toMatchObject({ released: 'assignment' });
+    expect(((await adaCall('/assignments')).body.incidents as any[]).map((incident) => incident.incident_id)).not.toContain(id);
+    expect((await adaCall(`/offers/${adaOffer.offer_id}`)).body.offer).toMatchObject({ status: 'accepted', incident_status: 'dispatching', yours: false, stood_down: { by: 'Tsaro control (Kemi)', reason: 'Pulled out for your safety' } });
+
+    // Ben asked again by hand: a new offer id, nothing stood down on it; the old id is gone.
+    expect((await controller.browser.post(`/incidents/${id}/offers`, { responder_id: ben.responder.responder_id })).status).toBe(201);
+    const [again] = await openOffers(ben.token);
+    expect(again.offer_id).not.toBe(benOffer.offer_id);
+    expect((await benCall(`/offers/${benOffer.offer_id}`)).status).toBe(404);
+    expect((await benCall(`/offers/${again.offer_id}`)).body.offer).toMatchObject({ status: 'pending', stood_down: null });
+    // Another responder's offer is none of Ada's business.
+    expect((await adaCall(`/offers/${again.offer_id}`)).status).toBe(404);
+
+    // Ben takes it and the controller closes it while he is there: his phone hears how it ended.
+    expect((await benCall(`/offers/${again.offer_id}/accept`, { method: 'POST' })).status).toBe(200);
+    expect((await controller.browser.post(`/incidents/${id}/close`, { outcome: 'referred_to_authorities', notes: 'Police took over' })).status).toBe(200);
+    expect((await benCall(`/offers/${again.offer_id}`)).body.offer).toMatchObject({
+      status: 'accepted',
+      incident_status: 'resolved',
+      yours: false,
+      stood_down: { by: 'Tsaro control (Kemi)', reason: 'the incident is closed: referred to authorities (Police took over)' },
+    });
+    expect((await responderCall(server, 'rtk_' + 'x'.repeat(40))(`/offers/${again.offer_id}`)).status).toBe(401);
+  });
+});

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hourIn } from '../../server/duty/status.ts';
 import { addResponder } from '../../server/responders/service.ts';
 import { joinConsole } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
@@ -66,6 +67,39 @@ describe('the staff channel', () => {
       await org.live.post(`/incidents/${id}/cancel`, {});
       await live.next((m) => m.event === 'queue' && !m.data.queue.some((item: any) => item.incident_id === id));
       await responderCall(server, token)('/availability', { method: 'PUT', body: { available: false, latitude: 0, longitude: 0 } });
+    } finally {
+      live.close();
+    }
+  });
+
+  it('an area with a shift now and nobody available inside it is a place out of reach, saying who is on shift and where; a responder arriving inside covers it', async () => {
+    // Far from every other test's responders: 2 km around a point in the south.
+    const centre = { latitude: -10, longitude: 30 };
+    const east = (km: number) => ({ latitude: centre.latitude, longitude: centre.longitude + km / (111.1951 * Math.cos((centre.latitude * Math.PI) / 180)) });
+    const admin = await joinStaff(server, 'network_admin');
+    const area = (await admin.browser.post('/areas', { name: 'Far Field', shape: { type: 'Circle', center: [centre.longitude, centre.latitude], radius_m: 2000 } })).body.area;
+    const { responder, token } = await addResponder(server.running.database.db, server.clock, { name: 'Ade Away', phone: '+2348039990001', ...east(10), environment: 'live' });
+    const hour = hourIn(server.clock.now(), 'Africa/Lagos');
+    const shift = (await admin.browser.post('/shifts', { responder_id: responder.responder_id, area_id: area.area_id, start_hour: hour, end_hour: (hour + 1) % 24 })).body.shift;
+    const live = await openLive((await joinStaff(server, 'controller')).browser);
+    try {
+      const snapshot = await live.next((m) => m.event === 'snapshot');
+      expect(snapshot.data.shifts).toEqual(expect.arrayContaining([expect.objectContaining({ shift_id: shift.shift_id, area_name: 'Far Field', on_now: true })]));
+      const gap = (snapshot.data.uncovered as any[]).find((place) => place.kind === 'area' && place.id === area.area_id);
+      expect(gap).toMatchObject({ name: 'Far Field', latitude: centre.latitude, longitude: centre.longitude, nearest_km: 8, note: 'On shift: Ade Away (available, 8.0 km outside)' });
+
+      // The phone reports from inside the area: covered, and off the list.
+      expect((await responderCall(server, token)('/availability', { method: 'PUT', body: { available: true, ...east(1) } })).status).toBe(200);
+      await live.next((m) => m.event === 'uncovered' && !m.data.uncovered.some((place: any) => place.kind === 'area' && place.id === area.area_id));
+      // Off duty inside it: nobody to send again.
+      await responderCall(server, token)('/availability', { method: 'PUT', body: { available: false, ...east(1) } });
+      const again = await live.next((m) => m.event === 'uncovered' && m.data.uncovered.some((place: any) => place.kind === 'area' && place.id === area.area_id));
+      expect(again.data.uncovered.find((place: any) => place.id === area.area_id).note).toBe('On shift: Ade Away (off duty)');
+      // The shift removed: nothing planned there now, and nothing listed.
+      expect((await admin.browser.delete(`/shifts/${shift.shift_id}`)).status).toBe(200);
+      const removed = await live.next((m) => m.event === 'shifts' && !m.data.shifts.some((s: any) => s.shift_id === shift.shift_id));
+      expect(removed.data.shifts).toEqual(expect.any(Array));
+      await live.next((m) => m.event === 'uncovered' && !m.data.uncovered.some((place: any) => place.id === area.area_id));
     } finally {
       live.close();
     }

@@ -695,6 +695,15 @@ describe('migrations', () => {
     expect(offer).toBeUndefined();
   });
 
+  it('0062-offer-stand-downs adds to each offer who stood its responder down, why and when (none before it)', async () => {
+    const db = await fresh();
+    await migrateToLatest(db, through(before('0062-offer-stand-downs')));
+    await expect(db.selectFrom('dispatch_offers').select('stood_down_by').execute()).rejects.toThrow();
+    expect(await migrateToLatest(db, through('0062-offer-stand-downs'))).toEqual(['0062-offer-stand-downs']);
+    // Nullable text: every offer from before reads as never stood down.
+    expect(await db.selectFrom('dispatch_offers').select(['stood_down_by', 'stood_down_reason', 'stood_down_at']).execute()).toEqual([]);
+  });
+
   it('0059-kiosk-identities keeps every kiosk as it was, uncertified, and allows one kiosk authority per site and environment', async () => {
     const db = await fresh();
     const now = '2026-11-29T11:00:00.000Z';

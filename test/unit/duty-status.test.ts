@@ -5,7 +5,7 @@ import type { DutyResponderRow, InHandRow } from '../../server/duty/store.ts';
 /** A responder's status and since when, and a shift's hours (server/duty/status.ts): pure. */
 const T = '2026-11-29T10:00:00.000Z';
 const responder = (changes: Partial<DutyResponderRow> = {}): DutyResponderRow => ({
-  responder_id: 'rsp_1', name: 'Ada', environment: 'live', status: 'active', standing: 'verified', available: 1, location_at: T,
+  responder_id: 'rsp_1', name: 'Ada', environment: 'live', status: 'active', standing: 'verified', available: 1, latitude: 6.45, longitude: 3.4, location_at: T,
   created_at: '2026-01-01T00:00:00.000Z', duty_since: T, out_of_service_reason: null, out_of_service_at: null, out_of_service_by: null, ...changes,
 });
 const hand = (status: string): InHandRow => ({ responder_id: 'rsp_1', incident_id: 'inc_1', organization_id: 'org_a', status, assigned_at: '2026-11-29T10:01:00.000Z', on_scene_at: status === 'on_scene' ? '2026-11-29T10:09:00.000Z' : null });

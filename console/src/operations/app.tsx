@@ -8,6 +8,7 @@ import { Roster } from './roster.tsx';
 import { AuthFrame } from '../session/sign-in.tsx';
 import { DutyPanel } from './duty.tsx';
 import { LiveMap } from './live-map.tsx';
+import { ChannelNotice, StaffLiveProvider, useStaffLive } from './staff-live.tsx';
 import { answerOf, createStaffClient, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
 
 /**
@@ -22,6 +23,12 @@ export function OperationsApp({ path }: { path: string }) {
   const csrf = useRef<string | undefined>(undefined);
   csrf.current = session?.csrf_token;
   const [client] = useState(() => createStaffClient(() => csrf.current));
+  const [ended, setEnded] = useState(false);
+  // The session ended elsewhere (signed out, timed out): back to the sign-in, saying why.
+  const signedOut = useCallback(() => {
+    setEnded(true);
+    setSession(null);
+  }, []);
 
   useEffect(() => {
     answerOf(client.GET('/session')).then(
@@ -33,13 +40,14 @@ export function OperationsApp({ path }: { path: string }) {
   const join = /^\/staff\/join\/([^/]+)$/.exec(path);
   if (session === undefined) return <AuthFrame title="Tsaro operations">Opening…</AuthFrame>;
   if (!session && join) return <JoinStaff client={client} token={decodeURIComponent(join[1]!)} onSession={setSession} />;
-  if (!session) return <SignIn client={client} onSession={setSession} />;
+  if (!session) return <SignIn client={client} onSession={setSession} notice={ended ? 'Your session ended: sign in again.' : null} />;
   if (session.stage === 'enrol_totp') return <Enrol client={client} onSession={setSession} />;
   if (session.stage === 'totp') return <Code client={client} onSession={setSession} />;
   if (join) queueMicrotask(() => navigate('/staff', { replace: true }));
   const incident = /^\/staff\/incidents\/([^/]+)$/.exec(path);
+  // One staff channel for every screen of the signed-in console (./staff-live.tsx).
   return (
-    <>
+    <StaffLiveProvider client={client} mayDispatch={session.staff.role !== 'network_admin'} onSignedOut={signedOut}>
       <nav className="row operations-nav" aria-label="Operations">
         <Link to="/staff">Queue</Link>
         <Link to="/staff/roster">Responders</Link>
@@ -54,7 +62,7 @@ export function OperationsApp({ path }: { path: string }) {
       ) : (
         <Queue client={client} session={session} onSignOut={() => setSession(null)} />
       )}
-    </>
+    </StaffLiveProvider>
   );
 }
 
@@ -100,12 +108,17 @@ function JoinStaff({ client, token, onSession }: Step & { token: string }) {
   );
 }
 
-function SignIn({ client, onSession }: Step) {
+function SignIn({ client, onSession, notice }: Step & { notice: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { error, busy, submit } = useSubmit(async () => onSession((await answerOf(client.POST('/sign-in', { body: { email, password } }))).session));
   return (
     <AuthFrame title="Operations sign-in">
+      {notice && (
+        <p className="notice" role="status" data-testid="staff-session-ended">
+          {notice}
+        </p>
+      )}
       <form onSubmit={submit} className="stack" data-testid="staff-sign-in">
         <Field label="Email" id="staff-email">
           <input id="staff-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
@@ -177,46 +190,18 @@ const URGENCY_WORDS: Record<StaffSchemas['QueueItem']['urgency'], string> = {
 };
 
 /**
- * The queue, most urgent first, as the staff channel (GET /v1/staff/live) carries it: a change on
- * any host is on screen within about a second. While the channel is down (EventSource reconnects
- * by itself, and its new snapshot is the resume) the queue is read every 5 s instead. A taken
+ * The queue, most urgent first, as the staff channel sends it (no polling while it is up); a taken
  * incident's nearest verified responders, each offered with one press.
  */
 function Queue({ client, session, onSignOut }: { client: StaffClient; session: StaffSession; onSignOut: () => void }) {
-  const [incidents, setIncidents] = useState<StaffSchemas['QueueItem'][]>([]);
+  const live = useStaffLive();
   const [chosen, setChosen] = useState<string | null>(null);
   const [candidates, setCandidates] = useState<StaffSchemas['DispatchCandidate'][]>([]);
-  const { said, error, failed, run } = useActions();
+  const { said, error, run } = useActions();
   const mayDispatch = session.staff.role !== 'network_admin';
+  const incidents = mayDispatch ? (live.data?.queue ?? []) : [];
 
-  const refresh = useCallback(async () => {
-    if (!mayDispatch) return;
-    try {
-      setIncidents((await answerOf(client.GET('/queue', { params: { query: {} } }))).incidents);
-    } catch (failure) {
-      failed(failure);
-    }
-  }, [client, mayDispatch]);
-  useEffect(() => {
-    if (!mayDispatch) return;
-    void refresh();
-    let open = false;
-    const source = new EventSource('/v1/staff/live');
-    const fromChannel = (event: Event) => setIncidents((JSON.parse((event as MessageEvent<string>).data) as { queue: StaffSchemas['QueueItem'][] }).queue);
-    source.addEventListener('open', () => (open = true));
-    source.addEventListener('error', () => (open = false));
-    source.addEventListener('snapshot', fromChannel);
-    source.addEventListener('queue', fromChannel);
-    const timer = setInterval(() => {
-      if (!open) void refresh();
-    }, 5000);
-    return () => {
-      source.close();
-      clearInterval(timer);
-    };
-  }, [refresh, mayDispatch]);
-
-  const act = (action: () => Promise<string>) => run(action, refresh);
+  const act = (action: () => Promise<string>) => run(action, live.refresh);
   const take = (incidentId: string) =>
     act(async () => {
       await answerOf(client.POST('/incidents/{incidentId}/take', { params: { path: { incidentId } }, body: {} }));
@@ -246,6 +231,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
         </button>
       </header>
       {!mayDispatch && <p>Network admins keep the roster; the queue is for controllers and supervisors.</p>}
+      <ChannelNotice />
       {said && (
         <p className="notice" role="status">
           {said}
@@ -289,7 +275,7 @@ function Queue({ client, session, onSignOut }: { client: StaffClient; session: S
           ))}
         </tbody>
       </table>
-      {incidents.length === 0 && <p className="muted">No live incident is waiting.</p>}
+      {incidents.length === 0 && mayDispatch && <p className="muted">{live.data ? 'No live incident is waiting.' : 'Reading the queue…'}</p>}
       {chosen && (
         <section className="stack" data-testid="candidates">
           <h2>Nearest verified responders</h2>

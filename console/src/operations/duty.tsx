@@ -1,12 +1,14 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { answerOf, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
+import { useStaffLive } from './staff-live.tsx';
 
 /**
  * The operations centre's duty panel (issue #47), below the queue: the open alerts (a panic, a
  * missed check-in, on shift but off duty, no fix, a status past its limit), each acknowledged by
  * a controller or supervisor; the areas a network admin draws (a circle, or a polygon typed as
  * points) and the shifts planned in them. Every staff role reads them; a network admin changes them.
+ * All three come on the staff channel (./staff-live.tsx) as they change, never polled while it is up.
  */
 type Area = StaffSchemas['ServiceArea'];
 type Shift = StaffSchemas['Shift'];
@@ -17,6 +19,7 @@ const ALERT_WORDS: Record<Alert['kind'], string> = {
   panic: 'Panic',
   missed_check_in: 'Missed check-in',
   on_shift_off_duty: 'On shift, off duty',
+  on_shift_outside_area: 'On shift, outside the area',
   no_fix: 'No fix',
   status_overdue: 'Status too long',
 };
@@ -40,28 +43,12 @@ export function ringOf(text: string): [number, number][] {
 export function DutyPanel({ client, session }: { client: StaffClient; session: StaffSession }) {
   const planner = session.staff.role === 'network_admin';
   const acknowledges = !planner;
-  const [alerts, setAlerts] = useState<Alert[]>([]);
-  const [areas, setAreas] = useState<Area[]>([]);
-  const [shifts, setShifts] = useState<Shift[]>([]);
+  const live = useStaffLive();
+  const alerts: Alert[] = live.data?.alerts ?? [];
+  const areas: Area[] = live.data?.areas ?? [];
+  const shifts: Shift[] = live.data?.shifts ?? [];
   const [roster, setRoster] = useState<Roster[]>([]);
   const [error, setError] = useState<string | null>(null);
-
-  const refresh = useCallback(async () => {
-    try {
-      const [a, r, s] = await Promise.all([answerOf(client.GET('/alerts', { params: { query: {} } })), answerOf(client.GET('/areas')), answerOf(client.GET('/shifts', { params: { query: {} } }))]);
-      setAlerts(a.alerts);
-      // openapi-fetch reads tuples ([lng, lat]) as arrays: the document's shape is the one served.
-      setAreas(r.areas as unknown as Area[]);
-      setShifts(s.shifts);
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    }
-  }, [client]);
-  useEffect(() => {
-    void refresh();
-    const timer = setInterval(() => void refresh(), 5000);
-    return () => clearInterval(timer);
-  }, [refresh]);
   useEffect(() => {
     if (!planner) return;
     void answerOf(client.GET('/responders', { params: { query: { environment: 'live' } } })).then(
@@ -74,7 +61,7 @@ export function DutyPanel({ client, session }: { client: StaffClient; session: S
     setError(null);
     try {
       await run();
-      await refresh();
+      await live.refresh();
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     }

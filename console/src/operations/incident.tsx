@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useActions } from './use-actions.ts';
 import { ErrorNote, Phone, Time } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 import { answerOf, type StaffClient, type StaffSchemas, type StaffSession } from './client.ts';
+import { ChannelNotice, useStaffLive } from './staff-live.tsx';
 
 type Details = StaffSchemas['ControlIncidentDetails'];
 type Candidate = StaffSchemas['DispatchCandidate'];
@@ -18,7 +19,9 @@ const fixAge = (seconds: number | null) => (seconds === null ? 'no fix' : second
  * the nearest verified responders (distance, status, age of fix, skills) to offer it to, one or
  * several; its offers and declines, each responder stood down with a reason; reassigning, notes,
  * and closing with an outcome. Everything partners, visitors and responders wrote is shown as
- * text (React never reads it as HTML). Read again every 3 s.
+ * text (React never reads it as HTML). Read again when the staff channel says the incident changed
+ * (its queue entry's `updated_at`, urgency or owner, or its leaving the queue), and the candidates
+ * when responders move or change status (at most every 3 s); every 3 s only while the channel is down.
  */
 export function ControlIncident({ client, session, incidentId }: { client: StaffClient; session: StaffSession; incidentId: string }) {
   const [details, setDetails] = useState<Details | null>(null);
@@ -32,21 +35,48 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
   const [closingNotes, setClosingNotes] = useState('');
   const path = { params: { path: { incidentId } } };
 
-  const refresh = useCallback(async () => {
+  const live = useStaffLive();
+  const readDetails = useCallback(async () => {
     try {
-      const [found, near] = await Promise.all([answerOf(client.GET('/incidents/{incidentId}', path)), answerOf(client.GET('/incidents/{incidentId}/candidates', path))]);
-      setDetails(found);
-      setCandidates(near.candidates);
+      setDetails(await answerOf(client.GET('/incidents/{incidentId}', path)));
     } catch (failure) {
       failed(failure);
     }
   }, [client, incidentId]);
+  const candidatesReadAt = useRef(0);
+  const readCandidates = useCallback(async () => {
+    candidatesReadAt.current = Date.now();
+    try {
+      setCandidates((await answerOf(client.GET('/incidents/{incidentId}/candidates', path))).candidates);
+    } catch (failure) {
+      failed(failure);
+    }
+  }, [client, incidentId]);
+  const refresh = useCallback(async () => {
+    await Promise.all([readDetails(), readCandidates()]);
+  }, [readDetails, readCandidates]);
   useEffect(() => {
-    void refresh();
     void answerOf(client.GET('/incidents/{incidentId}/call-list', path)).then(setCallList, () => undefined);
+  }, [client, incidentId]);
+
+  // What the channel says of this incident: read again when it moves.
+  const entry = live.data?.queue.find((item) => item.incident_id === incidentId);
+  const mark = entry ? `${entry.updated_at}|${entry.urgency}|${entry.owner?.name ?? ''}` : live.data ? 'not in the queue' : 'unknown';
+  useEffect(() => {
+    void readDetails();
+  }, [readDetails, mark]);
+  // The candidates follow the responders: at most every 3 s while they move, not at all while still.
+  useEffect(() => {
+    const wait = Math.max(0, candidatesReadAt.current + 3000 - Date.now());
+    const timer = setTimeout(() => void readCandidates(), wait);
+    return () => clearTimeout(timer);
+  }, [readCandidates, live.version]);
+  // The channel down: every 3 s by hand until it is back.
+  useEffect(() => {
+    if (live.state !== 'paused') return;
     const timer = setInterval(() => void refresh(), 3000);
     return () => clearInterval(timer);
-  }, [refresh]);
+  }, [live.state, refresh]);
 
   const act = (action: () => Promise<string>) => run(action, refresh);
   const take = () =>
@@ -128,6 +158,7 @@ export function ControlIncident({ client, session, incidentId }: { client: Staff
           {said}
         </p>
       )}
+      <ChannelNotice />
       <ErrorNote error={error} />
 
       <section className="panel stack" aria-labelledby="who-title">

@@ -2,27 +2,19 @@ import L from 'leaflet';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMap } from 'react-leaflet';
 import { BaseMap } from '../map/base-map.tsx';
-import type { StaffSchemas } from './client.ts';
 import type { DutyStatus } from '../../../shared/schemas/duty.ts';
-import type { MapResponder, MapSite, UncoveredPlace } from '../../../shared/schemas/staff-live.ts';
+import type { MapResponder, UncoveredPlace } from '../../../shared/schemas/staff-live.ts';
+import { useStaffLive, type StaffLiveData } from './staff-live.tsx';
 
 /**
  * The live map (issue #47): every verified responder by the colour of their duty status at their
  * last fix, live incidents, sites, areas, and the places with nobody within reach, fed by the
- * staff channel (GET /v1/staff/live: a snapshot, then changes). Markers are canvas circles made
+ * staff channel (GET /v1/staff/live: a snapshot, then changes; ./staff-live.tsx). Markers are canvas circles made
  * once per responder and moved or recoloured in place, so a thousand draw and move smoothly.
  * Whatever a partner or responder wrote (names, titles, reasons) goes into the page as text.
  */
 
-interface LiveData {
-  responders: Map<string, MapResponder>;
-  queue: StaffSchemas['QueueItem'][];
-  alerts: StaffSchemas['StaffAlert'][];
-  areas: StaffSchemas['ServiceArea'][];
-  sites: MapSite[];
-  uncovered: UncoveredPlace[];
-  radius_km: number;
-}
+type LiveData = StaffLiveData;
 
 export const STATUS_COLOUR: Record<DutyStatus, string> = {
   available: '#16a34a',
@@ -65,55 +57,6 @@ const responderLines = (r: MapResponder) => [
   `${STATUS_WORDS[r.duty_status]}${r.out_of_service_reason ? ` (${r.out_of_service_reason})` : ''}`,
   `Fix ${fixAge(r.location_at, Date.now())} old`,
 ];
-
-/** The channel, kept open: a new snapshot after every drop (EventSource reconnects by itself). */
-function useStaffChannel() {
-  const [data, setData] = useState<LiveData | null>(null);
-  const [connected, setConnected] = useState(false);
-  const [version, setVersion] = useState(0);
-  const state = useRef<LiveData | null>(null);
-  /** Responder ids changed since the map last drew (all of them after a snapshot). */
-  const changed = useRef<Set<string> | 'all'>('all');
-  const removed = useRef<Set<string>>(new Set());
-  useEffect(() => {
-    const source = new EventSource('/v1/staff/live');
-    const bump = () => setVersion((v) => v + 1);
-    source.addEventListener('open', () => setConnected(true));
-    source.addEventListener('error', () => setConnected(false));
-    source.addEventListener('snapshot', (event) => {
-      const snapshot = JSON.parse((event as MessageEvent<string>).data) as Omit<LiveData, 'responders'> & { responders: MapResponder[] };
-      state.current = { ...snapshot, responders: new Map(snapshot.responders.map((r) => [r.responder_id, r])) };
-      changed.current = 'all';
-      removed.current = new Set();
-      setData(state.current);
-      bump();
-    });
-    source.addEventListener('responders', (event) => {
-      if (!state.current) return;
-      const message = JSON.parse((event as MessageEvent<string>).data) as { responders: MapResponder[]; removed: string[] };
-      for (const r of message.responders) {
-        state.current.responders.set(r.responder_id, r);
-        if (changed.current !== 'all') changed.current.add(r.responder_id);
-      }
-      for (const id of message.removed) {
-        state.current.responders.delete(id);
-        removed.current.add(id);
-      }
-      bump();
-    });
-    for (const key of ['queue', 'alerts', 'areas', 'sites', 'uncovered'] as const) {
-      source.addEventListener(key, (event) => {
-        if (!state.current) return;
-        const message = JSON.parse((event as MessageEvent<string>).data) as Record<string, unknown>;
-        state.current = { ...state.current, [key]: message[key] };
-        setData(state.current);
-        bump();
-      });
-    }
-    return () => source.close();
-  }, []);
-  return { data, connected, version, changed, removed };
-}
 
 /** The responders' layer: one canvas circle per responder, moved and recoloured in place. */
 function ResponderLayer({ data, version, changed, removed, onDrawn }: { data: LiveData; version: number; changed: { current: Set<string> | 'all' }; removed: { current: Set<string> }; onDrawn: (ms: number, count: number) => void }) {
@@ -187,7 +130,16 @@ function PlacesLayer({ data }: { data: LiveData }) {
     for (const site of data.sites) {
       group.addLayer(L.circleMarker([site.latitude, site.longitude], { renderer, radius: 4, weight: 2, color: '#334155', fillColor: '#ffffff', fillOpacity: 1 }).bindTooltip(() => textElement([site.name, site.organization_name])));
     }
+    const gaps = new Set(data.uncovered.filter((place) => place.kind === 'area').map((place) => place.id));
+    for (const area of data.areas) {
+      if (!gaps.has(area.area_id)) continue;
+      // An area with a shift now and nobody to send: its own outline, dashed red.
+      const shape = area.shape;
+      const outline = { renderer, color: '#dc2626', weight: 2, dashArray: '6 4', fill: false, interactive: false };
+      group.addLayer(shape.type === 'Circle' ? L.circle([shape.center[1], shape.center[0]], { ...outline, radius: shape.radius_m }) : L.polygon(shape.coordinates[0].map(([lng, lat]) => [lat, lng] as [number, number]), outline));
+    }
     for (const place of data.uncovered) {
+      if (place.kind === 'area') continue;
       group.addLayer(L.circle([place.latitude, place.longitude], { renderer, radius: data.radius_km * 1000, color: '#dc2626', weight: 1, dashArray: '4 4', fill: false, interactive: false }));
     }
     for (const item of data.queue) {
@@ -204,8 +156,16 @@ function PlacesLayer({ data }: { data: LiveData }) {
 
 const LAGOS = { center: [6.5, 3.4] as [number, number], zoom: 10 };
 
+/** An uncovered place in words: a site or incident with its nearest responder, an area with who is on shift there. */
+function placeWords(place: UncoveredPlace): string {
+  const nearest = place.nearest_km === null ? 'no available responder with a fresh fix' : `nearest ${place.nearest_km} km`;
+  if (place.kind === 'area') return `Area ${place.name}: nobody available inside (${place.nearest_km === null ? 'no available responder with a fresh fix' : `nearest ${place.nearest_km} km outside`}). ${place.note ?? ''}`;
+  return `${place.kind === 'site' ? 'Site' : 'Incident'} ${place.name}: ${nearest}`;
+}
+
 export function LiveMap() {
-  const { data, connected, version, changed, removed } = useStaffChannel();
+  const { data, state, version, changed, removed } = useStaffLive();
+  const connected = state === 'live';
   const [drawn, setDrawn] = useState<{ ms: number; count: number } | null>(null);
   const [find, setFind] = useState('');
   const onDrawn = useMemo(() => (ms: number, count: number) => setDrawn({ ms, count }), []);
@@ -222,7 +182,7 @@ export function LiveMap() {
   return (
     <section className="stack" data-testid="live-map" data-connected={connected ? 'yes' : 'no'} data-drawn-count={drawn?.count ?? 0} data-draw-ms={drawn ? drawn.ms.toFixed(1) : ''}>
       <h2>Live map</h2>
-      {!data && <p className="muted">{connected ? 'Reading the network…' : 'Connecting to the staff channel…'}</p>}
+      {!data && <p className="muted">{state === 'paused' ? 'Live updates paused, reconnecting…' : 'Connecting to the staff channel…'}</p>}
       {data && (
         <>
           <ul className="row legend" data-testid="live-map-legend">
@@ -235,7 +195,7 @@ export function LiveMap() {
             <li>Incidents: {data.queue.length}</li>
             <li>Sites: {data.sites.length}</li>
             <li data-testid="uncovered-count">Out of reach ({data.radius_km} km): {data.uncovered.length}</li>
-            {!connected && <li className="muted">reconnecting…</li>}
+            {!connected && <li className="muted">live updates paused, reconnecting…</li>}
           </ul>
           <BaseMap center={LAGOS.center} zoom={LAGOS.zoom} label="Live map of responders, incidents, sites and areas" testId="live-map-canvas">
             <PlacesLayer data={data} />
@@ -260,8 +220,8 @@ export function LiveMap() {
               <summary>Places with nobody within reach ({data.uncovered.length})</summary>
               <ul data-testid="uncovered">
                 {data.uncovered.slice(0, 100).map((place) => (
-                  <li key={`${place.kind}:${place.id}`}>
-                    {place.kind === 'site' ? 'Site' : 'Incident'} {place.name}: {place.nearest_km === null ? 'no available responder with a fresh fix' : `nearest ${place.nearest_km} km`}
+                  <li key={`${place.kind}:${place.id}`} data-kind={place.kind}>
+                    {placeWords(place)}
                   </li>
                 ))}
               </ul>

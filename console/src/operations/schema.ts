@@ -723,8 +723,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The staff channel: responders, queue and alerts as they change (server-sent events)
-         * @description Staff session (cookie, second step passed); every staff role. `text/event-stream` for the operations console's live map and queue, apart from the partners' event log. Every staff role may open it. It starts with `event: snapshot` (every verified live responder with its duty status, the status's start, the last fix and its time; the live queue as `GET /queue` lists it; open alerts; areas; placed sites; `uncovered`: sites and incidents waiting for help with no available responder with a fresh fix within the dispatch radius, `radius_km`). Then, as they change: `responders` (`responders`: those whose position, status or name changed; `removed`: ids no longer on the map), `queue`, `alerts`, `areas`, `sites`, `uncovered` (each the whole list again). Each host reads the network once a second while any staff stream is open on it, so a change made on any host reaches every screen within about a second; the cost is per host, not per screen. After a drop, open it again: the new snapshot is the resume (there is no Last-Event-ID). A comment `: heartbeat` comes every 15 s; the stream closes when the staff session ends (within about a second), when the server stops, and when a screen falls 4 MB behind. A person may hold `STREAM_MAX_PER_KEY` streams open on a host and a host `STREAM_MAX_PER_HOST` in all (with the event streams): one more is a 429 with Retry-After. Names, titles and reasons are as partners and responders wrote them: show them as text.
+         * The staff channel: responders, queue, alerts, areas and shifts as they change (server-sent events)
+         * @description Staff session (cookie, second step passed); every staff role. `text/event-stream` for the operations console's live map and queue, apart from the partners' event log. Every staff role may open it. It starts with `event: snapshot` (every verified live responder with its duty status, the status's start, the last fix and its time; the live queue as `GET /queue` lists it; open alerts; areas; shifts as `GET /shifts` lists them, each with `on_now`; placed sites; `uncovered`: sites and incidents waiting for help with no available responder with a fresh fix within the dispatch radius, and areas with a shift now and no such responder inside them (`kind: area`, with `note`: who is on shift there and where), `radius_km`). Then, as they change: `responders` (`responders`: those whose position, status or name changed; `removed`: ids no longer on the map), `queue`, `alerts`, `areas`, `shifts`, `sites`, `uncovered` (each the whole list again). Each host reads the network once a second while any staff stream is open on it, so a change made on any host reaches every screen within about a second; the cost is per host, not per screen. After a drop, open it again: the new snapshot is the resume (there is no Last-Event-ID). A comment `: heartbeat` comes every 15 s; the stream closes when the staff session ends (within about a second), when the server stops, and when a screen falls 4 MB behind. A person may hold `STREAM_MAX_PER_KEY` streams open on a host and a host `STREAM_MAX_PER_HOST` in all (with the event streams): one more is a 429 with Retry-After. Names, titles and reasons are as partners and responders wrote them: show them as text.
          */
         get: operations["staffLive"];
         put?: never;
@@ -1067,6 +1067,12 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
+             * @description Its last change (a status, an offer, a decline, a note): a screen showing the incident reads it again when this moves
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
              * @description ISO 8601 timestamp, UTC, millisecond precision
              * @example 2026-11-22T10:00:00.000Z
              */
@@ -1309,10 +1315,10 @@ export interface components {
         StaffAlert: {
             alert_id: string;
             /**
-             * @description `panic`: the responder pressed panic; `missed_check_in`: an "I'm OK" on scene not sent in time; `on_shift_off_duty`: a shift covers this hour and they are not on duty; `no_fix`: available with no position for NO_FIX_ALERT_S; `status_overdue`: offered, en route, on scene or out of service longer than its limit
+             * @description `panic`: the responder pressed panic; `missed_check_in`: an "I'm OK" on scene not sent in time; `on_shift_off_duty`: a shift covers this hour and they are not on duty; `on_shift_outside_area`: on shift, available, and their fresh fix is outside every area of their shifts now (more than 100 m past the edge); `no_fix`: available with no position for NO_FIX_ALERT_S; `status_overdue`: offered, en route, on scene or out of service longer than its limit
              * @enum {string}
              */
-            kind: "panic" | "missed_check_in" | "on_shift_off_duty" | "no_fix" | "status_overdue";
+            kind: "panic" | "missed_check_in" | "on_shift_off_duty" | "on_shift_outside_area" | "no_fix" | "status_overdue";
             responder_id: string;
             responder_name: string;
             incident_id: string | null;
