@@ -13,6 +13,8 @@ import {
 } from '../../shared/schemas/intervals.ts';
 import type { IncidentStatus } from '../../shared/schemas/incidents.ts';
 import type { Database } from '../db/schema.ts';
+import { metresOutside } from '../duty/area-geometry.ts';
+import type { AreaShape } from '../../shared/schemas/duty.ts';
 import { badRequest } from '../http/errors.ts';
 import { utcInstant } from '../http/pagination.ts';
 
@@ -38,6 +40,8 @@ export interface IntervalRow {
   responder_id: string | null;
   responder_name: string | null;
   status: string;
+  latitude: number;
+  longitude: number;
   created_at: string;
   first_offer_at: string | null;
   accepted_at: string | null;
@@ -72,6 +76,8 @@ export function intervalRowsOf(base: SelectQueryBuilder<Database, 'incidents', o
       'incidents.responder_id',
       'incidents.responder_name',
       'incidents.status',
+      'incidents.latitude',
+      'incidents.longitude',
       'incidents.created_at',
       'incidents.resolved_at',
     ])
@@ -154,13 +160,28 @@ export function percentile(values: readonly number[], p: number): number | null 
   return Math.round(value * 10) / 10;
 }
 
+/** A service area a network admin drew (issue #47), as the report needs it. */
+export interface ReportArea {
+  area_id: string;
+  name: string;
+  shape: AreaShape;
+}
+
 /**
- * How incidents are grouped: each grouping's key and label for an incident. An area, when areas
- * exist (shifts and areas, issue #47), is one more entry: the incident's area id and name.
+ * The area an incident happened in: the first by name whose shape holds its location (on the
+ * edge counts; no phone's allowance, the location is where the SOS was sent from), else none.
  */
-const GROUPINGS: Record<Grouping, (incident: IncidentIntervals) => { key: string; label: string }> = {
+export function areaOf(areas: readonly ReportArea[], point: { latitude: number; longitude: number }): { key: string; label: string } {
+  const sorted = [...areas].sort((a, b) => a.name.localeCompare(b.name) || a.area_id.localeCompare(b.area_id));
+  const area = sorted.find((candidate) => metresOutside(candidate.shape, point) === 0);
+  return area ? { key: area.area_id, label: area.name } : { key: 'none', label: 'No area' };
+}
+
+/** How incidents are grouped: each grouping's key and label for an incident (and its row, for where it happened). */
+const GROUPINGS: Record<Grouping, (incident: IncidentIntervals, row: IntervalRow, areas: readonly ReportArea[]) => { key: string; label: string }> = {
   day: (incident) => ({ key: incident.created_at.slice(0, 10), label: incident.created_at.slice(0, 10) }),
   site: (incident) => (incident.site_id ? { key: incident.site_id, label: incident.site_name ?? incident.site_id } : { key: 'none', label: 'No site' }),
+  area: (_incident, row, areas) => areaOf(areas, row),
   organization: (incident) => ({ key: incident.organization_id, label: incident.organization_name }),
   responder: (incident) => (incident.responder_id ? { key: incident.responder_id, label: incident.responder_name ?? incident.responder_id } : { key: 'none', label: 'No responder' }),
 };
@@ -175,12 +196,13 @@ function groupOf(key: string, label: string, incidents: readonly IncidentInterva
   return { key, label, incidents: incidents.length, ...figures };
 }
 
-/** The report over the rows a store read: the overall figures and one group per key. */
-export function intervalReport(rows: readonly IntervalRow[], window: { from: string; to: string }, groupBy: Grouping): IntervalReport {
-  const incidents = rows.slice(0, INTERVAL_ROW_CAP).map(incidentIntervals);
+/** The report over the rows a store read: the overall figures and one group per key (`areas` for grouping by area). */
+export function intervalReport(rows: readonly IntervalRow[], window: { from: string; to: string }, groupBy: Grouping, areas: readonly ReportArea[] = []): IntervalReport {
+  const kept = rows.slice(0, INTERVAL_ROW_CAP);
+  const incidents = kept.map(incidentIntervals);
   const groups = new Map<string, { label: string; incidents: IncidentIntervals[] }>();
-  for (const incident of incidents) {
-    const { key, label } = GROUPINGS[groupBy](incident);
+  for (const [index, incident] of incidents.entries()) {
+    const { key, label } = GROUPINGS[groupBy](incident, kept[index]!, areas);
     const group = groups.get(key) ?? { label, incidents: [] };
     group.incidents.push(incident);
     groups.set(key, group);

@@ -21,7 +21,7 @@ export const reportRouteList = [
     query: StaffIntervalQuery,
     operationId: 'responseIntervals',
     tags,
-    summary: 'The response intervals of live incidents: p50 and p90 per day, site, partner or responder',
+    summary: 'The response intervals of live incidents: p50 and p90 per day, site, service area, partner or responder',
     description:
       'Every live incident created in the window (default the 30 days to now, at most 92 days; drills left out), across organizations or one (`organization_id`): call processing (created to the first offer), first offer to accepted, turnout (accepted to en route), travel (en route to on scene), total (created to on scene); each milestone the first time it happened. Exact, interpolated between the nearest ranks (docs/operations.md, "The response intervals"). `format=csv`: the same as CSV, the overall row first.',
     responses: { ...intervalResponse(IntervalReport), ...errors(403) },

@@ -24,10 +24,11 @@ export const MILESTONES = ['created_at', 'first_offer_at', 'accepted_at', 'en_ro
 export type MilestoneName = (typeof MILESTONES)[number];
 
 /**
- * How the staff report groups incidents. `site` stands for the area until areas exist: an area
- * is one more entry here (server/incidents/intervals.ts, `GROUPINGS`).
+ * How the staff report groups incidents: `area` is the first (by name) of the service areas a
+ * network admin drew that holds the incident's location, or "No area" (server/incidents/intervals.ts,
+ * `GROUPINGS`). Partners group by their own sites: the areas are Tsaro's.
  */
-export const STAFF_GROUPINGS = ['day', 'site', 'organization', 'responder'] as const;
+export const STAFF_GROUPINGS = ['day', 'site', 'area', 'organization', 'responder'] as const;
 export const PARTNER_GROUPINGS = ['day', 'site', 'responder'] as const;
 export type Grouping = (typeof STAFF_GROUPINGS)[number];
 
@@ -108,7 +109,7 @@ export const PartnerIntervalQuery = DateRangeQuery.extend({
 }).meta({ description: windowText });
 
 export const StaffIntervalQuery = DateRangeQuery.extend({
-  group_by: z.enum(STAFF_GROUPINGS).default('day').meta({ description: 'Per day (UTC), site (until areas exist), partner (organization) or responder' }),
+  group_by: z.enum(STAFF_GROUPINGS).default('day').meta({ description: 'Per day (UTC), site, service area (the first by name holding the incident), partner (organization) or responder' }),
   organization_id: z.string().min(1).max(100).optional().meta({ description: "Only one partner's incidents" }),
   format: Format,
 });

@@ -168,6 +168,27 @@ describe('the response intervals', () => {
     expect(byDay.groups[0].key).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  it('groups by the service areas a network admin drew: the first by name holding the incident, else No area', async () => {
+    const drawn = [
+      { name: 'Osogbo', shape: { type: 'Circle', center: [place(0).longitude, place(0).latitude], radius_m: 2000 } },
+      // Holds the same incidents as Osogbo: the first by name wins, so nothing is counted twice.
+      { name: 'Zaria', shape: { type: 'Circle', center: [place(0).longitude, place(0).latitude], radius_m: 5000 } },
+      { name: 'Ilorin', shape: { type: 'Polygon', coordinates: [[[4.1, 9.0], [4.3, 9.0], [4.3, 9.2], [4.1, 9.2], [4.1, 9.0]]] } },
+    ];
+    for (const area of drawn) expect((await admin.browser.post('/areas', area)).status).toBe(201);
+    const byArea = (await controller.browser.get(`/reports/intervals?group_by=area&${window()}`)).body;
+    expect(byArea.group_by).toBe('area');
+    expect((byArea.groups as any[]).map((group) => [group.label, group.incidents])).toEqual([
+      ['Ilorin', 1],
+      ['Osogbo', 2],
+      ['No area', 1],
+    ]);
+    // Incident 4 alone in Ilorin: its own total (15 + 5 + 25 s).
+    expect((byArea.groups as any[]).find((group) => group.label === 'Ilorin')).toMatchObject({ total: figure(1, 45, 45) });
+    // A partner groups by its own sites only: the areas are Tsaro's.
+    expect((await lekki.live.get(`/incidents/intervals?group_by=area&${window()}`)).status).toBe(400);
+  });
+
   it('answers CSV with format=csv: a header, the overall row first, one row per group', async () => {
     const answer = await controller.browser.get(`/reports/intervals?group_by=organization&format=csv&${window()}`);
     expect(answer.status).toBe(200);

@@ -16,6 +16,8 @@ function row(overrides: Partial<IntervalRow> & { id: string; times: [number | nu
     responder_id: null,
     responder_name: null,
     status: 'resolved',
+    latitude: 6.45,
+    longitude: 3.4,
     created_at: at(0)!,
     first_offer_at: at(firstOffer),
     accepted_at: at(accepted),

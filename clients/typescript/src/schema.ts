@@ -2442,7 +2442,7 @@ export interface components {
              */
             to_date: string;
             /** @enum {string} */
-            group_by: "day" | "site" | "organization" | "responder";
+            group_by: "day" | "site" | "area" | "organization" | "responder";
             /** @description Incidents counted (drills left out) */
             incidents: number;
             /** @description true when the window held more than the report reads (the oldest 50000 are counted): narrow it */

@@ -12,7 +12,7 @@ export const INTERVAL_COLUMNS = [
   ['travel', 'Travel'],
   ['total', 'Total'],
 ] as const;
-const GROUPINGS: Record<Grouping, string> = { day: 'Day', site: 'Site', organization: 'Partner', responder: 'Responder' };
+const GROUPINGS: Record<Grouping, string> = { day: 'Day', site: 'Site', area: 'Area', organization: 'Partner', responder: 'Responder' };
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Seconds as people read a response time: 45 s, 3 min 20 s. */

@@ -683,7 +683,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The response intervals of live incidents: p50 and p90 per day, site, partner or responder
+         * The response intervals of live incidents: p50 and p90 per day, site, service area, partner or responder
          * @description Staff session (cookie, second step passed); staff roles controller, supervisor, network_admin. Every live incident created in the window (default the 30 days to now, at most 92 days; drills left out), across organizations or one (`organization_id`): call processing (created to the first offer), first offer to accepted, turnout (accepted to en route), travel (en route to on scene), total (created to on scene); each milestone the first time it happened. Exact, interpolated between the nearest ranks (docs/operations.md, "The response intervals"). `format=csv`: the same as CSV, the overall row first.
          */
         get: operations["responseIntervals"];
@@ -1366,7 +1366,7 @@ export interface components {
              */
             to_date: string;
             /** @enum {string} */
-            group_by: "day" | "site" | "organization" | "responder";
+            group_by: "day" | "site" | "area" | "organization" | "responder";
             /** @description Incidents counted (drills left out) */
             incidents: number;
             /** @description true when the window held more than the report reads (the oldest 50000 are counted): narrow it */
@@ -5216,8 +5216,8 @@ export interface operations {
                 from_date?: string;
                 /** @description Only items created before this instant; a date (YYYY-MM-DD) means up to the end of that day, UTC */
                 to_date?: string;
-                /** @description Per day (UTC), site (until areas exist), partner (organization) or responder */
-                group_by?: "day" | "site" | "organization" | "responder";
+                /** @description Per day (UTC), site, service area (the first by name holding the incident), partner (organization) or responder */
+                group_by?: "day" | "site" | "area" | "organization" | "responder";
                 /** @description Only one partner's incidents */
                 organization_id?: string;
                 /** @description `csv`: the same figures as a CSV file (text/csv, UTF-8 with a byte-order mark), one row per group, the overall row first */
