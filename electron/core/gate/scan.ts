@@ -10,7 +10,7 @@ import { insertVisit, openVisitOfCode } from './visits-store.ts';
 import { siteIdOf } from '../caches/site.ts';
 import { siteNameOf } from '../caches/pass-keys.ts';
 import type { SendDeps } from '../outbox/operations.ts';
-import { decideSharedUse, type SharedUse } from '../peers/room.ts';
+import { decideSharedUse, usedUpHere, type SharedUse } from '../peers/room.ts';
 import { lastUseOf, openPeerVisitOfCode, recordFact } from '../peers/store.ts';
 import type { UseFact } from '../peers/facts.ts';
 
@@ -145,6 +145,7 @@ function spentHere(ctx: ScanDeps, text: string, now: Date): boolean {
 function insideAlready(ctx: ScanDeps, scan: Scan): OpenVisitSeen | undefined {
   const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
   if (!verdict.admitted || !verdict.code) return undefined;
+  if (usedUpHere(ctx.db, ctx.kioskId, verdict.code.code_id, verdict.code)) return undefined;
   const here = openVisitOfCode(ctx.db, verdict.code.code_id);
   if (here) return here;
   // Let in at another gate of the site, as its facts say (the server's list may not show it yet).

@@ -155,6 +155,15 @@ function decideHere(db: KioskDb, me: string, use: UseFact, code: PassCount): Sha
   return { admit: false, lastUse: lastUseOf(db, use.codeId) ?? null };
 }
 
+/**
+ * The pass has no use left by the uses this kiosk has heard of: it is refused as used up (with
+ * where it was last used) before "Already inside", as the server orders its reasons.
+ */
+export function usedUpHere(db: KioskDb, me: string, codeId: string, code: PassCount): boolean {
+  const { ledger, remaining } = ledgerOf(db, me, codeId, code);
+  return !decideUse(ledger, codeId, remaining).admit;
+}
+
 /** A peer asks this kiosk, the pass's owner, for one more use: decided, and the use kept before the answer leaves. */
 function decideAsOwner(deps: PeerRoomDeps, ask: Extract<PeerMessage, { type: 'ask' }>): SharedUse {
   const cached = cachedCodeById(deps.db, ask.use.codeId);
