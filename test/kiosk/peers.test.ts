@@ -86,6 +86,8 @@ const insideAt = async (kiosk: PeerKiosk) => (await kiosk.core.call('onPremises'
 const syncAll = async (kiosks: PeerKiosk[]) => {
   for (const kiosk of kiosks) await kiosk.core.call('syncNow', {});
 };
+const usesHeard = (kiosk: PeerKiosk, codeId: string) => factsAfter(kiosk.core.db, 0, 1000).filter(({ fact }) => fact.kind === 'use' && fact.codeId === codeId).length;
+
 /** Every gate of the site hears every other, and their first exchanges are done. */
 const allMet = async (kiosks: PeerKiosk[]) => {
   for (const kiosk of kiosks) await expect.poll(() => kiosk.core.peers.members().length, { timeout: 15_000 }).toBe(kiosks.length);
@@ -96,6 +98,7 @@ describe('the gates of a site, with the server stopped', () => {
     const { home, banana } = await startSite();
     const single = await createCode(gate.owner, { visitor_name: 'Musa Bello', max_uses: 1, site_id: home });
     const triple = await createCode(gate.owner, { visitor_name: 'Ada Obi', visitor_phone: '+2348030000002', max_uses: 3, site_id: home });
+    const twice = await createCode(gate.owner, { visitor_name: 'Chidi Okeke', visitor_phone: '+2348030000004', max_uses: 2, site_id: home });
     const { kiosks } = await startKiosks([
       { entryPoint: 'Main gate', siteId: home },
       { entryPoint: 'Back gate', siteId: home },
@@ -135,9 +138,13 @@ describe('the gates of a site, with the server stopped', () => {
     // A pass of three uses, checked out between uses, admits exactly three times across the three gates.
     const admissions: string[] = [];
     for (const at of [main, back, side, main, back, side]) {
+      gate.clock.advance(60_000);
       const decision = await typeCode(at, triple.code);
       if (decision.admitted) {
         admissions.push(decision.visitId!);
+        // Every gate hears of the use (and the visit) within 2 s; then the visitor leaves.
+        const uses = admissions.length;
+        for (const peer of [main, back, side]) await expect.poll(() => usesHeard(peer, triple.code_id), { timeout: 2_000 }).toBe(uses);
         await at.core.call('checkout', { visitId: decision.visitId! });
         for (const peer of [main, back, side]) await expect.poll(() => insideAt(peer), { timeout: 2_000 }).not.toContain('Ada Obi');
       } else {
@@ -146,6 +153,16 @@ describe('the gates of a site, with the server stopped', () => {
       }
     }
     expect(admissions).toHaveLength(3);
+
+    // A pass of two uses (a photo of it shared) presented at the three gates at the same moment,
+    // on a LAN slow enough that news of a use arrives after the others have decided: the pass's
+    // owner among them decides each use, so two are let in, not three.
+    gate.clock.advance(60_000);
+    for (const wire of wires) wire.latencyMs = 200;
+    const atOnce = await Promise.all([main, back, side].map((at) => typeCode(at, twice.code)));
+    expect(atOnce.filter((decision) => decision.admitted)).toHaveLength(2);
+    expect(atOnce.filter((decision) => !decision.admitted)).toMatchObject([{ reason: 'used_up' }]);
+    for (const wire of wires) wire.latencyMs = 0;
 
     // The other estate's kiosk learnt nothing of any of it.
     expect(factsAfter(other.core.db, 0, 1000)).toEqual([]);

@@ -212,10 +212,11 @@ export class Peers {
         channel.close('a second connection to the same kiosk');
         return;
       }
-      existing.channel.close('replaced by the connection the smaller kiosk id dialled');
     }
     const connection: Connection = { channel, ready: false, sentSeq: 0, address };
     this.connections.set(peerId, connection);
+    // After the new one is in place: the old one's close is not a peer leaving.
+    if (existing?.channel.isOpen) existing.channel.close('replaced by the connection the smaller kiosk id dialled');
     if (!existing) this.deps.logEvent(`peer ${peerId} (site ${channel.peer.claims.site_id}) connected${address ? ` at ${address}` : ''}`);
     channel.on('message', (message) => this.receive(connection, message));
     channel.once('close', (why) => {

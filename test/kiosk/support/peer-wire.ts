@@ -3,10 +3,13 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /**
  * The LAN between two kiosks, one way: a TCP relay a kiosk dials (its KIOSK_PEERS entry for the
  * other) that forwards bytes untouched to the other's peer port. `cut` drops every connection and
- * refuses new ones, as a pulled cable between two gates does; `mend` lets them through again.
+ * refuses new ones, as a pulled cable between two gates does; `mend` lets them through again;
+ * `latencyMs` slows it.
  */
 export class PeerWire {
   private cut_ = false;
+  /** Each chunk is held this long on its way (a slow or busy LAN); order is kept. */
+  latencyMs = 0;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -23,8 +26,13 @@ export class PeerWire {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      inbound.pipe(outbound);
-      outbound.pipe(inbound);
+      const relay = (from: Socket, to: Socket) =>
+        from.on('data', (chunk: Buffer) => {
+          if (this.latencyMs === 0) to.write(chunk);
+          else setTimeout(() => to.destroyed || to.write(chunk), this.latencyMs);
+        });
+      relay(inbound, outbound);
+      relay(outbound, inbound);
       inbound.on('close', () => outbound.destroy());
       outbound.on('close', () => inbound.destroy());
     });
