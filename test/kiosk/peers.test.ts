@@ -7,7 +7,7 @@ import { readSite } from '../../electron/core/caches/site.ts';
 import { connect } from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
 import { rawPublicKeyOf, signKioskCertificate } from '../../shared/node/kiosk-certificate.ts';
-import { createCode, Link, serverLogs, startGate, type Gate } from './support/gate.ts';
+import { createCode, type Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 import { freePort, PeerWire } from './support/peer-wire.ts';
 
 /**
