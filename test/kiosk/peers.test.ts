@@ -67,7 +67,7 @@ async function startKiosks(gates: Array<{ entryPoint: string; siteId: string }>)
     const log: string[] = [];
     const { core, link } = gate.kiosk({
       entryPoint: at.entryPoint,
-      timings: { heartbeatMs: 1_000 },
+      timings: { heartbeatMs: 1_000, panicRetryMs: 200 },
       logEvent: (message) => log.push(message),
       peers: { port: ports[i]!, addresses: gates.flatMap((_, j) => (j === i ? [] : [pairs.get(`${i}>${j}`)!.address])), redialMs: 100, askTimeoutMs: 1_000 },
     });
@@ -248,5 +248,34 @@ describe('the gates of a site, apart and the server out of reach', () => {
     // Sent once: the main gate replayed only its own scan.
     expect(main.link.writes().filter((line) => line.includes('/kiosk/replay') || line.includes('/access-codes/validate')).length).toBeGreaterThan(0);
     expect(logs.filter((log) => log.method === 'code')).toHaveLength(1);
+  });
+});
+
+describe('an SOS when only one gate reaches the server', () => {
+  it('the gate that reaches it carries the SOS of the gate that cannot: one incident, and the pressing gate shows it sent', async () => {
+    const { home } = await startSite();
+    const { kiosks } = await startKiosks([
+      { entryPoint: 'Main gate', siteId: home },
+      { entryPoint: 'Back gate', siteId: home },
+    ]);
+    const [main, back] = kiosks as [PeerKiosk, PeerKiosk];
+    await allMet(kiosks);
+    main.link.up = false;
+    const writesBefore = main.link.writes().length;
+    const pressed = await main.core.call('panicPress', { pressId: 'press-main-0001' });
+    expect(pressed.delivery).not.toBe('sent');
+    // The back gate carries it; the main gate hears that it went, and which incident it made.
+    await expect.poll(async () => (await main.core.call('panicStatus', { pressId: 'press-main-0001' }))?.delivery, { timeout: 10_000 }).toBe('sent');
+    const incidents = (await gate.owner.get('/incidents?limit=100')).body.results as Array<{ incident_id: string; subject: { metadata: { entry_point: string } } }>;
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]!.subject.metadata.entry_point).toBe('Main gate');
+    expect((await main.core.call('panicStatus', { pressId: 'press-main-0001' }))?.incidentId).toBe(incidents[0]!.incident_id);
+    expect(back.log.some((line) => line.includes(`carried the SOS pressed at Main gate`))).toBe(true);
+    // Nothing left the main gate for the server meanwhile: the SOS went by the back gate.
+    expect(main.link.writes()).toHaveLength(writesBefore);
+    // The main gate's link returns: it does not raise a second incident.
+    main.link.up = true;
+    await main.core.call('syncNow', {});
+    expect((await gate.owner.get('/incidents?limit=100')).body.results).toHaveLength(1);
   });
 });

@@ -57,11 +57,18 @@ export const CheckoutFact = z.strictObject({
 export const PanicFact = z.strictObject({
   kind: z.literal('panic'),
   panicId: Id,
+  /** The gate whose button was pressed. */
   kioskId: Id,
   gate: Text,
   state: z.enum(['pending', 'sent', 'closed']),
   pressedAt: Time,
   at: Time,
+  /** Pending: the SOS exactly as its gate sends it (its idempotency key and body), so a gate that reaches the server can carry it. */
+  request: z.strictObject({ idempotencyKey: z.string().min(1).max(200), body: z.string().max(8000) }).optional(),
+  /** Sent: the incident the server made, and the gate that sent it (the pressing gate or a carrier). */
+  incidentId: Id.optional(),
+  incidentStatus: z.string().max(40).optional(),
+  sentBy: Id.optional(),
 });
 
 export const PeerFact = z.discriminatedUnion('kind', [UseFact, SettledFact, VisitFact, VisitLogFact, CheckoutFact, PanicFact]);

@@ -6,6 +6,7 @@ import type { CoreContext } from '../context.ts';
 import type { KioskDb } from '../database.ts';
 import { markVisitOut, visitById } from '../gate/visits-store.ts';
 import { readIdentity } from '../identity/store.ts';
+import { markPanicSent, panicById, setIncident } from '../panic/store.ts';
 import { newOperation } from '../outbox/operations.ts';
 import { enqueueOperation } from '../outbox/store.ts';
 import type { OwnIdentity } from './channel.ts';
@@ -80,10 +81,23 @@ export function absorbFacts(deps: PeerRoomDeps, facts: PeerFact[]): PeerFact[] {
       fresh.push(fact);
       if (fact.kind === 'settled') noteServerUse(db, fact.codeId, fact.useCount);
       if (fact.kind === 'checkout' && fact.delegated) replayCheckoutHere(deps, fact);
+      if (fact.kind === 'panic' && fact.state === 'sent' && fact.kioskId === deps.kioskId && fact.incidentId) learnSosCarried(deps, fact);
     }
   })();
   reportExcessOnMeeting(deps, fresh);
   return fresh;
+}
+
+/**
+ * This gate's SOS, carried to the server by another gate: it is sent, with the incident the server
+ * made, and this gate follows that incident (and stops sending) like one it sent itself.
+ */
+function learnSosCarried(deps: PeerRoomDeps, fact: Extract<PeerFact, { kind: 'panic' }>): void {
+  const panic = panicById(deps.db, fact.panicId);
+  if (!panic || panic.state !== 'pending') return;
+  setIncident(deps.db, fact.panicId, { incidentId: fact.incidentId!, status: fact.incidentStatus ?? 'reported', responder: null }, fact.at);
+  markPanicSent(deps.db, fact.panicId);
+  deps.logEvent(`the SOS pressed here at ${fact.pressedAt} reached the server through another gate (incident ${fact.incidentId})`);
 }
 
 /** Only the kiosk that recorded a visit can have its log id to come: it queues the check-out another gate made. */

@@ -105,21 +105,22 @@ export function checkoutOf(db: KioskDb, visitId: string): CheckoutFact | undefin
   return row ? (JSON.parse(row.body) as CheckoutFact) : undefined;
 }
 
-/** The SOSes other gates raised whose last state heard is not closed. */
-export function openPeerPanics(db: KioskDb, me: string): PanicFact[] {
-  const rows = db
-    .prepare(`
-      SELECT body FROM peer_facts p WHERE kind = 'panic' AND kiosk_id <> ?
-        AND NOT EXISTS (SELECT 1 FROM peer_facts c WHERE c.fact_id = 'panic:' || p.subject || ':closed')
-      ORDER BY at`)
-    .all(me) as Array<{ body: string }>;
-  const latest = new Map<string, PanicFact>();
-  for (const row of rows) {
-    const fact = JSON.parse(row.body) as PanicFact;
-    const seen = latest.get(fact.panicId);
-    if (!seen || (seen.state === 'pending' && fact.state === 'sent')) latest.set(fact.panicId, fact);
-  }
-  return [...latest.values()];
+/** The SOSes other gates raised that no gate has reported sent (nor closed): what a gate that reaches the server carries. */
+export function unsentPeerPanics(db: KioskDb, me: string): PanicFact[] {
+  return (
+    db
+      .prepare(`
+        SELECT body FROM peer_facts p WHERE fact_id = 'panic:' || subject || ':pending' AND kiosk_id <> ?
+          AND NOT EXISTS (SELECT 1 FROM peer_facts s WHERE s.fact_id IN ('panic:' || p.subject || ':sent', 'panic:' || p.subject || ':closed'))
+        ORDER BY at`)
+      .all(me) as Array<{ body: string }>
+  ).map((row) => JSON.parse(row.body) as PanicFact);
+}
+
+/** Whether a gate has reported this SOS sent, and the incident it got. */
+export function panicSentFact(db: KioskDb, panicId: string): PanicFact | undefined {
+  const row = db.prepare('SELECT body FROM peer_facts WHERE fact_id = ?').get(`panic:${panicId}:sent`) as { body: string } | undefined;
+  return row ? (JSON.parse(row.body) as PanicFact) : undefined;
 }
 
 /** Retention: facts older than the cut-off, except uses the server has not counted yet. */
