@@ -240,6 +240,8 @@ function frameQueue(socket: Socket, reader: FrameReader): { next(): Promise<Buff
  * PeerRefused (and destroys the socket) with why.
  */
 export async function openSecureChannel(socket: Socket, role: PeerRole, own: OwnIdentity, trust: (certificate: string) => CertificateCheck): Promise<SecureChannel> {
+  // Small frames, each awaited by a guard: Nagle's algorithm with delayed ACKs would hold an answer ~40 ms.
+  socket.setNoDelay(true);
   const reader = new FrameReader();
   const frames = frameQueue(socket, reader);
   const timer = setTimeout(() => socket.destroy(new PeerRefused('no handshake within 5 s')), HANDSHAKE_TIMEOUT_MS);
