@@ -13,7 +13,7 @@ export const DEFAULT_KIOSK_PORT = 4300;
  * often the kiosk asks whether any on-duty responder covers the gate (default 180);
  * KIOSK_HEARTBEAT_S: how often it reports its queue and clock to the server (default 30).
  * KIOSK_PEER_PORT (default 4310, every interface) and KIOSK_PEERS (`host:port`, comma separated):
- * the gates of its site it talks to (issue #49).
+ * the gates of its site it talks to (issue #49); KIOSK_PEER_DISCOVERY=0 turns mDNS off.
  */
 export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
   const settings = settingsFromEnvironment(env);
@@ -88,7 +88,7 @@ export function heartbeatFromEnvironment(env: Record<string, string | undefined>
   return seconds * 1000;
 }
 
-/** KIOSK_PEER_PORT (a TCP port, default 4310) and KIOSK_PEERS (`host:port,host:port`, optional). */
+/** KIOSK_PEER_PORT (a TCP port, default 4310), KIOSK_PEERS (`host:port,host:port`, optional), KIOSK_PEER_DISCOVERY (mDNS, default 1). */
 export function peersFromEnvironment(env: Record<string, string | undefined>): PeerOptions {
   const portText = env.KIOSK_PEER_PORT?.trim();
   const port = portText ? Number(portText) : DEFAULT_PEER_PORT;
@@ -101,5 +101,8 @@ export function peersFromEnvironment(env: Record<string, string | undefined>): P
     const [, peerPort] = splitAddress(address);
     if (peerPort < 1 || peerPort > 65535) throw new Error(`KIOSK_PEERS: "${address}" has no usable port`);
   }
-  return { port, addresses };
+  // mDNS finds the site's other gates on an ordinary LAN; KIOSK_PEERS is for where multicast is blocked.
+  const discoveryText = env.KIOSK_PEER_DISCOVERY?.trim();
+  if (discoveryText && discoveryText !== '0' && discoveryText !== '1') throw new Error(`KIOSK_PEER_DISCOVERY must be 1 (mDNS on) or 0 (off), not "${discoveryText}"`);
+  return { port, addresses, discovery: discoveryText !== '0' };
 }

@@ -5,6 +5,8 @@ import { factsAfter } from '../../electron/core/peers/store.ts';
 import { readIdentity } from '../../electron/core/identity/store.ts';
 import { readSite } from '../../electron/core/caches/site.ts';
 import { connect } from 'node:net';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { rawPublicKeyOf, signKioskCertificate } from '../../shared/node/kiosk-certificate.ts';
 import { createCode, type Link, serverLogs, startGate, type Gate } from './support/gate.ts';
@@ -278,4 +280,41 @@ describe('an SOS when only one gate reaches the server', () => {
     await main.core.call('syncNow', {});
     expect((await gate.owner.get('/incidents?limit=100')).body.results).toHaveLength(1);
   });
+});
+
+/** Whether this machine lets a test make a network namespace of its own (`unshare -rn`). */
+function namespacesWork(): boolean {
+  try {
+    execFileSync('unshare', ['-rn', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const NAMESPACES = namespacesWork();
+if (!NAMESPACES) process.stdout.write('SKIPPED the mDNS discovery test: `unshare -rn` cannot make a network namespace on this machine\n');
+
+describe('finding the gates of a site by mDNS', () => {
+  // The machine's own loopback carries no multicast; a network namespace's can (ip route 224.0.0.0/4 dev lo).
+  it.skipIf(!NAMESPACES)('two certified gates with no KIOSK_PEERS find each other in a network namespace, prove their site, and share a walk-in', async () => {
+    const { home } = await startSite();
+    // Certified and placed at their site by the server, as at set-up; then closed.
+    const dirs: Array<{ dataDir: string; entryPoint: string }> = [];
+    for (const entryPoint of ['Main gate', 'Back gate']) {
+      const { core, dataDir } = gate.kiosk({ entryPoint, timings: { heartbeatMs: 1_000 } });
+      core.start();
+      await expect.poll(() => readIdentity(core.db)?.certificate ?? null, { timeout: 15_000 }).not.toBeNull();
+      await expect.poll(() => readSite(core)?.site_id, { timeout: 15_000 }).toBe(home);
+      await core.close();
+      dirs.push({ dataDir, entryPoint });
+    }
+    const config = JSON.stringify({ serverUrl: gate.server.baseUrl, apiKey: gate.gateKey, gates: dirs, nowMs: gate.clock.now().getTime() });
+    const script = 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$0" --import tsx test/kiosk/support/mdns-gates.ts "$1"';
+    const run = spawnSync('unshare', ['-rn', 'sh', '-c', script, process.execPath, config], { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 60_000 });
+    const line = run.stdout.trim().split('\n').at(-1) ?? '';
+    expect(line, run.stderr).toMatch(/^\{/);
+    const result = JSON.parse(line) as { met: boolean; walkInSeen: boolean; logs: string[][] };
+    expect(result, JSON.stringify(result.logs)).toMatchObject({ met: true, walkInSeen: true });
+    expect(result.logs[0]!.some((message) => /found a gate at .* by mDNS/.test(message))).toBe(true);
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { openSecureChannel, PeerRefused, type OwnIdentity, type SecureChannel } from './channel.ts';
 import { PeerFact, PeerMessage, type UseFact } from './facts.ts';
 import type { CertificateCheck } from '../../../shared/node/kiosk-certificate.ts';
+import { discoverPeers, type PeerDiscovery } from './discovery.ts';
 
 /** Where a kiosk listens for its peers unless KIOSK_PEER_PORT says otherwise (CONTRACT.md). */
 export const DEFAULT_PEER_PORT = 4310;
@@ -16,7 +17,12 @@ export interface PeerOptions {
   askTimeoutMs?: number;
   /** First redial after a failure; doubles up to ten times that. */
   redialMs?: number;
+  /** Publish this kiosk and find the others by mDNS on the LAN (the kiosk host: on). */
+  discovery?: boolean;
 }
+
+/** A peer refused at the handshake for its certificate (another site, expired) is tried again this rarely. */
+const REFUSED_REDIAL_MS = 60_000;
 
 /** What the peer room needs from the rest of the core, and nothing more. */
 export interface PeerDeps {
@@ -60,6 +66,7 @@ export class Peers {
   private readonly asks = new Map<string, { owner: string; answer: (answer: { admit: boolean; lastUse: UseFact | null } | null) => void }>();
   private readonly dialers = new Map<string, { timer: NodeJS.Timeout | undefined; delayMs: number; lastProblem: string | null; busy: boolean; kioskId: string | null }>();
   private stopped = false;
+  private discovery: PeerDiscovery | undefined;
   /** The port listened on, once listening. */
   port: number | null = null;
 
@@ -93,10 +100,23 @@ export class Peers {
       });
     });
     for (const address of this.options.addresses) this.dial(address);
+    if (this.options.discovery && this.port !== null && !this.stopped) {
+      this.discovery = discoverPeers({
+        kioskId: this.deps.kioskId,
+        port: this.port,
+        logEvent: this.deps.logEvent,
+        found: (address) => {
+          if (this.stopped || this.dialers.has(address)) return;
+          this.deps.logEvent(`found a gate at ${address} by mDNS`);
+          this.dial(address);
+        },
+      });
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.discovery?.stop();
     for (const dialer of this.dialers.values()) clearTimeout(dialer.timer);
     for (const connection of this.connections.values()) connection.channel.close('this kiosk stops');
     for (const socket of this.pending) socket.destroy();
@@ -161,7 +181,9 @@ export class Peers {
       if (problem && problem !== dialer.lastProblem) this.deps.logEvent(`the peer at ${address} ${problem}; trying again`);
       dialer.lastProblem = problem;
       const base = this.options.redialMs ?? 1000;
-      dialer.timer = setTimeout(attempt, dialer.delayMs);
+      // Another site's gate (found by mDNS on a shared LAN, or listed by mistake) is not worth a try every few seconds.
+      const refused = problem?.includes('certificate does not hold here') ?? false;
+      dialer.timer = setTimeout(attempt, refused ? Math.max(REFUSED_REDIAL_MS, dialer.delayMs) : dialer.delayMs);
       dialer.delayMs = Math.min(dialer.delayMs * 2, base * 10);
     };
     const attempt = () => {
