@@ -76,7 +76,7 @@ export function openPeerVisits(db: KioskDb, me: string): PeerVisit[] {
 }
 
 export function openPeerVisit(db: KioskDb, me: string, visitId: string): PeerVisit | undefined {
-  const row = db.prepare(`${PEER_VISITS} AND (v.subject = @visitId OR l.body LIKE @logPattern)`).get({ me, visitId, logPattern: `%"logId":${JSON.stringify(visitId)}%` }) as
+  const row = db.prepare(`${PEER_VISITS} AND (v.subject = @visitId OR json_extract(l.body, '$.logId') = @visitId)`).get({ me, visitId }) as
     | { body: string; log: string | null }
     | undefined;
   return row ? toPeerVisit(row) : undefined;
