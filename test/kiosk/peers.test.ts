@@ -266,6 +266,7 @@ describe('an SOS when only one gate reaches the server', () => {
     const writesBefore = main.link.writes().length;
     const pressed = await main.core.call('panicPress', { pressId: 'press-main-0001' });
     expect(pressed.delivery).not.toBe('sent');
+    expect((await back.core.call('kioskStatus', {})).peers.gates).toEqual([{ kioskId: main.core.kioskId, ready: true }]);
     // The back gate carries it; the main gate hears that it went, and which incident it made.
     await expect.poll(async () => (await main.core.call('panicStatus', { pressId: 'press-main-0001' }))?.delivery, { timeout: 10_000 }).toBe('sent');
     const incidents = (await gate.owner.get('/incidents?limit=100')).body.results as Array<{ incident_id: string; subject: { metadata: { entry_point: string } } }>;
