@@ -62,12 +62,3 @@ export class PeerWire {
     await new Promise((done) => this.server.close(done));
   }
 }
-
-/** A free TCP port on this machine now (to give a kiosk as KIOSK_PEER_PORT before it starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, done));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((done) => server.close(done));
-  return port;
-}
