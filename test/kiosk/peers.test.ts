@@ -11,6 +11,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { rawPublicKeyOf, signKioskCertificate } from '../../shared/node/kiosk-certificate.ts';
 import { createCode, type Link, serverLogs, startGate, type Gate } from './support/gate.ts';
 import { PeerWire } from './support/peer-wire.ts';
+import { startChildKiosk, type ChildKiosk } from './support/child-kiosk.ts';
 import { freePort } from '../support/ports.ts';
 
 /**
@@ -319,5 +320,35 @@ describe('finding the gates of a site by mDNS', () => {
     const result = JSON.parse(line) as { met: boolean; walkInSeen: boolean; logs: string[][] };
     expect(result, JSON.stringify(result.logs)).toMatchObject({ met: true, walkInSeen: true });
     expect(result.logs[0]!.some((message) => /found a gate at .* by mDNS/.test(message))).toBe(true);
+  }, 90_000);
+});
+
+describe('set up as an operator does, from the environment', () => {
+  it('two kiosk hosts given KIOSK_PEER_PORT and KIOSK_PEERS find each other once certified, and a walk-in at one is on the other', async () => {
+    await startSite();
+    const [portA, portB] = [await freePort(), await freePort()];
+    const children: ChildKiosk[] = [];
+    try {
+      for (const [entryPoint, port, peer] of [['Main gate', portA, portB], ['Back gate', portB, portA]] as const) {
+        children.push(
+          await startChildKiosk({
+            KIOSK_SERVER_URL: gate.server.baseUrl,
+            KIOSK_API_KEY: gate.gateKey,
+            KIOSK_ENTRY_POINT: entryPoint,
+            KIOSK_LOCATION: '6.4281,3.4219',
+            KIOSK_DATA_DIR: gate.dataDir(),
+            KIOSK_HEARTBEAT_S: '5',
+            KIOSK_PEER_PORT: String(port),
+            KIOSK_PEERS: `127.0.0.1:${peer}`,
+          }),
+        );
+      }
+      const [main, back] = children as [ChildKiosk, ChildKiosk];
+      for (const kiosk of children) await expect.poll(async () => (await kiosk.client.call('kioskStatus', {})).peers.gates.filter((peer) => peer.ready).length, { timeout: 30_000 }).toBe(1);
+      await main.client.call('walkIn', { visitorName: 'Ngozi Eze', visitorPhone: '+2348030000010' });
+      await expect.poll(async () => (await back.client.call('onPremises', {})).visitors.map((visit) => visit.visitorName), { timeout: 10_000 }).toContain('Ngozi Eze');
+    } finally {
+      for (const kiosk of children) await kiosk.stop();
+    }
   }, 90_000);
 });
