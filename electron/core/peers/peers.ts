@@ -99,6 +99,11 @@ export class Peers {
         done();
       });
     });
+    // Stopped while it was starting: nothing is left listening.
+    if (this.stopped) {
+      server.close();
+      return;
+    }
     for (const address of this.options.addresses) this.dial(address);
     if (this.options.discovery && this.port !== null && !this.stopped) {
       this.discovery = discoverPeers({
