@@ -6,7 +6,7 @@
  *   BENCH_DURATION_S     measured seconds per target (default 10)
  *   BENCH_WARMUP_S       discarded warm-up seconds before each target (default 2; 0 skips it)
  *   BENCH_CONNECTIONS    concurrent connections (default 50)
- *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, event-stream, dispatch, operations, threat, kiosk, gate-scan, console, reference, scale)
+ *   BENCH_ONLY           comma-separated section names (default: all; http-api, redis, webhooks, event-stream, dispatch, operations, threat, kiosk, peers, gate-scan, console, reference, scale)
  *   BENCH_TIMEOUT_S      hard stop for the whole run (default: computed from the above)
  * Section-specific variables are documented in each section's file.
  *
@@ -24,6 +24,7 @@ import { gateScanSection } from './gate-scan.ts';
 import { httpApiSection } from './http-api.ts';
 import { kioskSection } from './kiosk.ts';
 import { operationsSection } from './operations.ts';
+import { peersSection } from './peers.ts';
 import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
 import { runCleanups } from './lib/cleanup.ts';
 import type { LoadSettings } from './lib/load.ts';
@@ -37,7 +38,7 @@ import { threatSection } from './threat.ts';
 import { webhooksSection } from './webhooks.ts';
 
 /** Every section, in run order. */
-const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, eventStreamSection, dispatchSection, operationsSection, threatSection, kioskSection, gateScanSection, consoleSection, referenceSection, scaleSection];
+const SECTIONS: BenchSection[] = [httpApiSection, redisSection, webhooksSection, eventStreamSection, dispatchSection, operationsSection, threatSection, kioskSection, peersSection, gateScanSection, consoleSection, referenceSection, scaleSection];
 
 /** Targets a section measures, for the watchdog's estimate (generous on purpose). */
 const TARGETS_PER_SECTION_ESTIMATE = 8;

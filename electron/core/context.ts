@@ -4,6 +4,7 @@ import type { KioskDb } from './database.ts';
 import type { KioskIdPrefix } from './ids.ts';
 import type { PassVerifier } from './caches/pass-verifier.ts';
 import type { Link } from './link/link.ts';
+import type { Peers } from './peers/peers.ts';
 import type { SecretStore } from './setup/settings.ts';
 
 export interface KioskTimings {
@@ -62,6 +63,8 @@ export interface CoreContext {
   timings: KioskTimings;
   /** The link to the server: the settings in use and every piece of mutable network state. */
   link: Link;
+  /** The gates of the site this kiosk hears (issue #49): the peer room's network state. */
+  peers: Peers;
   guard(): Guard | null;
   nowIso(): string;
   /** What the core could not handle; the host logs it. */

@@ -26,6 +26,8 @@ import { plainSecretStore, readStoredSetup, type KioskSettings, type SecretStore
 import { setupHandlers } from './setup/handlers.ts';
 import { adoptServer } from './setup/server-change.ts';
 import { SyncLoop } from './link/sync.ts';
+import { createPeers } from './peers/room.ts';
+import type { PeerOptions, Peers } from './peers/peers.ts';
 
 /** A kiosk clock within this of the server's is left alone. */
 const CLOCK_TOLERANCE_MS = 5_000;
@@ -53,13 +55,15 @@ export interface KioskCoreOptions {
   logEvent?: (message: string) => void;
   /** The version its heartbeats report (default: the package's). */
   appVersion?: string;
+  /** KIOSK_PEER_PORT and KIOSK_PEERS: the gates of its site it talks to (issue #49). None: it talks to no peer. */
+  peers?: PeerOptions;
 }
 
 export interface KioskCore {
   readonly handlers: KioskHandlers;
   /** Validates the input as the hosts must, then runs the handler. Throws KioskCallError. */
   call<N extends KioskCallName>(name: N, input: unknown): Promise<KioskCallResult<N>>;
-  /** Starts the background sync loop and the SOS retry timer. */
+  /** Starts the background sync loop, the SOS retry timer and (with `peers`) the peer channel. */
   start(): void;
   /** Stops the timers, lets a sync under way finish (a few seconds at most), and closes the database. */
   close(): Promise<void>;
@@ -67,6 +71,8 @@ export interface KioskCore {
   readonly dataDir: string;
   /** For tests and the benchmark: the kiosk's own database. */
   readonly db: KioskDb;
+  /** The gates of its site it hears (the port it listens on for them, once started). */
+  readonly peers: Peers;
 }
 
 function settingsFromOptions(options: KioskCoreOptions): KioskSettings | undefined {
@@ -113,6 +119,10 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
   const logEvent = options.logEvent ?? ((message: string) => process.stdout.write(`${clock.now().toISOString()} kiosk core: ${message}\n`));
   const verifier = new PassVerifier();
   verifier.setKeys(loadPassKeys(db));
+  const logError = options.logError ?? ((error: unknown) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`));
+  const nowIso = () => clock.now().toISOString();
+  // Never started without `options.peers`: then it hears nobody and every gate decides alone.
+  const peers = createPeers({ db, kioskId, clock, newId, nowIso, logEvent, logError }, options.peers ?? { port: 0, addresses: [] });
 
   const ctx: CoreContext = {
     db,
@@ -136,16 +146,17 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
       settings,
       fromOptions ? 'environment' : settings ? 'setup' : null,
     ),
+    peers,
     guard: () => readJsonSetting<Guard>(db, 'guard') ?? null,
-    nowIso: () => clock.now().toISOString(),
-    logError: options.logError ?? ((error) => process.stderr.write(`kiosk core: ${(error as Error)?.stack ?? String(error)}\n`)),
+    nowIso,
+    logError,
     logEvent,
   };
   const coverage = coverageWatch(ctx);
   // Each needs the other only later, from a closure: a beat naming a new site kicks the sync, a sync back after failures beats.
   const heartbeat = heartbeatWatch(ctx, { coverage, siteChanged: () => sync.kick() });
   const sync = new SyncLoop(ctx, options.random, () => void heartbeat.runSoon());
-  const background = new Background(sync, [coverage, heartbeat], panicTimers(ctx));
+  const background = new Background(sync, [coverage, heartbeat], panicTimers(ctx), options.peers ? peers : null);
 
   const nudgeWhenOffline = () => sync.nudgeWhenOffline();
 
@@ -163,6 +174,7 @@ export function createKioskCore(options: KioskCoreOptions): KioskCore {
     kioskId,
     dataDir: options.dataDir,
     db,
+    peers,
     async call(name, input) {
       const parsed = parseCallInput(name, input);
       return (handlers[name] as (input: unknown) => Promise<KioskCallResult<typeof name>>)(parsed);

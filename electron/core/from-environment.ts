@@ -1,5 +1,6 @@
 import { parseLocation, settingsFromEnvironment } from './setup/settings.ts';
 import type { KioskCoreOptions } from './core.ts';
+import { DEFAULT_PEER_PORT, splitAddress, type PeerOptions } from './peers/peers.ts';
 
 export const DEFAULT_KIOSK_PORT = 4300;
 
@@ -11,6 +12,8 @@ export const DEFAULT_KIOSK_PORT = 4300;
  * kiosk decides at the gate (default 600; raise it on a slow uplink); KIOSK_COVERAGE_CHECK_S: how
  * often the kiosk asks whether any on-duty responder covers the gate (default 180);
  * KIOSK_HEARTBEAT_S: how often it reports its queue and clock to the server (default 30).
+ * KIOSK_PEER_PORT (default 4310, every interface) and KIOSK_PEERS (`host:port`, comma separated):
+ * the gates of its site it talks to (issue #49); KIOSK_PEER_DISCOVERY=0 turns mDNS off.
  */
 export function kioskOptionsFromEnvironment(env: Record<string, string | undefined>, defaultDataDir: string): KioskCoreOptions {
   const settings = settingsFromEnvironment(env);
@@ -24,6 +27,7 @@ export function kioskOptionsFromEnvironment(env: Record<string, string | undefin
   };
   return {
     dataDir: env.KIOSK_DATA_DIR?.trim() || defaultDataDir,
+    peers: peersFromEnvironment(env),
     ...(Object.keys(timings).length ? { timings } : {}),
     ...(settings
       ? {
@@ -82,4 +86,23 @@ export function heartbeatFromEnvironment(env: Record<string, string | undefined>
   const { min, max } = HEARTBEAT_RANGE_S;
   if (!/^\d+$/.test(text) || seconds < min || seconds > max) throw new Error(`KIOSK_HEARTBEAT_S must be whole seconds from ${min} to ${max}, not "${text}"`);
   return seconds * 1000;
+}
+
+/** KIOSK_PEER_PORT (a TCP port, default 4310), KIOSK_PEERS (`host:port,host:port`, optional), KIOSK_PEER_DISCOVERY (mDNS, default 1). */
+export function peersFromEnvironment(env: Record<string, string | undefined>): PeerOptions {
+  const portText = env.KIOSK_PEER_PORT?.trim();
+  const port = portText ? Number(portText) : DEFAULT_PEER_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || (portText !== undefined && !/^\d+$/.test(portText))) throw new Error(`KIOSK_PEER_PORT must be a TCP port, not "${portText}"`);
+  const addresses = (env.KIOSK_PEERS ?? '')
+    .split(',')
+    .map((address) => address.trim())
+    .filter(Boolean);
+  for (const address of addresses) {
+    const [, peerPort] = splitAddress(address);
+    if (peerPort < 1 || peerPort > 65535) throw new Error(`KIOSK_PEERS: "${address}" has no usable port`);
+  }
+  // mDNS finds the site's other gates on an ordinary LAN; KIOSK_PEERS is for where multicast is blocked.
+  const discoveryText = env.KIOSK_PEER_DISCOVERY?.trim();
+  if (discoveryText && discoveryText !== '0' && discoveryText !== '1') throw new Error(`KIOSK_PEER_DISCOVERY must be 1 (mDNS on) or 0 (off), not "${discoveryText}"`);
+  return { port, addresses, discovery: discoveryText !== '0' };
 }

@@ -211,6 +211,28 @@ export const KIOSK_MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = 
       );
     `);
   },
+
+  function v7_peer_facts(db) {
+    // What the gates of a site tell each other (issue #49; electron/core/peers/): every fact this
+    // kiosk recorded or heard from a peer (a use of a pass, its settlement by the server, a visit
+    // opened, its server log id, a check-out, an SOS), once each by its id. Grow-only: merging two
+    // kiosks' facts is their union; retention drops old ones. `seq` orders what to pass on.
+    db.exec(`
+      CREATE TABLE peer_facts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        fact_id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        -- the kiosk that recorded it (and the only one that replays it to the server)
+        kiosk_id TEXT NOT NULL,
+        -- the pass (code id) of a use or settlement, the visit of a visit, log id or check-out
+        subject TEXT NOT NULL,
+        at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        received_at TEXT NOT NULL
+      );
+      CREATE INDEX peer_facts_subject ON peer_facts (kind, subject);
+    `);
+  },
 ];
 
 export function kioskSchemaVersion(db: Database.Database): number {

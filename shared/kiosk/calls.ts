@@ -305,6 +305,12 @@ export interface KioskStatus {
   environment: 'live' | 'sandbox' | null;
   /** null until the server has answered the coverage check (or when it cannot: an older server). */
   coverage: GateCoverage | null;
+  /**
+   * The gates of the site this kiosk hears now (issue #49): their kiosk ids, those whose first
+   * exchange is done (`ready`: they decide uses together with this one), and the SOSes pressed at
+   * other gates that no gate has got to the server yet.
+   */
+  peers: { gates: Array<{ kioskId: string; ready: boolean }>; unsentSos: Array<{ gate: string; pressedAt: string }> };
 }
 
 export interface SyncReport {

@@ -79,6 +79,19 @@ describe('kiosk database migrations', () => {
     expect(db.prepare(`SELECT value FROM settings WHERE key = 'feed_cursor'`).get()).toEqual({ value: '7' });
   });
 
+  it('v7 keeps the facts the gates of a site share, each once by its id, in the order they were kept', async () => {
+    const db = openMemoryDatabase();
+    migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 6));
+    db.prepare(`INSERT INTO settings (key, value) VALUES ('kiosk_id', 'kiosk_1')`).run();
+    expect(migrateKioskDatabase(db, KIOSK_MIGRATIONS.slice(0, 7))).toBe(7);
+    const { recordFact, factsAfter } = await import('../../electron/core/peers/store.ts');
+    const use = { kind: 'use' as const, useId: 'op_1', codeId: 'code_1', code: 'DEMO-AAAA', kioskId: 'kiosk_1', gate: 'Main gate', at: '2026-01-01T10:42:00.000Z' };
+    expect(recordFact(db, use, use.at)).toBe(true);
+    expect(recordFact(db, use, use.at)).toBe(false);
+    expect(factsAfter(db, 0, 10)).toEqual([{ seq: 1, fact: use }]);
+    expect(db.prepare(`SELECT value FROM settings WHERE key = 'kiosk_id'`).get()).toEqual({ value: 'kiosk_1' });
+  });
+
   it('refuses a database written by a newer kiosk', () => {
     const db = openMemoryDatabase();
     db.pragma(`user_version = ${KIOSK_MIGRATIONS.length + 1}`);

@@ -2,7 +2,7 @@ import type { KioskCallParsed, ScanDecision } from '../../../shared/kiosk/calls.
 import type { ValidationResult } from '../../../shared/schemas/access.ts';
 import { addLocalUse, cachedCodeById, noteServerUse, rememberPass, type CachedCode } from '../caches/codes.ts';
 import type { CoreContext } from '../context.ts';
-import { alreadyInsideMessage, decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
+import { alreadyInsideMessage, clockOf, decideOffline, decisionMessage, NO_PASS_KEYS_MESSAGE, reasonFromServer, type OfflineVerdict } from './decide-offline.ts';
 import { insertDecision } from './decisions-store.ts';
 import { attemptOperation, newOperation } from '../outbox/operations.ts';
 import { enqueueOperation, operationById, settleOperation, type NewOperation } from '../outbox/store.ts';
@@ -10,9 +10,12 @@ import { insertVisit, openVisitOfCode } from './visits-store.ts';
 import { siteIdOf } from '../caches/site.ts';
 import { siteNameOf } from '../caches/pass-keys.ts';
 import type { SendDeps } from '../outbox/operations.ts';
+import { decideSharedUse, usedUpHere, type SharedUse } from '../peers/room.ts';
+import { lastUseOf, openPeerVisitOfCode, recordFact } from '../peers/store.ts';
+import type { UseFact } from '../peers/facts.ts';
 
 /** What a scan reads and writes. */
-export type ScanDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'newId' | 'kioskId' | 'nowIso' | 'timings' | 'verifier'> & SendDeps;
+export type ScanDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'link' | 'newId' | 'kioskId' | 'nowIso' | 'timings' | 'verifier' | 'peers'> & SendDeps;
 
 /**
  * A scan, as a pipeline: the scan is made once (its ids, its time, its operation), sent to the
@@ -27,11 +30,29 @@ export async function scan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Promi
   const made = makeScan(ctx, input);
   // Already inside, as the kiosk knows (its own visits, the server's list): decided before a use is spent, and nothing is sent.
   const inside = input.overrideAlreadyInside ? undefined : insideAlready(ctx, made);
-  if (inside) return decideAndRecord(ctx, made, { kind: 'inside_here', inside });
-  if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' });
+  if (inside) return decideAndRecord(ctx, made, { kind: 'inside_here', inside }, null);
+  if (!ctx.link.tryServerFirst() || spentHere(ctx, input.text, made.now)) return decideAndRecord(ctx, made, { kind: 'not_asked' }, await askPeers(ctx, made));
   enqueueOperation(ctx.db, made.op);
   // In flight until the decision is recorded, not merely answered: the sync loop leaves it alone meanwhile.
-  return ctx.link.whileInFlight(made.op.op_id, async () => decideAndRecord(ctx, made, await askServer(ctx, made)));
+  return ctx.link.whileInFlight(made.op.op_id, async () => {
+    const word = await askServer(ctx, made);
+    return decideAndRecord(ctx, made, word, word.kind === 'no_decision' ? await askPeers(ctx, made) : null);
+  });
+}
+
+/**
+ * Decided here, the scan's use is decided with the gates this one hears (issue #49): by the pass's
+ * owner among them. Null when there is no use to decide (the kiosk refuses the code itself).
+ */
+async function askPeers(ctx: ScanDeps, scan: Scan): Promise<SharedUse | null> {
+  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  if (!verdict.admitted || !verdict.code) return null;
+  return decideSharedUse(ctx, useOf(ctx, scan, verdict.code), verdict.code);
+}
+
+/** The use an admission of this scan records, as the gates of the site hear it: its id is the scan's operation's. */
+function useOf(ctx: ScanDeps, scan: Scan, code: { code_id: string; code: string }): UseFact {
+  return { kind: 'use', useId: scan.op.op_id, codeId: code.code_id, code: code.code, kioskId: ctx.kioskId, gate: ctx.link.requireSettings().entryPoint, at: scan.now.toISOString() };
 }
 
 /** One scan: what was presented, when, and the ids and operation made for it once. */
@@ -77,6 +98,8 @@ interface Known {
   cached: CachedCode | undefined;
   /** The estate the code is for, by name, when it is another's and the kiosk knows the name: the refusal says whose pass it is. */
   estate: string | null;
+  /** A pass used up: its last use this kiosk heard of, at any gate of the site ("Used at Main gate, 10:42"). */
+  lastUse: UseFact | null;
 }
 
 function makeScan(ctx: ScanDeps, input: KioskCallParsed<'scan'>): Scan {
@@ -122,7 +145,12 @@ function spentHere(ctx: ScanDeps, text: string, now: Date): boolean {
 function insideAlready(ctx: ScanDeps, scan: Scan): OpenVisitSeen | undefined {
   const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
   if (!verdict.admitted || !verdict.code) return undefined;
-  return openVisitOfCode(ctx.db, verdict.code.code_id);
+  if (usedUpHere(ctx.db, ctx.kioskId, verdict.code.code_id, verdict.code)) return undefined;
+  const here = openVisitOfCode(ctx.db, verdict.code.code_id);
+  if (here) return here;
+  // Let in at another gate of the site, as its facts say (the server's list may not show it yet).
+  const there = openPeerVisitOfCode(ctx.db, ctx.kioskId, verdict.code.code_id);
+  return there ? { since: there.at, entryPoint: there.gate, visitorName: there.visitorName } : undefined;
 }
 
 /** Send: the queued validation, at once, with the short timeout a guard at the gate can wait. */
@@ -139,21 +167,28 @@ async function askServer(ctx: ScanDeps, scan: Scan): Promise<ServerWord> {
   return { kind: 'no_decision', reached: true };
 }
 
-function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord): ScanDecision {
-  const known = readKnown(ctx, scan, word);
+function decideAndRecord(ctx: ScanDeps, scan: Scan, word: ServerWord, shared: SharedUse | null): ScanDecision {
+  const known = readKnown(ctx, scan, word, shared);
   const decision = decide(scan, word, known);
   record(ctx, scan, word, known, decision);
+  // The other gates of the site hear of it now (a use, a visit), not at the next sync.
+  ctx.peers.announce();
   return decision;
 }
 
-/** The reads the decision needs, after the server's word (the sync may have updated the cache meanwhile). */
-function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord): Known {
-  if (word.kind === 'throttled') return { verdict: null, cached: undefined, estate: null };
-  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id), estate: null };
+/**
+ * The reads the decision needs, after the server's word (the sync may have updated the cache
+ * meanwhile) and the gates' (`shared`: a use the pass's owner refused is a pass used up here too).
+ */
+function readKnown(ctx: ScanDeps, scan: Scan, word: ServerWord, shared: SharedUse | null): Known {
+  if (word.kind === 'throttled') return { verdict: null, cached: undefined, estate: null, lastUse: null };
+  if (word.kind === 'decided' && word.result.valid) return { verdict: null, cached: cachedCodeById(ctx.db, word.result.code_id), estate: null, lastUse: null };
   // Held or known inside: the verdict only names the code and its visitor.
-  const verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  let verdict = decideOffline(ctx.db, ctx.verifier, scan.input.text, scan.now.getTime(), siteIdOf(ctx));
+  if (verdict.admitted && shared && !shared.admit) verdict = { ...verdict, admitted: false, reason: 'used_up' };
   const codeSite = verdict.code?.site_id;
-  return { verdict, cached: undefined, estate: codeSite && codeSite !== siteIdOf(ctx) ? siteNameOf(ctx.db, codeSite) : null };
+  const lastUse = verdict.reason === 'used_up' && verdict.code ? ((shared && !shared.admit ? shared.lastUse : null) ?? lastUseOf(ctx.db, verdict.code.code_id) ?? null) : null;
+  return { verdict, cached: undefined, estate: codeSite && codeSite !== siteIdOf(ctx) ? siteNameOf(ctx.db, codeSite) : null, lastUse };
 }
 
 /** Decide: what the guard is told, from the server's word and what the kiosk knows. Pure. */
@@ -194,7 +229,7 @@ function decide(scan: Scan, word: ServerWord, known: Known): ScanDecision {
     const code = known.verdict!.code;
     return withDetails(refusal(scan, reasonFromServer(result.reason), 'server', code?.code ?? null, code?.code_id ?? null, known.estate), code);
   }
-  return offlineDecision(scan, known.verdict!, known.estate);
+  return offlineDecision(scan, known.verdict!, known.estate, known.lastUse);
 }
 
 /** Record: the decision and everything it changes, in one transaction. */
@@ -208,12 +243,13 @@ function record(ctx: ScanDeps, scan: Scan, word: ServerWord, known: Known, decis
       insertDecision(db, decision, opId, 'confirmed');
       if (!result.valid) return;
       if (known.cached) noteServerUse(db, result.code_id, known.cached.max_uses - result.uses_remaining);
-      insertCodeVisit(ctx, scan, result.log_id, {
-        code_id: result.code_id,
-        visitor_name: result.visitor.name,
-        visitor_phone: result.visitor.phone,
-        host_user_id: result.host_user_id,
-      });
+      const admitted = { code_id: result.code_id, visitor_name: result.visitor.name, visitor_phone: result.visitor.phone, host_user_id: result.host_user_id };
+      insertCodeVisit(ctx, scan, result.log_id, admitted);
+      // The other gates learn the use already counted (and the count), and who is inside.
+      const use = useOf(ctx, scan, { code_id: result.code_id, code: known.cached?.code ?? decision.code ?? result.code_id });
+      recordFact(db, use, use.at);
+      if (known.cached) recordFact(db, { kind: 'settled', useId: use.useId, codeId: use.codeId, kioskId: ctx.kioskId, useCount: known.cached.max_uses - result.uses_remaining, at: use.at }, use.at);
+      recordVisitFact(ctx, scan, result.log_id, admitted);
       return;
     }
     if (word.kind === 'throttled') {
@@ -247,7 +283,32 @@ function record(ctx: ScanDeps, scan: Scan, word: ServerWord, known: Known, decis
     if (verdict.unseenPass) rememberPass(db, verdict.unseenPass, verdict.code.site_id, scan.now.toISOString());
     addLocalUse(db, verdict.code.code_id);
     insertCodeVisit(ctx, scan, null, verdict.code);
+    const use = useOf(ctx, scan, verdict.code);
+    recordFact(db, use, use.at);
+    recordVisitFact(ctx, scan, null, verdict.code);
   })();
+}
+
+/** The visit as the other gates of the site hear it: on their "On premises", and "Already inside" there. */
+function recordVisitFact(ctx: ScanDeps, scan: Scan, logId: string | null, code: { code_id: string; visitor_name: string | null; visitor_phone: string | null; host_user_id: string | null }): void {
+  const at = scan.now.toISOString();
+  recordFact(
+    ctx.db,
+    {
+      kind: 'visit',
+      visitId: scan.visitId,
+      kioskId: ctx.kioskId,
+      gate: ctx.link.requireSettings().entryPoint,
+      method: 'code',
+      codeId: code.code_id,
+      visitorName: code.visitor_name,
+      visitorPhone: code.visitor_phone,
+      hostUserId: code.host_user_id,
+      at,
+    },
+    at,
+  );
+  if (logId) recordFact(ctx.db, { kind: 'visit_log', visitId: scan.visitId, kioskId: ctx.kioskId, logId, at }, at);
 }
 
 /** A visit opened here by a code, admitted by the server (with its log id) or offline (log id to come). */
@@ -268,11 +329,12 @@ function insertCodeVisit(ctx: ScanDeps, scan: Scan, logId: string | null, code: 
   });
 }
 
-function offlineDecision(scan: Scan, verdict: OfflineVerdict, estate: string | null): ScanDecision {
+function offlineDecision(scan: Scan, verdict: OfflineVerdict, estate: string | null, lastUse: UseFact | null): ScanDecision {
   const code = verdict.code;
   if (!verdict.admitted) {
     const refused = withDetails(refusal(scan, verdict.reason, 'offline', code?.code ?? null, code?.code_id ?? null, estate), code);
-    return verdict.noPassKeys ? { ...refused, message: NO_PASS_KEYS_MESSAGE } : refused;
+    if (verdict.noPassKeys) return { ...refused, message: NO_PASS_KEYS_MESSAGE };
+    return lastUse ? { ...refused, message: `${refused.message} ${usedAtSentence(lastUse)}` } : refused;
   }
   return {
     decisionId: scan.decisionId,
@@ -293,6 +355,11 @@ function offlineDecision(scan: Scan, verdict: OfflineVerdict, estate: string | n
     scannedAt: scan.now.toISOString(),
     ...overrode(scan),
   };
+}
+
+/** "Used at Main gate, 10:42.": where and when the pass was last used, at whichever gate of the site. */
+export function usedAtSentence(use: Pick<UseFact, 'gate' | 'at'>): string {
+  return `Used at ${use.gate}, ${clockOf(use.at)}.`;
 }
 
 /** An admission the guard made over "Already inside" says so (the check-in carries it to the server). */

@@ -6,6 +6,7 @@ import { activePanicStatus, type PanicDeps } from '../panic/panic.ts';
 import { environmentOfKey } from '../setup/settings.ts';
 import { readCoverage } from './coverage.ts';
 import type { SyncLoop } from './sync.ts';
+import { unsentPeerPanics } from '../peers/store.ts';
 
 /**
  * The status every screen polls each second: what the link knows (set up, online, last contact,
@@ -40,6 +41,10 @@ export function statusHandlers(
         untextedPhones: untextedPhonesOf(ctx),
         environment: link.settings ? (environmentOfKey(link.settings.apiKey) ?? null) : null,
         coverage: readCoverage(db, link.settings),
+        peers: {
+          gates: ctx.peers.connected().map((gate) => ({ kioskId: gate.kioskId, ready: gate.ready })),
+          unsentSos: unsentPeerPanics(db, ctx.kioskId).map((sos) => ({ gate: sos.gate, pressedAt: sos.pressedAt })),
+        },
       };
     },
   };

@@ -7,9 +7,10 @@ import type { GateAnswer, ValidationAnswer } from './operations.ts';
 import { reconcile, type FinalAnswer, type Known, type Write } from './reconcile.ts';
 import { addAttention, dropPendingOperation, enqueueOperation, linkAttentionLog, settleOperation, type OutboxRow } from './store.ts';
 import type { ServerAnswer } from '../link/server-api.ts';
+import { recordFact } from '../peers/store.ts';
 
-/** What applying an answer reads and writes: the database, the ids it makes, the gate's settings. */
-export type AnswerDeps = Pick<CoreContext, 'db' | 'kioskId' | 'newId' | 'nowIso' | 'link'>;
+/** What applying an answer reads and writes: the database, the ids it makes, the gate's settings, the peers it tells. */
+export type AnswerDeps = Pick<CoreContext, 'db' | 'kioskId' | 'newId' | 'nowIso' | 'link' | 'peers'>;
 
 /**
  * Applies the server's final answer (2xx or a 4xx refusal) to an operation: what is known is
@@ -28,6 +29,8 @@ export function giveUp(deps: AnswerDeps, op: OutboxRow, message: string): void {
 function settle(deps: AnswerDeps, op: OutboxRow, answer: FinalAnswer): void {
   const { db } = deps;
   db.transaction(() => applyWrites(deps, reconcile(op, answer, readKnown(deps, op, answer))))();
+  // What the server now knows (a use counted, a visit's log id) the other gates hear at once.
+  deps.peers.announce();
 }
 
 function readKnown(deps: AnswerDeps, op: OutboxRow, answer: FinalAnswer): Known {
@@ -64,6 +67,7 @@ function applyWrites(deps: AnswerDeps, writes: Write[]): void {
         break;
       case 'visit_log_id':
         setVisitLogId(db, write.visitId, write.logId);
+        recordFact(db, { kind: 'visit_log', visitId: write.visitId, kioskId: deps.kioskId, logId: write.logId, at: deps.nowIso() }, deps.nowIso());
         break;
       case 'attention_log':
         linkAttentionLog(db, write.followUpOpId, write.logId);
@@ -73,6 +77,8 @@ function applyWrites(deps: AnswerDeps, writes: Write[]): void {
         break;
       case 'settle_local_use':
         settleLocalUse(db, write.codeId, { useCount: write.useCount, status: write.status });
+        // The use leaves every gate's ledger, and the count the server gave enters every gate's cache.
+        recordFact(db, { kind: 'settled', useId: write.useId, codeId: write.codeId, kioskId: deps.kioskId, useCount: cachedCodeById(db, write.codeId)?.use_count ?? write.useCount ?? 0, at: deps.nowIso() }, deps.nowIso());
         break;
       case 'server_use':
         noteServerUse(db, write.codeId, write.useCount);

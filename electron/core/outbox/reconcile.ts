@@ -43,7 +43,8 @@ export type Write =
   | { kind: 'visit_log_id'; visitId: string; logId: string }
   | { kind: 'attention_log'; followUpOpId: string; logId: string }
   | { kind: 'server_outcome'; decisionId: string | null; outcome: ServerOutcome }
-  | { kind: 'settle_local_use'; codeId: string; useCount?: number; status?: string }
+  /** `useId`: the admission's operation, as the gates of the site know the use (peers/facts.ts). */
+  | { kind: 'settle_local_use'; useId: string; codeId: string; useCount?: number; status?: string }
   | { kind: 'server_use'; codeId: string; useCount: number }
   | { kind: 'turned_away_visit'; visit: VisitRow }
   | { kind: 'enqueue'; op: NewOperation }
@@ -83,7 +84,7 @@ function refusedForGood(op: OutboxRow, serverMessage: string, known: Known): Wri
   const what = op.kind === 'validate' ? `${described} of ${decision?.code ?? 'a code'}${name ? ` (${name})` : ''}` : `${described} of ${name ?? 'a visitor'}`;
   const writes: Write[] = [];
   // Only an admission decided here offline added a local use; any other refusal has none to settle.
-  if (op.kind === 'validate' && decision?.codeId && decision.admitted && decision.decidedBy === 'offline') writes.push({ kind: 'settle_local_use', codeId: decision.codeId });
+  if (op.kind === 'validate' && decision?.codeId && decision.admitted && decision.decidedBy === 'offline') writes.push({ kind: 'settle_local_use', useId: op.op_id, codeId: decision.codeId });
   // A visitor let in offline is inside whatever the server thinks of the scan: keep their visit.
   const followUp = op.kind === 'validate' && decision?.admitted ? admissionAsWalkIn(op, decision, serverMessage, known) : null;
   if (followUp) writes.push({ kind: 'enqueue', op: followUp });
@@ -144,7 +145,7 @@ function validationWrites(op: OutboxRow, result: ValidationAnswer, known: Known)
       return [
         outcome('confirmed'),
         ...(op.visit_id ? [{ kind: 'visit_log_id' as const, visitId: op.visit_id, logId: result.log_id }] : []),
-        ...(decision.decidedBy === 'offline' ? [{ kind: 'settle_local_use' as const, codeId: result.code_id, ...(useCount === undefined ? {} : { useCount }) }] : []),
+        ...(decision.decidedBy === 'offline' ? [{ kind: 'settle_local_use' as const, useId: op.op_id, codeId: result.code_id, ...(useCount === undefined ? {} : { useCount }) }] : []),
       ];
     }
     // Turned away here (offline, or the kiosk stopped before it could answer), admitted there:
@@ -206,6 +207,7 @@ function validationWrites(op: OutboxRow, result: ValidationAnswer, known: Known)
   if (decision.codeId) {
     writes.push({
       kind: 'settle_local_use',
+      useId: op.op_id,
       codeId: decision.codeId,
       ...(reason === 'used_up' && cached ? { useCount: cached.max_uses } : {}),
       ...(reason === 'revoked' ? { status: 'revoked' } : {}),

@@ -2,6 +2,8 @@ import type { PanicStatus } from '../../../shared/kiosk/calls.ts';
 import { KioskCallError } from '../../../shared/kiosk/calls.ts';
 import type { CoreContext } from '../context.ts';
 import { addAttention } from '../outbox/store.ts';
+import { recordFact } from '../peers/store.ts';
+import type { PanicFact } from '../peers/facts.ts';
 import {
   activePanic,
   closePanic,
@@ -31,7 +33,7 @@ import {
 import type { AnswerOf, BodyOf } from '../link/server-api.ts';
 
 /** What the SOS reads and writes. */
-export type PanicDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'kioskId' | 'link' | 'newId' | 'nowIso' | 'timings'>;
+export type PanicDeps = Pick<CoreContext, 'clock' | 'db' | 'guard' | 'kioskId' | 'link' | 'newId' | 'nowIso' | 'timings' | 'peers'>;
 
 type CreateIncidentBody = BodyOf<'post', '/incidents'>;
 type Incident = AnswerOf<'get', '/incidents/{incidentId}'>['incident'];
@@ -81,7 +83,7 @@ export function pressPanic(ctx: PanicDeps, pressId: string): PanicStatus {
   if (!settings) throw new KioskCallError(412, 'This kiosk is not set up yet: run the setup first');
   const now = ctx.clock.now();
   const at = now.toISOString();
-  return ctx.db.transaction(() => {
+  const status = ctx.db.transaction(() => {
     const known = pressById(ctx.db, pressId);
     if (known) return statusOfPress(ctx, panicById(ctx.db, known.panic_id)!, pressId);
     const active = joinablePanic(ctx.db, new Date(now.getTime() - PANIC_JOIN_WINDOW_MS).toISOString());
@@ -108,8 +110,16 @@ export function pressPanic(ctx: PanicDeps, pressId: string): PanicStatus {
     };
     insertPanic(ctx.db, { panicId, pressedAt: at, idempotencyKey: key, body: JSON.stringify(body) });
     insertPress(ctx.db, pressId, panicId, at);
+    // Every gate of the site hears of it, and one that reaches the server carries it (issue #49).
+    recordFact(
+      ctx.db,
+      { kind: 'panic', panicId, kioskId: ctx.kioskId, gate: settings.entryPoint, state: 'pending', pressedAt: at, at, request: { idempotencyKey: key, body: JSON.stringify(body) } },
+      at,
+    );
     return toPanicStatus(panicById(ctx.db, panicId)!, pressId, at, at);
   })();
+  ctx.peers.announce();
+  return status;
 }
 
 export function panicStatus(ctx: PanicDeps, pressId: string | undefined): PanicStatus | null {
@@ -154,8 +164,13 @@ export async function sendPendingPanics(ctx: PanicDeps): Promise<boolean> {
       ctx.link.noteAnswer(answer);
       const at = ctx.nowIso();
       if (answer.kind === 'ok') {
-        recordIncident(ctx, panic.panic_id, answer.body.incident, at);
-        markPanicSent(ctx.db, panic.panic_id);
+        const incident = answer.body.incident;
+        ctx.db.transaction(() => {
+          recordIncident(ctx, panic.panic_id, incident, at);
+          markPanicSent(ctx.db, panic.panic_id);
+          recordFact(ctx.db, sentFact(ctx, panic, incident, at), at);
+        })();
+        ctx.peers.announce();
       } else if (answer.kind === 'refused') {
         ctx.db.transaction(() => {
           markPanicRefused(ctx.db, panic.panic_id, answer.message, at);
@@ -184,6 +199,22 @@ export async function sendPendingPanics(ctx: PanicDeps): Promise<boolean> {
     }
   }
   return allSent;
+}
+
+/** The SOS sent, as the site's other gates hear it: they stop carrying it. */
+function sentFact(ctx: PanicDeps, panic: { panic_id: string; pressed_at: string }, incident: Incident, at: string): PanicFact {
+  return {
+    kind: 'panic',
+    panicId: panic.panic_id,
+    kioskId: ctx.kioskId,
+    gate: ctx.link.settings?.entryPoint ?? '',
+    state: 'sent',
+    pressedAt: panic.pressed_at,
+    at,
+    incidentId: incident.incident_id,
+    incidentStatus: incident.status,
+    sentBy: ctx.kioskId,
+  };
 }
 
 type KnownResponder = NonNullable<PanicStatus['responder']>;

@@ -16,7 +16,8 @@ interface StatusBarProps {
 /**
  * Always on top of every screen: the link, what waits to be sent, the last sync, what needs a
  * look; a test (sandbox) gate and a gate no on-duty responder covers say so on a line of their own
- * (the latter in the SOS banner instead, while one is up and says it).
+ * (the latter in the SOS banner instead, while one is up and says it), and so does an SOS pressed
+ * at another gate of the site that no gate has got to the server.
  */
 export function StatusBar({ status, coreError, coverageInBanner, onOpenAttention, onSyncNow }: StatusBarProps) {
   const { t, language } = useI18n();
@@ -67,6 +68,13 @@ export function StatusBar({ status, coreError, coverageInBanner, onOpenAttention
           {t('status.testGate')}
         </span>
       )}
+      {(status?.peers?.unsentSos ?? []).map((sos) => (
+        // Another gate of the site pressed SOS and no gate has got it to the server (issue #49).
+        <span key={`${sos.gate}-${sos.pressedAt}`} className="status-line status-no-coverage" role="alert" data-testid="status-peer-sos">
+          <span aria-hidden="true">⚠ </span>
+          {t('status.peerSos', { gate: sos.gate, time: clockTime(sos.pressedAt, language) })}
+        </span>
+      ))}
       {knownUncovered(status?.coverage ?? null) && !coverageInBanner && (
         <span className="status-line status-no-coverage" role="alert" data-testid="status-no-coverage">
           <span aria-hidden="true">⚠ </span>

@@ -20,6 +20,7 @@ export const catalogue = {
   'status.guard': 'On duty: {name}',
   'status.problem': 'Cannot sync: {problem}',
   'status.noCoverage': 'No responders near this gate: an SOS reaches the estate\'s numbers only',
+  'status.peerSos': 'SOS at {gate} ({time}) not sent yet: call for help now',
   'status.testGate': 'TEST GATE (sandbox): no real responder comes',
 
   // Navigation

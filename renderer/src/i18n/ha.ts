@@ -20,6 +20,8 @@ export const catalogue: Catalogue = {
   'status.problem': 'Ba za a iya aikawa ba: {problem}',
   // Review wanted (issue #26): new, not yet read by a native speaker.
   'status.noCoverage': 'Babu mai ceto kusa da ƙofar nan: SOS zai kai lambobin unguwa kawai',
+  // Review wanted (issue #49): new, another gate's SOS that no gate has got to the server.
+  'status.peerSos': 'SOS a {gate} ({time}) ba a aika ba: kira taimako yanzu',
   'status.testGate': 'ƘOFAR GWAJI (sandbox): babu mai ceto na gaske da zai zo',
 
   'nav.label': 'Shafuka',

@@ -20,6 +20,8 @@ export const catalogue: Catalogue = {
   'status.problem': 'E no fit send: {problem}',
   // Review wanted (issue #26): new, not yet read by a native speaker.
   'status.noCoverage': 'No responder near this gate: SOS go reach only estate numbers',
+  // Review wanted (issue #49): new, another gate's SOS that no gate has got to the server.
+  'status.peerSos': 'SOS for {gate} ({time}) never send: call for help now',
   'status.testGate': 'TEST GATE (sandbox): no real responder go come',
 
   'nav.label': 'Screens',

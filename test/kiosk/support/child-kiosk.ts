@@ -19,7 +19,8 @@ export interface ChildKiosk {
 export async function startChildKiosk(env: Record<string, string>): Promise<ChildKiosk> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'electron/web-host/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, KIOSK_PORT: '0', ...env },
+    // A peer port of its own and no mDNS: kiosks of different tests on this machine stay strangers.
+    env: { ...process.env, KIOSK_PORT: '0', KIOSK_PEER_PORT: '0', KIOSK_PEER_DISCOVERY: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

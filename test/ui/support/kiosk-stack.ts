@@ -195,6 +195,9 @@ export async function startKioskHost(options: KioskHostOptions): Promise<KioskHo
     // other suites at once, would turn an answering server into an offline decision. No screen
     // test goes offline by that timeout: its link is cut, or its server stopped.
     KIOSK_ONLINE_WAIT_MS: '10000',
+    // A peer port of its own and no mDNS: the gates of different suites on this machine stay strangers.
+    KIOSK_PEER_PORT: '0',
+    KIOSK_PEER_DISCOVERY: '0',
   };
   for (const name of ['KIOSK_SERVER_URL', 'KIOSK_API_KEY', 'KIOSK_ENTRY_POINT', 'KIOSK_LOCATION', 'KIOSK_ALARM_PHONES', 'KIOSK_COVERAGE_CHECK_S']) delete env[name];
   Object.assign(env, options.env ?? {});
