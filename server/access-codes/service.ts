@@ -46,6 +46,7 @@ import {
   insertAccessCode,
   countAccessCodes,
   listAccessCodeRows,
+  searchAccessCodeRows,
   nextChangeSeq,
 } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -228,7 +229,8 @@ export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeL
     createdFrom: utcInstant(query.from_date),
     createdBefore: utcInstant(query.to_date),
   };
-  const [paged, total] = await Promise.all([listAccessCodeRows(db, tenant, filter, query), countAccessCodes(db, tenant, filter)]);
+  const [paged, total] =
+    filter.search ? await searchAccessCodeRows(db, tenant, filter, query) : await Promise.all([listAccessCodeRows(db, tenant, filter, query), countAccessCodes(db, tenant, filter)]);
   return toPage(paged.rows.map(rowToAccessCode), total, paged, query.limit);
 }
 
