@@ -139,6 +139,7 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
       for (const [name, make] of [
         ['POST /incidents (SOS)', (run: string) => sosOf(baseUrl, year.big, `${engine}-${run}-${Date.now()}`)],
         ['POST /access-codes/validate', () => validationOf(baseUrl, year.big, codes)],
+        ['POST /access-codes/validate (Idempotency-Key, as a kiosk)', (run: string) => validationOf(baseUrl, year.big, codes, `${engine}-${run}-${Date.now()}`)],
       ] as const) {
         const alone = await openLoop(make('alone'), 50, sosS);
         await settle();

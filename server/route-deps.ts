@@ -7,7 +7,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { IndexBuildState } from './db/online-indexes.ts';
 import type { Engine } from './db/database.ts';
-import type { Guard, GuardOptions, IdempotentAnswer, RouteDefinition } from './http/define-route.ts';
+import type { Guard, GuardOptions, IdempotentMode, RouteDefinition } from './http/define-route.ts';
 import type { Db } from './db/schema.ts';
 import type { Dispatcher } from './incidents/dispatcher.ts';
 import type { EventFeed } from './events/feed.ts';
@@ -36,7 +36,7 @@ export interface RouteDeps {
   /** Authenticate (401, 402), then scope (403), then rate limit (429): the contract's order. */
   guard: Guard;
   /** Idempotency-Key handling for a POST, PATCH or DELETE route. */
-  idempotent: (answer: IdempotentAnswer) => RequestHandler;
+  idempotent: (mode: IdempotentMode) => RequestHandler;
   /** A signed-in console person, for `person` routes. */
   person: (options: GuardOptions | undefined) => RequestHandler;
   /** Records each change in the audit log. */

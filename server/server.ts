@@ -25,6 +25,7 @@ import { dutyJob, dutySettingsOf } from './duty/service.ts';
 import { createJobRunner } from './jobs/runner.ts';
 import { sweepJob, type SweepReport } from './sweeps.ts';
 import { foldAll, tallyFoldJob } from './tally-folder.ts';
+import { textIndexJob } from './db/text-search.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
@@ -115,6 +116,8 @@ export interface StartOptions {
    * https-only to public addresses everywhere else.
    */
   liveWebhooksToLoopback?: boolean;
+  /** false: PostgreSQL's text indexes' pending rows are merged only when a test calls `runJob('text-index-pending')` (default: every 2 s). */
+  textIndexMerge?: boolean;
 }
 
 /** While Redis does not answer, each host asks it again this often. */
@@ -295,6 +298,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const jobs = createJobRunner(logger);
   // Settled rows into the lists' tallies (server/db/tallies.ts), in the background.
   jobs.register(tallyFoldJob(database.db, { timed: options.foldTallies !== false }));
+  // PostgreSQL's text indexes: new rows merged in from their pending lists, which every search reads.
+  if (database.engine === 'postgres') jobs.register(textIndexJob(database.db, { timed: options.textIndexMerge !== false }));
   jobs.register(sweepJob(database.db, { clock, webhookQueue }, sweepSettings, config.SWEEP_INTERVAL_S * 1000));
   // Imports from the CLI and verified incidents from any host reach the index within a second:
   // a refresh with nothing new is one read of the revision counter.

@@ -174,11 +174,12 @@ export function sosOf(baseUrl: string, organization: GeneratedOrganization, run:
 }
 
 /** Validations of the given codes (each of many uses), in turn. */
-export function validationOf(baseUrl: string, organization: GeneratedOrganization, codes: string[]) {
+export function validationOf(baseUrl: string, organization: GeneratedOrganization, codes: string[], keyPrefix?: string) {
   return (n: number) => ({
     url: `${baseUrl}/access-codes/validate`,
     method: 'POST' as const,
-    headers: { authorization: `Bearer ${organization.liveKey}`, 'content-type': 'application/json' },
+    // With `keyPrefix`, each validation carries an Idempotency-Key of its own, as a kiosk's does.
+    headers: { authorization: `Bearer ${organization.liveKey}`, 'content-type': 'application/json', ...(keyPrefix && { 'idempotency-key': `${keyPrefix}-${n}` }) },
     body: JSON.stringify({ code: codes[n % codes.length], entry_point: 'Main Gate' }),
   });
 }

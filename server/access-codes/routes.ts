@@ -25,6 +25,8 @@ import { narrowedToSite } from '../db/tenant.ts';
 import { authOf, tenantOf } from '../auth/context.ts';
 import { errors, ok } from '../http/responses.ts';
 import { gateRoute, routeFor, routerOf } from '../http/define-route.ts';
+import { auditHookOf } from '../audit/middleware.ts';
+import { sendReplay } from '../idempotency/middleware.ts';
 import { hostTextsOf, passTextsOf } from '../messages/service.ts';
 import { PASS_SENDS_PER_CODE_HOUR, PASS_SENDS_PER_ORGANIZATION_HOUR, passImageOf, sendPassByText } from './pass-links.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -37,7 +39,7 @@ import {
   listAccessCodes,
   revokeAccessCode,
   revokeAccessCodesInBulk,
-  validateAccessCodeGuarded,
+  validateAccessCodeOnce,
 } from './service.ts';
 import { passKeysOf } from './pass-keys.ts';
 
@@ -102,7 +104,8 @@ export const accessCodeRouteList = [
   }),
   route({
     ...gateRoute('validate'),
-    idempotent: true,
+    // Its key claimed in the validation's own transaction, which a tenant's validations share on PostgreSQL.
+    idempotent: 'claimed-by-service',
     operationId: 'validateAccessCode',
     tags,
     summary: 'Validate (consume) a code or signed pass, and check the visitor in',
@@ -127,7 +130,10 @@ export const accessCodeRouteList = [
         keyId: authOf(req).keyId,
         hostTexts: hostTextsOf(deps.texting),
       };
-      res.json(await validateAccessCodeGuarded(db, guard, tenantOf(req), body));
+      const keyed = req.keyClaim && { key: req.keyClaim, audit: auditHookOf(req) };
+      const answer = await validateAccessCodeOnce(db, guard, tenantOf(req), body, keyed);
+      if ('replayed' in answer) sendReplay(res, answer.replayed);
+      else res.json(answer);
     },
   }),
   route({

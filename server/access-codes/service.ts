@@ -29,6 +29,8 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 import { rowToAccessCode } from './access-code.ts';
 import { numberAtOnce, numberedAtEnd, type FeedNumbering } from './feed-numbering.ts';
 import { serialBatches, waitForOtherBatches } from '../db/serial-batches.ts';
+import type { Claim } from '../idempotency/claims.ts';
+import type { KeyClaim } from '../idempotency/middleware.ts';
 import { passKeyOf, publicPassKeys, signPass, type PassVerifier } from './pass-keys.ts';
 import {
   activeCodesDue,
@@ -44,6 +46,7 @@ import {
   insertAccessCode,
   countAccessCodes,
   listAccessCodeRows,
+  searchAccessCodeRows,
   nextChangeSeq,
 } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -226,7 +229,8 @@ export async function listAccessCodes(db: Executor, tenant: Tenant, query: CodeL
     createdFrom: utcInstant(query.from_date),
     createdBefore: utcInstant(query.to_date),
   };
-  const [paged, total] = await Promise.all([listAccessCodeRows(db, tenant, filter, query), countAccessCodes(db, tenant, filter)]);
+  const [paged, total] =
+    filter.search ? await searchAccessCodeRows(db, tenant, filter, query) : await Promise.all([listAccessCodeRows(db, tenant, filter, query), countAccessCodes(db, tenant, filter)]);
   return toPage(paged.rows.map(rowToAccessCode), total, paged, query.limit);
 }
 
@@ -322,63 +326,81 @@ export function placeRefusal(row: Pick<AccessCodeRow, 'site_id' | 'entry_point_i
  * (both with their events) in one transaction; validity is judged when it was scanned, so an
  * offline kiosk's replay is decided as it would have been then.
  */
-export async function validateAccessCode(
+async function validateAccessCode(
   db: Executor,
   { clock, verifyPass, webhookQueue, hostTexts }: PassReading & EventDeps & { hostTexts?: HostTexts },
   tenant: Tenant,
   input: Validation,
-  numbering: FeedNumbering = numberAtOnce,
-): Promise<ValidationResult> {
+  numbering: FeedNumbering,
+  keyed: KeyedValidation | undefined,
+): Promise<ValidationAnswer> {
   const at = happenedAt(clock, input.scanned_at, 'scanned_at');
   const found = await codeNamedBy(db, { clock, verifyPass }, tenant, input.code);
-  return admitCode(db, { clock, webhookQueue, hostTexts }, tenant, input, found, at, numbering);
+  return admitCode(db, { clock, webhookQueue, hostTexts }, tenant, input, found, at, numbering, keyed);
 }
 
 /** A host texted when their visitor checks in (server/messages/), queued in the check-in's transaction. */
 export type HostTexts = (trx: Executor, tenant: Tenant, arrival: Arrival) => Promise<void>;
 
+/**
+ * A validation sent to its single route with an Idempotency-Key: the key is claimed, the answer
+ * stored and the request's audit entry written in the validation's own transaction, which a
+ * tenant's validations share on PostgreSQL (keyed or not), rather than in a transaction of the
+ * request's own that would hold a connection while it waits on the tenant's feed counter.
+ */
+export interface KeyedValidation {
+  key: KeyClaim;
+  /** The request's audit entry (server/audit/middleware.ts, `auditHookOf`). */
+  audit(trx: Executor, resourceId: string | null): Promise<void>;
+}
+
+/** A keyed validation's answer: its result, or the answer its key already had (committed by another host meanwhile), to replay. */
+export type ValidationAnswer = ValidationResult | { replayed: Extract<Claim, { answered: true }> };
+
 /** The validation once the code is looked up: refused, or a use consumed and the check-in recorded in one transaction. */
 async function admitCode(
   db: Executor,
-  { clock, webhookQueue, hostTexts }: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts },
+  deps: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts },
   tenant: Tenant,
   input: Validation,
   found: AccessCodeRow | undefined,
   at: Date,
   numbering: FeedNumbering,
-): Promise<ValidationResult> {
+  keyed: KeyedValidation | undefined,
+): Promise<ValidationAnswer> {
   const place = await placeNamedIn(db, tenant, input);
-  if (!found) return { valid: false, reason: 'Code not found' };
   // A gate key limited to sites that names no place is at one of its sites: another site's code is refused there too.
-  const early = refusalReason(found, at) ?? placeRefusal(found, place) ?? (reachesSite(tenant.sites, found.site_id, 'everywhere') ? undefined : 'Code is for another site');
-  if (early) return { valid: false, reason: early };
-  const siteId = place?.siteId ?? found.site_id ?? (await defaultSiteFor(db, tenant, { orFirst: true }));
-  const admission: Admission = { deps: { clock, webhookQueue, hostTexts }, tenant, input, found, at, siteId };
+  const early = !found
+    ? 'Code not found'
+    : (refusalReason(found, at) ?? placeRefusal(found, place) ?? (reachesSite(tenant.sites, found.site_id, 'everywhere') ? undefined : 'Code is for another site'));
+  // A refusal writes nothing, unless its key's answer is to be kept.
+  if (early && !keyed) return { valid: false, reason: early };
+  const admission: Admission =
+    early || !found
+      ? { tenant, keyed, refused: { valid: false, reason: early ?? 'Code not found' } }
+      : { deps, tenant, keyed, input, found, at, siteId: place?.siteId ?? found.site_id ?? (await defaultSiteFor(db, tenant, { orFirst: true })) };
   // A tenant's validations share transactions on PostgreSQL (one feed counter lock and one
   // flush for those that arrive together: server/db/serial-batches.ts); a batch's own numbering
   // (the kiosk's replay) is its caller's transaction.
-  const admitted = numbering === numberAtOnce ? await admitTogether(db, admission) : await inTransaction(db, (trx) => admitIn(trx, admission, numbering));
+  const admitted = numbering === numberAtOnce ? await admitTogether(db, admission) : await inTransaction(db, (trx) => admitOnce(trx, admission, numbering));
   if ('hold' in admitted) throw alreadyInside(admitted.hold);
+  if ('keyRefused' in admitted) throw admitted.keyRefused;
   return admitted;
 }
 
-/** What a validation's transaction answers: its result, or the holder's open visit when the caller asked to hold (a 409 to the caller). */
-type Admitted = ValidationResult | { hold: AccessLogRow };
+/** What a validation's transaction answers: its result, the holder's open visit when the caller asked to hold (a 409 to the caller), or its key's. */
+type Admitted = ValidationResult | { hold: AccessLogRow } | { replayed: Extract<Claim, { answered: true }> } | { keyRefused: ApiError };
 
-/** A validation looked up and allowed so far: what its transaction needs. */
-interface Admission {
-  deps: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts };
-  tenant: Tenant;
-  input: Validation;
-  found: AccessCodeRow;
-  at: Date;
-  siteId: string;
-}
+/** A validation looked up: allowed so far (what its transaction needs), or refused with a key whose answer is to be stored. */
+type Admission = { tenant: Tenant; keyed: KeyedValidation | undefined } & (
+  | { deps: Pick<PassReading, 'clock'> & EventDeps & { hostTexts?: HostTexts }; input: Validation; found: AccessCodeRow; at: Date; siteId: string }
+  | { refused: ValidationResult }
+);
 
 /** Validations one at a time per tenant and host on PostgreSQL, each transaction carrying those that arrived meanwhile. */
 const admitTogether = serialBatches<Admission, Admitted>({
   key: ({ tenant }) => `${tenant.organizationId}\u0000${tenant.environment}`,
-  alone: (db, admission) => inTransaction(db, (trx) => admitIn(trx, admission, numberAtOnce)),
+  alone: (db, admission) => inTransaction(db, (trx) => admitOnce(trx, admission, numberAtOnce)),
   async together(trx, admissions) {
     // A batch locks several codes: like the kiosks' replayed batches, it waits until no other
     // batch of the tenant runs (two at once could each hold a code the other wants), and it locks
@@ -386,13 +408,16 @@ const admitTogether = serialBatches<Admission, Admitted>({
     // counter is taken last, once, for every code the batch changed.
     const tenant = admissions[0]!.tenant;
     await waitForOtherBatches(trx, tenant);
-    const idOf = (i: number) => admissions[i]!.found.code_id;
+    const idOf = (i: number) => {
+      const admission = admissions[i]!;
+      return 'found' in admission ? admission.found.code_id : '';
+    };
     const order = admissions.map((_, i) => i).sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : a - b));
     const results: Admitted[] = new Array(admissions.length);
     await numberedAtEnd(trx, tenant, async (operation) => {
       for (const i of order) {
         const op = operation();
-        results[i] = await admitIn(trx, admissions[i]!, op.numbering);
+        results[i] = await admitOnce(trx, admissions[i]!, op.numbering);
         op.keep();
       }
     });
@@ -400,8 +425,42 @@ const admitTogether = serialBatches<Admission, Admitted>({
   },
 });
 
+/**
+ * One validation in `trx`: its key claimed first (an answered key answers its stored answer; one
+ * in flight or sent with another body is refused, and the others of a shared transaction go on),
+ * then the admission, then its answer stored with its audit entry, or its key given back when it
+ * was held (a 409, which keeps no record).
+ */
+async function admitOnce(trx: Executor, admission: Admission, numbering: FeedNumbering): Promise<Admitted> {
+  const { keyed } = admission;
+  if (keyed) {
+    try {
+      const claim = await keyed.key.claim(trx);
+      if (claim.answered) return { replayed: claim };
+    } catch (err) {
+      // Thrown before it wrote anything: the shared transaction is whole.
+      if (err instanceof ApiError) return { keyRefused: err };
+      throw err;
+    }
+  }
+  const admitted = 'refused' in admission ? admission.refused : await admitIn(trx, admission, numbering);
+  if (!keyed) return admitted;
+  if ('hold' in admitted) {
+    await keyed.key.release(trx);
+    return admitted;
+  }
+  await keyed.key.record(trx, 200, admitted);
+  // The same entry the request's own transaction held (an answer naming no resource of its own).
+  await keyed.audit(trx, null);
+  return admitted;
+}
+
 /** The use consumed and the check-in recorded, in `trx`; the code numbered on the feed by `numbering`. */
-async function admitIn(trx: Executor, { deps: { clock, webhookQueue, hostTexts }, tenant, input, found, at, siteId }: Admission, numbering: FeedNumbering): Promise<Admitted> {
+async function admitIn(
+  trx: Executor,
+  { deps: { clock, webhookQueue, hostTexts }, tenant, input, found, at, siteId }: Extract<Admission, { found: AccessCodeRow }>,
+  numbering: FeedNumbering,
+): Promise<ValidationResult | { hold: AccessLogRow }> {
   // Decided before a use is spent: the guard, not the code, says whether the holder comes in twice.
   // Answered, not thrown: in a batch of the tenant's validations the others go on.
   if (input.already_inside === 'hold') {
@@ -494,14 +553,27 @@ export interface GuessGuard extends PassReading, EventDeps {
  * (nor counted when its code is gone). The single route and the kiosk's batch replay both
  * validate through here, so a batch is no way around it.
  */
-export async function validateAccessCodeGuarded(
+export async function validateAccessCodeGuarded(db: Executor, guard: GuessGuard, tenant: Tenant, input: Validation, numbering: FeedNumbering = numberAtOnce): Promise<ValidationResult> {
+  const answer = await guardedValidation(db, guard, tenant, input, numbering, undefined);
+  // Only a keyed validation can find its key answered.
+  if ('replayed' in answer) throw new Error('a validation without a key was answered by a key');
+  return answer;
+}
+
+/** The single route's validation: `validateAccessCodeGuarded`, and with an Idempotency-Key its key claimed in the validation's own transaction. */
+export function validateAccessCodeOnce(db: Executor, guard: GuessGuard, tenant: Tenant, input: Validation, keyed: KeyedValidation | undefined): Promise<ValidationAnswer> {
+  return guardedValidation(db, guard, tenant, input, numberAtOnce, keyed);
+}
+
+async function guardedValidation(
   db: Executor,
   guard: GuessGuard,
   tenant: Tenant,
   input: Validation,
-  numbering: FeedNumbering = numberAtOnce,
-): Promise<ValidationResult> {
-  if (await isGenuinePass(db, guard, tenant, input.code)) return validateAccessCode(db, guard, tenant, input, numbering);
+  numbering: FeedNumbering,
+  keyed: KeyedValidation | undefined,
+): Promise<ValidationAnswer> {
+  if (await isGenuinePass(db, guard, tenant, input.code)) return validateAccessCode(db, guard, tenant, input, numbering, keyed);
   const at = happenedAt(guard.clock, input.scanned_at, 'scanned_at');
   // A typed code is a guess: it takes its slot before it is looked up, and gives it back unless
   // it was unknown, so a burst of guesses is looked up at most UNKNOWN_CODES_PER_MINUTE times.
@@ -520,7 +592,7 @@ export async function validateAccessCodeGuarded(
     () => codeNamedBy(db, guard, tenant, input.code),
     (outcome) => 'value' in outcome && outcome.value === undefined,
   );
-  return admitCode(db, guard, tenant, input, found, at, numbering);
+  return admitCode(db, guard, tenant, input, found, at, numbering, keyed);
 }
 
 /**

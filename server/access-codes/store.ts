@@ -3,9 +3,9 @@ import { deferredWrite } from '../db/deferred-write.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type PassLinkRow, type Tenant } from '../db/schema.ts';
 import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
-import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, type SearchSpec } from '../db/text-search.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -157,6 +157,11 @@ function filteredCodes(db: Executor, tenant: Tenant, filter: CodeFilter) {
 
 export async function listAccessCodeRows(db: Executor, tenant: Tenant, filter: CodeFilter, page: PageRequest) {
   return pagedRows(filteredCodes(db, tenant, filter).selectAll(), CODE_ORDER, page);
+}
+
+/** A search's page and total in one statement, when it can (`searchedPage`). */
+export async function searchAccessCodeRows(db: Executor, tenant: Tenant, filter: CodeFilter, page: PageRequest) {
+  return searchedPage<AccessCodeRow>(db, 'access_codes', filteredCodes(db, tenant, filter), CODE_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /** How many codes match: a search up to its ceiling, an exact phone on its index, the rest from the tallies. */

@@ -18,6 +18,7 @@ import {
   findAccessLog,
   insertAccessLog,
   listAccessLogRows,
+  searchAccessLogRows,
   openVisitRows,
   openVisitOfCodeAt,
   openVisitRowsAt,
@@ -176,7 +177,8 @@ export async function listAccessLogs(db: Executor, clock: Clock, tenant: Tenant,
     checkedInFrom: utcInstant(query.from_date),
     checkedInBefore: utcInstant(query.to_date),
   };
-  const [paged, total] = await Promise.all([listAccessLogRows(db, tenant, filter, query), countAccessLogs(db, tenant, filter)]);
+  const [paged, total] =
+    filter.search ? await searchAccessLogRows(db, tenant, filter, query) : await Promise.all([listAccessLogRows(db, tenant, filter, query), countAccessLogs(db, tenant, filter)]);
   const now = clock.now();
   return toPage(
     paged.rows.map((row) => rowToAccessLog(row, now)),

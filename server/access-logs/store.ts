@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Total } from '../http/pagination.ts';
-import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
 import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, narrowedToSite } from '../db/tenant.ts';
-import { matchesText, type SearchSpec } from '../db/text-search.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 
 /** The tenant's visits within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
 const scoped = (db: Executor, tenant: Tenant, siteId?: string) => fromTenant(db, tenant, 'access_logs', { siteId });
@@ -85,6 +85,11 @@ function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
 
 export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: LogFilter, page: PageRequest) {
   return pagedRows(filtered(db, tenant, filter).selectAll(), VISIT_ORDER, page);
+}
+
+/** A search's page and total in one statement, when it can (`searchedPage`). */
+export async function searchAccessLogRows(db: Executor, tenant: Tenant, filter: LogFilter, page: PageRequest) {
+  return searchedPage<AccessLogRow>(db, 'access_logs', filtered(db, tenant, filter), VISIT_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /**

@@ -19,7 +19,7 @@ function createdId(body: unknown): string | null {
 /** A request's audit entry, written inside the change's own transaction by the service that makes it. */
 export interface AuditRecorder {
   /** Writes the entry in `trx` (a deferred write: on PostgreSQL it rides with the COMMIT); the answer then writes none. */
-  record(trx: Executor, resourceId: string): Promise<void>;
+  record(trx: Executor, resourceId: string | null): Promise<void>;
 }
 
 declare global {
@@ -35,7 +35,7 @@ declare global {
 /** The hook a service's transaction calls to write the request's audit entry with the change (none when the route is not audited). */
 export const auditHookOf =
   (req: Request) =>
-  (trx: Executor, resourceId: string): Promise<void> =>
+  (trx: Executor, resourceId: string | null): Promise<void> =>
     req.audit?.record(trx, resourceId) ?? Promise.resolve();
 
 /**
@@ -84,7 +84,7 @@ class RequestAudit implements AuditRecorder {
     this.send = res.json.bind(res);
   }
 
-  async record(trx: Executor, resourceId: string): Promise<void> {
+  async record(trx: Executor, resourceId: string | null): Promise<void> {
     if (!this.req.auth) return;
     await this.entry(trx, this.pathId() ?? resourceId);
     this.recorded = true;

@@ -15,6 +15,15 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type IdempotentAnswer = 'plain' | 'answer-holds-secret';
 
 /**
+ * How a route takes its Idempotency-Key: an `IdempotentAnswer`, in a transaction the middleware
+ * opens for the request (`input.db`); or `claimed-by-service`: the route's service claims the key
+ * and stores its plain answer in the transaction it runs anyway (`req.keyClaim`,
+ * server/idempotency/middleware.ts), so that transaction may be shared with other requests (a
+ * tenant's validations on PostgreSQL, server/db/serial-batches.ts).
+ */
+export type IdempotentMode = IdempotentAnswer | 'claimed-by-service';
+
+/**
  * Who may call a route: an API key holding the scope (or a console person whose role allows it),
  * a responder's token, a console person alone (`person`: people, sessions), one of the service's
  * own staff (`staff`: the operations centre, /v1/staff), or anyone.
@@ -73,8 +82,9 @@ export interface RouteDefinition<D, P extends FieldsPart = FieldsPart, Q extends
   /**
    * Takes the Idempotency-Key header (every partner POST, PATCH and DELETE). `answer-holds-secret`:
    * the answer carries a secret shown once, so it is replayed only to the key that made it.
+   * `claimed-by-service`: see `IdempotentMode`.
    */
-  idempotent?: boolean | IdempotentAnswer;
+  idempotent?: boolean | IdempotentMode;
   /** false: a write that reports rather than changes (a kiosk's heartbeat, every 30 s) leaves no audit entry. */
   audited?: false;
   /** A person's own change (their password, their sessions): its audit entry goes to each of their organizations' logs. */
@@ -132,7 +142,7 @@ export interface RouteWiring {
   readDb?: Db;
   /** Authenticates `Authorization: Bearer rtk_...` (401 otherwise). */
   responder?: RequestHandler;
-  idempotent?: (answer: IdempotentAnswer) => RequestHandler;
+  idempotent?: (mode: IdempotentMode) => RequestHandler;
   /** A signed-in console person (`person` routes), with the roles the route allows. */
   person?: (options: GuardOptions | undefined) => RequestHandler;
   /** A signed-in member of the service's staff (`staff` routes), with the staff roles the route allows. */

@@ -5,7 +5,7 @@ import type { Executor, IdempotencyRow } from '../db/schema.ts';
 import { parseSiteIds, reachesSite } from '../db/tenant.ts';
 import { ApiError } from '../http/errors.ts';
 import { gcmOpen, gcmSeal, type SecretBox } from '../secrets/secret-box.ts';
-import { completeClaim, findClaim, insertClaim, lockKeyForTransaction, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
+import { completeClaim, deleteClaim, findClaim, insertClaim, lockKeyForTransaction, takeOverStaleClaim, type IdempotencyScope } from './store.ts';
 
 export type { IdempotencyScope };
 
@@ -95,14 +95,39 @@ export async function claimKey(tx: Executor, deps: ClaimDeps, scope: Idempotency
   const claim = await insertClaim(tx, scope, fingerprint, now.toISOString());
   if (claim.inserted) return { answered: false };
   const row = claim.existing;
+  const seen = judgeRecord(deps, scope, row, fingerprint, now, credential);
+  if (seen !== 'stale') return seen;
+  if (!(await takeOverStaleClaim(tx, scope, row.locked_at, now.toISOString()))) throw stillInFlight();
+  return { answered: false };
+}
+
+/**
+ * The key's record read before any transaction, for a route whose service claims the key in its
+ * own transaction (`KeyClaim`, middleware.ts): an answered key gives its stored answer, and the
+ * refusals are `claimKey`'s; `{answered: false}` (never seen, or a claim whose request died) means
+ * go on, and the transaction's `claimKey` decides again under its lock.
+ */
+export async function answeredBefore(db: Executor, deps: ClaimDeps, scope: IdempotencyScope, fingerprint: string, credential?: string): Promise<Claim> {
+  const row = await findClaim(db, scope);
+  if (!row) return { answered: false };
+  const seen = judgeRecord(deps, scope, row, fingerprint, deps.clock.now(), credential);
+  return seen === 'stale' ? { answered: false } : seen;
+}
+
+/** What a key's existing record says to this request: its stored answer, `stale` (a claim whose request died: take it over), or a refusal thrown. */
+function judgeRecord(deps: ClaimDeps, scope: IdempotencyScope, row: IdempotencyRow, fingerprint: string, now: Date, credential?: string): Claim | 'stale' {
   // Before anything else about it: a record of sites beyond the caller's says nothing more to them.
   if (!reachesRecord(scope, row)) throw beyondTheCallersSites();
   if (row.fingerprint !== fingerprint) throw new ApiError(400, 'Idempotency-Key was already used with a different method, path or body');
   if (row.state === 'complete') return { answered: true, status: row.response_status!, body: openAnswer(deps.secretBox, scope, row.response_body!, credential) };
   // A claim committed in flight by an older version, or left by a request that died.
-  const stale = Date.parse(row.locked_at) < now.getTime() - CLAIM_LEASE_MS;
-  if (!stale || !(await takeOverStaleClaim(tx, scope, row.locked_at, now.toISOString()))) throw stillInFlight();
-  return { answered: false };
+  if (Date.parse(row.locked_at) < now.getTime() - CLAIM_LEASE_MS) return 'stale';
+  throw stillInFlight();
+}
+
+/** Gives back a key claimed in `tx` by a request that was then refused (4xx): no record stays, as when its transaction is rolled back. */
+export async function releaseKey(tx: Executor, scope: IdempotencyScope): Promise<void> {
+  await deleteClaim(tx, scope);
 }
 
 /**

@@ -6,11 +6,11 @@ import type { Clock } from '../clock.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database, Db, Executor } from '../db/schema.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import type { IdempotentAnswer } from '../http/define-route.ts';
+import type { IdempotentMode } from '../http/define-route.ts';
 import { errorBody } from '../http/error-body.ts';
 import { ApiError, databaseUnavailable } from '../http/errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { claimKey, flightKeyOf, recordAnswer, requestFingerprint, stillInFlight, type IdempotencyScope } from './claims.ts';
+import { answeredBefore, claimKey, flightKeyOf, recordAnswer, releaseKey, requestFingerprint, stillInFlight, type Claim, type ClaimDeps, type IdempotencyScope } from './claims.ts';
 import { purgeIdempotencyRecords } from './store.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -38,6 +38,8 @@ declare global {
       tx?: ControlledTransaction<Database>;
       /** Work to run once the request's transaction has committed. */
       afterCommit?: Array<() => void>;
+      /** The Idempotency-Key of a route whose service claims it in its own transaction (`claimed-by-service`). */
+      keyClaim?: KeyClaim;
     }
   }
 }
@@ -57,9 +59,9 @@ export function whenCommitted(req: Request, work: () => void): void {
  * another PostgreSQL host from a transaction-scoped advisory lock on the key (SQLite hosts
  * share one writer, so a duplicate from another process waits and then replays).
  */
-export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox; engine: Engine }): (answer: IdempotentAnswer) => RequestHandler {
+export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secretBox: SecretBox; engine: Engine }): (mode: IdempotentMode) => RequestHandler {
   const inFlight = new Set<string>();
-  return (answer) => async (req, res, next) => {
+  return (mode) => async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
     if (!KEY_PATTERN.test(key)) {
@@ -73,7 +75,26 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
     const flightKey = flightKeyOf(scope);
     if (inFlight.has(flightKey)) throw stillInFlight();
     inFlight.add(flightKey);
-    const landed = () => inFlight.delete(flightKey);
+    const landed = landedBy(inFlight, flightKey);
+
+    if (mode === 'claimed-by-service') {
+      let before: Claim;
+      try {
+        before = await answeredBefore(deps.db, deps, scope, fingerprint, credential);
+      } catch (err) {
+        landed();
+        throw err;
+      }
+      if (before.answered) {
+        landed();
+        sendReplay(res, before);
+        return;
+      }
+      // Off this host's keys in flight once the answer is sent (or the connection drops).
+      res.on('close', landed);
+      req.keyClaim = new KeyClaim(deps, scope, fingerprint, credential);
+      return next();
+    }
 
     let tx: ControlledTransaction<Database>;
     try {
@@ -88,7 +109,7 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
         // Committing nothing still waits for the commit that wrote this answer (group commit).
         await tx.commit().execute();
         landed();
-        res.status(claim.status).set('Idempotent-Replayed', 'true').type('application/json').send(claim.body);
+        sendReplay(res, claim);
         return;
       }
     } catch (err) {
@@ -97,9 +118,48 @@ export function idempotency(deps: { db: Db; clock: Clock; logger: Logger; secret
       throw err;
     }
     req.tx = tx;
-    settleOnResponse(res, tx, scope, deps.logger, deps.secretBox, answer === 'answer-holds-secret' ? credential : undefined, landed);
+    settleOnResponse(res, tx, scope, deps.logger, deps.secretBox, mode === 'answer-holds-secret' ? credential : undefined, landed);
     next();
   };
+}
+
+const landedBy = (inFlight: Set<string>, flightKey: string) => () => void inFlight.delete(flightKey);
+
+/** A stored answer, sent again as it was (`send`, not `json`: a replay is not a change, so no audit entry). */
+export function sendReplay(res: Response, claim: Extract<Claim, { answered: true }>): void {
+  res.status(claim.status).set('Idempotent-Replayed', 'true').type('application/json').send(claim.body);
+}
+
+/**
+ * The Idempotency-Key of a route declared `claimed-by-service`: instead of a transaction of the
+ * request's own, the service claims the key, stores its answer (or gives the key back when it
+ * refuses) in the transaction it runs anyway, which on PostgreSQL a tenant's validations share
+ * (server/db/serial-batches.ts). Stripe's semantics are the middleware's: the claim, the change and
+ * the sealed answer commit together, an answered key replays (read before the route runs, and
+ * again under the claim's lock), a key in flight is a 409, another body a 400.
+ */
+export class KeyClaim {
+  constructor(
+    private readonly deps: ClaimDeps,
+    readonly scope: IdempotencyScope,
+    private readonly fingerprint: string,
+    private readonly credential: string,
+  ) {}
+
+  /** Claims the key in `trx`; answered: another request with this key committed since it was read (another host). */
+  claim(trx: Executor): Promise<Claim> {
+    return claimKey(trx, this.deps, this.scope, this.fingerprint, this.credential);
+  }
+
+  /** Stores the answer in `trx`, sealed; it commits with the change. */
+  record(trx: Executor, status: number, body: unknown): Promise<void> {
+    return recordAnswer(trx, this.deps.secretBox, this.scope, status, body);
+  }
+
+  /** The request was refused (4xx) after its claim: no record stays, and a retry runs again. */
+  release(trx: Executor): Promise<void> {
+    return releaseKey(trx, this.scope);
+  }
 }
 
 /** Commits (with the stored answer) or rolls back when the route answers; whichever comes first wins. */

@@ -49,6 +49,11 @@ export async function takeOverStaleClaim(db: Executor, scope: IdempotencyScope, 
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Deletes the key's claim still in flight (taken in this transaction). */
+export async function deleteClaim(db: Executor, scope: IdempotencyScope): Promise<void> {
+  await db.deleteFrom('idempotency_requests').where(whereTenant(scope)).where('idempotency_key', '=', scope.key).where('state', '=', 'in_flight').execute();
+}
+
 export async function completeClaim(db: Executor, scope: IdempotencyScope, status: number, body: string): Promise<void> {
   await claimCompleted(db, { organizationId: scope.organizationId, environment: scope.environment, key: scope.key, status, body });
 }

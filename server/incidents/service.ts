@@ -44,6 +44,7 @@ import {
   insertIncidentWithTimeline,
   intervalRows,
   listIncidentRows,
+  searchIncidentRows,
   timelinesOf,
   updateIncidentAtVersion,
   type Tenant,
@@ -251,7 +252,8 @@ export async function listIncidents(db: Executor, tenant: Tenant, query: Inciden
     createdFrom: utcInstant(query.from_date),
     createdBefore: utcInstant(query.to_date),
   };
-  const [paged, total] = await Promise.all([listIncidentRows(db, tenant, filter, query), countIncidents(db, tenant, filter)]);
+  const [paged, total] =
+    filter.search ? await searchIncidentRows(db, tenant, filter, query) : await Promise.all([listIncidentRows(db, tenant, filter, query), countIncidents(db, tenant, filter)]);
   const timelines = await timelinesOf(
     db,
     paged.rows.map((row) => row.incident_id),

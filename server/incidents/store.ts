@@ -8,10 +8,10 @@ import { respondersInBoxQuery, type RespondersSearch } from '../dispatch/search.
 import { eventsAtRevisionAfter, type PlannedEvent } from '../events/service.ts';
 import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
-import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
+import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { secondsBucket } from '../db/histogram.ts';
 import { listTotal, talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, type SearchSpec } from '../db/text-search.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { intervalRowsOf, type IntervalRow } from './intervals.ts';
 
@@ -289,6 +289,11 @@ function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter)
 
 export async function listIncidentRows(db: Executor, tenant: Tenant, filter: IncidentFilter, page: PageRequest) {
   return pagedRows(filteredIncidents(db, tenant, filter).selectAll(), INCIDENT_ORDER, page);
+}
+
+/** A search's page and total in one statement, when it can (`searchedPage`). */
+export async function searchIncidentRows(db: Executor, tenant: Tenant, filter: IncidentFilter, page: PageRequest) {
+  return searchedPage<IncidentRow>(db, 'incidents', filteredIncidents(db, tenant, filter), INCIDENT_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /** How many incidents match: a search up to its ceiling, every field filter and window from the tallies. */

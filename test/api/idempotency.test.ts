@@ -201,3 +201,119 @@ describe('Idempotency-Key header', () => {
     for (const row of rows) expect(row.response_body ?? '').not.toContain(first.body.secret);
   });
 });
+
+/**
+ * A validation's Idempotency-Key is claimed, and its answer stored, in the validation's own
+ * transaction (which a tenant's validations share on PostgreSQL, issue #45) instead of a
+ * transaction the request opens for its key: the same semantics as every other route's.
+ */
+describe('Idempotency-Key on a validation', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.stop());
+
+  const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
+  const newCode = async (maxUses = 3) =>
+    (await org.live.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348031112222', max_uses: maxUses })).body.access_code as { code: string; code_id: string };
+  const useCount = async (codeId: string) => (await org.live.get(`/access-codes/${codeId}`)).body.access_code.use_count as number;
+  const recordOf = (key: string) =>
+    server.running.database.db.selectFrom('idempotency_requests').select(['state', 'response_status']).where('organization_id', '=', org.organizationId).where('idempotency_key', '=', key).execute();
+  const auditEntries = async () =>
+    (await server.running.database.db.selectFrom('audit_log').select('action').where('organization_id', '=', org.organizationId).where('action', '=', 'validateAccessCode').execute()).length;
+
+  it('admits once: a retry replays the answer, consumes nothing, and adds no audit entry; the entry was written with the change', async () => {
+    const code = await newCode();
+    const audited = await auditEntries();
+    const first = await org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-once'));
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ valid: true, uses_remaining: 2 });
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // Read at once: written in the validation's transaction, not after the answer.
+    expect(await auditEntries()).toBe(audited + 1);
+    expect(await recordOf('scan-once')).toEqual([{ state: 'complete', response_status: 200 }]);
+    const retry = await org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-once'));
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await useCount(code.code_id)).toBe(1);
+    expect(await auditEntries()).toBe(audited + 1);
+  });
+
+  it('a refusal is an answer: stored, and replayed though the code would be judged otherwise now', async () => {
+    const first = await org.live.post('/access-codes/validate', { code: 'ZZZZ' }, withKey('scan-unknown'));
+    expect(first.body).toEqual({ valid: false, reason: 'Code not found' });
+    const code = await newCode(1);
+    await org.live.delete(`/access-codes/${code.code_id}`);
+    const revoked = await org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-revoked'));
+    expect(revoked.body).toEqual({ valid: false, reason: 'Code has been revoked' });
+    expect(await recordOf('scan-revoked')).toEqual([{ state: 'complete', response_status: 200 }]);
+    const again = await org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-revoked'));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(revoked.body);
+  });
+
+  it('held (409, holder inside) keeps no record: a retry once the holder left runs again and admits', async () => {
+    const code = await newCode();
+    const inside = await org.live.post('/access-codes/validate', { code: code.code, already_inside: 'hold' });
+    const held = await org.live.post('/access-codes/validate', { code: code.code, already_inside: 'hold' }, withKey('scan-held'));
+    expect(held.status).toBe(409);
+    expect(held.body.open_visit.log_id).toBe(inside.body.log_id);
+    expect(await recordOf('scan-held')).toEqual([]);
+    expect(await useCount(code.code_id)).toBe(1);
+    await org.live.patch(`/access-logs/${inside.body.log_id}/checkout`, {});
+    const retried = await org.live.post('/access-codes/validate', { code: code.code, already_inside: 'hold' }, withKey('scan-held'));
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body).toMatchObject({ valid: true, uses_remaining: 1 });
+  });
+
+  it('another body is a 400, a key in flight a 409, and a claim whose request died is taken over after its lease', async () => {
+    const code = await newCode();
+    await org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-body'));
+    const other = await org.live.post('/access-codes/validate', { code: code.code, entry_point: 'Back gate' }, withKey('scan-body'));
+    expect(other.status).toBe(400);
+    expect(other.body.message).toContain('Idempotency-Key');
+
+    const fingerprintOf = async (key: string) =>
+      (await server.running.database.db.selectFrom('idempotency_requests').select('fingerprint').where('idempotency_key', '=', key).executeTakeFirstOrThrow()).fingerprint;
+    // A claim in flight with this request's fingerprint: another host is validating it right now.
+    await org.live.post('/access-codes/validate', { code: code.code, validated_by: 'x' }, withKey('scan-probe'));
+    await server.running.database.db
+      .insertInto('idempotency_requests')
+      .values({
+        organization_id: org.organizationId,
+        environment: 'live',
+        idempotency_key: 'scan-flight',
+        fingerprint: await fingerprintOf('scan-probe'),
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        locked_at: server.clock.now().toISOString(),
+        created_at: server.clock.now().toISOString(),
+      })
+      .execute();
+    const uses = await useCount(code.code_id);
+    const blocked = await org.live.post('/access-codes/validate', { code: code.code, validated_by: 'x' }, withKey('scan-flight'));
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.message).toContain('still in progress');
+    expect(await useCount(code.code_id)).toBe(uses);
+    server.clock.advance(61_000);
+    const taken = await org.live.post('/access-codes/validate', { code: code.code, validated_by: 'x' }, withKey('scan-flight'));
+    expect(taken.status).toBe(200);
+    expect(taken.headers.get('idempotent-replayed')).toBeNull();
+    expect(taken.body.valid).toBe(true);
+    expect(await recordOf('scan-flight')).toEqual([{ state: 'complete', response_status: 200 }]);
+  });
+
+  it('concurrent validations with one key: one admits, the others get 409 or its replay', async () => {
+    const code = await newCode(5);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => org.live.post('/access-codes/validate', { code: code.code }, withKey('scan-race'))));
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
+    expect(answers.filter((answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(await useCount(code.code_id)).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inDeepPagePlace } from '../../server/db/paged.ts';
+import { inDeepPagePlace, pagedRows, searchedPage } from '../../server/db/paged.ts';
 import { expectErrorBody, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -33,6 +33,10 @@ describe('pages by cursor', () => {
     ['/access-logs?entry_point=Back%20Gate', 'log_id'],
     ['/events', 'id'],
     ['/audit-log', 'audit_id'],
+    // A search reads its page and total in one statement (server/db/paged.ts, searchedPage).
+    ['/access-logs?search=itor', 'log_id'],
+    ['/access-codes?search=VISITOR', 'code_id'],
+    ['/incidents?search=ada%20obi', 'incident_id'],
   ];
 
   const join = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
@@ -56,6 +60,39 @@ describe('pages by cursor', () => {
     expect(byCursor).toEqual(byPage);
     expect(new Set(byCursor).size).toBe(byCursor.length);
     expect(pages).toEqual(pages.map((_, i) => i + 1));
+  });
+
+  it('a search answers the rows of the whole list that hold the text, in its order, and its total on every page, past the last too', async () => {
+    const all = (await org.live.get('/access-logs?limit=100')).body.results as Array<{ log_id: string; visitor_name: string }>;
+    for (const text of ['visitor 1', 'VISITOR', 'itor 1', 'nobody here']) {
+      const holding = all.filter((log) => log.visitor_name.toLowerCase().includes(text.toLowerCase())).map((log) => log.log_id);
+      const answer = (await org.live.get(`/access-logs?limit=100&search=${encodeURIComponent(text)}`)).body;
+      expect(answer.results.map((log: { log_id: string }) => log.log_id), text).toEqual(holding);
+      expect(answer.totalResults, text).toBe(holding.length);
+      const past = (await org.live.get(`/access-logs?limit=4&page=9&search=${encodeURIComponent(text)}`)).body;
+      expect(past.results).toEqual([]);
+      expect(past.totalResults, text).toBe(holding.length);
+    }
+  });
+
+  it('past its ceiling a searched page is read from every match, and its total says capped', async () => {
+    const db = server.running.database.db;
+    const matching = () => db.selectFrom('access_logs').where('organization_id', '=', org.organizationId).where('environment', '=', 'live').where('visitor_name', 'like', 'Visitor%');
+    const order = { name: 'access_logs', kind: 'keyset', column: 'checked_in_at', id: 'log_id', direction: 'desc' } as const;
+    const plain = await pagedRows(matching().selectAll(), order, { limit: 4 });
+    const [under, underTotal] = await searchedPage(db, 'access_logs', matching(), order, { limit: 4 }, 20);
+    expect(under.rows).toEqual(plain.rows);
+    expect(under.nextCursor).toBe(plain.nextCursor);
+    expect(underTotal).toEqual({ n: 13, capped: false });
+    const [over, overTotal] = await searchedPage(db, 'access_logs', matching(), order, { limit: 4 }, 5);
+    expect(over.rows).toEqual(plain.rows);
+    expect(overTotal).toEqual({ n: 5, capped: true });
+    // Its next page by cursor, and a page by offset past the ceiling, are the list's.
+    const [next] = await searchedPage(db, 'access_logs', matching(), order, { limit: 4, cursor: over.nextCursor! }, 5);
+    expect(next.rows).toEqual((await pagedRows(matching().selectAll(), order, { limit: 4, page: 2 })).rows);
+    const [deep, deepTotal] = await searchedPage(db, 'access_logs', matching(), order, { limit: 4, page: 3 }, 5);
+    expect(deep.rows).toEqual((await pagedRows(matching().selectAll(), order, { limit: 4, page: 3 })).rows);
+    expect(deepTotal).toEqual({ n: 5, capped: true });
   });
 
   it('a cursor page is stable: rows made after the first page do not shift the next one', async () => {
@@ -148,4 +185,25 @@ describe('deep pages by page number', () => {
     expect(deep.body.results.map((log: { log_id: string }) => log.log_id)).toEqual(byCursor);
     expect(deep.body.totalResults).toBe(12);
   });
+
+  it.each(['/access-logs?limit=2', '/access-logs?limit=5&entry_point=Back%20Gate', '/access-logs?limit=4&status=checked_in'])(
+    '%s: deep pages (their skipped rows walked in the index, only the page read whole) are the cursor walk, ties by time included',
+    async (path) => {
+      const byCursor: string[][] = [];
+      let answer = (await org.live.get(path)).body;
+      byCursor.push(answer.results.map((log: { log_id: string }) => log.log_id));
+      while (answer.next_cursor) {
+        answer = (await org.live.get(`${path}&cursor=${encodeURIComponent(answer.next_cursor)}`)).body;
+        byCursor.push(answer.results.map((log: { log_id: string }) => log.log_id));
+      }
+      const byPage: string[][] = [];
+      for (let page = 1; page <= byCursor.length; page++) {
+        const { body } = await org.live.get(`${path}&page=${page}`);
+        byPage.push(body.results.map((log: { log_id: string }) => log.log_id));
+        expect(body.next_cursor === null).toBe(page === byCursor.length);
+      }
+      expect(byPage).toEqual(byCursor);
+      expect(byPage.flat()).toHaveLength(12);
+    },
+  );
 });

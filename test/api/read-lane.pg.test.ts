@@ -101,4 +101,51 @@ describe("a tenant's validations waiting on its feed counter on PostgreSQL", () 
     expect(feed.codes.map((code: { code_id: string }) => code.code_id).sort()).toEqual(codes.map((code) => code.body.access_code.code_id).sort());
     expect(feed.codes.every((code: { uses_remaining: number }) => code.uses_remaining === 3)).toBe(true);
   }, 60_000);
+
+  it('sent with an Idempotency-Key (every kiosk sends one) they wait the same way, their answers stored with them, and a retry replays', async () => {
+    const codes = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => org.live.post('/access-codes', { visitor_name: `Keyed ${i}`, visitor_phone: `+23480300001${10 + i}`, max_uses: 5 })),
+    );
+    const bodyOf = (i: number) => ({ code: codes[i % 4]!.body.access_code.code, entry_point: `Gate ${i}` });
+    const keyOf = (i: number) => ({ headers: { 'idempotency-key': `kiosk-7.scan-${i}` } });
+    const holder = new pg.Client({ connectionString: server.database.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select 1 from feed_counters where organization_id = $1 and environment = 'live' for update`, [org.organizationId]);
+      // Before, each keyed validation opened a transaction of its own for its key in the middleware
+      // and took one of the three connections to wait on the counter: the SOS found none.
+      const validations = Array.from({ length: 8 }, (_, i) => org.live.post('/access-codes/validate', bodyOf(i), keyOf(i)));
+      await expect
+        .poll(async () => (await holder.query(`select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid) where not l.granted and a.datname = current_database()`)).rows[0].n, { timeout: 5_000, interval: 50 })
+        .toBe(1);
+      const sos = await org.live.post('/incidents', incidentBody());
+      expect(sos.status, JSON.stringify(sos.body)).toBe(201);
+      await holder.query('rollback');
+      const answers = await Promise.all(validations);
+      expect(answers.map((answer) => [answer.status, answer.body.valid, answer.headers.get('idempotent-replayed')])).toEqual(Array.from({ length: 8 }, () => [200, true, null]));
+      expect(new Set(answers.map((answer) => answer.body.log_id)).size).toBe(8);
+
+      // Each answer was stored with its change: sent again, each is replayed and consumes nothing.
+      const again = await Promise.all(Array.from({ length: 8 }, (_, i) => org.live.post('/access-codes/validate', bodyOf(i), keyOf(i))));
+      expect(again.map((answer) => answer.headers.get('idempotent-replayed'))).toEqual(Array.from({ length: 8 }, () => 'true'));
+      expect(again.map((answer) => answer.body)).toEqual(answers.map((answer) => answer.body));
+      // The same key with another body is refused, and runs nothing.
+      const other = await org.live.post('/access-codes/validate', bodyOf(1), keyOf(0));
+      expect(other.status).toBe(400);
+      expect(other.body.message).toContain('Idempotency-Key');
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      await holder.end();
+    }
+    const { body: listed } = await org.live.get('/access-codes?search=Keyed&limit=10');
+    expect(listed.results.map((code: { uses_remaining: number }) => code.uses_remaining)).toEqual([3, 3, 3, 3]);
+    const records = await server.running.database.db
+      .selectFrom('idempotency_requests')
+      .select(['state', 'response_status'])
+      .where('organization_id', '=', org.organizationId)
+      .where('idempotency_key', 'like', 'kiosk-7.scan-%')
+      .execute();
+    expect(records).toEqual(Array.from({ length: 8 }, () => ({ state: 'complete', response_status: 200 })));
+  }, 60_000);
 });

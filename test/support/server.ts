@@ -113,6 +113,8 @@ export interface TestServerOptions {
   eventStreamHeartbeatMs?: number;
   /** true: settled rows are folded into the tallies in the background, as in production; by default tests call `running.foldTallies()`. */
   foldTallies?: boolean;
+  /** false: PostgreSQL's text indexes' pending rows are merged only by `running.runJob('text-index-pending')` (default: every 2 s, as in production). */
+  textIndexMerge?: boolean;
   /** true: the duty look (missed check-ins, staff alerts) runs in the background; by default tests call `running.runJob('duty-alerts')`. */
   dutyAlerts?: boolean;
   /** true: live webhooks may be delivered to a receiver on loopback (a journey's partner receiver). */
@@ -152,6 +154,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     foldTallies: options.foldTallies ?? false,
     dutyAlerts: options.dutyAlerts ?? false,
     liveWebhooksToLoopback: options.liveWebhooksToLoopback,
+    textIndexMerge: options.textIndexMerge,
   });
   const client = (key?: string) => new ApiClient(running.baseUrl, key);
   return {

@@ -1,0 +1,114 @@
+/**
+ * A/B on one generated year (issue #45): another tree's server ("base") and this tree's ("head"),
+ * each on its own copy of the same year, asked the same reads one request at a time in
+ * alternation, then at 10 connections in alternation, then validations with an Idempotency-Key
+ * each and SOSs at 50/s beside 20 heavy readers, base and head alternating. On a machine others
+ * load, the alternation loads both alike; read the ratios.
+ *
+ *   node --import tsx bench/scale/ab.ts <sqlite|postgres> <base tree> <base year> <head year>
+ *
+ * A tree is a checkout (`git archive main | tar -x -C /tmp/base`, with node_modules linked); a
+ * year is a copy of one `npm run scale` made (a SQLite file, or `create database ... template`).
+ * AB_ROUNDS (25) one-at-a-time rounds; AB_SOS_S (15) seconds per open-loop run; AB_CONC=0 or
+ * AB_SOS=0 skip those parts.
+ */
+import { Agent, request } from 'undici';
+import { startChild } from '../lib/children.ts';
+import { loadYear } from './generate.ts';
+import { deepCursor, heaviestReads, manyUseCodes, openLoop, validationOf, sosOf, cancelOpenIncidents } from './load.ts';
+
+const [engine, baseTree, baseUrlDb, headUrlDb] = process.argv.slice(2) as [string, string, string, string];
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 25);
+const SOS_S = Number(process.env.AB_SOS_S ?? 15);
+type Ready = { baseUrl: string };
+const yearB = await loadYear(engine as any, baseUrlDb);
+const yearH = await loadYear(engine as any, headUrlDb);
+const base = await startChild<Ready>('base', { script: `${baseTree}/bench/serve.ts`, env: { DATABASE_URL: baseUrlDb, BENCH_SERVE_ORGANIZATION: '0' }, readyTimeoutMs: 600_000 });
+const head = await startChild<Ready>('head', { script: 'bench/serve.ts', env: { DATABASE_URL: headUrlDb, BENCH_SERVE_ORGANIZATION: '0' }, readyTimeoutMs: 600_000 });
+const sides = [
+  { name: 'base', url: base.ready.baseUrl, year: yearB },
+  { name: 'head', url: head.ready.baseUrl, year: yearH },
+];
+const q = encodeURIComponent;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const yearAgo = day(Date.now() - 365 * 86_400_000), today = day(Date.now());
+const p = yearB.big.probes;
+const cursors = { base: await deepCursor(sides[0]!.url, yearB.big), head: await deepCursor(sides[1]!.url, yearH.big) };
+const targets: Array<[string, (side: 'base' | 'head') => string]> = [
+  ['GET /access-logs', () => '/access-logs'],
+  ['?search=<a visitor name>', () => `/access-logs?search=${q(p.visitorName)}`],
+  ['?search=<6 digits of a phone>', () => `/access-logs?search=${q(p.visitorPhone.slice(-6))}`],
+  ['?search=<a first name> (5,000 visits)', () => `/access-logs?search=${q(p.visitorName.split(' ')[0]!)}`],
+  ['GET /incidents?search=<a first name>', () => `/incidents?search=${q(p.visitorName.split(' ')[0]!)}`],
+  ['?page=<half a year deep> (offset)', () => `/access-logs?page=${p.deepPage}`],
+  ['?cursor=<half a year deep>', (side) => `/access-logs?cursor=${q(cursors[side])}`],
+  ['GET /incidents/analytics (a year)', () => `/incidents/analytics?from_date=${yearAgo}`],
+  ['GET /incidents/analytics (Lagos days)', () => `/incidents/analytics?from_date=${yearAgo}T23:00:00Z&to_date=${today}T23:00:00Z`],
+  ['small: ?search=<a name>', () => `/access-logs?search=${q(yearB.small.probes.visitorName)}`],
+];
+const agent = new Agent({ connections: 4 });
+const once = async (side: (typeof sides)[number], path: string, small = false) => {
+  const key = small ? side.year.small.liveKey : side.year.big.liveKey;
+  const t = performance.now();
+  const answer = await request(side.url + path, { headers: { authorization: `Bearer ${key}` }, dispatcher: agent });
+  const body = await answer.body.text();
+  if (answer.statusCode !== 200) throw new Error(`${side.name} ${path}: ${answer.statusCode} ${body.slice(0, 200)}`);
+  return { ms: performance.now() - t, body };
+};
+const stat = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return { p50: s[Math.floor(s.length / 2)]!, p90: s[Math.floor(s.length * 0.9)]! }; };
+console.log(`A/B ${engine}, ${ROUNDS} rounds one at a time, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+for (const [name, path] of targets) {
+  const small = name.startsWith('small');
+  const ms: Record<string, number[]> = { base: [], head: [] };
+  const totals: Record<string, unknown> = {};
+  for (let r = 0; r < ROUNDS + 3; r++) {
+    for (const side of r % 2 ? [...sides].reverse() : sides) {
+      const { ms: t, body } = await once(side, path(side.name as 'base' | 'head'), small);
+      if (r >= 3) ms[side.name]!.push(t);
+      const parsed = JSON.parse(body);
+      totals[side.name] = parsed.totalResults ?? parsed.total;
+    }
+  }
+  const b = stat(ms.base!), h = stat(ms.head!);
+  console.log(`${name.padEnd(40)} base p50 ${b.p50.toFixed(1)} p90 ${b.p90.toFixed(1)} | head p50 ${h.p50.toFixed(1)} p90 ${h.p90.toFixed(1)} | head/base ${(h.p50 / b.p50).toFixed(2)}x | totals ${JSON.stringify(totals)}`);
+}
+if (process.env.AB_CONC !== '0') {
+  const { measure } = await import('../lib/load.ts');
+  const loadTargets = targets.filter(([name]) => /search|page=|Lagos|GET \/access-logs$/.test(name));
+  for (const [name, path] of loadTargets) {
+    const small = name.startsWith('small');
+    const got: Record<string, Array<{ p50: number; p99: number; rate: number }>> = { base: [], head: [] };
+    for (let round = 0; round < 2; round++) {
+      for (const side of round % 2 ? [...sides].reverse() : sides) {
+        const key = small ? side.year.small.liveKey : side.year.big.liveKey;
+        const m = await measure({ url: side.url + path(side.name as 'base' | 'head'), headers: { authorization: `Bearer ${key}` } }, { connections: 10, durationS: 3, warmupS: 1 });
+        got[side.name]!.push({ p50: m.latencyMs.p50, p99: m.latencyMs.p99, rate: m.requestsPerSecond });
+      }
+    }
+    const fmt = (xs: Array<{ p50: number; p99: number; rate: number }>) => xs.map((x) => `${x.p50}/${x.p99} ms ${Math.round(x.rate)}/s`).join(', ');
+    const rate = (xs: Array<{ rate: number }>) => xs.reduce((a, x) => a + x.rate, 0);
+    console.log(`10 conn. ${name.padEnd(40)} base ${fmt(got.base!)} | head ${fmt(got.head!)} | rate head/base ${(rate(got.head!) / rate(got.base!)).toFixed(2)}x`);
+  }
+}
+if (process.env.AB_SOS !== '0') {
+  const codes = { base: await manyUseCodes(sides[0]!.url, yearB.big, 30), head: await manyUseCodes(sides[1]!.url, yearH.big, 30) };
+  for (let round = 0; round < 2; round++) {
+    for (const side of round % 2 ? [...sides].reverse() : sides) {
+      const year = side.year;
+      const heavy = heaviestReads(side.url, year.big, await deepCursor(side.url, year.big));
+      const headers = { authorization: `Bearer ${year.big.liveKey}` };
+      const ag = new Agent({ connections: 20 });
+      let stopped = false; let answered = 0;
+      const workers = Array.from({ length: 20 }, async (_, w) => { for (let i = w; !stopped; i++) { try { const a = await request(heavy[i % heavy.length]!, { headers, dispatcher: ag, headersTimeout: 60_000, bodyTimeout: 60_000 }); await a.body.dump(); } catch { /* a reader's failure is counted as a read; only the validations are measured */ } answered++; } });
+      const keyed = await openLoop(validationOf(side.url, year.big, codes[side.name as 'base' | 'head'], `ab-${side.name}-${round}-${Date.now()}`), 50, SOS_S);
+      const sos = await openLoop(sosOf(side.url, year.big, `ab-${side.name}-${round}-${Date.now()}`), 50, SOS_S);
+      stopped = true; await Promise.all(workers); await ag.close();
+      await cancelOpenIncidents(side.url, year.big);
+      console.log(`round ${round} ${side.name}: keyed validate beside 20 readers p50 ${keyed.p50.toFixed(1)} p99 ${keyed.p99.toFixed(1)} max ${keyed.max.toFixed(0)} ${JSON.stringify(keyed.statuses)}; SOS p50 ${sos.p50.toFixed(1)} p99 ${sos.p99.toFixed(1)} ${JSON.stringify(sos.statuses)}; reads ${answered}`);
+    }
+  }
+}
+await agent.close();
+await base.stop();
+await head.stop();
+process.exit(0);
