@@ -2,11 +2,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StaffRole } from '../../shared/schemas/staff.ts';
 import { addResponder } from '../../server/responders/service.ts';
-import { inviteStaff } from '../../server/staff/service.ts';
-import { PASSWORD, totpCode } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
-import { axeViolations, inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { axeViolations, inviteFromHost, joinInBrowser, joinStaffInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -26,14 +24,7 @@ let controller: WatchedPage;
 let partner: WatchedPage;
 
 async function joinAs(page: Page, role: StaffRole, name: string, email: string) {
-  const { invite_url } = await inviteStaff({ db: stack.server.running.database.db, clock: stack.server.clock, publicUrl: stack.origin }, { email, role });
-  await page.goto(new URL(invite_url).pathname);
-  await page.getByLabel('Your name').fill(name);
-  await page.getByLabel('Password (12 characters or more)').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Join' }).click();
-  const secret = (await page.getByTestId('staff-totp-secret').textContent())!.trim();
-  await page.getByLabel('Code').fill(await totpCode(stack.server, secret));
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await joinStaffInBrowser(page, stack.server, { email, role, name });
   await page.getByRole('heading', { name: 'Live queue' }).waitFor();
 }
 

@@ -5,16 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureResponderAppBuilt } from '../../responder-app/build.ts';
 import { addResponder } from '../../server/responders/service.ts';
 import { signInUrl } from '../../server/responders/sign-in.ts';
-import { inviteStaff } from '../../server/staff/service.ts';
 import { parseKey } from '../../server/secrets/key-source.ts';
 import { createSecretBox, sealingKey } from '../../server/secrets/secret-box.ts';
 import { createWebhookEndpoint } from '../../server/webhooks/service.ts';
 import { verifyWebhookSignature } from '../../shared/webhooks.ts';
-import { PASSWORD, totpCode } from '../support/console.ts';
 import { freePort } from '../support/ports.ts';
 import { TEST_SECRETS_KEY } from '../support/secrets.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
-import { inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { inviteFromHost, joinInBrowser, joinStaffInBrowser } from './support/journey.ts';
 import { ARTIFACTS, startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -137,14 +135,7 @@ beforeAll(async () => {
   controllerContext = await stack.browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: new URL(hostB.baseUrl).origin, timezoneId: 'UTC', locale: 'en-GB' });
   controller = await controllerContext.newPage();
   watch(controller, 'controller');
-  const { invite_url } = await inviteStaff({ db: hostB.running.database.db, clock: hostB.clock, publicUrl: new URL(hostB.baseUrl).origin }, { email: 'kemi@tsaro.ng', role: 'controller' });
-  await controller.goto(new URL(invite_url).pathname);
-  await controller.getByLabel('Your name').fill('Kemi Adeyemi');
-  await controller.getByLabel('Password (12 characters or more)').fill(PASSWORD);
-  await controller.getByRole('button', { name: 'Join' }).click();
-  const totpSecret = (await controller.getByTestId('staff-totp-secret').textContent())!.trim();
-  await controller.getByLabel('Code').fill(await totpCode(hostB, totpSecret));
-  await controller.getByRole('button', { name: 'Confirm' }).click();
+  await joinStaffInBrowser(controller, hostB, { email: 'kemi@tsaro.ng', role: 'controller', name: 'Kemi Adeyemi' });
   await controller.getByRole('heading', { name: 'Live queue' }).waitFor();
 }, 240_000);
 

@@ -1,11 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addResponder } from '../../server/responders/service.ts';
-import { inviteStaff } from '../../server/staff/service.ts';
-import { PASSWORD, totpCode } from '../support/console.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
-import { inviteFromHost, joinInBrowser } from './support/journey.ts';
+import { inviteFromHost, joinInBrowser, joinStaffInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack } from './support/stack.ts';
 
 /**
@@ -35,15 +33,7 @@ afterAll(() => stack?.stop());
 
 describe('the operations queue (Chromium, real server)', () => {
   it('a controller joins with an authenticator, takes a live incident from the queue and offers it to a chosen responder, whose phone sees it', async () => {
-    const { invite_url } = await inviteStaff({ db: stack.server.running.database.db, clock: stack.server.clock, publicUrl: stack.origin }, { email: 'kemi@tsaro.ng', role: 'controller' });
-    await page.goto(new URL(invite_url).pathname);
-    await page.getByLabel('Your name').fill('Kemi Adeyemi');
-    await page.getByLabel('Password (12 characters or more)').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Join' }).click();
-    // The password alone opens nothing: the authenticator comes next, always.
-    const secret = (await page.getByTestId('staff-totp-secret').textContent())!.trim();
-    await page.getByLabel('Code').fill(await totpCode(stack.server, secret));
-    await page.getByRole('button', { name: 'Confirm' }).click();
+    await joinStaffInBrowser(page, stack.server, { email: 'kemi@tsaro.ng', role: 'controller', name: 'Kemi Adeyemi' });
     await page.getByRole('heading', { name: 'Live queue' }).waitFor();
 
     const far = await addResponder(stack.server.running.database.db, stack.server.clock, { name: 'Tunde Far', phone: '+2348039990000', latitude: AT.latitude, longitude: AT.longitude + 30 / 110.5, environment: 'live' });

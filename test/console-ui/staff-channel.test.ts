@@ -2,11 +2,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hourIn } from '../../server/duty/status.ts';
 import { addResponder } from '../../server/responders/service.ts';
-import { inviteStaff } from '../../server/staff/service.ts';
-import { PASSWORD, totpCode } from '../support/console.ts';
 import { incidentBody, type TestOrganization } from '../support/server.ts';
 import { joinStaff } from '../support/staff.ts';
-import { axeViolations } from './support/journey.ts';
+import { axeViolations, joinStaffInBrowser } from './support/journey.ts';
 import { startConsoleStack, type ConsoleStack, type WatchedPage } from './support/stack.ts';
 
 /**
@@ -25,14 +23,7 @@ const asked: string[] = [];
 const count = (path: string) => asked.filter((seen) => seen === path).length;
 
 async function joinAsController(page: Page) {
-  const { invite_url } = await inviteStaff({ db: stack.server.running.database.db, clock: stack.server.clock, publicUrl: stack.origin }, { email: 'kemi@tsaro.ng', role: 'controller' });
-  await page.goto(new URL(invite_url).pathname);
-  await page.getByLabel('Your name').fill('Kemi Adeyemi');
-  await page.getByLabel('Password (12 characters or more)').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Join' }).click();
-  const secret = (await page.getByTestId('staff-totp-secret').textContent())!.trim();
-  await page.getByLabel('Code').fill(await totpCode(stack.server, secret));
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await joinStaffInBrowser(page, stack.server, { email: 'kemi@tsaro.ng', role: 'controller', name: 'Kemi Adeyemi' });
   await page.getByRole('heading', { name: 'Live queue' }).waitFor();
 }
 

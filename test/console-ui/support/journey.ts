@@ -4,6 +4,8 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { twoStepRequired, type Role } from '../../../shared/schemas/console.ts';
 import { inviteOrReset } from '../../../server/people/service.ts';
+import { inviteStaff } from '../../../server/staff/service.ts';
+import type { StaffRole } from '../../../shared/schemas/staff.ts';
 import { PASSWORD, totpCode } from '../../support/console.ts';
 import type { TestServer } from '../../support/server.ts';
 import { ROOT } from './stack.ts';
@@ -24,6 +26,24 @@ export async function inviteFromHost(server: TestServer, organizationId: string,
     { organizationId, email, role, name, siteIds },
   );
   return invite_url;
+}
+
+/**
+ * A member of Tsaro's staff invited from the host (`tsaro staff invite`) and joined in the browser
+ * as a person does: their name, a password, then the authenticator from the secret the page shows
+ * (staff never skip it). Resolves on the page the join leads to; the caller waits for its screen.
+ */
+export async function joinStaffInBrowser(page: Page, server: TestServer, person: { email: string; role: StaffRole; name: string }): Promise<{ totpSecret: string }> {
+  const { invite_url } = await inviteStaff({ db: server.running.database.db, clock: server.clock, publicUrl: new URL(server.baseUrl).origin }, { email: person.email, role: person.role });
+  await page.goto(new URL(invite_url).pathname);
+  await page.getByLabel('Your name').fill(person.name);
+  await page.getByLabel('Password (12 characters or more)').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Join' }).click();
+  // The password alone opens nothing: the authenticator comes next, always.
+  const totpSecret = (await page.getByTestId('staff-totp-secret').textContent())!.trim();
+  await page.getByLabel('Code').fill(await totpCode(server, totpSecret));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  return { totpSecret };
 }
 
 /** A TOTP code an authenticator shows for the server's time, one step after the last one used. */
