@@ -29,6 +29,15 @@ const sides = [
   { name: 'base', url: base.ready.baseUrl, year: yearB },
   { name: 'head', url: head.ready.baseUrl, year: yearH },
 ];
+// An upgrade's indexes are built online after the server serves (PostgreSQL): compare once they are there.
+for (const side of sides) {
+  for (let waited = 0; ; waited += 500) {
+    const health = (await (await fetch(`${side.url}/health`)).json()) as { health?: { indexes?: unknown } };
+    if (!health.health?.indexes) break;
+    if (waited > 600_000) throw new Error(`${side.name}: index builds still running after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 const q = encodeURIComponent;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const yearAgo = day(Date.now() - 365 * 86_400_000), today = day(Date.now());
