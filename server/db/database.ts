@@ -286,9 +286,6 @@ export async function migrateToLatest(db: Db, migrations: Record<string, Migrati
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
-    // Numbers are reserved for work in progress and may land out of order (0062 before 0060): a
-    // database already past a later number still takes an earlier one that arrives after it.
-    allowUnorderedMigrations: true,
   });
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
