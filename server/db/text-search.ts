@@ -35,7 +35,7 @@ export function matchesText(db: Executor, spec: SearchSpec, text: string): RawBu
   const indexed = [...text].length >= INDEXED_SEARCH_MIN;
   const pattern = `%${escapeLike(text)}%`;
   if (isPostgres(db) && indexed) {
-    // One trigram index over the columns joined (migration 0060): the tenant's entries and the
+    // One trigram index over the columns joined (migration 0063): the tenant's entries and the
     // text's trigrams are read once. A text holding the joiner, chr(31), is matched column by column.
     if (!text.includes(TEXT_JOINER)) return sql<boolean>`${sql.raw(searchedText(spec.columns))} ilike ${pattern} escape '\\'`;
     return sql<boolean>`(${sql.join(

@@ -249,7 +249,7 @@ describe('access logs', () => {
         ['search=nobody', []],
         ['search=%25', []],
         ['search=_', []],
-        // A phone's digits; and a name's end with a phone's start is in no column (PostgreSQL's text index joins them, migration 0060).
+        // A phone's digits; and a name's end with a phone's start is in no column (PostgreSQL's text index joins them, migration 0063).
         ['search=0000011', ['ada']],
         ['search=Obi%2B234', []],
         ['search=Obi%1F%2B23', []],

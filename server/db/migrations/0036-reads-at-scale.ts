@@ -41,7 +41,7 @@ export interface ListIndex {
 export const searchedText = (columns: readonly string[]) => `(${columns.map((column) => `coalesce(${column}, '')`).join(" || chr(31) || ")})`;
 
 /**
- * A table's text index on PostgreSQL (migration 0060): the tenant (btree_gin) and the searched
+ * A table's text index on PostgreSQL (migration 0063): the tenant (btree_gin) and the searched
  * columns joined, one trigram column, so a search reads the tenant's entries and the text's
  * trigrams once, not once per column as 0036's index of a trigram column each did.
  */
@@ -60,7 +60,7 @@ export const LIST_INDEXES: readonly ListIndex[] = [
   // Visits, newest check-in first (the time index of 0002 serves the unfiltered list and the cursor).
   ...tenantTime('access_logs', 'checked_in_at', 'access_logs', { status: 'status', phone: 'visitor_phone', entry_point: 'entry_point' }),
   { name: 'access_logs_untallied', table: 'access_logs', columns: ['organization_id', 'environment', 'checked_in_at'], where: 'tallied = 0' },
-  // PostgreSQL's text indexes: since migration 0060 one trigram column of the searched columns joined (`searchedText`).
+  // PostgreSQL's text indexes: since migration 0063 one trigram column of the searched columns joined (`searchedText`).
   textIndex('access_logs', ['visitor_name', 'visitor_phone']),
   // Incidents, newest first.
   ...tenantTime('incidents', 'created_at', 'incidents', { status: 'status', category: 'category', severity: 'severity' }),
