@@ -10,7 +10,7 @@
  * A tree is a checkout (`git archive main | tar -x -C /tmp/base`, with node_modules linked); a
  * year is a copy of one `npm run scale` made (a SQLite file, or `create database ... template`).
  * AB_ROUNDS (25) one-at-a-time rounds; AB_SOS_S (15) seconds per open-loop run; AB_CONC=0 or
- * AB_SOS=0 skip those parts.
+ * AB_SOS=0 skip those parts; AB_ONLY (a regular expression) keeps only the reads it matches.
  */
 import { Agent, request } from 'undici';
 import { startChild } from '../lib/children.ts';
@@ -29,12 +29,22 @@ const sides = [
   { name: 'base', url: base.ready.baseUrl, year: yearB },
   { name: 'head', url: head.ready.baseUrl, year: yearH },
 ];
+// An upgrade's indexes are built online after the server serves (PostgreSQL): compare once they are there.
+for (const side of sides) {
+  for (let waited = 0; ; waited += 500) {
+    const health = (await (await fetch(`${side.url}/health`)).json()) as { health?: { indexes?: unknown } };
+    if (!health.health?.indexes) break;
+    if (waited > 600_000) throw new Error(`${side.name}: index builds still running after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 const q = encodeURIComponent;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const yearAgo = day(Date.now() - 365 * 86_400_000), today = day(Date.now());
 const p = yearB.big.probes;
 const cursors = { base: await deepCursor(sides[0]!.url, yearB.big), head: await deepCursor(sides[1]!.url, yearH.big) };
-const targets: Array<[string, (side: 'base' | 'head') => string]> = [
+type Target = [string, (side: 'base' | 'head') => string];
+const targets = ([
   ['GET /access-logs', () => '/access-logs'],
   ['?search=<a visitor name>', () => `/access-logs?search=${q(p.visitorName)}`],
   ['?search=<6 digits of a phone>', () => `/access-logs?search=${q(p.visitorPhone.slice(-6))}`],
@@ -45,7 +55,7 @@ const targets: Array<[string, (side: 'base' | 'head') => string]> = [
   ['GET /incidents/analytics (a year)', () => `/incidents/analytics?from_date=${yearAgo}`],
   ['GET /incidents/analytics (Lagos days)', () => `/incidents/analytics?from_date=${yearAgo}T23:00:00Z&to_date=${today}T23:00:00Z`],
   ['small: ?search=<a name>', () => `/access-logs?search=${q(yearB.small.probes.visitorName)}`],
-];
+] as Target[]).filter(([name]) => !process.env.AB_ONLY || new RegExp(process.env.AB_ONLY).test(name));
 const agent = new Agent({ connections: 4 });
 const once = async (side: (typeof sides)[number], path: string, small = false) => {
   const key = small ? side.year.small.liveKey : side.year.big.liveKey;

@@ -114,6 +114,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       connectTimeoutMs: lane.queueMs,
       statementTimeoutMs: lane.timeoutMs,
       preparedStatements: options.preparedStatements,
+      customPlans: true,
       onConnectionError: options.onConnectionError ?? (() => undefined),
     });
     const readDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readLanePool(reads, lane) }), log: options.log });

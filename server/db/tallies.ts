@@ -156,20 +156,69 @@ const nextMonth = (month: string) => {
   return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
 };
 
+const daysBetween = (from: string, before: string) => Math.round((Date.parse(before) - Date.parse(from)) / DAY_MS);
+
+/** One end of a window of whole days, read by months: where the months start (or end), and the days added or taken away there. */
+interface MonthEnd {
+  month?: string;
+  add?: [string, string];
+  less?: [string, string];
+  /** Days read from the day tallies. */
+  days: number;
+}
+
 /**
- * Whole days [fromDay, beforeDay) (YYYY-MM-DD, either open) split into whole months, read from the
- * month tallies, and the days at either end outside them, read from the day tallies.
+ * Whole days [fromDay, beforeDay) (YYYY-MM-DD, either open) read from the month tallies and the
+ * day tallies, reading as few days as it can: the whole months inside the window by month, and
+ * at each end either the odd days by day (`days`, added) or that end's whole month by month less
+ * the days of it outside the window (`less`, taken away: the fold writes a row's day and month in
+ * one transaction, so a month's tallies are the sum of its days' at every snapshot). A window
+ * ending on the 29th of a month reads that month and one day, not 28 days; a window inside one
+ * month may read it as its days. Every day of the window counts once, every other day nets to
+ * nothing.
  */
-export function splitDays(fromDay?: string, beforeDay?: string): { months?: { from?: string; before?: string }; days: Array<[string | undefined, string | undefined]> } {
-  const firstMonth = fromDay === undefined ? undefined : fromDay.endsWith('-01') ? monthOf(fromDay) : nextMonth(monthOf(fromDay));
-  const endMonth = beforeDay === undefined ? undefined : monthOf(beforeDay);
-  // From inside December 9999 no whole month follows ("10000-01" would sort before every real month).
-  if (firstMonth !== undefined && firstMonth.length > 7) return { days: [[fromDay, beforeDay]] };
-  if (firstMonth !== undefined && endMonth !== undefined && firstMonth >= endMonth) return { days: [[fromDay, beforeDay]] };
-  const days: Array<[string | undefined, string | undefined]> = [];
-  if (fromDay !== undefined && monthStart(firstMonth!) !== fromDay) days.push([fromDay, monthStart(firstMonth!)]);
-  if (beforeDay !== undefined && monthStart(endMonth!) !== beforeDay) days.push([monthStart(endMonth!), beforeDay]);
-  return { months: { from: firstMonth, before: endMonth }, days };
+export function splitDays(
+  fromDay?: string,
+  beforeDay?: string,
+): { months?: { from?: string; before?: string }; days: Array<[string | undefined, string | undefined]>; less: Array<[string, string]> } {
+  const lower: MonthEnd[] = fromDay === undefined ? [{ days: 0 }] : [];
+  if (fromDay !== undefined) {
+    const own = monthOf(fromDay);
+    const next = nextMonth(own);
+    if (monthStart(own) === fromDay) lower.push({ month: own, days: 0 });
+    else {
+      // From inside December 9999 no month follows ("10000-01" would sort before every real month).
+      if (next.length === 7) lower.push({ month: next, add: [fromDay, monthStart(next)], days: daysBetween(fromDay, monthStart(next)) });
+      lower.push({ month: own, less: [monthStart(own), fromDay], days: daysBetween(monthStart(own), fromDay) });
+    }
+  }
+  const upper: MonthEnd[] = beforeDay === undefined ? [{ days: 0 }] : [];
+  if (beforeDay !== undefined) {
+    const own = monthOf(beforeDay);
+    const next = nextMonth(own);
+    if (monthStart(own) === beforeDay) upper.push({ month: own, days: 0 });
+    else {
+      upper.push({ month: own, add: [monthStart(own), beforeDay], days: daysBetween(monthStart(own), beforeDay) });
+      if (next.length === 7) upper.push({ month: next, less: [beforeDay, monthStart(next)], days: daysBetween(beforeDay, monthStart(next)) });
+    }
+  }
+  let best: { lower: MonthEnd; upper: MonthEnd; days: number } | undefined;
+  for (const l of lower) {
+    for (const u of upper) {
+      // The months must hold at least one month, or the ends' days would overlap.
+      if (l.month !== undefined && u.month !== undefined && l.month >= u.month) continue;
+      if (!best || l.days + u.days < best.days) best = { lower: l, upper: u, days: l.days + u.days };
+    }
+  }
+  const plain = { days: [[fromDay, beforeDay]] as Array<[string | undefined, string | undefined]>, less: [] };
+  if (!best) return plain;
+  // A short window read day by day when that reads fewer days than a month and its odd ones.
+  if (fromDay !== undefined && beforeDay !== undefined && daysBetween(fromDay, beforeDay) <= best.days) return plain;
+  return {
+    months: { from: best.lower.month, before: best.upper.month },
+    days: [best.lower.add, best.upper.add].filter((run): run is [string, string] => run !== undefined),
+    less: [best.lower.less, best.upper.less].filter((run): run is [string, string] => run !== undefined),
+  };
 }
 
 /** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
@@ -188,6 +237,7 @@ function parts(spec: TallySpec, filter: TallyFilter) {
   const split = window.empty ? undefined : splitDays(window.wholeFrom && dayOf(window.wholeFrom), window.wholeBefore && dayOf(window.wholeBefore));
   // One condition per run of days (each a range of the tallies' key, not an OR the planner may scan).
   const byDay = (split?.days ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
+  const less = (split?.less ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
   const byMonth = split?.months ? all([...tallyBase, ...range(split.months.from, split.months.before)]) : undefined;
   const edges = window.edges.map(([from, before]) =>
     all([...(from !== undefined ? [sql<boolean>`${day} >= ${from}`] : []), ...(before !== undefined ? [sql<boolean>`${day} < ${before}`] : [])]),
@@ -195,6 +245,8 @@ function parts(spec: TallySpec, filter: TallyFilter) {
   return {
     /** Tallies of whole days outside whole months, a condition per run of days (at most two). */
     tallies: byDay,
+    /** Tallies of days inside the whole months read but outside the window, to take away (at most two runs). */
+    less,
     /** Tallies of whole months: none when the window holds no whole month. */
     months: byMonth,
     /** Rows not yet tallied, in whole days. */
@@ -209,7 +261,7 @@ function parts(spec: TallySpec, filter: TallyFilter) {
  * window's ends, in one statement. Exact for any window and any dims.
  */
 export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter): Promise<number> {
-  const { tallies, months, unfolded, edges } = parts(spec, filter);
+  const { tallies, less, months, unfolded, edges } = parts(spec, filter);
   const table = sql.table(spec.table);
   const terms: RawBuilder<number>[] = [];
   if (months) terms.push(sql<number>`(select coalesce(sum(t.n), 0) from ${sql.table(monthlyTable(rollup))} t where ${months})`);
@@ -217,7 +269,8 @@ export async function talliedCount(db: Executor, spec: TallySpec, rollup: Rollup
   if (unfolded) terms.push(sql<number>`(select count(*) from ${unfoldedTable(db, spec)} where ${unfolded})`);
   if (edges) terms.push(sql<number>`(select count(*) from ${table} b where ${edges})`);
   if (terms.length === 0) return 0;
-  const { rows } = await sql<{ n: number | string }>`select ${sql.join(terms, sql` + `)} as n`.execute(db);
+  const taken = less.map((days) => sql` - (select coalesce(sum(t.n), 0) from ${sql.table(rollup.table)} t where ${days})`);
+  const { rows } = await sql<{ n: number | string }>`select ${sql.join(terms, sql` + `)}${sql.join(taken, sql``)} as n`.execute(db);
   return Number(rows[0]!.n);
 }
 
@@ -229,20 +282,21 @@ export type TallyGroup = Record<string, string | null> & { n: number; sums: Reco
  * parts as `talliedCount` (one statement), merged here.
  */
 export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, groupBy: readonly string[]): Promise<TallyGroup[]> {
-  const { tallies, months, unfolded, edges } = parts(spec, filter);
+  const { tallies, less, months, unfolded, edges } = parts(spec, filter);
   const sums = Object.entries(rollup.sums ?? {});
   const postgres = isPostgres(db);
   const keyOf = (alias: string) => groupBy.map((column) => sql`${sql.ref(`${alias}.${column}`)} as ${sql.ref(column)}`);
   const groupOf = (alias: string) => (groupBy.length ? sql` group by ${sql.join(groupBy.map((column) => sql.ref(`${alias}.${column}`)))}` : sql``);
   const selects: RawBuilder<unknown>[] = [];
-  const columns = (alias: string, fromTable: boolean) =>
+  const columns = (alias: string, fromTable: boolean, sign = sql``) =>
     sql.join([
       ...keyOf(alias),
-      fromTable ? sql`count(*) as n` : sql`coalesce(sum(${sql.ref(`${alias}.n`)}), 0) as n`,
-      ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
+      fromTable ? sql`count(*) as n` : sql`${sign}coalesce(sum(${sql.ref(`${alias}.n`)}), 0) as n`,
+      ...sums.map(([name, value]) => (fromTable ? sql`coalesce(sum(${value(postgres)}), 0) as ${sql.ref(name)}` : sql`${sign}coalesce(sum(${sql.ref(`${alias}.${name}`)}), 0) as ${sql.ref(name)}`)),
     ]);
   if (months) selects.push(sql`select ${columns('t', false)} from ${sql.table(monthlyTable(rollup))} t where ${months}${groupOf('t')}`);
   for (const days of tallies) selects.push(sql`select ${columns('t', false)} from ${sql.table(rollup.table)} t where ${days}${groupOf('t')}`);
+  for (const days of less) selects.push(sql`select ${columns('t', false, sql`0 - `)} from ${sql.table(rollup.table)} t where ${days}${groupOf('t')}`);
   if (unfolded) selects.push(sql`select ${columns('b', true)} from ${unfoldedTable(db, spec)} where ${unfolded}${groupOf('b')}`);
   if (edges) selects.push(sql`select ${columns('b', true)} from ${sql.table(spec.table)} b where ${edges}${groupOf('b')}`);
   if (selects.length === 0) return [];
@@ -259,7 +313,8 @@ export async function talliedGroups(db: Executor, spec: TallySpec, rollup: Rollu
     group.n += Number(row.n);
     for (const [name] of sums) group.sums[name]! += Number(row[name]);
   }
-  return [...merged.values()];
+  // A group whose rows all fell on the days taken away nets to nothing: it is not in the window.
+  return [...merged.values()].filter((group) => group.n !== 0);
 }
 
 /** A histogram: bucket → count (JSON object in the tallies). */
@@ -270,26 +325,55 @@ export type Histogram = Map<number, number>;
  * from the table (the unfolded tail and the partial days), bucketed the same way.
  */
 export async function talliedHistogram(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, name: string): Promise<Histogram> {
-  const measure = rollup.histograms?.[name];
-  if (!measure) throw new Error(`${spec.name} keeps no histogram ${name}`);
-  const { tallies, months, unfolded, edges } = parts(spec, filter);
-  const histogram: Histogram = new Map();
-  const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
-  const tableValues = [
-    ...(unfolded ? [sql`select ${measure.value(isPostgres(db))} as v from ${unfoldedTable(db, spec)} where ${unfolded}`] : []),
-    ...(edges ? [sql`select ${measure.value(isPostgres(db))} as v from ${sql.table(spec.table)} b where ${edges}`] : []),
+  return (await talliedHistograms(db, spec, rollup, filter, [name]))[name]!;
+}
+
+/**
+ * Several histogram measures of one rollup over a window, in one statement (one snapshot, and the
+ * table's rows of the window read once for all of them): the month and day tallies' histograms
+ * added (the days taken away subtracted), and the values of the rows counted from the table.
+ */
+export async function talliedHistograms(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, names: readonly string[]): Promise<Record<string, Histogram>> {
+  const measures = names.map((name) => {
+    const measure = rollup.histograms?.[name];
+    if (!measure) throw new Error(`${spec.name} keeps no histogram ${name}`);
+    return measure;
+  });
+  const { tallies, less, months, unfolded, edges } = parts(spec, filter);
+  const postgres = isPostgres(db);
+  const noText = sql`cast(null as text)`;
+  const noValue = sql`cast(null as integer)`;
+  // Each part's rows: a sign (1 added, -1 taken away, 0 a row's own values), the stored histograms, the row's values.
+  const stored = (sign: number, table: string, where: RawBuilder<boolean>) =>
+    sql`select ${sql.join([sql`${sql.lit(sign)} as s`, ...names.map((name, i) => sql`${sql.ref(`t.${name}`)} as ${sql.ref(`h${i}`)}`), ...names.map((_, i) => sql`${noValue} as ${sql.ref(`v${i}`)}`)])} from ${sql.table(table)} t where ${where}`;
+  const values = (from: RawBuilder<unknown>, where: RawBuilder<boolean>) =>
+    sql`select ${sql.join([sql`0 as s`, ...names.map((_, i) => sql`${noText} as ${sql.ref(`h${i}`)}`), ...measures.map((measure, i) => sql`${measure.value(postgres)} as ${sql.ref(`v${i}`)}`)])} from ${from} where ${where}`;
+  const selects = [
+    ...(months ? [stored(1, monthlyTable(rollup), months)] : []),
+    ...tallies.map((days) => stored(1, rollup.table, days)),
+    ...less.map((days) => stored(-1, rollup.table, days)),
+    ...(unfolded ? [values(unfoldedTable(db, spec), unfolded)] : []),
+    ...(edges ? [values(sql`${sql.table(spec.table)} b`, edges)] : []),
   ];
-  const storedParts = [
-    ...(months ? [sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(monthlyTable(rollup))} t where ${months}`] : []),
-    ...tallies.map((days) => sql`select ${sql.ref(`t.${name}`)} as h from ${sql.table(rollup.table)} t where ${days}`),
-  ];
-  const [stored, values] = await Promise.all([
-    storedParts.length ? sql<{ h: string | null }>`${sql.join(storedParts, sql` union all `)}`.execute(db) : { rows: [] },
-    tableValues.length ? sql<{ v: number | null }>`${sql.join(tableValues, sql` union all `)}`.execute(db) : { rows: [] },
-  ]);
-  for (const { h } of stored.rows) for (const [bucket, count] of Object.entries(JSON.parse(h ?? '{}') as Record<string, number>)) add(Number(bucket), count);
-  for (const { v } of values.rows) if (v !== null && v !== undefined) add(measure.bucket(Number(v)), 1);
-  return histogram;
+  const histograms = Object.fromEntries(names.map((name) => [name, new Map()])) as Record<string, Histogram>;
+  if (selects.length === 0) return histograms;
+  const { rows } = await sql<Record<string, string | number | null>>`${sql.join(selects, sql` union all `)}`.execute(db);
+  for (const row of rows) {
+    const sign = Number(row.s);
+    names.forEach((name, i) => {
+      const histogram = histograms[name]!;
+      const add = (bucket: number, count: number) => histogram.set(bucket, (histogram.get(bucket) ?? 0) + count);
+      if (sign !== 0) {
+        for (const [bucket, count] of Object.entries(JSON.parse(String(row[`h${i}`] ?? '{}')) as Record<string, number>)) add(Number(bucket), sign * count);
+      } else {
+        const v = row[`v${i}`];
+        if (v !== null && v !== undefined) add(measures[i]!.bucket(Number(v)), 1);
+      }
+    });
+  }
+  // A bucket whose values all fell on the days taken away is empty: not a bucket of the window.
+  for (const histogram of Object.values(histograms)) for (const [bucket, count] of histogram) if (count === 0) histogram.delete(bucket);
+  return histograms;
 }
 
 /** Rows folded per transaction: small, so the writer (SQLite) or the rows' locks are held briefly. */

@@ -10,7 +10,7 @@ import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { secondsBucket } from '../db/histogram.ts';
-import { listTotal, talliedCount, talliedGroups, talliedHistogram, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, talliedCount, talliedGroups, talliedHistograms, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { intervalRowsOf, type IntervalRow } from './intervals.ts';
@@ -380,11 +380,8 @@ export async function countIncidentsByKind(db: Executor, tenant: Tenant, window:
 /** Seconds to assign and to arrive of the incidents created in the window, as histograms (server/db/histogram.ts). */
 export async function responseTimesOf(db: Executor, tenant: Tenant, window: IncidentWindow) {
   const filter = { ...tenantTally(tenant, 'organization'), from: window.createdFrom, before: window.createdBefore };
-  const [toAssign, toArrive] = await Promise.all([
-    talliedHistogram(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, 'to_assign'),
-    talliedHistogram(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, 'to_arrive'),
-  ]);
-  return { toAssign, toArrive };
+  const { to_assign: toAssign, to_arrive: toArrive } = await talliedHistograms(db, INCIDENT_TALLY, INCIDENT_TIMES, filter, ['to_assign', 'to_arrive']);
+  return { toAssign: toAssign!, toArrive: toArrive! };
 }
 
 /** The response intervals' rows of the tenant's incidents created in the window (server/incidents/intervals.ts), within the caller's sites. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -17,6 +18,14 @@ describe('the read lane on PostgreSQL: a pool of its own', () => {
     org = await server.createOrganization();
   });
   afterAll(() => server.stop());
+
+  it("plans each read for its own parameters: a report's window never gets PostgreSQL's generic plan", async () => {
+    // A generic plan (chosen after five runs of a prepared statement) walked a tenant's incidents by
+    // the time index for a report's rows not yet tallied, instead of the partial index (issue #45).
+    const setting = async (db: typeof server.running.database.db) => (await sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.execute(db)).rows[0]!.mode;
+    expect(await setting(server.running.database.readDb!)).toBe('force_custom_plan');
+    expect(await setting(server.running.database.db)).toBe('auto');
+  });
 
   it('twelve lists stuck behind a lock hold every read connection, and an SOS and a validation still answer', async () => {
     const code = await org.live.post('/access-codes', { visitor_name: 'Musa Bello', visitor_phone: '+2348030000001' });

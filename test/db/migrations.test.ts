@@ -525,7 +525,7 @@ describe('migrations', () => {
         : (await sql<{ name: string }>`select name from sqlite_master where type in ('index', 'table')`.execute(db)).rows;
     const names = new Set(indexes.map((row) => row.name));
     // Every list index (SQLite's text indexes are FTS5 tables of their own).
-    for (const index of LIST_INDEXES) expect(names.has(opened!.engine === 'sqlite' && index.gin ? index.name.replace(/_search$/, '_fts') : index.name), index.name).toBe(true);
+    for (const index of LIST_INDEXES) expect(names.has(opened!.engine === 'sqlite' && index.gin ? index.name.replace(/_text$/, '_fts') : index.name), index.name).toBe(true);
     const found = async (text: string) =>
       (await db.selectFrom('access_logs').select('log_id').where(matchesText(db, { columns: ['visitor_name', 'visitor_phone'], fts: 'access_logs_fts' }, text)).execute()).map((row) => row.log_id);
     expect(await found('AMAKA')).toEqual(['log_1']);

@@ -23,7 +23,7 @@ describe("PostgreSQL's text indexes' pending lists", () => {
     await server.running.runJob('text-index-pending');
     for (let i = 0; i < 40; i++) await org.live.post('/incidents', incidentBody({ subject: { name: `Pending Person ${i}`, phone: `+2348031200${String(i).padStart(3, '0')}` } }));
     const db = server.running.database.db;
-    const settings = await sql<{ fastupdate: string | null }>`select (select option_value from pg_options_to_table(c.reloptions) where option_name = 'fastupdate') as fastupdate from pg_class c where c.relname = 'incidents_search'`.execute(db);
+    const settings = await sql<{ fastupdate: string | null }>`select (select option_value from pg_options_to_table(c.reloptions) where option_name = 'fastupdate') as fastupdate from pg_class c where c.relname = 'incidents_text'`.execute(db);
     // The default (on): new entries go to the pending list.
     expect(settings.rows[0]?.fastupdate ?? 'on').toBe('on');
     const before = (await org.live.get('/incidents?search=pending%20person%201&limit=100')).body;

@@ -53,8 +53,8 @@ describe('text search extensions on PostgreSQL', () => {
       // Its text indexes are there (built in the migration: the tables are empty).
       const check = await admin();
       try {
-        const { rows } = await check.query(`select indexname from pg_indexes where indexname in ('access_logs_search', 'incidents_search') order by indexname`);
-        expect(rows.map((row: { indexname: string }) => row.indexname)).toEqual(['access_logs_search', 'incidents_search']);
+        const { rows } = await check.query(`select indexname from pg_indexes where indexname in ('access_logs_text', 'incidents_text') order by indexname`);
+        expect(rows.map((row: { indexname: string }) => row.indexname)).toEqual(['access_logs_text', 'incidents_text']);
       } finally {
         await check.end();
       }

@@ -21,9 +21,10 @@ describe('a list window split into tallied whole days and partial days', () => {
     expect(splitWindow('9999-12-31T00:00:00.000Z')).toMatchObject({ wholeFrom: '9999-12-31T00:00:00.000Z', edges: [], empty: false });
   });
 
-  it('whole days from inside December 9999 have no whole month after them: all read by day', () => {
-    expect(splitDays('9999-12-15')).toEqual({ days: [['9999-12-15', undefined]] });
-    expect(splitDays('9999-12-01')).toEqual({ months: { from: '9999-12', before: undefined }, days: [] });
-    expect(splitDays('2026-11-15', '2027-01-01')).toEqual({ months: { from: '2026-12', before: '2027-01' }, days: [['2026-11-15', '2026-12-01']] });
+  it('whole days from inside December 9999 have no whole month after them: read by their own month, less its earlier days', () => {
+    expect(splitDays('9999-12-15')).toEqual({ months: { from: '9999-12', before: undefined }, days: [], less: [['9999-12-01', '9999-12-15']] });
+    expect(splitDays('9999-12-01')).toEqual({ months: { from: '9999-12', before: undefined }, days: [], less: [] });
+    expect(splitDays('9999-12-15', '9999-12-20')).toEqual({ days: [['9999-12-15', '9999-12-20']], less: [] });
+    expect(splitDays('2026-11-20', '2027-01-01')).toEqual({ months: { from: '2026-12', before: '2027-01' }, days: [['2026-11-20', '2026-12-01']], less: [] });
   });
 });

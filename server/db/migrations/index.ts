@@ -49,6 +49,7 @@ import * as monthlyTallies from './0057-monthly-tallies.ts';
 import * as oneDeliveryIndex from './0058-one-delivery-index.ts';
 import * as kioskIdentities from './0059-kiosk-identities.ts';
 import * as offerStandDowns from './0062-offer-stand-downs.ts';
+import * as oneTextIndex from './0063-one-text-index.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 
 export interface MigrationSettings {
@@ -115,4 +116,5 @@ export const serverMigrations = (settings: MigrationSettings): Record<string, Mi
   '0058-one-delivery-index': oneDeliveryIndex,
   '0059-kiosk-identities': kioskIdentities,
   '0062-offer-stand-downs': offerStandDowns,
+  '0063-one-text-index': oneTextIndex,
 });
