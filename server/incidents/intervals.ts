@@ -167,21 +167,23 @@ export interface ReportArea {
   shape: AreaShape;
 }
 
+/** The areas in the order `areaOf` tries them: by name, then id. Sorted once per report. */
+const byName = (areas: readonly ReportArea[]): ReportArea[] => [...areas].sort((a, b) => a.name.localeCompare(b.name) || a.area_id.localeCompare(b.area_id));
+
 /**
- * The area an incident happened in: the first by name whose shape holds its location (on the
- * edge counts; no phone's allowance, the location is where the SOS was sent from), else none.
+ * The area an incident happened in: the first of `areasByName` whose shape holds its location (on
+ * the edge counts; no phone's allowance, the location is where the SOS was sent from), else none.
  */
-export function areaOf(areas: readonly ReportArea[], point: { latitude: number; longitude: number }): { key: string; label: string } {
-  const sorted = [...areas].sort((a, b) => a.name.localeCompare(b.name) || a.area_id.localeCompare(b.area_id));
-  const area = sorted.find((candidate) => metresOutside(candidate.shape, point) === 0);
+function areaOf(areasByName: readonly ReportArea[], point: { latitude: number; longitude: number }): { key: string; label: string } {
+  const area = areasByName.find((candidate) => metresOutside(candidate.shape, point) === 0);
   return area ? { key: area.area_id, label: area.name } : { key: 'none', label: 'No area' };
 }
 
-/** How incidents are grouped: each grouping's key and label for an incident (and its row, for where it happened). */
-const GROUPINGS: Record<Grouping, (incident: IncidentIntervals, row: IntervalRow, areas: readonly ReportArea[]) => { key: string; label: string }> = {
+/** How incidents are grouped: each grouping's key and label for an incident (and its row, for where it happened; the areas by name). */
+const GROUPINGS: Record<Grouping, (incident: IncidentIntervals, row: IntervalRow, areasByName: readonly ReportArea[]) => { key: string; label: string }> = {
   day: (incident) => ({ key: incident.created_at.slice(0, 10), label: incident.created_at.slice(0, 10) }),
   site: (incident) => (incident.site_id ? { key: incident.site_id, label: incident.site_name ?? incident.site_id } : { key: 'none', label: 'No site' }),
-  area: (_incident, row, areas) => areaOf(areas, row),
+  area: (_incident, row, areasByName) => areaOf(areasByName, row),
   organization: (incident) => ({ key: incident.organization_id, label: incident.organization_name }),
   responder: (incident) => (incident.responder_id ? { key: incident.responder_id, label: incident.responder_name ?? incident.responder_id } : { key: 'none', label: 'No responder' }),
 };
@@ -200,9 +202,10 @@ function groupOf(key: string, label: string, incidents: readonly IncidentInterva
 export function intervalReport(rows: readonly IntervalRow[], window: { from: string; to: string }, groupBy: Grouping, areas: readonly ReportArea[] = []): IntervalReport {
   const kept = rows.slice(0, INTERVAL_ROW_CAP);
   const incidents = kept.map(incidentIntervals);
+  const areasByName = byName(areas);
   const groups = new Map<string, { label: string; incidents: IncidentIntervals[] }>();
   for (const [index, incident] of incidents.entries()) {
-    const { key, label } = GROUPINGS[groupBy](incident, kept[index]!, areas);
+    const { key, label } = GROUPINGS[groupBy](incident, kept[index]!, areasByName);
     const group = groups.get(key) ?? { label, incidents: [] };
     group.incidents.push(incident);
     groups.set(key, group);
