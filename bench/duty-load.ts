@@ -22,8 +22,8 @@ import pg from 'pg';
 import { systemClock } from '../server/clock.ts';
 import { openDatabase } from '../server/db/database.ts';
 import { addResponder } from '../server/responders/service.ts';
-import { startChild, stopAllChildren } from './lib/children.ts';
-import { runCleanups } from './lib/cleanup.ts';
+import { startChild } from './lib/children.ts';
+import { runBenchScript } from './lib/script.ts';
 import { createPostgresDatabase, postgresAdminUrl } from './lib/databases.ts';
 import { intFromEnv, sleep } from './lib/settings.ts';
 
@@ -143,13 +143,4 @@ async function main() {
   void pollLoops;
 }
 
-main()
-  .catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await stopAllChildren();
-    await runCleanups((line) => process.stderr.write(`${line}\n`));
-    process.exit();
-  });
+runBenchScript(main);

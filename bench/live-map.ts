@@ -21,8 +21,8 @@ import { openDatabase } from '../server/db/database.ts';
 import { addResponder } from '../server/responders/service.ts';
 import { inviteStaff } from '../server/staff/service.ts';
 import { CHROMIUM_PATH } from '../test/support/services.ts';
-import { startChild, stopAllChildren } from './lib/children.ts';
-import { runCleanups } from './lib/cleanup.ts';
+import { startChild } from './lib/children.ts';
+import { runBenchScript } from './lib/script.ts';
 import { createSqliteDatabase } from './lib/databases.ts';
 import { intFromEnv, sleep } from './lib/settings.ts';
 import { percentile } from './lib/stats.ts';
@@ -126,13 +126,4 @@ async function main() {
   }
 }
 
-main()
-  .catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await stopAllChildren();
-    await runCleanups((line) => process.stderr.write(`${line}\n`));
-    process.exit();
-  });
+runBenchScript(main);
