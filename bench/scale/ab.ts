@@ -11,6 +11,9 @@
  * year is a copy of one `npm run scale` made (a SQLite file, or `create database ... template`).
  * AB_ROUNDS (25) one-at-a-time rounds; AB_SOS_S (15) seconds per open-loop run; AB_CONC=0 or
  * AB_SOS=0 skip those parts; AB_ONLY (a regular expression) keeps only the reads it matches.
+ * AB_READERS (20): the heavy readers beside the open loops, or a comma list of counts run in turn
+ * within each round (`0,20`: alone, then beside 20, for the ratio); AB_PLAIN=1 also sends
+ * validations without a key. Each side first gets 5 s of each, unmeasured (a cold server).
  */
 import { Agent, request } from 'undici';
 import { startChild } from '../lib/children.ts';
@@ -101,20 +104,33 @@ if (process.env.AB_CONC !== '0') {
   }
 }
 if (process.env.AB_SOS !== '0') {
+  const readerCounts = (process.env.AB_READERS ?? '20').split(',').map(Number);
+  const plain = process.env.AB_PLAIN === '1';
   const codes = { base: await manyUseCodes(sides[0]!.url, yearB.big, 30), head: await manyUseCodes(sides[1]!.url, yearH.big, 30) };
+  // Unmeasured: a server's first validations and SOSs run cold (JIT, caches), which the first side measured would pay alone.
+  for (const side of sides) {
+    await openLoop(validationOf(side.url, side.year.big, codes[side.name as 'base' | 'head'], `ab-warm-${side.name}-${Date.now()}`), 50, 5);
+    await openLoop(sosOf(side.url, side.year.big, `ab-warm-${side.name}-${Date.now()}`), 50, 5);
+    await cancelOpenIncidents(side.url, side.year.big);
+  }
+  const fmtRun = (run: Awaited<ReturnType<typeof openLoop>>) => `p50 ${run.p50.toFixed(1)} p99 ${run.p99.toFixed(1)} max ${run.max.toFixed(0)} ${JSON.stringify(run.statuses)}`;
   for (let round = 0; round < 2; round++) {
     for (const side of round % 2 ? [...sides].reverse() : sides) {
       const year = side.year;
       const heavy = heaviestReads(side.url, year.big, await deepCursor(side.url, year.big));
       const headers = { authorization: `Bearer ${year.big.liveKey}` };
-      const ag = new Agent({ connections: 20 });
-      let stopped = false; let answered = 0;
-      const workers = Array.from({ length: 20 }, async (_, w) => { for (let i = w; !stopped; i++) { try { const a = await request(heavy[i % heavy.length]!, { headers, dispatcher: ag, headersTimeout: 60_000, bodyTimeout: 60_000 }); await a.body.dump(); } catch { /* a reader's failure is counted as a read; only the validations are measured */ } answered++; } });
-      const keyed = await openLoop(validationOf(side.url, year.big, codes[side.name as 'base' | 'head'], `ab-${side.name}-${round}-${Date.now()}`), 50, SOS_S);
-      const sos = await openLoop(sosOf(side.url, year.big, `ab-${side.name}-${round}-${Date.now()}`), 50, SOS_S);
-      stopped = true; await Promise.all(workers); await ag.close();
-      await cancelOpenIncidents(side.url, year.big);
-      console.log(`round ${round} ${side.name}: keyed validate beside 20 readers p50 ${keyed.p50.toFixed(1)} p99 ${keyed.p99.toFixed(1)} max ${keyed.max.toFixed(0)} ${JSON.stringify(keyed.statuses)}; SOS p50 ${sos.p50.toFixed(1)} p99 ${sos.p99.toFixed(1)} ${JSON.stringify(sos.statuses)}; reads ${answered}`);
+      for (const readers of readerCounts) {
+        const ag = new Agent({ connections: Math.max(readers, 1) });
+        let stopped = false; let answered = 0;
+        const workers = Array.from({ length: readers }, async (_, w) => { for (let i = w; !stopped; i++) { try { const a = await request(heavy[i % heavy.length]!, { headers, dispatcher: ag, headersTimeout: 60_000, bodyTimeout: 60_000 }); await a.body.dump(); } catch { /* a reader's failure is counted as a read; only the validations are measured */ } answered++; } });
+        const run = `ab-${side.name}-${round}-${readers}-${Date.now()}`;
+        const keyed = await openLoop(validationOf(side.url, year.big, codes[side.name as 'base' | 'head'], run), 50, SOS_S);
+        const unkeyed = plain ? await openLoop(validationOf(side.url, year.big, codes[side.name as 'base' | 'head']), 50, SOS_S) : undefined;
+        const sos = await openLoop(sosOf(side.url, year.big, run), 50, SOS_S);
+        stopped = true; await Promise.all(workers); await ag.close();
+        await cancelOpenIncidents(side.url, year.big);
+        console.log(`round ${round} ${side.name} beside ${readers} readers: keyed validate ${fmtRun(keyed)}${unkeyed ? `; validate without a key ${fmtRun(unkeyed)}` : ''}; SOS ${fmtRun(sos)}; reads ${answered}`);
+      }
     }
   }
 }

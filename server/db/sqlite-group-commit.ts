@@ -21,10 +21,15 @@ import { setNewest } from '../bounded-map.ts';
  *   have done inside COMMIT, an fdatasync of the WAL file, on libuv's thread pool (`OffLoopDisk.sync`).
  *   Members are answered only when it returns: nothing acknowledged is lost on power loss, as
  *   with FULL, but the event loop keeps serving requests during the 2-10 ms the disk takes
- *   (parsing, authenticating and validating the next ones, which then wait for the writer).
- *   The next batch starts when the sync returns. A sync that fails (EIO: the kernel may have
- *   dropped the pages) fails its members and every write after it, as PostgreSQL does: a
- *   restart recovers from the WAL. Checkpoints run between batches (`checkpointIfDue`).
+ *   (parsing, authenticating and validating the next ones). The writer works meanwhile too: the
+ *   next batch fills during the sync (its transactions run in their savepoints) and commits when
+ *   the sync returns, one sync in flight at a time. Were the writer idle during each sync, a
+ *   transaction could run only in the gaps between them, and long ones (a kiosk's keyed
+ *   validation: claim, check-in, answer, audit entry) fitted few to a batch, so beside heavy
+ *   reads, with less CPU, their queue for the writer grew (docs/benchmarks.md, "A year of data").
+ *   Before a due checkpoint the writer stays idle through the sync. A sync that fails (EIO: the
+ *   kernel may have dropped the pages) fails its members and every write after it, as
+ *   PostgreSQL does: a restart recovers from the WAL. Checkpoints run between batches (`checkpointIfDue`).
  * - Reads outside a transaction never see what is not yet durable: before a COMMIT whose sync
  *   is still to come, the reader connection opens a read transaction (its snapshot excludes the
  *   batch) and ends it when the sync returns.
@@ -162,6 +167,8 @@ export class GroupCommitter {
   /** Set by a failed sync: no write is acknowledged after it. */
   private broken: Error | undefined;
   private readerPinned = false;
+  /** A checkpoint runs: nobody takes the writer until it is done. */
+  private checkpointing = false;
   private checkpointedAt = 0;
   /** The highest commit (by `stats.commits`) known to be on disk. */
   private durableCommits = 0;
@@ -322,7 +329,7 @@ export class GroupCommitter {
   }
 
   private acquire(lease: Lease): Promise<void> {
-    if (!this.holder && this.waiting.length === 0 && !this.syncing) {
+    if (!this.holder && this.waiting.length === 0 && this.writerFree()) {
       this.holder = lease;
       return Promise.resolve();
     }
@@ -343,7 +350,23 @@ export class GroupCommitter {
       if (full || old) this.commitBatch();
       else if (this.waiting.length === 0) this.scheduleCommit();
     }
-    if (!this.syncing) this.waiting.shift()?.();
+    if (this.writerFree()) this.waiting.shift()?.();
+  }
+
+  /**
+   * Whether a transaction may take the idle writer now: always between syncs; during a batch's WAL
+   * sync too (the next batch fills while the disk works, and commits when the sync returns),
+   * unless a checkpoint is due after it (the writer must then be idle when the sync returns) or
+   * the next batch is full. Never during a checkpoint.
+   */
+  private writerFree(): boolean {
+    if (!this.syncing) return true;
+    if (this.checkpointing || this.checkpointDue()) return false;
+    return !this.batch || this.batch.members.length < this.options.maxBatch;
+  }
+
+  private checkpointDue(): boolean {
+    return this.checkpointAsked.length > 0 || this.stats.commits - this.checkpointedAt >= this.options.checkpointEvery;
   }
 
   /** Lets requests already read from their sockets join before the fsync; commits if nobody did. */
@@ -430,12 +453,36 @@ export class GroupCommitter {
     );
     this.syncing = syncing.finally(() => {
       this.syncing = undefined;
+      if (this.batch) return this.afterSyncWithBatchOpen();
       const checkpoint = this.checkpointIfDue();
       if (!checkpoint) return void this.waiting.shift()?.();
-      this.syncing = checkpoint.finally(() => {
-        this.syncing = undefined;
-        this.waiting.shift()?.();
-      });
+      this.syncing = this.checkpointRun(checkpoint);
+    });
+  }
+
+  /**
+   * The batch that filled during the sync (its members have waited for it): it commits now,
+   * unless its transaction is still running (its commit decides) or others wait for the writer
+   * while the batch may still grow (they join first; the last one's release commits).
+   */
+  private afterSyncWithBatchOpen(): void {
+    if (this.holder) return;
+    const batch = this.batch!;
+    const full = batch.members.length >= this.options.maxBatch;
+    const old = performance.now() - batch.openedAt >= this.options.maxBatchMs;
+    if (this.waiting.length && !full && !old) return void this.waiting.shift()!();
+    this.commitBatch();
+    // The next batch fills during this batch's sync.
+    if (this.writerFree()) this.waiting.shift()?.();
+  }
+
+  /** Runs a checkpoint as the writer's next step: nobody takes the writer until it is done. */
+  private checkpointRun(checkpoint: Promise<void>): Promise<void> {
+    this.checkpointing = true;
+    return checkpoint.finally(() => {
+      this.checkpointing = false;
+      this.syncing = undefined;
+      this.waiting.shift()?.();
     });
   }
 
@@ -450,8 +497,8 @@ export class GroupCommitter {
    */
   private checkpointIfDue(): Promise<void> | undefined {
     if (!this.disk || this.broken || this.batch || this.holder) return undefined;
+    if (!this.checkpointDue()) return undefined;
     const asked = this.checkpointAsked.splice(0);
-    if (!asked.length && this.stats.commits - this.checkpointedAt < this.options.checkpointEvery) return undefined;
     if (asked.length) {
       return this.runCheckpoint().finally(() => {
         for (const done of asked) done();
@@ -473,11 +520,7 @@ export class GroupCommitter {
     const done = new Promise<void>((resolve) => this.checkpointAsked.push(resolve));
     if (!this.syncing && !this.batch && !this.holder) {
       // Idle: run it now, as the end of a sync would, so the next write waits for it as it would then.
-      const checkpoint = this.checkpointIfDue()!;
-      this.syncing = checkpoint.finally(() => {
-        this.syncing = undefined;
-        this.waiting.shift()?.();
-      });
+      this.syncing = this.checkpointRun(this.checkpointIfDue()!);
     }
     return done;
   }
