@@ -14,8 +14,9 @@
  *     (default 20): alone, then while 20 connections run the heaviest reads without pause.
  *
  * BENCH_SCALE_KEEP=1 keeps a generated year (its path or URL is printed); otherwise it is removed.
- * BENCH_SCALE_UPGRADE_FROM=<path|url>: a year generated on the schema before migration 0036
- * (bench/scale/upgrade.ts) is upgraded by this code's server, timed with SOSs during it.
+ * BENCH_SCALE_UPGRADE_FROM=<path|url>: a year generated on an older version's schema (made with
+ * BENCH_SCALE_SERVE_SCRIPT=<that tree>/bench/serve.ts; bench/scale/upgrade.ts) is upgraded by this
+ * code's server, timed with SOSs during it.
  * BENCH_SCALE_READS=0 skips the reads and the SOS runs (the upgrade alone).
  *
  * Run alone: `BENCH_ONLY=scale npm run bench`.
@@ -188,10 +189,24 @@ async function run(context: SectionContext): Promise<SectionResult> {
     const engine = engineOf(upgradeFrom);
     const year = await loadYear(engine, upgradeFrom);
     const upgrade = await measureUpgrade(upgradeFrom, engine, year.big, context.log);
+    const slowest = [...upgrade.migrations].sort((a, b) => b.ms - a.ms).slice(0, 3);
     out.tables.push({
-      title: 'The upgrade from the schema before 0036 on a year',
-      header: ['engine', 'visits', 'to serve s', 'indexes built s', 'year folded s', 'SOS p50 ms', 'SOS p99 ms', 'SOS max ms', 'statuses'],
-      rows: [[engine, year.big.sizes.visits.toLocaleString('en'), (upgrade.toServeMs / 1000).toFixed(1), (upgrade.indexesMs / 1000).toFixed(1), (upgrade.foldMs / 1000).toFixed(1), fmt(upgrade.sos.p50), fmt(upgrade.sos.p99), fmt(upgrade.sos.max), statusText(upgrade.sos.statuses)]],
+      title: `The upgrade of a year from ${upgrade.from}`,
+      header: ['engine', 'visits', 'to serve s', 'slowest migrations', 'indexes built s', 'year folded s', 'SOS p50 ms', 'SOS p99 ms', 'SOS max ms', 'statuses'],
+      rows: [
+        [
+          engine,
+          year.big.sizes.visits.toLocaleString('en'),
+          (upgrade.toServeMs / 1000).toFixed(1),
+          slowest.map((migration) => `${migration.name} ${(migration.ms / 1000).toFixed(1)} s`).join(', '),
+          (upgrade.indexesMs / 1000).toFixed(1),
+          (upgrade.foldMs / 1000).toFixed(1),
+          fmt(upgrade.sos.p50),
+          fmt(upgrade.sos.p99),
+          fmt(upgrade.sos.max),
+          statusText(upgrade.sos.statuses),
+        ],
+      ],
     });
     out.data.upgrade = { ...upgrade, sos: { ...upgrade.sos, latencies: undefined } };
   }

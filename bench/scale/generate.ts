@@ -18,12 +18,15 @@
  * visits each), BENCH_SCALE_EVENTS (two fifths), BENCH_SCALE_MESSAGES (a fiftieth); BENCH_SCALE_CHUNK
  * rows a transaction (default 200,000).
  */
-import { systemClock } from '../../server/clock.ts';
-import { openDatabase } from '../../server/db/database.ts';
-import { foldInBulk } from '../../server/db/tallies.ts';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as clockModule from '../../server/clock.ts';
+import * as databaseModule from '../../server/db/database.ts';
+import * as talliesModule from '../../server/db/tallies.ts';
 import { newId } from '../../server/ids.ts';
-import { changeOrganization, createOrganization } from '../../server/organizations/service.ts';
-import { TALLIED_TABLES } from '../../server/tally-folder.ts';
+import * as organizationsModule from '../../server/organizations/service.ts';
+import * as tallyFolderModule from '../../server/tally-folder.ts';
+import { REPO_ROOT } from '../lib/children.ts';
 import { intFromEnv, type Engine } from '../lib/settings.ts';
 import { openConn, type Conn } from './conn.ts';
 import { fillOrganization, fillTable, personNameOf, personPhoneOf, type FillContext, type OrganizationPlan, type Sizes, type Templates } from './fill.ts';
@@ -109,6 +112,36 @@ export async function loadYear(engine: Engine, url: string): Promise<GeneratedYe
   }
 }
 
+/** The server code the generator writes with: the second organization, the fold of the year. */
+interface ServerCode {
+  openDatabase: typeof databaseModule.openDatabase;
+  systemClock: typeof clockModule.systemClock;
+  createOrganization: typeof organizationsModule.createOrganization;
+  changeOrganization: typeof organizationsModule.changeOrganization;
+  foldInBulk: typeof talliesModule.foldInBulk;
+  TALLIED_TABLES: typeof tallyFolderModule.TALLIED_TABLES;
+}
+
+/**
+ * This tree's server code, or, for a year on an older schema (`serveScript` an older tree's
+ * `bench/serve.ts`), that tree's own: its store fits its schema, and its fold fills the tallies
+ * that version kept (before 0057, the day tallies only: this tree's fold would write the month
+ * tallies too, which that schema has not), so the year is as that version would have left it.
+ */
+async function serverCodeOf(serveScript: string | undefined): Promise<ServerCode> {
+  const root = serveScript ? resolve(REPO_ROOT, serveScript, '../..') : REPO_ROOT;
+  if (root === REPO_ROOT) return { ...databaseModule, ...clockModule, ...organizationsModule, ...talliesModule, ...tallyFolderModule };
+  const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
+  const [database, clock, organizations, tallies, tallyFolder] = (await Promise.all([
+    load('server/db/database.ts'),
+    load('server/clock.ts'),
+    load('server/organizations/service.ts'),
+    load('server/db/tallies.ts'),
+    load('server/tally-folder.ts'),
+  ])) as [typeof databaseModule, typeof clockModule, typeof organizationsModule, typeof talliesModule, typeof tallyFolderModule];
+  return { ...database, ...clock, ...organizations, ...tallies, ...tallyFolder };
+}
+
 /** Fills the (fresh, empty) database at `url` with the year. */
 export async function generateYear(engine: Engine, url: string, sizes: Sizes, log: (line: string) => void, options: { serveScript?: string } = {}): Promise<GeneratedYear> {
   const seconds: Record<string, number> = {};
@@ -123,10 +156,12 @@ export async function generateYear(engine: Engine, url: string, sizes: Sizes, lo
   step('seed through the API');
 
   // A schema before migration 0036 (an older tree's server seeded it, for the upgrade's bench):
-  // no tallies to fold, and no second organization (this code's store may not fit that schema).
+  // no tallies to fold, and no second organization. A later schema of an older tree: that tree's
+  // code makes the second organization and folds (serverCodeOf).
   const probe = await openConn(engine, url);
   const legacy = !(await probe.columns('visit_tallies')).size;
   await probe.close();
+  const { openDatabase, systemClock, createOrganization, changeOrganization, foldInBulk, TALLIED_TABLES } = legacy ? await serverCodeOf(undefined) : await serverCodeOf(options.serveScript);
   let small: { organization: { organization_id: string }; keys: { live: { secret: string } } } = { organization: { organization_id: seed.organizationId }, keys: { live: { secret: seed.liveKey } } };
   if (!legacy) {
     const opened = openDatabase(url);

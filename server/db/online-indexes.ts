@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { createIndexSql, LIST_INDEXES, type ListIndex } from './migrations/0036-reads-at-scale.ts';
+import { ACCESS_LOGS_BY_CODE } from './migrations/0055-already-inside.ts';
 
 /** What `/health` says of the upgrade's index builds. */
 export interface IndexBuildState {
@@ -24,11 +25,11 @@ export interface IndexBuilder {
 /** The builder's session lock (5318 is Tsaro's advisory-lock space; 50: index builds). */
 const BUILD_LOCK = 'select pg_try_advisory_lock(5318, 50) as locked';
 
-/** Every list index this version expects, from each migration that declares some. */
-export const ONLINE_INDEXES: readonly ListIndex[] = LIST_INDEXES;
+/** Every index this version builds online on a big table, from each migration that declares some (0036's list, which 0063's text indexes are in; 0055's). */
+export const ONLINE_INDEXES: readonly ListIndex[] = [...LIST_INDEXES, ACCESS_LOGS_BY_CODE];
 
 /**
- * PostgreSQL: builds the list indexes the migrations declared (`LIST_INDEXES`) after the hosts
+ * PostgreSQL: builds the indexes the migrations declared (`ONLINE_INDEXES`) after the hosts
  * serve, `CREATE INDEX CONCURRENTLY`, so an upgrade of a database with millions of rows never
  * stops a host (every host waits for the migration lock at start; an index build of minutes
  * there would have stopped them all). One host builds, holding a session advisory lock on a
