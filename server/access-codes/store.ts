@@ -4,7 +4,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type PassLinkRow, type Tenant } from '../db/schema.ts';
 import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -156,7 +156,7 @@ function filteredCodes(db: Executor, tenant: Tenant, filter: CodeFilter) {
 }
 
 export async function listAccessCodeRows(db: Executor, tenant: Tenant, filter: CodeFilter, page: PageRequest) {
-  return pagedRows(filteredCodes(db, tenant, filter).selectAll(), CODE_ORDER, page);
+  return pagedRows(filteredCodes(db, tenant, filter).selectAll(), CODE_ORDER, page, { skip: tallySkip(db, codeTally(tenant, filter)) });
 }
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
@@ -164,19 +164,25 @@ export async function searchAccessCodeRows(db: Executor, tenant: Tenant, filter:
   return searchedPage<AccessCodeRow>(db, 'access_codes', filteredCodes(db, tenant, filter), CODE_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
-/** How many codes match: a search up to its ceiling, an exact phone on its index, the rest from the tallies. */
-export async function countAccessCodes(db: Executor, tenant: Tenant, filter: CodeFilter): Promise<Total> {
-  return listTotal(db, () => filteredCodes(db, tenant, filter), {
+/** How the codes listed are counted (total, deep pages): a search up to its ceiling, an exact phone on its index, the rest from the tallies. */
+function codeTally(tenant: Tenant, filter: CodeFilter): ListTally {
+  return {
+    spec: CODE_TALLY,
+    rollup: CODE_ROLLUP,
+    filter: {
+      ...tenantTally(narrowedToSite(tenant, filter.siteId), 'everywhere'),
+      equals: filter.status ? { status: filter.status } : {},
+      from: filter.createdFrom,
+      before: filter.createdBefore,
+    },
     search: filter.search,
     narrowed: filter.visitorPhone,
-    tallied: () =>
-      talliedCount(db, CODE_TALLY, CODE_ROLLUP, {
-        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'everywhere'),
-        equals: filter.status ? { status: filter.status } : {},
-        from: filter.createdFrom,
-        before: filter.createdBefore,
-      }),
-  });
+  };
+}
+
+/** How many codes match (`codeTally`). */
+export async function countAccessCodes(db: Executor, tenant: Tenant, filter: CodeFilter): Promise<Total> {
+  return listTotal(db, () => filteredCodes(db, tenant, filter), codeTally(tenant, filter));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Total } from '../http/pagination.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
-import { listTotal, talliedCount, talliedGroups, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, narrowedToSite } from '../db/tenant.ts';
 import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 
@@ -84,7 +84,7 @@ function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
 }
 
 export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: LogFilter, page: PageRequest) {
-  return pagedRows(filtered(db, tenant, filter).selectAll(), VISIT_ORDER, page);
+  return pagedRows(filtered(db, tenant, filter).selectAll(), VISIT_ORDER, page, { skip: tallySkip(db, visitTally(tenant, filter)) });
 }
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
@@ -93,24 +93,26 @@ export async function searchAccessLogRows(db: Executor, tenant: Tenant, filter: 
 }
 
 /**
- * How many visits match: a search counts up to its ceiling; an exact phone counts on its index;
- * every other filter (site, status, gate, window) from the tallies (server/db/tallies.ts).
+ * How the visits listed are counted (their total, and where a deep page starts): a search up to
+ * its ceiling; an exact phone on its index; every other filter (site, status, gate, window) from
+ * the tallies (server/db/tallies.ts).
  */
-export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogFilter): Promise<Total> {
+function visitTally(tenant: Tenant, filter: LogFilter): ListTally {
   const equals: Record<string, string | readonly string[]> = {};
   if (filter.status) equals.status = filter.status;
   if (filter.entryPoint) equals.entry_point = filter.entryPoint;
-  return listTotal(db, () => filtered(db, tenant, filter), {
+  return {
+    spec: VISIT_TALLY,
+    rollup: VISIT_ROLLUP,
+    filter: { ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'), equals, from: filter.checkedInFrom, before: filter.checkedInBefore },
     search: filter.search,
     narrowed: filter.visitorPhone,
-    tallied: () =>
-      talliedCount(db, VISIT_TALLY, VISIT_ROLLUP, {
-        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
-        equals,
-        from: filter.checkedInFrom,
-        before: filter.checkedInBefore,
-      }),
-  });
+  };
+}
+
+/** How many visits match (`visitTally`). */
+export async function countAccessLogs(db: Executor, tenant: Tenant, filter: LogFilter): Promise<Total> {
+  return listTotal(db, () => filtered(db, tenant, filter), visitTally(tenant, filter));
 }
 
 /** Visits checked in within the window, by site, gate, method and status, with their minutes on the premises (closed visits only). */

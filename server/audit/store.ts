@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Total } from '../http/pagination.ts';
 import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
-import { listTotal, talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import type { AuditRow, Executor } from '../db/schema.ts';
 
 /** Deferred (server/db/deferred-write.ts): in a request's transaction on PostgreSQL it rides with the COMMIT, no round trip of its own. */
@@ -52,16 +52,23 @@ function filteredAudit(db: Executor, filter: AuditFilter) {
 }
 
 export async function listAudit(db: Executor, filter: AuditFilter, page: PageRequest) {
-  return pagedRows(filteredAudit(db, filter).selectAll(), AUDIT_ORDER, page);
+  return pagedRows(filteredAudit(db, filter).selectAll(), AUDIT_ORDER, page, { skip: tallySkip(db, auditTally(filter)) });
 }
 
-/** How many entries match: one actor's or one resource's on its index, the rest from the tallies. */
-export async function countAudit(db: Executor, filter: AuditFilter): Promise<Total> {
+/** How the entries listed are counted (total, deep pages): one actor's or one resource's on its index, the rest from the tallies. */
+function auditTally(filter: AuditFilter): ListTally {
   const equals: Record<string, string> = {};
   if (filter.actorType) equals.actor_type = filter.actorType;
   if (filter.action) equals.action = filter.action;
-  return listTotal(db, () => filteredAudit(db, filter), {
+  return {
+    spec: AUDIT_TALLY,
+    rollup: AUDIT_ROLLUP,
+    filter: { scope: { organization_id: filter.organizationId }, equals, from: filter.from, before: filter.to },
     narrowed: filter.actorId || filter.resourceId,
-    tallied: () => talliedCount(db, AUDIT_TALLY, AUDIT_ROLLUP, { scope: { organization_id: filter.organizationId }, equals, from: filter.from, before: filter.to }),
-  });
+  };
+}
+
+/** How many entries match (`auditTally`). */
+export async function countAudit(db: Executor, filter: AuditFilter): Promise<Total> {
+  return listTotal(db, () => filteredAudit(db, filter), auditTally(filter));
 }

@@ -149,19 +149,48 @@ export function pagePosition(request: PageRequest, order: ListOrder): { page: nu
 }
 
 /**
+ * Where a deep page by offset of a keyset list starts, found without walking the rows before it
+ * (server/db/tallies.ts `tallySkip`): the list's rows from `bound` on (desc: `column < bound`;
+ * asc: `column >= bound`), `rest` of them skipped. 'past': the list has no row at that offset.
+ * Undefined: not found (the page is read by OFFSET).
+ */
+export interface SkipStart {
+  bound: string;
+  rest: number;
+}
+export type SkipTo = (offset: number, order: Extract<ListOrder, { kind: 'keyset' }>) => Promise<SkipStart | 'past' | undefined>;
+
+/**
  * One page of `query` (filtered, selected, not yet ordered), in the list's order: by `page`
  * (offset, as the reference has it) or by `cursor` (the index seek that keeps a deep page as fast
  * as the first). Reads one row more than the page to know whether there is a next one.
+ *
+ * A page whose offset is deep (`fromRows`) in a keyset list given `skip` (a tallied list: its
+ * rows counted per month and day from the tallies) starts at the day holding its first row and
+ * skips only that day's rows before it; what is still deep after that waits for a deep-page place.
  */
 export async function pagedRows<Q extends SelectQueryBuilder<any, any, any>>(
   query: Q,
   order: ListOrder,
   request: PageRequest,
+  { skip }: { skip?: SkipTo } = {},
 ): Promise<PagedRows<Awaited<ReturnType<Q['execute']>>[number]>> {
   type Row = Awaited<ReturnType<Q['execute']>>[number];
-  const position = pageQuery(query, order, request);
+  let position = pageQuery(query, order, request);
+  let from: SelectQueryBuilder<any, any, any> = query;
+  if (skip && order.kind === 'keyset' && !position.after && position.offset >= deepPages.settings.fromRows) {
+    const start = await skip(position.offset, order);
+    if (start === 'past') return pageOf([] as Row[], order, request, position);
+    if (start) {
+      from = query.where(sql.ref(order.column), order.direction === 'desc' ? '<' : '>=', start.bound);
+      const column = sql.ref(order.column);
+      const id = sql.ref(order.id);
+      const sought = from.orderBy(column, order.direction).orderBy(id, order.direction).offset(start.rest).limit(position.limit);
+      position = { ...position, query: sought, offset: start.rest };
+    }
+  }
   const deep = position.offset >= deepPages.settings.fromRows;
-  const paging = deep && order.kind === 'keyset' ? skippedByKey(query, order, position) : position.query;
+  const paging = deep && order.kind === 'keyset' ? skippedByKey(from, order, position) : position.query;
   const read = () => paging.execute() as Promise<Row[]>;
   const rows = deep ? await deepPages.run(read) : await read();
   return pageOf(rows, order, request, position);

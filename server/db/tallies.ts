@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { DAY_MS } from '../../shared/time.ts';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Total } from '../http/pagination.ts';
-import { countRows, countRowsUpTo } from './paged.ts';
+import { countRows, countRowsUpTo, type SkipStart, type SkipTo } from './paged.ts';
 import { isPostgres, type Executor, type Tenant } from './schema.ts';
 import { SEARCH_COUNT_CEILING } from './text-search.ts';
 import type { SitelessRow } from './tenant.ts';
@@ -221,8 +221,11 @@ export function splitDays(
   };
 }
 
-/** The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the window. */
-function parts(spec: TallySpec, filter: TallyFilter) {
+/**
+ * The three parts' conditions, on the tallies (alias t) and on the table (alias b), for the
+ * window. `monthly` false reads whole days from the day tallies alone (counts by day).
+ */
+function parts(spec: TallySpec, filter: TallyFilter, monthly = true) {
   const window = splitWindow(filter.from, filter.before);
   const day = sql.ref(`b.${spec.dayColumn}`);
   const tableBase = [...scopeOn('b', spec, filter), ...dimsOn('b', filter, false)];
@@ -234,7 +237,8 @@ function parts(spec: TallySpec, filter: TallyFilter) {
     ...(from !== undefined ? [sql<boolean>`t.day >= ${from}`] : []),
     ...(before !== undefined ? [sql<boolean>`t.day < ${before}`] : []),
   ];
-  const split = window.empty ? undefined : splitDays(window.wholeFrom && dayOf(window.wholeFrom), window.wholeBefore && dayOf(window.wholeBefore));
+  const wholeDays = [window.wholeFrom && dayOf(window.wholeFrom), window.wholeBefore && dayOf(window.wholeBefore)] as const;
+  const split = window.empty ? undefined : monthly ? splitDays(...wholeDays) : { days: [[...wholeDays]] as Array<[string | undefined, string | undefined]>, less: [], months: undefined };
   // One condition per run of days (each a range of the tallies' key, not an OR the planner may scan).
   const byDay = (split?.days ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
   const less = (split?.less ?? []).map(([from, before]) => all([...tallyBase, ...range(from, before)]));
@@ -553,17 +557,106 @@ export function tenantTally(tenant: Tenant, siteless?: SitelessRow): Pick<TallyF
 }
 
 /**
+ * How a tallied list counts its rows, declared once per request by its store and used for both
+ * its `totalResults` (`listTotal`) and its deep pages by `page` (`tallySkip`): the tallies (spec,
+ * rollup, and the filter's field filters, window and sites as a `TallyFilter`), unless a free-text
+ * search or a filter that narrows to a few rows on an index of its own decides instead.
+ */
+export interface ListTally {
+  spec: TallySpec;
+  rollup: Rollup;
+  filter: TallyFilter;
+  /** A free-text search: counted up to its ceiling, paged as any OFFSET. */
+  search?: string;
+  /** A filter the tallies do not keep (an exact phone, one resource's id, one actor): counted and paged on its index. */
+  narrowed?: unknown;
+}
+
+/**
  * A list's `totalResults`, one rule for every list: a free-text search counts up to its ceiling
  * (`totalResultsCapped` past it); a filter that narrows to a few rows on an index of its own (an
  * exact phone, one resource's id, one actor) counts those rows; every other mix of field filters
  * and window comes from the tallies.
  */
-export async function listTotal(
-  db: Executor,
-  filtered: () => SelectQueryBuilder<any, any, any>,
-  how: { search?: string; narrowed?: unknown; tallied: () => Promise<number> },
-): Promise<Total> {
-  if (how.search) return countRowsUpTo(db, filtered(), SEARCH_COUNT_CEILING);
-  if (how.narrowed) return { n: await countRows(filtered()) };
-  return { n: await how.tallied() };
+export async function listTotal(db: Executor, filtered: () => SelectQueryBuilder<any, any, any>, tally: ListTally): Promise<Total> {
+  if (tally.search) return countRowsUpTo(db, filtered(), SEARCH_COUNT_CEILING);
+  if (tally.narrowed) return { n: await countRows(filtered()) };
+  return { n: await talliedCount(db, tally.spec, tally.rollup, tally.filter) };
+}
+
+/**
+ * Where a deep page by `page` starts, found in the tallies rather than by walking every row
+ * before it (issue #45), for a list ordered by its tallies' `dayColumn` then id (server/db/paged.ts
+ * `pagedRows`). Undefined where the tallies do not answer the list's filter (a search, a narrowed
+ * filter): the page is then an OFFSET as before.
+ */
+export function tallySkip(db: Executor, tally: ListTally): SkipTo | undefined {
+  if (tally.search || tally.narrowed) return undefined;
+  // Only a list ordered by the day its rows are tallied under can be skipped by day.
+  return async (offset, order) => (order.column.slice(order.column.lastIndexOf('.') + 1) === tally.spec.dayColumn ? skipByTallies(db, tally, offset, order.direction) : undefined);
+}
+
+/**
+ * For a list in `direction` by the day column, the day holding its row number `offset` (from 0)
+ * found by counting rows per month, then per day of that month, from the same three parts as
+ * `talliedCount` (tallies, unfolded tail, partial days; the fold moves rows between the first two
+ * in one transaction, so each count is exact at its snapshot): `bound` is where that day's end
+ * (desc) or start (asc) lies and `rest` how many of the list's rows from there come before the
+ * offset (at most a day's). 'past' when the list has no row there. Undefined when the two counts
+ * disagree (rows written between them): the caller pages by OFFSET.
+ */
+async function skipByTallies(db: Executor, { spec, rollup, filter }: ListTally, offset: number, direction: 'desc' | 'asc'): Promise<SkipStart | 'past' | undefined> {
+  const month = crossing(await talliedPeriods(db, spec, rollup, filter, 7), offset, direction);
+  if (!month) return 'past';
+  // The month's days, in the window (a window's ends may be instants: they stay as they are).
+  const monthFrom = `${month.period}-01T00:00:00.000Z`;
+  const after = nextMonth(month.period);
+  const monthBefore = after.length === 7 ? `${after}-01T00:00:00.000Z` : undefined;
+  const from = filter.from === undefined || filter.from < monthFrom ? monthFrom : filter.from;
+  const before = monthBefore === undefined || (filter.before !== undefined && filter.before < monthBefore) ? filter.before : monthBefore;
+  const day = crossing(await talliedPeriods(db, spec, rollup, { ...filter, from, before }, 10, false), offset - month.before, direction);
+  if (!day) return undefined;
+  if (direction === 'asc') return { bound: `${day.period}T00:00:00.000Z`, rest: offset - month.before - day.before };
+  // The last day an ISO date can name has no day after it to bound by.
+  if (day.period === LAST_DAY) return undefined;
+  return { bound: nextDayStart(day.period), rest: offset - month.before - day.before };
+}
+
+/** The period (month or day) holding row number `offset` of a list in `direction`, and how many rows come before that period. */
+function crossing(counts: Map<string, number>, offset: number, direction: 'desc' | 'asc'): { period: string; before: number } | undefined {
+  const periods = [...counts.keys()].sort();
+  if (direction === 'desc') periods.reverse();
+  let before = 0;
+  for (const period of periods) {
+    const n = counts.get(period)!;
+    if (offset < before + n) return { period, before };
+    before += n;
+  }
+  return undefined;
+}
+
+/**
+ * Rows matching per month (`length` 7: the month tallies where they cover whole months) or per
+ * day (10: the day tallies), from the same parts as `talliedCount`, in one statement.
+ */
+async function talliedPeriods(db: Executor, spec: TallySpec, rollup: Rollup, filter: TallyFilter, length: 7 | 10, monthly = true): Promise<Map<string, number>> {
+  const { tallies, less, months, unfolded, edges } = parts(spec, filter, monthly);
+  const period = (ref: RawBuilder<unknown>) => sql`substr(${ref}, 1, ${sql.lit(length)})`;
+  const tallied = (table: string, where: RawBuilder<boolean>, sign = sql``) =>
+    sql`select ${period(sql.ref('t.day'))} as p, ${sign}coalesce(sum(t.n), 0) as n from ${sql.table(table)} t where ${where} group by ${period(sql.ref('t.day'))}`;
+  const day = sql.ref(`b.${spec.dayColumn}`);
+  const counted = (from: RawBuilder<unknown>, where: RawBuilder<boolean>) => sql`select ${period(day)} as p, count(*) as n from ${from} where ${where} group by ${period(day)}`;
+  const selects = [
+    ...(months ? [tallied(monthlyTable(rollup), months)] : []),
+    ...tallies.map((days) => tallied(rollup.table, days)),
+    ...less.map((days) => tallied(rollup.table, days, sql`0 - `)),
+    ...(unfolded ? [counted(unfoldedTable(db, spec), unfolded)] : []),
+    ...(edges ? [counted(sql`${sql.table(spec.table)} b`, edges)] : []),
+  ];
+  const counts = new Map<string, number>();
+  if (selects.length === 0) return counts;
+  const { rows } = await sql<{ p: string; n: number | string }>`${sql.join(selects, sql` union all `)}`.execute(db);
+  for (const row of rows) counts.set(row.p, (counts.get(row.p) ?? 0) + Number(row.n));
+  for (const [p, n] of counts) if (n === 0) counts.delete(p);
+  return counts;
 }

@@ -5,7 +5,7 @@ import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { isPostgres, type Database, type EventRow, type Executor, type Tenant } from '../db/schema.ts';
 import { fromTenant } from '../db/tenant.ts';
 import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { listTotal, talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 
 /**
  * The tenant's events within the caller's sites: a key or person limited to sites reads the
@@ -125,22 +125,28 @@ function filteredEvents(db: Executor, tenant: Tenant, filter: EventFilter) {
 
 /** The tenant's events, newest first. */
 export async function listEventRows(db: Executor, tenant: Tenant, filter: EventFilter, page: PageRequest) {
-  return pagedRows(filteredEvents(db, tenant, filter).selectAll(), EVENT_ORDER, page);
+  return pagedRows(filteredEvents(db, tenant, filter).selectAll(), EVENT_ORDER, page, { skip: tallySkip(db, eventTally(tenant, filter)) });
 }
 
-/** How many events match: one resource's on its index, the rest from the tallies. */
+/** How the events listed are counted (total, deep pages): one resource's on its index, the rest from the tallies. */
+function eventTally(tenant: Tenant, filter: EventFilter): ListTally {
+  return {
+    spec: EVENT_TALLY,
+    rollup: EVENT_ROLLUP,
+    filter: {
+      ...tenantTally(tenant, 'organization'),
+      equals: { type: filter.types, ...(filter.includeTest ? {} : { test: 0 }) },
+      from: filter.createdFrom,
+      before: filter.createdBefore,
+    },
+    narrowed: filter.resourceId,
+  };
+}
+
+/** How many events match (`eventTally`). */
 export async function countEvents(db: Executor, tenant: Tenant, filter: EventFilter): Promise<Total> {
   if (filter.types.length === 0) return { n: 0 };
-  return listTotal(db, () => filteredEvents(db, tenant, filter), {
-    narrowed: filter.resourceId,
-    tallied: () =>
-      talliedCount(db, EVENT_TALLY, EVENT_ROLLUP, {
-        ...tenantTally(tenant, 'organization'),
-        equals: { type: filter.types, ...(filter.includeTest ? {} : { test: 0 }) },
-        from: filter.createdFrom,
-        before: filter.createdBefore,
-      }),
-  });
+  return listTotal(db, () => filteredEvents(db, tenant, filter), eventTally(tenant, filter));
 }
 
 /** A test event: stored so its deliveries are recorded, left out of the log unless asked for. */

@@ -10,7 +10,7 @@ import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { secondsBucket } from '../db/histogram.ts';
-import { listTotal, talliedCount, talliedGroups, talliedHistograms, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, talliedGroups, talliedHistograms, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { intervalRowsOf, type IntervalRow } from './intervals.ts';
@@ -288,7 +288,7 @@ function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter)
 }
 
 export async function listIncidentRows(db: Executor, tenant: Tenant, filter: IncidentFilter, page: PageRequest) {
-  return pagedRows(filteredIncidents(db, tenant, filter).selectAll(), INCIDENT_ORDER, page);
+  return pagedRows(filteredIncidents(db, tenant, filter).selectAll(), INCIDENT_ORDER, page, { skip: tallySkip(db, incidentTally(tenant, filter)) });
 }
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
@@ -296,23 +296,24 @@ export async function searchIncidentRows(db: Executor, tenant: Tenant, filter: I
   return searchedPage<IncidentRow>(db, 'incidents', filteredIncidents(db, tenant, filter), INCIDENT_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
-/** How many incidents match: a search up to its ceiling, every field filter and window from the tallies. */
-export async function countIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter): Promise<Total> {
+/** How the incidents listed are counted (total, deep pages): a search up to its ceiling, every field filter and window from the tallies. */
+function incidentTally(tenant: Tenant, filter: IncidentFilter): ListTally {
   const equals: Record<string, string | readonly string[]> = {};
   if (filter.status) equals.status = filter.status;
   if (filter.statusIn) equals.status = filter.statusIn;
   if (filter.category) equals.category = filter.category;
   if (filter.severity) equals.severity = filter.severity;
-  return listTotal(db, () => filteredIncidents(db, tenant, filter), {
+  return {
+    spec: INCIDENT_TALLY,
+    rollup: INCIDENT_ROLLUP,
+    filter: { ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'), equals, from: filter.createdFrom, before: filter.createdBefore },
     search: filter.search,
-    tallied: () =>
-      talliedCount(db, INCIDENT_TALLY, INCIDENT_ROLLUP, {
-        ...tenantTally(narrowedToSite(tenant, filter.siteId), 'organization'),
-        equals,
-        from: filter.createdFrom,
-        before: filter.createdBefore,
-      }),
-  });
+  };
+}
+
+/** How many incidents match (`incidentTally`). */
+export async function countIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter): Promise<Total> {
+  return listTotal(db, () => filteredIncidents(db, tenant, filter), incidentTally(tenant, filter));
 }
 
 /** Compare-and-set on `version`: false when someone else changed the incident first. */

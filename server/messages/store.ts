@@ -3,7 +3,7 @@ import type { Total } from '../http/pagination.ts';
 import type { Engine } from '../db/database.ts';
 import { pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { isPostgres, type AlarmStandDownRow, type Executor, type Tenant, type TextMessageRow } from '../db/schema.ts';
-import { listTotal, talliedCount, tenantTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, whereSiteReached, whereTenant } from '../db/tenant.ts';
 
 /** Text messages (migration 0028): this store owns `text_messages`. */
@@ -100,20 +100,26 @@ function filteredMessages(db: Executor, tenant: Tenant, filter: MessageFilter) {
 }
 
 export async function listMessageRows(db: Executor, tenant: Tenant, filter: MessageFilter, page: PageRequest) {
-  return pagedRows(filteredMessages(db, tenant, filter).selectAll(), MESSAGE_ORDER, page);
+  return pagedRows(filteredMessages(db, tenant, filter).selectAll(), MESSAGE_ORDER, page, { skip: tallySkip(db, messageTally(tenant, filter)) });
 }
 
-/** How many texts match: one incident's on its index, the rest from the tallies. */
-export async function countMessages(db: Executor, tenant: Tenant, filter: MessageFilter): Promise<Total> {
-  return listTotal(db, () => filteredMessages(db, tenant, filter), {
+/** How the texts listed are counted (total, deep pages): one incident's on its index, the rest from the tallies. */
+function messageTally(tenant: Tenant, filter: MessageFilter): ListTally {
+  return {
+    spec: MESSAGE_TALLY,
+    rollup: MESSAGE_ROLLUP,
+    filter: {
+      ...tenantTally(tenant, 'organization'),
+      equals: filter.status ? { status: filter.status } : {},
+      except: filter.withoutReasons?.length ? { reason: filter.withoutReasons } : {},
+    },
     narrowed: filter.incidentId,
-    tallied: () =>
-      talliedCount(db, MESSAGE_TALLY, MESSAGE_ROLLUP, {
-        ...tenantTally(tenant, 'organization'),
-        equals: filter.status ? { status: filter.status } : {},
-        except: filter.withoutReasons?.length ? { reason: filter.withoutReasons } : {},
-      }),
-  });
+  };
+}
+
+/** How many texts match (`messageTally`). */
+export async function countMessages(db: Executor, tenant: Tenant, filter: MessageFilter): Promise<Total> {
+  return listTotal(db, () => filteredMessages(db, tenant, filter), messageTally(tenant, filter));
 }
 
 /** Texts to a host or a visitor: held over a ceiling, never merged (ceilings.ts). */

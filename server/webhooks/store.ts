@@ -1,5 +1,5 @@
 import { pageAndCount, pagedRows, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { listTotal, talliedCount, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, tallySkip, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { sql } from 'kysely';
 import type { Total } from '../http/pagination.ts';
 import { inTransaction, type Executor, type Tenant, type WebhookDeliveryRow, type WebhookEndpointRow, type WebhookJobRow } from '../db/schema.ts';
@@ -141,15 +141,17 @@ function filteredDeliveries(db: Executor, endpointId: string, filter: { eventId?
 }
 
 export async function listDeliveryRows(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }, page: PageRequest) {
-  return pagedRows(filteredDeliveries(db, endpointId, filter).selectAll(), DELIVERY_ORDER, page);
+  return pagedRows(filteredDeliveries(db, endpointId, filter).selectAll(), DELIVERY_ORDER, page, { skip: tallySkip(db, deliveryTally(endpointId, filter)) });
 }
 
-/** How many attempts match: one event's on its index, the rest from the tallies. */
+/** How the attempts listed are counted (total, deep pages): one event's on its index, the rest from the tallies. */
+function deliveryTally(endpointId: string, filter: { eventId?: string; status?: string }): ListTally {
+  return { spec: DELIVERY_TALLY, rollup: DELIVERY_ROLLUP, filter: { scope: { endpoint_id: endpointId }, equals: filter.status ? { status: filter.status } : {} }, narrowed: filter.eventId };
+}
+
+/** How many attempts match (`deliveryTally`). */
 export async function countDeliveries(db: Executor, endpointId: string, filter: { eventId?: string; status?: string }): Promise<Total> {
-  return listTotal(db, () => filteredDeliveries(db, endpointId, filter), {
-    narrowed: filter.eventId,
-    tallied: () => talliedCount(db, DELIVERY_TALLY, DELIVERY_ROLLUP, { scope: { endpoint_id: endpointId }, equals: filter.status ? { status: filter.status } : {} }),
-  });
+  return listTotal(db, () => filteredDeliveries(db, endpointId, filter), deliveryTally(endpointId, filter));
 }
 
 /** The outbox for metrics: jobs waiting (`pending`), failing and still retrying (`retrying`), and given up (`failed`). */
