@@ -11,7 +11,8 @@
  *     for BENCH_SCALE_LOAD_S seconds (default 10). The base of the ratio column: GET
  *     /access-logs on an empty database of the same engine, measured in the same block.
  *   - SOSs, then code validations, at 50 a second (open loop) for BENCH_SCALE_SOS_S seconds
- *     (default 20): alone, then while 20 connections run the heaviest reads without pause.
+ *     (default 20): alone, then while 20 connections run the heaviest reads without pause; and the
+ *     small organization's first page at 20 a second, alone and beside the big one's readers.
  *
  * BENCH_SCALE_KEEP=1 keeps a generated year (its path or URL is printed); otherwise it is removed.
  * BENCH_SCALE_UPGRADE_FROM=<path|url>: a year generated on an older version's schema (made with
@@ -28,7 +29,7 @@ import { measure } from './lib/load.ts';
 import { enginesWanted, intFromEnv, type Engine } from './lib/settings.ts';
 import type { AimCheck, BenchSection, ResultRow, SectionContext, SectionResult, SectionTable } from './lib/section.ts';
 import { generateYear, loadYear, sizesFromEnv, type GeneratedYear } from './scale/generate.ts';
-import { cancelOpenIncidents, deepCursor, heaviestReads, loadReads, manyUseCodes, openLoop, sosOf, validationOf, type OpenLoop } from './scale/load.ts';
+import { cancelOpenIncidents, deepCursor, firstPageOf, heaviestReads, loadReads, manyUseCodes, openLoop, sosOf, validationOf, type OpenLoop } from './scale/load.ts';
 import { describeYear, mb } from './scale/report.ts';
 import { measureUpgrade } from './scale/upgrade.ts';
 import { CONSOLE_AIM_S, timeConsoleScreens } from './scale/console.ts';
@@ -158,6 +159,24 @@ async function measureEngine(engine: Engine, context: SectionContext, out: { row
         sosTable.push([name, engine, fmt(alone.p50), fmt(alone.p99), fmt(busy.p50), fmt(busy.p99), fmt(busy.max), `${ratio.toFixed(2)}x`, statusText(busy.statuses), `${reads.perSecond.toFixed(1)}/s (${statusText(reads.statuses)})`]);
         out.aims.push({ aim: `${name} p99 < ${AIMS.sosP99Ms} ms beside 20 heavy readers`, engine, actual: `${fmt(busy.p99)} ms`, met: busy.p99 < AIMS.sosP99Ms && busy.failed === 0 });
         out.aims.push({ aim: `${name} p99 with reads <= ${AIMS.sosRatio}x alone`, engine, actual: `${ratio.toFixed(2)}x`, met: ratio <= AIMS.sosRatio });
+        out.data[`${engine} ${name}`] = { alone: { ...alone, latencies: undefined }, busy: { ...busy, latencies: undefined }, reads };
+      }
+      // Another organization's first page while the big one's readers fill the lane: the lane's
+      // turns between organizations (server/db/fair-queue.ts) keep it from waiting behind them.
+      {
+        const name = "small: GET /access-logs beside the big organization's readers";
+        const alone = await openLoop(firstPageOf(baseUrl, year.small), 20, sosS);
+        const readers = heavyReaders(heavy, headers);
+        let busy: OpenLoop;
+        let reads: Awaited<ReturnType<typeof readers.stop>>;
+        try {
+          busy = await openLoop(firstPageOf(baseUrl, year.small), 20, sosS);
+        } finally {
+          reads = await readers.stop();
+        }
+        const ratio = busy.p99 / Math.max(alone.p99, 0.001);
+        log(`scale (${engine}): ${name} at 20/s: alone p99 ${fmt(alone.p99)} ms, beside the readers p99 ${fmt(busy.p99)} ms (${ratio.toFixed(2)}x)`);
+        sosTable.push([`${name} (20/s)`, engine, fmt(alone.p50), fmt(alone.p99), fmt(busy.p50), fmt(busy.p99), fmt(busy.max), `${ratio.toFixed(2)}x`, statusText(busy.statuses), `${reads.perSecond.toFixed(1)}/s (${statusText(reads.statuses)})`]);
         out.data[`${engine} ${name}`] = { alone: { ...alone, latencies: undefined }, busy: { ...busy, latencies: undefined }, reads };
       }
       out.tables.push({

@@ -220,6 +220,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     db: database.db,
     clock,
     poolCounts: database.poolCounts,
+    readLaneCounts: database.readLaneCounts,
     rateLimitMode: rateLimitStore.mode,
     onRateLimitSwitch: rateLimitStore.onSwitch,
   });

@@ -120,7 +120,7 @@ export interface OpenLoop {
  * answer), each timed from send to the whole answer read.
  */
 export async function openLoop(
-  make: (n: number) => { url: string; method: 'POST'; headers: Record<string, string>; body: string },
+  make: (n: number) => { url: string; method: 'POST' | 'GET'; headers: Record<string, string>; body?: string },
   perSecond: number,
   durationS: number,
   onBody?: (text: string) => void,
@@ -171,6 +171,11 @@ export function sosOf(baseUrl: string, organization: GeneratedOrganization, run:
       location: { coordinates: [3.42 + (n % 50) / 1000, 6.44 + (n % 37) / 1000] },
     }),
   });
+}
+
+/** The organization's first page of visits (the small organization's, beside the big one's readers). */
+export function firstPageOf(baseUrl: string, organization: GeneratedOrganization) {
+  return () => ({ url: `${baseUrl}/access-logs`, method: 'GET' as const, headers: { authorization: `Bearer ${organization.liveKey}` } });
 }
 
 /** Validations of the given codes (each of many uses), in turn. */

@@ -7,7 +7,7 @@ import { allowDirectReads } from './direct-read.ts';
 import { isDatabaseUnavailable } from './errors.ts';
 import { serverMigrations, withoutSealingKey } from './migrations/index.ts';
 import { createPostgresPool, type PoolCounts } from './postgres-pool.ts';
-import { readLanePool, type ReadLaneSettings } from './read-lane.ts';
+import { readLanePool, type ReadLaneCounts, type ReadLaneSettings } from './read-lane.ts';
 import { ReadWorkersDialect, SqliteReadWorkers } from './sqlite-read-workers.ts';
 import type { Database, Db } from './schema.ts';
 import { ownerOnlyDatabaseFiles } from '../../shared/node/owner-only-files.ts';
@@ -29,6 +29,13 @@ export interface OpenedDatabase {
   describe: string;
   /** PostgreSQL only: the pool's connection counts, which the metrics read. */
   poolCounts?: () => PoolCounts;
+  /** The read lane's broad reads running and waiting (absent for an in-memory SQLite database, which has no lane of its own). */
+  readLaneCounts?: () => ReadLaneCounts;
+  /**
+   * SQLite only: stops starting broad reads until the function it resolves to is called (reads
+   * asked meanwhile wait their turn); resolves once none runs. The WAL keeper's pause, for tests.
+   */
+  quiesceReads?: () => Promise<() => void>;
   /** SQLite only: the group committer (its commit counts, for tests and benchmarks). */
   groupCommit?: GroupCommitter;
   /**
@@ -117,7 +124,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       customPlans: true,
       onConnectionError: options.onConnectionError ?? (() => undefined),
     });
-    const readDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readLanePool(reads, lane) }), log: options.log });
+    const readPool = readLanePool(reads, lane);
+    const readDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }), log: options.log });
     const parsed = new URL(url);
     return {
       db,
@@ -125,6 +133,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
       engine: 'postgres',
       describe: `postgres://${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
       poolCounts: pool.counts,
+      readLaneCounts: readPool.counts,
       close: async () => {
         await readDb.destroy();
         await db.destroy();
@@ -190,6 +199,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
     engine: 'sqlite',
     describe: `sqlite:${path}`,
     groupCommit,
+    ...(readWorkers ? { readLaneCounts: () => readWorkers.counts(), quiesceReads: () => readWorkers.quiesce() } : {}),
     scrub() {
       if (path === ':memory:') return;
       writer.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,4 +1,5 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { currentReadParty, FairQueue } from './fair-queue.ts';
 
 /**
  * The read lane (issue #45): where broad reads run (lists, searches, stats, analytics, reports),
@@ -50,34 +51,90 @@ export class DeepPageBusy extends Error {
 }
 
 const codeOf = (err: unknown) => String((err as { code?: unknown } | null)?.code ?? '');
-const messageOf = (err: unknown) => String((err as { message?: unknown } | null)?.message ?? '');
 
 /**
  * The read pool as Kysely's dialect takes it: PostgreSQL's own cancellation by the pool's
- * `statement_timeout` (57014) becomes ReadTooBroad, and a wait for a connection that ran out while
+ * `statement_timeout` (57014) becomes ReadTooBroad, and a wait for a place that ran out while
  * every connection was busy becomes ReadLaneBusy (a refused or unreachable database stays what
- * it is, a 503 "not answering").
+ * it is, a 503 "not answering"). Places are handed out in turns between organizations (Turns).
  */
-export function readLanePool(pool: PostgresPool & { counts(): { totalCount: number; idleCount: number } }, settings: ReadLaneSettings): PostgresPool {
+export function readLanePool(pool: PostgresPool, settings: ReadLaneSettings): PostgresPool & { counts(): ReadLaneCounts } {
   const translated = (err: unknown): unknown => (codeOf(err) === '57014' ? new ReadTooBroad(settings.timeoutMs) : err);
+  const turns = new Turns(settings);
   return {
     async connect(): Promise<PostgresPoolClient> {
-      const busyBefore = pool.counts().totalCount >= settings.concurrency && pool.counts().idleCount === 0;
+      await turns.take();
       let client: PostgresPoolClient;
       try {
         client = await pool.connect();
       } catch (err) {
-        if (busyBefore && /timeout exceeded when trying to connect/.test(messageOf(err))) throw new ReadLaneBusy(settings.queueMs);
+        turns.give();
         throw err;
       }
+      let released = false;
       return {
         query: ((sql: unknown, parameters?: readonly unknown[]) => {
           const result = (client.query as (a: unknown, b?: unknown) => unknown)(sql, parameters);
           return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(translated(err))) : result;
         }) as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => {
+          if (released) return;
+          released = true;
+          client.release();
+          turns.give();
+        },
       };
     },
     end: () => pool.end(),
+    counts: () => turns.counts(),
   };
+}
+
+/** Broad reads running (each holding a place) and waiting for one, now: for the metrics and tests. */
+export interface ReadLaneCounts {
+  running: number;
+  waiting: number;
+}
+
+/**
+ * The read pool's places, handed out here rather than by the pool's own first-come queue: a read
+ * waits for one at most `queueMs` (then ReadLaneBusy), and waiting reads take turns between
+ * organizations (fair-queue.ts). The pool then never has more asked of it than its connections.
+ */
+class Turns {
+  private taken = 0;
+  private readonly waiting = new FairQueue<{ start(): void }>();
+  constructor(private readonly settings: ReadLaneSettings) {}
+
+  take(): Promise<void> {
+    if (this.taken < this.settings.concurrency) {
+      this.taken++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        start: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.remove(waiter);
+        reject(new ReadLaneBusy(this.settings.queueMs));
+      }, this.settings.queueMs);
+      timer.unref();
+      this.waiting.push(currentReadParty(), waiter);
+    });
+  }
+
+  counts(): ReadLaneCounts {
+    return { running: this.taken, waiting: this.waiting.length };
+  }
+
+  /** A place given back: to the next waiting read (the count stays), or free. */
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.taken--;
+  }
 }

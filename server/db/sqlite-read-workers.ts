@@ -10,7 +10,8 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { ReadLaneBusy, ReadTooBroad, type ReadLaneSettings } from './read-lane.ts';
+import { currentReadParty, FairQueue } from './fair-queue.ts';
+import { ReadLaneBusy, ReadTooBroad, type ReadLaneCounts, type ReadLaneSettings } from './read-lane.ts';
 
 /** What a worker's read waits on before it is answered: the group committer's commits and syncs. */
 export interface Durability {
@@ -46,7 +47,8 @@ export const READ_THREAD_NICE = 10;
  * query-only connection to the file (WAL lets readers run beside the writer), one statement at a
  * time each, at a lower CPU priority than the event loop. A read that arrives while every thread
  * is busy waits its turn, at most `queueMs` (then ReadLaneBusy); a statement running longer than
- * `timeoutMs` fails with ReadTooBroad. better-sqlite3 cannot interrupt a statement, so its thread
+ * `timeoutMs` fails with ReadTooBroad. Waiting reads take turns between organizations (a FairQueue):
+ * one organization's queued reports do not hold another's first page behind them. better-sqlite3 cannot interrupt a statement, so its thread
  * is ended: it stops at the statement's end, and keeps its place until then, so the cap holds
  * even while an overrunning statement finishes.
  *
@@ -57,7 +59,8 @@ export const READ_THREAD_NICE = 10;
  */
 export class SqliteReadWorkers {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  /** Reads waiting for a thread, taking turns between organizations (fair-queue.ts). */
+  private readonly queue = new FairQueue<Job>();
   private nextId = 0;
   private closed = false;
   /** Held by `quiesce`: new reads wait in the queue. */
@@ -69,6 +72,11 @@ export class SqliteReadWorkers {
     private readonly settings: ReadLaneSettings,
     private readonly durability: Durability,
   ) {}
+
+  /** Reads running and waiting for a thread, now (metrics, tests). */
+  counts(): ReadLaneCounts {
+    return { running: this.slots.filter((slot) => slot.job).length, waiting: this.queue.length };
+  }
 
   /** Threads running (or ending); for tests and metrics. */
   get threads(): number {
@@ -102,18 +110,17 @@ export class SqliteReadWorkers {
       const slot = this.held ? undefined : this.freeSlot();
       if (slot) return this.start(slot, job);
       job.waitTimer = setTimeout(() => {
-        const at = this.queue.indexOf(job);
-        if (at >= 0) this.queue.splice(at, 1);
+        this.queue.remove(job);
         reject(new ReadLaneBusy(this.settings.queueMs));
       }, this.settings.queueMs);
       job.waitTimer.unref();
-      this.queue.push(job);
+      this.queue.push(currentReadParty(), job);
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) {
+    for (const job of this.queue.drain()) {
       clearTimeout(job.waitTimer);
       job.reject(new Error('the server is stopping'));
     }

@@ -5,6 +5,7 @@ import type { Scope } from '../../shared/schemas/api-keys.ts';
 import type { Role } from '../../shared/schemas/console.ts';
 import type { StaffRole } from '../../shared/schemas/staff.ts';
 import { GATE_OPERATIONS, type GateOperationKind } from '../../shared/kiosk/gate-operations.ts';
+import { asReadParty } from '../db/fair-queue.ts';
 import type { Db, Executor } from '../db/schema.ts';
 import { idempotencyHeader, json } from './responses.ts';
 import { parseInput } from './parse.ts';
@@ -201,7 +202,9 @@ export function routerOf<D>(routes: readonly RouteDefinition<D>[], deps: D, wiri
       const params = route.params && parseInput(route.params, req.params, 'params');
       const query = route.query && parseInput(route.query, req.query, 'query');
       const body = route.body && parseInput(route.body, req.body, 'body');
-      await route.handler(new ParsedInput(params, query, body, req, routeDb), req, res, deps);
+      const run = () => route.handler(new ParsedInput(params, query, body, req, routeDb), req, res, deps);
+      // A broad read waits for the lane in turns between organizations (server/db/fair-queue.ts).
+      await (route.lane === 'reads' ? asReadParty(req.auth?.organization.organization_id ?? '', run) : run());
     });
     router[route.method](route.path, ...chain);
   }

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { LogEvent } from 'kysely';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../clock.ts';
+import type { ReadLaneCounts } from '../db/read-lane.ts';
 import type { Db } from '../db/schema.ts';
 import { dispatchDeadlineCounts } from '../dispatch/engine.ts';
 import type { RateLimitMode } from '../rate-limit/fallback-store.ts';
@@ -31,7 +32,7 @@ export interface Metrics {
   /** A pooled connection failed; the same error heard twice (by the pool and by its client) counts once. */
   onPoolError(err: Error): void;
   /** Reads the database-backed gauges (outbox, dispatch deadlines, pool) at each scrape. */
-  watch(deps: { db: Db; clock: Clock; poolCounts?: () => PoolCounts; rateLimitMode: () => RateLimitMode; onRateLimitSwitch(listener: (mode: RateLimitMode) => void): void }): void;
+  watch(deps: { db: Db; clock: Clock; poolCounts?: () => PoolCounts; readLaneCounts?: () => ReadLaneCounts; rateLimitMode: () => RateLimitMode; onRateLimitSwitch(listener: (mode: RateLimitMode) => void): void }): void;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -142,6 +143,20 @@ export function createMetrics(): Metrics {
             this.set({ state: 'total' }, pool.totalCount);
             this.set({ state: 'idle' }, pool.idleCount);
             this.set({ state: 'waiting' }, pool.waitingCount);
+          },
+        });
+      }
+      const readLaneCounts = deps.readLaneCounts;
+      if (readLaneCounts) {
+        new Gauge({
+          name: 'tsaro_db_read_lane',
+          help: 'Broad reads (lists, searches, stats, reports) on the read lane: running (holding a place), waiting (for a place, taking turns between organizations)',
+          labelNames: ['state'],
+          registers: [registry],
+          collect() {
+            const lane = readLaneCounts();
+            this.set({ state: 'running' }, lane.running);
+            this.set({ state: 'waiting' }, lane.waiting);
           },
         });
       }
