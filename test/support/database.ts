@@ -46,12 +46,14 @@ export const sqliteTemplateDir = (run: string) => join(SYSTEM_TMP, `tsaro-templa
  * Within a vitest run (vitest.config.ts sets TSARO_TEST_TEMPLATE_RUN) it is a copy of a template
  * the run's first caller migrated, so each server does not run every migration again (about a
  * second on PostgreSQL, more on a loaded host); the server still runs `migrateToLatest` at start,
- * which finds nothing to do. Outside a run (or with no run id) it is a fresh database, migrated.
+ * which finds nothing to do. Outside a run (or with TSARO_TEST_TEMPLATE_RUN=off) it is a fresh
+ * database, migrated.
  * Tests of the migrations themselves use `createTestDatabase`, which is empty.
  */
 export async function createMigratedDatabase(engine = testEngine()): Promise<TestDatabase> {
   const run = process.env.TSARO_TEST_TEMPLATE_RUN;
-  if (!run || !/^[a-z0-9]+$/.test(run)) {
+  // TSARO_TEST_TEMPLATE_RUN=off: every server migrates its own database (to compare, or to rule the templates out).
+  if (!run || run === 'off' || !/^[a-z0-9]+$/.test(run)) {
     const database = await createTestDatabase(engine);
     const opened = openDatabase(database.url);
     try {
