@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, REDIS_URL, probeServicesOnce } from './test/support/services.ts';
 import { TEST_SECRETS_KEY } from './test/support/secrets.ts';
+
+/** The run's id for its template databases, one for the whole run: the config function below runs for the root and again for every project. */
+function templateRun(): string {
+  process.env.TSARO_TEST_TEMPLATE_RUN ||= randomBytes(5).toString('hex');
+  return process.env.TSARO_TEST_TEMPLATE_RUN;
+}
 
 /**
  * `npm test`: unit tests once; the API and database suites on SQLite and again on PostgreSQL.
@@ -32,6 +39,8 @@ export default defineConfig(async () => {
     TSARO_TEST_REDIS_URL: has('Redis') ? REDIS_URL : '',
     TSARO_TEST_CHROMIUM: has('Chromium') ? '1' : '',
     TSARO_TEST_KANNEL: has('Kannel') ? '1' : '',
+    // This run's migrated template databases (test/support/database.ts), removed at its end (test/support/template-setup.ts).
+    TSARO_TEST_TEMPLATE_RUN: templateRun(),
   };
   const dbSuites = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts'];
   // *.mocked.test.ts replace a module with vi.mock: they need a fresh module graph, so they run
@@ -43,6 +52,7 @@ export default defineConfig(async () => {
   // *.sqlite.test.ts: what only SQLite has (group commit). Each runs in its engine's project only.
   return {
     test: {
+      globalSetup: ['test/support/template-setup.ts'],
       reporters: ['default', { onTestRunEnd: () => void process.stdout.write(summary) }],
       testTimeout: 20_000,
       // Most files wait on servers, databases and Chromium rather than compute: four at once keep

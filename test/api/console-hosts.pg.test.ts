@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, joinConsole, onHost, PASSWORD, type JoinedPerson } from '../support/console.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -15,7 +15,7 @@ let b: TestServer;
 let org: TestOrganization;
 let owner: JoinedPerson;
 beforeAll(async () => {
-  database = await createTestDatabase('postgres');
+  database = await createMigratedDatabase('postgres');
   a = await startTestServer({ database, config: { REDIS_URL } });
   b = await startTestServer({ database, config: { REDIS_URL } });
   org = await a.createOrganization({ name: 'Two Hosts Estate' });

@@ -5,7 +5,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createOrganization } from '../../server/organizations/service.ts';
 import { addResponder } from '../../server/responders/service.ts';
 import { startServer } from '../../server/server.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 import { ApiClient, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 import { TEST_SECRETS_KEY } from '../support/secrets.ts';
 
@@ -415,7 +415,7 @@ describe('dispatch: sandbox and drills play out on the simulated network', () =>
 
 describe('dispatch: a fast sandbox is not held to the one-second sweep', () => {
   it('with the sweep off, the simulated steps still run to resolved on their own timers', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     const config = loadConfig({ PORT: '0', DEMO: '0', THREAT_SEED: '0', LOG_LEVEL: 'silent', DATABASE_URL: database.url, SANDBOX_SPEED: '1000', SECRETS_KEY: TEST_SECRETS_KEY });
     const running = await startServer(config, { logger: pino({ level: 'silent' }), runDispatch: false, simulationTimers: true });
     try {

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { addResponder } from '../../server/responders/service.ts';
 import { incidentBody, startTestServer } from '../support/server.ts';
 import { ManualClock } from '../support/clock.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 import { responderCall } from '../support/responder.ts';
 
 describe('the duty job with several hosts on one PostgreSQL database', () => {
   it('hosts looking together open each alert once, count a missed check-in once, and raise the case once', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     const clock = new ManualClock();
     const hosts = [await startTestServer({ database, clock }), await startTestServer({ database, clock }), await startTestServer({ database, clock })];
     try {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresKeyCache } from '../../server/auth/key-cache.ts';
 import { ManualClock } from '../support/clock.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/webhook-durability.ts';
 
@@ -17,7 +17,7 @@ describe('names people choose, on two hosts', () => {
   const visitor = { visitor_name: 'Chidi Okafor', visitor_phone: '+2348031234567' };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedDatabase();
     const clock = new ManualClock();
     hosts = [await startTestServer({ database, clock }), await startTestServer({ database, clock })];
     await Promise.all(hosts.map((host) => cacheOf(host).ready));

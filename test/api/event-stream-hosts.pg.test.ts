@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ulid } from 'ulidx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { ManualClock } from '../support/clock.ts';
 import { openStream, type OpenStream } from '../support/event-stream.ts';
 import { ApiClient, incidentBody, startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
@@ -21,7 +21,7 @@ let viaB: ApiClient;
 const streams: OpenStream[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedDatabase();
   const clock = new ManualClock();
   hostA = await startTestServer({ database, clock });
   hostB = await startTestServer({ database, clock });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinConsole, PASSWORD } from '../support/console.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { consolePost, ownAddress, tally } from '../support/guesses.ts';
 import { startTestServer, type TestOrganization, type TestServer } from '../support/server.ts';
 
@@ -20,7 +20,7 @@ let org: TestOrganization;
 // its own 30. This file is about the shared windows, so it gives Redis the time to answer.
 const config = { REDIS_URL, TRUST_PROXY: 'loopback', REDIS_TIMEOUT_MS: '5000' };
 beforeAll(async () => {
-  database = await createTestDatabase('postgres');
+  database = await createMigratedDatabase('postgres');
   a = await startTestServer({ database, config });
   b = await startTestServer({ database, config });
   org = await a.createOrganization({ name: 'Two Hosts Estate' });

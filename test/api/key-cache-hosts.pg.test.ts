@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresKeyCache } from '../../server/auth/key-cache.ts';
 import { hashSecret } from '../../server/auth/secrets.ts';
 import { ManualClock } from '../support/clock.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/webhook-durability.ts';
 
@@ -24,7 +24,7 @@ describe('API-key cache with several hosts on one PostgreSQL database', () => {
   const cacheOf = (host: TestServer) => host.running.keyCache as PostgresKeyCache;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedDatabase();
     const clock = new ManualClock();
     hosts = [];
     for (let i = 0; i < 3; i++) hosts.push(await startTestServer({ database, clock }));

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 import { startTestServer } from '../support/server.ts';
 
 /**
@@ -13,7 +13,7 @@ import { startTestServer } from '../support/server.ts';
  */
 describe('a keyed validation whose key another host answers between its check and its claim', () => {
   it('replays the answer the other host stored, and the code is used once', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     const hostA = await startTestServer({ database });
     const hostB = await startTestServer({ database });
     const holder = new pg.Client({ connectionString: database.url });

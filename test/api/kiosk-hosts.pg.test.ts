@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.ts';
 import { ManualClock } from '../support/clock.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 
 describe('kiosk outages with several hosts on one PostgreSQL database', () => {
   it('hosts sweeping together raise kiosk.offline once per silent kiosk, and kiosk.online once on its return', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     const clock = new ManualClock();
     const hosts = [await startTestServer({ database, clock }), await startTestServer({ database, clock }), await startTestServer({ database, clock })];
     try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PASSWORD, joinConsole, onHost, totpCode } from '../support/console.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** Issues #32 (finding 5) and #46 on two hosts over one PostgreSQL database. */
@@ -8,7 +8,7 @@ let database: TestDatabase;
 let a: TestServer;
 let b: TestServer;
 beforeAll(async () => {
-  database = await createTestDatabase('postgres');
+  database = await createMigratedDatabase('postgres');
   a = await startTestServer({ database });
   b = await startTestServer({ database });
 });

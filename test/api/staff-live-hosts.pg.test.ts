@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addResponder } from '../../server/responders/service.ts';
 import { ManualClock } from '../support/clock.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 import { responderCall } from '../support/responder.ts';
 import { incidentBody, startTestServer } from '../support/server.ts';
 import { joinStaff } from '../support/staff.ts';
@@ -9,7 +9,7 @@ import { openLive, responderIn } from '../support/staff-live.ts';
 
 describe('the staff channel and the offer bell with two hosts on one PostgreSQL database', () => {
   it("a phone waiting on host B gets the offer an SOS on host A made; a controller on host B sees host A's position report", async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     const clock = new ManualClock();
     const [a, b] = [await startTestServer({ database, clock, config: { DISPATCH_RADIUS_KM: '15' } }), await startTestServer({ database, clock, config: { DISPATCH_RADIUS_KM: '15' } })];
     try {

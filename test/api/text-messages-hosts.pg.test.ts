@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kannelAvailable, smsConfigOf, startKannel, type KannelRig } from '../support/kannel.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { freePort } from '../support/ports.ts';
 import { incidentBody, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -13,7 +13,7 @@ describe.skipIf(!process.env.TSARO_TEST_KANNEL)('text messages on two hosts', ()
   beforeAll(async () => {
     if (!kannelAvailable().available) throw new Error(kannelAvailable().reason);
     rig = await startKannel();
-    database = await createTestDatabase();
+    database = await createMigratedDatabase();
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       hosts.push(

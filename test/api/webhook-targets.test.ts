@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.ts';
+import { createMigratedDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer, expectErrorBody } from '../support/server.ts';
 import { Receiver, undoAfterEachTest } from '../support/webhook-durability.ts';
 import { parseKey } from '../../server/secrets/key-source.ts';
@@ -58,7 +58,7 @@ describe('webhook targets on loopback and private addresses', () => {
   });
 
   it('an endpoint registered while allowed gets nothing once the operator turns it off: the attempt fails naming why', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     stops.push(() => database.drop());
     const receiver = await Receiver.start();
     const permissive = await startTestServer({ database, config: { WEBHOOK_ALLOW_PRIVATE: '1' }, deliverWebhooks: false });
@@ -82,7 +82,7 @@ describe('webhook targets on loopback and private addresses', () => {
   });
 
   it('a live endpoint on loopback written past registration gets nothing, even with WEBHOOK_ALLOW_PRIVATE=1; only the tests\' start option (liveWebhooksToLoopback) delivers to it', async () => {
-    const database = await createTestDatabase();
+    const database = await createMigratedDatabase();
     stops.push(() => database.drop());
     const receiver = await Receiver.start();
     const server = await startTestServer({ database, config: { WEBHOOK_ALLOW_PRIVATE: '1' }, deliverWebhooks: false });

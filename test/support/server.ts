@@ -11,7 +11,7 @@ import type { Plan } from '../../server/organizations/organization.ts';
 import { startServer, type RunningServer, type StartOptions } from '../../server/server.ts';
 import { ManualClock } from './clock.ts';
 import { TEST_SECRETS_KEY } from './secrets.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createMigratedDatabase, type TestDatabase } from './database.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -123,7 +123,7 @@ export interface TestServerOptions {
 
 /** The real server on port 0 over a database of its own, with a hand-moved clock. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.database ?? (await createMigratedDatabase());
   const clock = options.clock ?? new ManualClock();
   // Webhook tests deliver to receivers on loopback, as a developer's machine does.
   const config = loadConfig({

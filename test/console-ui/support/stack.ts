@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ensureConsoleAppBuilt } from '../../../console/build.ts';
-import { createTestDatabase } from '../../support/database.ts';
+import { createMigratedDatabase } from '../../support/database.ts';
 import { ManualClock } from '../../support/clock.ts';
 import { browserTmp } from '../../support/temp.ts';
 import { freePort } from '../../support/ports.ts';
@@ -47,7 +47,7 @@ export async function startConsoleStack(name: string, options: TestServerOptions
   // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
   const temp = browserTmp('tsaro-cui-');
   await ensureConsoleAppBuilt();
-  const ownDatabase = options.database ? undefined : await createTestDatabase(options.engine ?? 'sqlite');
+  const ownDatabase = options.database ? undefined : await createMigratedDatabase(options.engine ?? 'sqlite');
   const database = options.database ?? ownDatabase!;
   // A port of its own rather than 0: PUBLIC_URL (and so every invite link the console makes) derives from PORT.
   const config = { PORT: String(await freePort()), ...options.config };

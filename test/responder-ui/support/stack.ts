@@ -6,7 +6,7 @@ import { ensureResponderAppBuilt } from '../../../responder-app/build.ts';
 import { addResponder } from '../../../server/responders/service.ts';
 import { signInUrl } from '../../../server/responders/sign-in.ts';
 import { ManualClock } from '../../support/clock.ts';
-import { createTestDatabase } from '../../support/database.ts';
+import { createMigratedDatabase } from '../../support/database.ts';
 import { browserTmp } from '../../support/temp.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
 import { launchChromium } from '../../ui/support/browser.ts';
@@ -61,7 +61,7 @@ export async function startResponderStack(name: string): Promise<ResponderStack>
   // Chromium's profile socket path must stay under 108 characters: a short folder of the test's own.
   const temp = browserTmp('tsaro-rui-');
   await ensureResponderAppBuilt();
-  const database = await createTestDatabase('sqlite');
+  const database = await createMigratedDatabase('sqlite');
   const server = await startTestServer({ database, clock: new WallClock(), runDispatch: true });
   const org = await server.createOrganization({ name: 'Lekki Shield' });
   const browser = await launchChromium();

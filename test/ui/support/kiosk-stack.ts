@@ -6,7 +6,7 @@ import type { Scope } from '../../../shared/schemas/api-keys.ts';
 import { ManualClock } from '../../support/clock.ts';
 import { browserTmp } from '../../support/temp.ts';
 import { freePort } from '../../support/ports.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { createMigratedDatabase, type TestDatabase } from '../../support/database.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../../support/server.ts';
 import { startCuttableLink, type CuttableLink } from './link.ts';
 
@@ -96,7 +96,7 @@ export async function startKioskStack(options: KioskStackOptions): Promise<Kiosk
   // checkout in a deep folder (CI's) and a long test name overflow.
   const browserTemp = browserTmp('tsaro-ui-');
   const tmp = browserTemp.dir;
-  const database: TestDatabase = await createTestDatabase('sqlite');
+  const database: TestDatabase = await createMigratedDatabase('sqlite');
   // A port the test chose (e.g. Kannel's delivery reports come to PUBLIC_URL) or a free one.
   const serverPort = Number(options.serverConfig?.PORT ?? (await freePort()));
   const config = { PORT: String(serverPort), SANDBOX_SPEED: String(options.sandboxSpeed ?? 60), ...options.serverConfig };
