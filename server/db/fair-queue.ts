@@ -73,3 +73,62 @@ export class FairQueue<T> {
     return all;
   }
 }
+
+/**
+ * A fixed number of places, handed out at once while one is free; otherwise the asker waits in a
+ * FairQueue (turns between the parties) at most `waitMs`, then fails with `busy()`. A place given
+ * back goes straight to the next waiter. The read lane's PostgreSQL places and the deep-page
+ * places (server/db/paged.ts) are each one of these.
+ */
+export class FairPlaces {
+  private taken = 0;
+  private readonly waiting = new FairQueue<{ start(): void }>();
+
+  constructor(
+    private readonly size: number,
+    private readonly waitMs: number,
+    private readonly busy: () => Error,
+  ) {}
+
+  take(): Promise<void> {
+    if (this.taken < this.size) {
+      this.taken++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        start: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.remove(waiter);
+        reject(this.busy());
+      }, this.waitMs);
+      timer.unref();
+      this.waiting.push(currentReadParty(), waiter);
+    });
+  }
+
+  /** A place given back: to the next waiter (the count stays), or free. */
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.taken--;
+  }
+
+  /** `work` in a place, given back when it settles. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.take();
+    try {
+      return await work();
+    } finally {
+      this.give();
+    }
+  }
+
+  counts(): { running: number; waiting: number } {
+    return { running: this.taken, waiting: this.waiting.length };
+  }
+}

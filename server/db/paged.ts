@@ -1,5 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ApiError } from '../http/errors.ts';
+import { FairPlaces } from './fair-queue.ts';
 import { DeepPageBusy } from './read-lane.ts';
 import type { Executor } from './schema.ts';
 
@@ -20,40 +21,10 @@ export interface DeepPageSettings {
 
 export const DEEP_PAGE_DEFAULTS: DeepPageSettings = { fromRows: 10_000, concurrency: 1, waitMs: 1_000 };
 
-/** Places for deep pages, first come first served, with a bounded wait. */
-class DeepPagePlaces {
-  private running = 0;
-  private readonly waiting: Array<{ start(): void }> = [];
-  constructor(readonly settings: DeepPageSettings) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.settings.concurrency) await this.place();
-    else this.running++;
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next.start();
-      else this.running--;
-    }
-  }
-
-  /** Waits for a place handed over by a read that ended (the count stays as it is). */
-  private place(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        start: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        reject(new DeepPageBusy(this.settings.fromRows, this.settings.waitMs));
-      }, this.settings.waitMs);
-      timer.unref();
-      this.waiting.push(waiter);
-    });
+/** Places for deep pages (turns between organizations, a bounded wait), and the settings they were made with. */
+class DeepPagePlaces extends FairPlaces {
+  constructor(readonly settings: DeepPageSettings) {
+    super(settings.concurrency, settings.waitMs, () => new DeepPageBusy(settings.fromRows, settings.waitMs));
   }
 }
 

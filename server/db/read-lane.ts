@@ -1,5 +1,5 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import { currentReadParty, FairQueue } from './fair-queue.ts';
+import { FairPlaces } from './fair-queue.ts';
 
 /**
  * The read lane (issue #45): where broad reads run (lists, searches, stats, analytics, reports),
@@ -56,11 +56,13 @@ const codeOf = (err: unknown) => String((err as { code?: unknown } | null)?.code
  * The read pool as Kysely's dialect takes it: PostgreSQL's own cancellation by the pool's
  * `statement_timeout` (57014) becomes ReadTooBroad, and a wait for a place that ran out while
  * every connection was busy becomes ReadLaneBusy (a refused or unreachable database stays what
- * it is, a 503 "not answering"). Places are handed out in turns between organizations (Turns).
+ * it is, a 503 "not answering"). Places are handed out in turns between organizations (FairPlaces).
  */
 export function readLanePool(pool: PostgresPool, settings: ReadLaneSettings): PostgresPool & { counts(): ReadLaneCounts } {
   const translated = (err: unknown): unknown => (codeOf(err) === '57014' ? new ReadTooBroad(settings.timeoutMs) : err);
-  const turns = new Turns(settings);
+  // Handed out here rather than by the pool's own first-come queue: waiting reads take turns
+  // between organizations, and the pool never has more asked of it than its connections.
+  const turns = new FairPlaces(settings.concurrency, settings.queueMs, () => new ReadLaneBusy(settings.queueMs));
   return {
     async connect(): Promise<PostgresPoolClient> {
       await turns.take();
@@ -94,47 +96,4 @@ export function readLanePool(pool: PostgresPool, settings: ReadLaneSettings): Po
 export interface ReadLaneCounts {
   running: number;
   waiting: number;
-}
-
-/**
- * The read pool's places, handed out here rather than by the pool's own first-come queue: a read
- * waits for one at most `queueMs` (then ReadLaneBusy), and waiting reads take turns between
- * organizations (fair-queue.ts). The pool then never has more asked of it than its connections.
- */
-class Turns {
-  private taken = 0;
-  private readonly waiting = new FairQueue<{ start(): void }>();
-  constructor(private readonly settings: ReadLaneSettings) {}
-
-  take(): Promise<void> {
-    if (this.taken < this.settings.concurrency) {
-      this.taken++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        start: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiting.remove(waiter);
-        reject(new ReadLaneBusy(this.settings.queueMs));
-      }, this.settings.queueMs);
-      timer.unref();
-      this.waiting.push(currentReadParty(), waiter);
-    });
-  }
-
-  counts(): ReadLaneCounts {
-    return { running: this.taken, waiting: this.waiting.length };
-  }
-
-  /** A place given back: to the next waiting read (the count stays), or free. */
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next.start();
-    else this.taken--;
-  }
 }
