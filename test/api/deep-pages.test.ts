@@ -6,6 +6,7 @@ import type { Db } from '../../server/db/schema.ts';
 import { foldTallies, tallySkip } from '../../server/db/tallies.ts';
 import { TALLIED_TABLES } from '../../server/tally-folder.ts';
 import { checkProperty } from '../support/property.ts';
+import { bulkRows } from '../support/bulk-rows.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -45,9 +46,9 @@ describe('deep pages by page number, started from the tallies', () => {
     const key = await org.live.post('/api-keys', { name: 'Lekki only', scopes: ['incidents:read', 'logs:read'], site_ids: [sites[0]] });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     siteKey = server.client(key.body.secret);
-    await bulkRows(db, org.organizationId, sites, 3000);
+    await bulkRows(db, org.organizationId, sites, 3000, instant, false);
     const other = await server.createOrganization({ name: 'Small Estate' });
-    await bulkRows(db, other.organizationId, [], 300);
+    await bulkRows(db, other.organizationId, [], 300, instant, false);
     // Some folded, some not.
     await foldTallies(db, VISIT_SPEC, 900);
     await foldTallies(db, INCIDENT_SPEC, 400);
@@ -156,7 +157,7 @@ describe('deep pages by page number, started from the tallies', () => {
 
   it("a deep page's answer is the same before and after the fold", async () => {
     const other = await server.createOrganization({ name: 'Unfolded Estate' });
-    await bulkRows(db, other.organizationId, [], 1500);
+    await bulkRows(db, other.organizationId, [], 1500, instant, false);
     const paths = ['/access-logs?limit=25&page=30', '/access-logs?limit=7&page=150&status=checked_out', '/access-logs?limit=10&page=20&entry_point=Main%20Gate', '/incidents?limit=9&page=40', '/incidents?limit=9&page=25&status=resolved'];
     const before = await Promise.all(paths.map(async (path) => (await other.live.get(path)).body));
     await server.running.foldTallies();
@@ -174,31 +175,3 @@ describe('deep pages by page number, started from the tallies', () => {
   }, 120_000);
 });
 
-/** Visits and incidents of one organization, spread over 75 days, as the product writes them. */
-async function bulkRows(db: Db, organizationId: string, sites: string[], n: number): Promise<void> {
-  const site = (i: number) => (sites.length ? pick([sites[0]!, sites[1]!, sites[0]!, null], i) : null);
-  const batches = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / 400) }, (_, b) => rows.slice(b * 400, b * 400 + 400));
-  const ids = (prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}_${organizationId.slice(-6)}${String(i).padStart(7, '0')}`);
-  const visits = ids('log').map((log_id, i) => {
-    const at = instant(i);
-    const open = i % 9 === 0;
-    return {
-      log_id, organization_id: organizationId, environment: 'live', code_id: null, method: pick(['walk_in', 'code'], i), visitor_name: `Visitor ${i}`, visitor_phone: `+23480${String(i).padStart(8, '0')}`,
-      entry_point: pick(['Main Gate', 'Back Gate', null], i >> 1), host_user_id: null, notes: null, status: open ? 'checked_in' : 'checked_out', checked_in_at: at,
-      checked_out_at: open ? null : new Date(Date.parse(at) + (i % 300) * 60_000).toISOString(), checkout_notes: null, recorded_by: null, auto_checked_out: 0, created_at: at, updated_at: at, erased_at: null, site_id: site(i),
-    };
-  });
-  for (const batch of batches(visits)) await db.insertInto('access_logs').values(batch).execute();
-  const incidents = ids('inc').map((incident_id, i) => {
-    const at = instant(i * 3 + 1);
-    return {
-      incident_id, organization_id: organizationId, environment: 'live', idempotency_key: null, category: pick(['sos', 'medical', 'vehicle', 'location_threat'], i), severity: pick(['high', 'low', 'critical'], i >> 1),
-      status: pick(['resolved', 'cancelled', 'resolved', 'dispatching', 'escalated', 'resolved', 'on_scene'], i), title: 'SOS', description: null, is_drill: 0, subject_name: `Subject ${i}`, subject_phone: null,
-      subject_email: null, subject_reference: null, subject_metadata: '{}', longitude: 3.4, latitude: 6.5, address: null, landmark: null, version: 1, dispatch_deadline: at, escalation_deadline: at,
-      assigned_at: null, on_scene_at: null, resolution_outcome: null, resolution_notes: null, created_at: at, updated_at: at,
-      resolved_at: null, cancelled_at: null, responder_id: null, responder_name: null, responder_phone: null, responder_latitude: null, responder_longitude: null, eta_minutes: null,
-      next_step_at: null, dispatch_round: 1, site_id: site(i + 1),
-    };
-  });
-  for (const batch of batches(incidents.slice(0, n / 2))) await db.insertInto('incidents').values(batch as never).execute();
-}

@@ -6,6 +6,7 @@ import { histogramCount, percentileOf, secondsBucket } from '../../server/db/his
 import { foldInBulk, foldTallies, splitDays, type Histogram } from '../../server/db/tallies.ts';
 import { TALLIED_TABLES } from '../../server/tally-folder.ts';
 import { checkProperty } from '../support/property.ts';
+import { bulkRows } from '../support/bulk-rows.ts';
 import { startTestServer, type ApiClient, type TestOrganization, type TestServer } from '../support/server.ts';
 
 /**
@@ -36,8 +37,8 @@ describe('list totals agree with count(*) at any point of the fold', () => {
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     siteKey = server.client(key.body.secret);
     const other = await server.createOrganization({ name: 'Small Estate' });
-    await bulkRows(db, org.organizationId, sites, 4000);
-    await bulkRows(db, other.organizationId, [], 200);
+    await bulkRows(db, org.organizationId, sites, 4000, instant);
+    await bulkRows(db, other.organizationId, [], 200, instant);
   }, 120_000);
   afterAll(() => server.stop());
 
@@ -217,54 +218,6 @@ describe('list totals agree with count(*) at any point of the fold', () => {
   }, 180_000);
 });
 
-/** Visits, incidents, codes, events and audit entries of one organization, spread over 60 days, as the product writes them. */
-async function bulkRows(db: Db, organizationId: string, sites: string[], n: number): Promise<void> {
-  const site = (i: number) => (sites.length ? pick([sites[0]!, sites[1]!, sites[0]!, null], i) : null);
-  const batches = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / 400) }, (_, b) => rows.slice(b * 400, b * 400 + 400));
-  const ids = (prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}_${organizationId.slice(-6)}${String(i).padStart(7, '0')}`);
-  const visits = ids('log').map((log_id, i) => {
-    const at = instant(i);
-    const open = i % 9 === 0;
-    return {
-      log_id, organization_id: organizationId, environment: 'live', code_id: null, method: pick(['walk_in', 'code'], i), visitor_name: `Visitor ${i}`, visitor_phone: `+23480${String(i).padStart(8, '0')}`,
-      entry_point: pick(['Main Gate', 'Back Gate', null], i >> 1), host_user_id: null, notes: null, status: open ? 'checked_in' : 'checked_out', checked_in_at: at,
-      checked_out_at: open ? null : new Date(Date.parse(at) + (i % 300) * 60_000).toISOString(), checkout_notes: null, recorded_by: null, auto_checked_out: 0, created_at: at, updated_at: at, erased_at: null, site_id: site(i),
-    };
-  });
-  for (const batch of batches(visits)) await db.insertInto('access_logs').values(batch).execute();
-  const incidents = ids('inc').map((incident_id, i) => {
-    const at = instant(i * 3 + 1);
-    return {
-      incident_id, organization_id: organizationId, environment: 'live', idempotency_key: null, category: pick(['sos', 'medical', 'vehicle', 'location_threat'], i), severity: pick(['high', 'low', 'critical'], i >> 1),
-      status: pick(['resolved', 'cancelled', 'resolved', 'dispatching', 'escalated', 'resolved', 'on_scene'], i), title: 'SOS', description: null, is_drill: 0, subject_name: `Subject ${i}`, subject_phone: null,
-      subject_email: null, subject_reference: null, subject_metadata: '{}', longitude: 3.4, latitude: 6.5, address: null, landmark: null, version: 1, dispatch_deadline: at, escalation_deadline: at,
-      assigned_at: i % 2 ? new Date(Date.parse(at) + (i % 90) * 1000).toISOString() : null, on_scene_at: null, resolution_outcome: null, resolution_notes: null, created_at: at, updated_at: at,
-      resolved_at: null, cancelled_at: null, responder_id: null, responder_name: null, responder_phone: null, responder_latitude: null, responder_longitude: null, eta_minutes: null,
-      next_step_at: null, dispatch_round: 1, site_id: site(i + 1),
-    };
-  });
-  for (const batch of batches(incidents.slice(0, n / 2))) await db.insertInto('incidents').values(batch as never).execute();
-  const codes = ids('code').map((code_id, i) => {
-    const at = instant(i * 5 + 2);
-    return {
-      code_id, organization_id: organizationId, environment: 'live', code: `T-${String(i).padStart(6, '0')}`, visitor_name: `Guest ${i}`, visitor_phone: null, visitor_email: null, purpose: null, entry_point: null,
-      host_user_id: null, status: pick(['used', 'expired', 'revoked', 'active', 'used'], i), valid_from: at, valid_until: '2027-12-31T00:00:00.000Z', // past the test's clock: the expiry sweep leaves the active ones alone
-      max_uses: 1, use_count: i % 3 ? 1 : 0, qr_payload: 'TS1.x', change_seq: i + 1,
-      created_at: at, updated_at: at, revoked_at: null, revoke_reason: null, erased_at: null, site_id: site(i + 2), entry_point_id: null,
-    };
-  });
-  for (const batch of batches(codes.slice(0, n / 2))) await db.insertInto('access_codes').values(batch as never).execute();
-  const events = ids('evt').map((event_id, i) => ({
-    event_id, organization_id: organizationId, environment: 'live', type: pick(['incident.created', 'visitor.arrived', 'incident.updated'], i), resource_id: `inc_${i}`, data: '{}',
-    created_at: instant(i * 11 + 3), test: i % 17 === 0 ? 1 : 0, site_id: site(i + 3),
-  }));
-  for (const batch of batches(events.slice(0, n / 2))) await db.insertInto('events').values(batch as never).execute();
-  const audit = ids('aud').map((audit_id, i) => ({
-    audit_id, organization_id: organizationId, environment: pick(['live', 'sandbox', null], i), actor_type: 'key', actor_id: 'key_1', actor_label: 'Backend', action: pick(['createIncident', 'createAccessCode', 'revokeApiKey'], i),
-    resource_type: null, resource_id: null, ip: null, created_at: instant(i * 13 + 4),
-  }));
-  for (const batch of batches(audit.slice(0, n / 4))) await db.insertInto('audit_log').values(batch).execute();
-}
 
 /** Some open visits check out and some active incidents close, as the product changes them (a settled row never changes again). */
 async function settleSome(db: Db, seed: number): Promise<void> {
@@ -281,7 +234,7 @@ describe('the fold in bulk (a generated year) tallies every settled row once', (
     server = await startTestServer();
     const db = server.running.database.db;
     const org = await server.createOrganization();
-    await bulkRows(db, org.organizationId, [], 1500);
+    await bulkRows(db, org.organizationId, [], 1500, instant);
     for (const spec of TALLIED_TABLES) await foldInBulk(db, spec, 250);
     const left = await sql<{ n: number | string }>`select count(*) as n from access_logs where tallied = 0 and status = 'checked_out'`.execute(db);
     expect(Number(left.rows[0]!.n)).toBe(0);
