@@ -6,6 +6,7 @@ import { OutboxBar } from './screens/outbox-bar.tsx';
 import { SafetyBar } from './screens/safety.tsx';
 import { SignInScreen } from './screens/sign-in.tsx';
 import { useResponder } from './use-responder.ts';
+import { beatHeard } from './presence.ts';
 
 /** One screen at a time, chosen by what the responder has in hand: sign-in, a notice, an incident, an offer, or the duty switch. */
 export function App() {
@@ -24,7 +25,7 @@ export function App() {
         onDecline={actions.decline}
       />
     );
-  else screen = <DutyScreen responder={state.responder} onDuty={state.onDuty} location={location} now={now} onDutyChange={actions.setDuty} />;
+  else screen = <DutyScreen responder={state.responder} onDuty={state.onDuty} location={location} now={now} heard={beatHeard(state)} onDutyChange={actions.setDuty} />;
   return (
     <div className="app">
       {screen}

@@ -42,8 +42,12 @@ export interface AppState {
   work: Work | null;
   notice: Notice | null;
   sent: Sent[];
-  /** The last heartbeat queued: availability, position, and when. */
-  lastBeat: { available: boolean; latitude: number; longitude: number; at: number } | null;
+  /**
+   * The last heartbeat queued: availability, position, and when; `heard` once the server has
+   * answered a beat of this availability (a newer position still on its way keeps it, a change
+   * of availability clears it). Missing in state saved by an older app: taken as heard.
+   */
+  lastBeat: { available: boolean; latitude: number; longitude: number; at: number; heard?: boolean } | null;
 }
 
 const KEY = 'tsaro-responder-state';

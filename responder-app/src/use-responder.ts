@@ -109,7 +109,9 @@ export function useResponder() {
       if (action.kind === 'availability') {
         if (answer.ok && 'responder' in answer.body) {
           const responder = answer.body.responder;
-          update((s) => ({ ...s, responder }));
+          const available = (action.body as { available?: boolean }).available;
+          // "Location sent" means the server has it: the beat is heard once answered, not when queued.
+          update((s) => ({ ...s, responder, lastBeat: s.lastBeat && s.lastBeat.available === available ? { ...s.lastBeat, heard: true } : s.lastBeat }));
         }
         return;
       }
@@ -208,7 +210,8 @@ export function useResponder() {
     if (!point) return;
     if (!beatDue(last, available, position, now, onDuty && working)) return;
     const beat = { available, latitude: point.latitude, longitude: point.longitude };
-    update((s) => ({ ...s, lastBeat: { ...beat, at: Date.now() } }));
+    // The server already knows this availability when only the place moved: it stays heard.
+    update((s) => ({ ...s, lastBeat: { ...beat, at: Date.now(), heard: s.lastBeat?.available === available && s.lastBeat.heard !== false } }));
     void queue({ kind: 'availability', method: 'PUT', path: '/availability', body: beat, label: !available ? (onDuty ? 'Busy with an incident' : 'Off duty') : position ? 'On duty, here' : 'On duty (last known place)' });
   }, [token, outbox, onDuty, working, position, now, queue, update]);
 

@@ -182,6 +182,20 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     for (const step of ['assigned', 'responding', 'on_scene', 'resolved']) expect(events.filter((event) => event === step)).toHaveLength(1);
     expect((await partnerEvents(stack.partner, incident.incident_id)).filter((event) => STEPS_SEEN_BY_PARTNER.includes(event))).toEqual(STEPS_SEEN_BY_PARTNER);
     expect((await stack.partner.get(`/incidents/${incident.incident_id}`)).body.incident).toMatchObject({ resolution_outcome: 'false_alarm', responder: { eta_minutes: 0 } });
+
+    // Off and on duty again with the link cut: the phone does not say its place is sent until the server has it.
+    await page.getByTestId('notice-ok').click();
+    const duty = page.getByRole('switch', { name: 'On duty', exact: true });
+    phone.link.cut();
+    await duty.click();
+    await expect.poll(() => duty.getAttribute('aria-checked')).toBe('false');
+    await duty.click();
+    await expect.poll(() => duty.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => page.getByTestId('outbox-waiting').textContent(), { timeout: 10_000 }).toMatch(/Waiting to send: On duty.*tried \d+×/);
+    expect(await page.getByTestId('location-status').textContent()).toBe('Sending your location… you are offered incidents once it is through.');
+    phone.link.restore();
+    await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+    expect((await serverSide(stack, phone.token)).available).toBe(true);
     await phone.context.close();
   });
 

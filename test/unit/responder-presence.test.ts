@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BEAT_EVERY_MS, beatDue, locationLine, STALE_AFTER_MS } from '../../responder-app/src/presence.ts';
+import { BEAT_EVERY_MS, beatDue, beatHeard, locationLine, STALE_AFTER_MS } from '../../responder-app/src/presence.ts';
 
 const LEKKI = { latitude: 6.4478, longitude: 3.4723 };
 /** About 111 m north of LEKKI (0.001° of latitude). */
@@ -44,6 +44,20 @@ describe("the duty screen's location line", () => {
     expect(locationLine(true, fix(30_000), T0)).toEqual({ text: 'Location sent (±12 m).', problem: false });
     expect(locationLine(true, fix(STALE_AFTER_MS + 1), T0)).toEqual({ text: 'Location is stale: last fix 2 min ago.', problem: true });
     expect(locationLine(true, fix(7 * 60_000), T0).text).toBe('Location is stale: last fix 7 min ago.');
+  });
+
+  it('says the place is sent only once the server has answered the beat: until then, that it is on its way', () => {
+    expect(locationLine(true, fix(1_000), T0, false)).toEqual({ text: 'Sending your location… you are offered incidents once it is through.', problem: false });
+    expect(locationLine(true, fix(STALE_AFTER_MS + 1), T0, false).text).toBe('Location is stale: last fix 2 min ago.');
+    const beat = (available: boolean, heard?: boolean) => ({ available, latitude: LEKKI.latitude, longitude: LEKKI.longitude, at: T0, heard });
+    // Just switched on duty: no beat yet, or the last one said off duty.
+    expect(beatHeard({ onDuty: true, work: null, lastBeat: null })).toBe(false);
+    expect(beatHeard({ onDuty: true, work: null, lastBeat: beat(false, true) })).toBe(false);
+    // The on-duty beat queued, then answered.
+    expect(beatHeard({ onDuty: true, work: null, lastBeat: beat(true, false) })).toBe(false);
+    expect(beatHeard({ onDuty: true, work: null, lastBeat: beat(true, true) })).toBe(true);
+    // State saved by an older app has no mark: taken as heard.
+    expect(beatHeard({ onDuty: true, work: null, lastBeat: beat(true) })).toBe(true);
   });
 
   it('tells the responder what to do when the browser refuses or has no fix, and nothing about location off duty', () => {

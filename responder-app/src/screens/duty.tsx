@@ -2,8 +2,8 @@ import type { Responder } from '../api.ts';
 import type { LocationState } from '../state.ts';
 import { locationLine } from '../presence.ts';
 
-export function DutyScreen(props: { responder: Responder | null; onDuty: boolean; location: LocationState; now: number; onDutyChange: (next: boolean) => void }) {
-  const line = locationLine(props.onDuty, props.location, props.now);
+export function DutyScreen(props: { responder: Responder | null; onDuty: boolean; location: LocationState; now: number; heard: boolean; onDutyChange: (next: boolean) => void }) {
+  const line = locationLine(props.onDuty, props.location, props.now, props.heard);
   return (
     <main className="screen duty" data-testid="screen-duty">
       <header>
