@@ -52,6 +52,12 @@ export const ConfigSchema = z.object({
   DATABASE_READ_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Pages by `page` (an OFFSET) this many rows deep or deeper are "deep": they run DATABASE_READ_DEEP_PAGES at a time. */
   DATABASE_READ_DEEP_FROM_ROWS: z.coerce.number().int().min(1).default(10_000),
+  /**
+   * A search of a list whose rows, before the search, number this many or fewer reads those rows
+   * instead of the text index (shared by every organization: a small organization's search would
+   * otherwise read every organization's entries for its words). 0: always the text index.
+   */
+  DATABASE_SEARCH_SCAN_ROWS: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
   /** Deep pages running at once on this host; one more waits a second for a place, then is answered 503 with Retry-After. */
   DATABASE_READ_DEEP_PAGES: z.coerce.number().int().min(1).max(64).default(1),
   /** `redis://...`: rate limits shared by every host. Unset: limits are kept in this process. */

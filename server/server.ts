@@ -25,7 +25,7 @@ import { dutyJob, dutySettingsOf } from './duty/service.ts';
 import { createJobRunner } from './jobs/runner.ts';
 import { sweepJob, type SweepReport } from './sweeps.ts';
 import { foldAll, tallyFoldJob } from './tally-folder.ts';
-import { textIndexJob } from './db/text-search.ts';
+import { setSearchScanRows, textIndexJob } from './db/text-search.ts';
 import { loadSealingKeys, readySealing } from './secrets/start.ts';
 import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWebhookQueue, type WebhookQueue } from './webhooks/queue.ts';
@@ -129,6 +129,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics();
   limitDeepPages({ ...DEEP_PAGE_DEFAULTS, fromRows: config.DATABASE_READ_DEEP_FROM_ROWS, concurrency: config.DATABASE_READ_DEEP_PAGES });
+  setSearchScanRows(config.DATABASE_SEARCH_SCAN_ROWS);
   const database = openDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     readLane: {

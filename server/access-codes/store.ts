@@ -4,8 +4,8 @@ import { preparedQuery } from '../db/prepared.ts';
 import { isPostgres, type AccessCodeRow, type Database, type Executor, type PassKeyRow, type PassLinkRow, type Tenant } from '../db/schema.ts';
 import { fromTenant, narrowedToSite, reachesSite, tenantParams, whereTenant } from '../db/tenant.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
-import { listTotal, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import { listTotal, searchWay, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec, type SearchWay } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -144,14 +144,14 @@ export interface CodeFilter {
   createdBefore?: string;
 }
 
-function filteredCodes(db: Executor, tenant: Tenant, filter: CodeFilter) {
+function filteredCodes(db: Executor, tenant: Tenant, filter: CodeFilter, way?: SearchWay) {
   // A code made before sites (site_id null) is valid at every site, so it is listed with each.
   let base = reached(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
-  if (filter.search) base = base.where(matchesText(db, CODE_SEARCH, filter.search));
+  if (filter.search) base = base.where(matchesText(db, CODE_SEARCH, filter.search, way));
   return base;
 }
 
@@ -161,7 +161,8 @@ export async function listAccessCodeRows(db: Executor, tenant: Tenant, filter: C
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
 export async function searchAccessCodeRows(db: Executor, tenant: Tenant, filter: CodeFilter, page: PageRequest) {
-  return searchedPage<AccessCodeRow>(db, 'access_codes', filteredCodes(db, tenant, filter), CODE_ORDER, page, SEARCH_COUNT_CEILING);
+  const way = await searchWay(db, codeTally(tenant, filter));
+  return searchedPage<AccessCodeRow>(db, 'access_codes', filteredCodes(db, tenant, filter, way), CODE_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /** How the codes listed are counted (total, deep pages): a search up to its ceiling, an exact phone on its index, the rest from the tallies. */

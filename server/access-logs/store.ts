@@ -3,9 +3,9 @@ import type { Total } from '../http/pagination.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { AccessLogRow, Executor, Tenant } from '../db/schema.ts';
-import { listTotal, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { listTotal, searchWay, tallySkip, talliedGroups, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
 import { fromTenant, narrowedToSite } from '../db/tenant.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec, type SearchWay } from '../db/text-search.ts';
 
 /** The tenant's visits within the caller's sites (a key or person limited to sites sees only theirs), perhaps of one site. */
 const scoped = (db: Executor, tenant: Tenant, siteId?: string) => fromTenant(db, tenant, 'access_logs', { siteId });
@@ -72,14 +72,14 @@ export interface LogFilter {
   checkedInBefore?: string;
 }
 
-function filtered(db: Executor, tenant: Tenant, filter: LogFilter) {
+function filtered(db: Executor, tenant: Tenant, filter: LogFilter, way?: SearchWay) {
   let base = scoped(db, tenant, filter.siteId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.visitorPhone) base = base.where('visitor_phone', '=', filter.visitorPhone);
   if (filter.entryPoint) base = base.where('entry_point', 'in', filter.entryPoint.length ? filter.entryPoint : ['']);
   if (filter.checkedInFrom) base = base.where('checked_in_at', '>=', filter.checkedInFrom);
   if (filter.checkedInBefore) base = base.where('checked_in_at', '<', filter.checkedInBefore);
-  if (filter.search) base = base.where(matchesText(db, VISIT_SEARCH, filter.search));
+  if (filter.search) base = base.where(matchesText(db, VISIT_SEARCH, filter.search, way));
   return base;
 }
 
@@ -89,7 +89,8 @@ export async function listAccessLogRows(db: Executor, tenant: Tenant, filter: Lo
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
 export async function searchAccessLogRows(db: Executor, tenant: Tenant, filter: LogFilter, page: PageRequest) {
-  return searchedPage<AccessLogRow>(db, 'access_logs', filtered(db, tenant, filter), VISIT_ORDER, page, SEARCH_COUNT_CEILING);
+  const way = await searchWay(db, visitTally(tenant, filter));
+  return searchedPage<AccessLogRow>(db, 'access_logs', filtered(db, tenant, filter, way), VISIT_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /**

@@ -12,6 +12,7 @@ import { ReadWorkersDialect, SqliteReadWorkers } from './sqlite-read-workers.ts'
 import type { Database, Db } from './schema.ts';
 import { ownerOnlyDatabaseFiles } from '../../shared/node/owner-only-files.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { addSqliteFunctions } from './sqlite-functions.ts';
 import { GROUP_COMMIT_DEFAULTS, GroupCommitSqliteDialect, GroupCommitter, type GroupCommitOptions, type WalSync } from './sqlite-group-commit.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -145,6 +146,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
   // timeout 0: better-sqlite3's default busy handler waits up to 5 s, blocking the event loop.
   const writer = new SqliteDatabase(path, { timeout: 0 });
   writer.pragma('journal_mode = WAL');
+  addSqliteFunctions(writer);
   // A file's WAL is synced by the group committer before any answer, off the event loop: FULL's
   // guarantee without its fsync inside COMMIT. An in-memory database has nothing to sync.
   const wal = path === ':memory:' ? undefined : walFile(`${resolve(path)}-wal`);
@@ -164,6 +166,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): OpenedData
     reader = new SqliteDatabase(path);
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
+    addSqliteFunctions(reader);
   }
   const checkpointer = wal && startCheckpointer(resolve(path));
   const disk = wal && checkpointer && { sync: options.walSync ? options.walSync(wal.sync) : wal.sync, checkpoint: checkpointer.checkpoint };

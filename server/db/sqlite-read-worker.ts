@@ -7,6 +7,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
+import { addSqliteFunctions } from './sqlite-functions.ts';
 
 const port = parentPort!;
 const { path, nice } = workerData as { path: string; nice: number };
@@ -22,6 +23,7 @@ try {
 
 const db = new SqliteDatabase(path, { timeout: 5_000 });
 db.pragma('query_only = ON');
+addSqliteFunctions(db);
 // Its reads' time limits start now: a thread's start (loading SQLite, opening the file) is not the read's.
 port.postMessage({ ready: true });
 

@@ -4,7 +4,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import type { Total } from '../http/pagination.ts';
 import { countRows, countRowsUpTo, type SkipStart, type SkipTo } from './paged.ts';
 import { isPostgres, type Executor, type Tenant } from './schema.ts';
-import { SEARCH_COUNT_CEILING } from './text-search.ts';
+import { SEARCH_COUNT_CEILING, searchScanRows, type SearchWay } from './text-search.ts';
 import type { SitelessRow } from './tenant.ts';
 
 /**
@@ -582,6 +582,18 @@ export async function listTotal(db: Executor, filtered: () => SelectQueryBuilder
   if (tally.search) return countRowsUpTo(db, filtered(), SEARCH_COUNT_CEILING);
   if (tally.narrowed) return { n: await countRows(filtered()) };
   return { n: await talliedCount(db, tally.spec, tally.rollup, tally.filter) };
+}
+
+/**
+ * How a list's search looks its text up (server/db/text-search.ts `SearchWay`): by reading the
+ * list's rows when, without the search, they are DATABASE_SEARCH_SCAN_ROWS or fewer (counted from
+ * the tallies, one statement), so a small organization's search costs its own rows, not the text
+ * index's entries of every organization; otherwise in the text index.
+ */
+export async function searchWay(db: Executor, tally: ListTally): Promise<SearchWay> {
+  const most = searchScanRows();
+  if (!tally.search || most === 0) return 'index';
+  return (await talliedCount(db, tally.spec, tally.rollup, tally.filter)) <= most ? 'scan' : 'index';
 }
 
 /**

@@ -24,6 +24,25 @@ const TEXT_JOINER = String.fromCharCode(31);
 /** A search this long or longer is looked up in the text index. */
 export const INDEXED_SEARCH_MIN = 3;
 
+/**
+ * How a search looks its text up: `index`, in the table's text index; `scan`, by reading the list's
+ * own rows (those of its tenant and field filters) and keeping those that hold the text, for a list
+ * of few rows (`searchWay` in server/db/tallies.ts). The two agree: both match a substring of any
+ * column in any case (SQLite folds case with `tsaro_fold`, server/db/sqlite-functions.ts, as its
+ * text index folds it; PostgreSQL's `lower` is Unicode's).
+ */
+export type SearchWay = 'index' | 'scan';
+
+let scanRows = 5_000;
+
+/** DATABASE_SEARCH_SCAN_ROWS: set once at start-up (server/server.ts). */
+export function setSearchScanRows(rows: number): void {
+  scanRows = rows;
+}
+
+/** Lists of this many rows or fewer (before their search) are searched by reading them; 0: none. */
+export const searchScanRows = (): number => scanRows;
+
 /** Most rows a search counts; past it the answer says `totalResultsCapped`. */
 export const SEARCH_COUNT_CEILING = 10_000;
 
@@ -31,8 +50,8 @@ export const SEARCH_COUNT_CEILING = 10_000;
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 /** The condition, on the table (its columns unqualified), that a row holds `text` in one of the columns. */
-export function matchesText(db: Executor, spec: SearchSpec, text: string): RawBuilder<boolean> {
-  const indexed = [...text].length >= INDEXED_SEARCH_MIN;
+export function matchesText(db: Executor, spec: SearchSpec, text: string, way: SearchWay = 'index'): RawBuilder<boolean> {
+  const indexed = way === 'index' && [...text].length >= INDEXED_SEARCH_MIN;
   const pattern = `%${escapeLike(text)}%`;
   if (isPostgres(db) && indexed) {
     // One trigram index over the columns joined (migration 0063): the tenant's entries and the
@@ -46,6 +65,14 @@ export function matchesText(db: Executor, spec: SearchSpec, text: string): RawBu
   if (!isPostgres(db) && indexed) {
     // An FTS5 phrase is the text itself, its quotes doubled: a substring of any column.
     return sql<boolean>`rowid in (select rowid from ${sql.table(spec.fts)} where ${sql.table(spec.fts)} match ${`"${text.replace(/"/g, '""')}"`})`;
+  }
+  if (!isPostgres(db)) {
+    // SQLite's lower() folds ASCII only; tsaro_fold folds as JavaScript's toLowerCase, as FTS5 does.
+    const folded = text.toLowerCase();
+    return sql<boolean>`(${sql.join(
+      spec.columns.map((column) => sql`instr(tsaro_fold(${sql.ref(column)}), ${folded}) > 0`),
+      sql` or `,
+    )})`;
   }
   const lowered = `%${escapeLike(text.toLowerCase())}%`;
   return sql<boolean>`(${sql.join(

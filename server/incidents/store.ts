@@ -10,8 +10,8 @@ import { jobsForEventsOf } from '../webhooks/queue.ts';
 import { tenantParams, whereTenant, whereSiteReached, reachesSite, fromTenant, narrowedToSite } from '../db/tenant.ts';
 import { pagedRows, searchedPage, type ListOrder, type PageRequest } from '../db/paged.ts';
 import { secondsBucket } from '../db/histogram.ts';
-import { listTotal, tallySkip, talliedGroups, talliedHistograms, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
-import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec } from '../db/text-search.ts';
+import { listTotal, searchWay, tallySkip, talliedGroups, talliedHistograms, tenantTally, type ListTally, type Rollup, type TallySpec } from '../db/tallies.ts';
+import { matchesText, SEARCH_COUNT_CEILING, type SearchSpec, type SearchWay } from '../db/text-search.ts';
 import type { Total } from '../http/pagination.ts';
 import { intervalRowsOf, type IntervalRow } from './intervals.ts';
 
@@ -275,7 +275,7 @@ export const INCIDENT_TALLY: TallySpec = {
   rollups: [INCIDENT_ROLLUP, INCIDENT_TIMES],
 };
 
-function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter) {
+function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter, way?: SearchWay) {
   let base = fromTenant(db, tenant, 'incidents', { siteId: filter.siteId });
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.statusIn) base = base.where('status', 'in', filter.statusIn);
@@ -283,7 +283,7 @@ function filteredIncidents(db: Executor, tenant: Tenant, filter: IncidentFilter)
   if (filter.severity) base = base.where('severity', '=', filter.severity);
   if (filter.createdFrom) base = base.where('created_at', '>=', filter.createdFrom);
   if (filter.createdBefore) base = base.where('created_at', '<', filter.createdBefore);
-  if (filter.search) base = base.where(matchesText(db, INCIDENT_SEARCH, filter.search));
+  if (filter.search) base = base.where(matchesText(db, INCIDENT_SEARCH, filter.search, way));
   return base;
 }
 
@@ -293,7 +293,8 @@ export async function listIncidentRows(db: Executor, tenant: Tenant, filter: Inc
 
 /** A search's page and total in one statement, when it can (`searchedPage`). */
 export async function searchIncidentRows(db: Executor, tenant: Tenant, filter: IncidentFilter, page: PageRequest) {
-  return searchedPage<IncidentRow>(db, 'incidents', filteredIncidents(db, tenant, filter), INCIDENT_ORDER, page, SEARCH_COUNT_CEILING);
+  const way = await searchWay(db, incidentTally(tenant, filter));
+  return searchedPage<IncidentRow>(db, 'incidents', filteredIncidents(db, tenant, filter, way), INCIDENT_ORDER, page, SEARCH_COUNT_CEILING);
 }
 
 /** How the incidents listed are counted (total, deep pages): a search up to its ceiling, every field filter and window from the tallies. */
