@@ -6,6 +6,7 @@ import { countRows, countRowsUpTo, type SkipStart, type SkipTo } from './paged.t
 import { isPostgres, type Executor, type Tenant } from './schema.ts';
 import { SEARCH_COUNT_CEILING, searchScanRows, type SearchWay } from './text-search.ts';
 import type { SitelessRow } from './tenant.ts';
+import { setNewest } from '../bounded-map.ts';
 
 /**
  * Totals that do not scan (issue #45). A list's `totalResults`, and the stats and reports over a
@@ -593,8 +594,19 @@ export async function listTotal(db: Executor, filtered: () => SelectQueryBuilder
 export async function searchWay(db: Executor, tally: ListTally): Promise<SearchWay> {
   const most = searchScanRows();
   if (!tally.search || most === 0) return 'index';
-  return (await talliedCount(db, tally.spec, tally.rollup, tally.filter)) <= most ? 'scan' : 'index';
+  // A list far past the line stays past it for a while: its count is not asked again for a
+  // minute (the way only decides the cost; both ways answer alike).
+  const key = `${tally.spec.table} ${JSON.stringify(tally.filter)}`;
+  const known = LIST_SIZES.get(key);
+  if (known && known.rows > 2 * most && Date.now() - known.at < LIST_SIZE_KEPT_MS) return 'index';
+  const rows = await talliedCount(db, tally.spec, tally.rollup, tally.filter);
+  setNewest(LIST_SIZES, key, { rows, at: Date.now() }, 1000);
+  return rows <= most ? 'scan' : 'index';
 }
+
+/** Lists' sizes lately counted by `searchWay`, by table and filter (this host's, the thousand latest). */
+const LIST_SIZES = new Map<string, { rows: number; at: number }>();
+const LIST_SIZE_KEPT_MS = 60_000;
 
 /**
  * Where a deep page by `page` starts, found in the tallies rather than by walking every row
