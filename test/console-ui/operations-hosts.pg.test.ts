@@ -172,7 +172,7 @@ describe("the operations centre's journey on two hosts sharing one PostgreSQL da
     const duty = phone.getByRole('switch', { name: 'On duty', exact: true });
     await expect.poll(() => duty.getAttribute('aria-checked'), { timeout: 10_000 }).toBe('false');
     await duty.click();
-    await expect.poll(() => phone.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+    await expect.poll(() => phone.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
 
     // The partner's SOS on host A: nobody within reach, so nobody is offered it.
     const sos = await org.live.post('/incidents', {

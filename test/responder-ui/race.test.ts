@@ -4,7 +4,7 @@ import { keepScreenshot, PHONE, partnerView, reportIncident, startResponderStack
 async function onDuty(phone: Phone) {
   await phone.page.goto(phone.appUrl);
   await phone.page.getByTestId('duty-switch').click();
-  await expect.poll(() => phone.page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+  await expect.poll(() => phone.page.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
 }
 
 describe('two phones, one incident; a partner cancel; the operator signing a phone out', () => {

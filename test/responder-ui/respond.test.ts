@@ -31,7 +31,7 @@ async function signInAndGoOnDuty(stack: ResponderStack, phone: Phone, shots = fa
   await expect.poll(() => duty.getAttribute('aria-checked')).toBe('true');
   expect(await page.getByRole('switch', { name: 'On duty', exact: true }).count()).toBe(1);
   await expect.poll(async () => (await serverSide(stack, phone.token)).available, { timeout: 10_000 }).toBe(true);
-  await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+  await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
   if (shots) await keepScreenshot(page, stack.dir, 'on-duty');
   return page;
 }
@@ -194,7 +194,7 @@ describe('the responder app on a phone (412x915, fake geolocation)', () => {
     await expect.poll(() => page.getByTestId('outbox-waiting').textContent(), { timeout: 10_000 }).toMatch(/Waiting to send: On duty.*tried \d+×/);
     expect(await page.getByTestId('location-status').textContent()).toBe('Sending your location… you are offered incidents once it is through.');
     phone.link.restore();
-    await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+    await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
     expect((await serverSide(stack, phone.token)).available).toBe(true);
     await phone.context.close();
   });

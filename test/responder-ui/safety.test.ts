@@ -21,7 +21,7 @@ describe('safety on the phone (412x915, fake geolocation)', () => {
     await page.goto(phone.appUrl);
     await page.getByTestId('screen-duty').waitFor();
     await page.getByRole('switch', { name: 'On duty', exact: true }).click();
-    await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+    await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
 
     const incident = await reportIncident(stack.partner);
     await page.getByTestId('screen-offer').waitFor({ timeout: 15_000 });

@@ -25,7 +25,7 @@ async function onDuty(phone: Phone): Promise<Page> {
   await page.goto(phone.appUrl);
   await page.getByTestId('screen-duty').waitFor();
   await page.getByRole('switch', { name: 'On duty', exact: true }).click();
-  await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 10_000 }).toContain('Location sent');
+  await expect.poll(() => page.getByTestId('location-status').textContent(), { timeout: 20_000 }).toContain('Location sent');
   return page;
 }
 
