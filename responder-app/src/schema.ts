@@ -29,7 +29,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Heartbeat: available or not, and where */
+        /**
+         * Heartbeat: available or not, and where
+         * @description Coming available (on duty, or free again after an incident) has the live incidents near you that wait with nobody asked offered to you at once: the long poll on `GET /offers` hears them.
+         */
         put: operations["reportAvailability"];
         post?: never;
         delete?: never;

@@ -22,6 +22,7 @@ import {
   setDispatchRound,
   setNextStepAt,
   setResponderAvailable,
+  waitingIncidentsNear,
 } from './store.ts';
 
 export interface DispatchSettings {
@@ -175,6 +176,31 @@ async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
   });
 }
 
+/**
+ * A responder who has just become available (on duty, or free again): each live incident near
+ * them still waiting with no offer open and nobody holding it is offered now, as its own round
+ * would offer it (dispatching: the first round's radius; escalated or unresponsive: the wider
+ * one), so an SOS reported a moment before the nearest responder came on duty is not left until
+ * it escalates. Answers how many offers were made.
+ */
+export async function offerWaitingIncidents(deps: DispatchDeps, at: { environment: string; latitude: number; longitude: number }): Promise<number> {
+  const point = { latitude: at.latitude, longitude: at.longitude };
+  let offered = 0;
+  for (const waiting of await waitingIncidentsNear(deps.db, at.environment, point, deps.settings.radiusKm * 3)) {
+    offered += await withIncident(deps.db, waiting.incident_id, async (trx, row) => {
+      if (isSimulated(row) || Number(row.dispatch_round) === 0) return 0;
+      if (row.status !== 'dispatching' && row.status !== 'escalated' && row.status !== 'unresponsive') return 0;
+      const round = row.status === 'dispatching' ? 1 : 2;
+      if (distanceKm(point, { latitude: Number(row.latitude), longitude: Number(row.longitude) }) > deps.settings.radiusKm * (round === 1 ? 1 : 3)) return 0;
+      // Others are still considering it, or someone holds it: not a waiting incident.
+      if ((await offersOfIncident(trx, row.incident_id)).some((offer) => offer.status === 'pending' || offer.status === 'accepted')) return 0;
+      return offerRound(trx, deps, row, round);
+    });
+  }
+  if (offered) deps.logger.info({ offered }, 'waiting incidents offered to a responder who came available');
+  return offered;
+}
+
 /** The simulated network's next move: accept, set off, arrive, close. */
 async function simulatedStep(deps: DispatchDeps, incidentId: string): Promise<void> {
   const speed = deps.settings.sandboxSpeed;
@@ -324,6 +350,10 @@ export function createDispatchEngine(deps: DispatchDeps, options: { timers?: boo
       // has steps of its own to follow. An opening handed back to the sweep is picked up there.
       if (incident.environment !== 'sandbox' && !incident.is_drill) return;
       followSimulated(incident.incident_id).catch((err: unknown) => deps.logger.warn({ err, incidentId: incident.incident_id }, 'simulated step failed; the sweep retries'));
+    },
+    responderAvailable(responder) {
+      if (stopped) return;
+      offerWaitingIncidents(deps, responder).catch((err: unknown) => deps.logger.warn({ err, responderId: responder.responderId }, 'offering waiting incidents to a responder who came available failed; the sweep offers them'));
     },
     stop() {
       stopped = true;

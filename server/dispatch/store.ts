@@ -3,6 +3,29 @@ import { paramRows, preparedQuery, rowParams } from '../db/prepared.ts';
 import { boundingBox, type Point } from './nearest.ts';
 import { ringOfferBells } from './offer-ring.ts';
 
+/**
+ * Live incidents of the environment inside the box around `center` that wait for a responder
+ * (dispatching once opened, escalated, unresponsive), oldest first: for a responder who has just
+ * become available (`incidents_live_by_status`).
+ */
+export async function waitingIncidentsNear(db: Executor, environment: string, center: Point, radiusKm: number, limit = 20): Promise<IncidentRow[]> {
+  const box = boundingBox(center, radiusKm);
+  return db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('status', 'in', ['dispatching', 'escalated', 'unresponsive'])
+    .where('is_drill', '=', 0)
+    .where('dispatch_round', '>', 0)
+    .where('latitude', '>=', box.minLat)
+    .where('latitude', '<=', box.maxLat)
+    .where('longitude', '>=', box.minLng)
+    .where('longitude', '<=', box.maxLng)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
 /** Statuses in which an incident keeps its responder busy. */
 const BUSY = ['assigned', 'responding', 'on_scene'];
 

@@ -32,6 +32,12 @@ export interface Dispatcher {
   incidentOpened(incident: Incident): void;
   /** Inside the cancelling transaction: withdraw its offers, free its responder, stop its scheduled steps. */
   incidentCancelled(trx: Executor, incidentId: string): Promise<void>;
+  /**
+   * Optional: after a heartbeat that made a responder available (on duty, or free again), the
+   * live incidents near them still waiting with nobody asked are offered at once, not at the next
+   * escalation or re-offer. Never throws; the sweep remains the safety net.
+   */
+  responderAvailable?(responder: { responderId: string; environment: string; latitude: number; longitude: number }): void;
   /** Stops any timers of its own (server shutdown). */
   stop?(): void;
 }

@@ -23,6 +23,7 @@ import type { Config } from '../config.ts';
 import { responderDutyRouteList } from './duty-routes.ts';
 import { rowToResponder } from './responder.ts';
 import type { OfferBell } from './offer-bell.ts';
+import type { Dispatcher } from '../incidents/dispatcher.ts';
 import { openOffers, pendingOfferIds, recentAssignments, reportAvailability } from './service.ts';
 
 /** A long poll waits on the bell at most this long at a time, then looks at the (injected) clock. */
@@ -36,6 +37,8 @@ export interface ResponderRouteDeps extends EventDeps {
   texting: TextingDeps;
   /** The host's one look-out for waiting phones (server/responders/offer-bell.ts). */
   offerBell: OfferBell;
+  /** A heartbeat that makes a responder available has the incidents waiting near them offered (server/dispatch/engine.ts). */
+  dispatcher: Pick<Dispatcher, 'responderAvailable'>;
 }
 
 const route = routeFor<ResponderRouteDeps>();
@@ -69,9 +72,14 @@ export const responderRouteList = [
     body: AvailabilityRequest,
     operationId: 'reportAvailability',
     summary: 'Heartbeat: available or not, and where',
+    description: 'Coming available (on duty, or free again after an incident) has the live incidents near you that wait with nobody asked offered to you at once: the long poll on `GET /offers` hears them.',
     responses: { 200: { description: 'Recorded', ...json(ResponderEnvelope) }, 400: error('Invalid body'), ...authErrors },
     async handler({ body }, req, res, deps) {
-      res.json({ responder: await reportAvailability(deps.db, deps, responderOf(req).responder_id, body) });
+      const before = responderOf(req);
+      const responder = await reportAvailability(deps.db, deps, before.responder_id, body);
+      res.json({ responder });
+      // Just come available: the incidents near them still waiting for anyone are offered now.
+      if (body.available && !Number(before.available)) deps.dispatcher.responderAvailable?.({ responderId: before.responder_id, environment: before.environment, latitude: body.latitude, longitude: body.longitude });
     },
   }),
   route({

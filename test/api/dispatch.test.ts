@@ -284,6 +284,36 @@ describe('dispatch: the responder network', () => {
     await retire(freed.token);
   });
 
+  it('a responder coming on duty is offered at once the incident near them nobody was asked, not one beyond the radius nor one others are considering', async () => {
+    const late = await responderAt('Late Starter', 2);
+    await retire(late.token);
+    // Reported while nobody is on duty near Lekki: dispatching, no offer at all.
+    const waiting = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    expect(await offersIn(waiting)).toEqual([]);
+    // 40 km east: outside the first round's 15 km.
+    const far = (await org.live.post('/incidents', report({ location: { coordinates: [LEKKI.longitude + 40 / 110.5, LEKKI.latitude], address: 'Ibeju-Lekki' } }))).body.incident.incident_id;
+    // One a colleague has open before them.
+    const colleague = await responderAt('Already Asked', 4);
+    const considered = (await org.live.post('/incidents', report())).body.incident.incident_id;
+    expect((await offersIn(considered)).map((offer) => offer.responder_id)).toEqual([colleague.responder.responder_id]);
+
+    const beat = await responderCall(late.token, '/availability', { method: 'PUT', body: { available: true, latitude: LEKKI.latitude, longitude: LEKKI.longitude + 2 / 110.5 } });
+    expect(beat.status).toBe(200);
+    // No sweep runs here (the clock stands still): the heartbeat itself brought the offer.
+    await expect.poll(async () => (await offersOf(late.token)).map((offer) => offer.incident.incident_id), { timeout: 10_000 }).toEqual([waiting]);
+    // Offered as its own first round would offer it: to the nearest available, the colleague now too.
+    const asked = (await offersIn(waiting)).map((offer) => offer.responder_id).sort();
+    expect(asked).toEqual([late.responder.responder_id, colleague.responder.responder_id].sort());
+    expect(await offersIn(far)).toEqual([]);
+    expect((await offersIn(considered)).map((offer) => offer.responder_id)).toEqual([colleague.responder.responder_id]);
+    // A heartbeat while already available asks nothing again.
+    await responderCall(late.token, '/availability', { method: 'PUT', body: { available: true, latitude: LEKKI.latitude, longitude: LEKKI.longitude + 2 / 110.5 } });
+    expect((await offersIn(waiting)).map((offer) => offer.responder_id).sort()).toEqual(asked);
+
+    for (const id of [waiting, far, considered]) await org.live.post(`/incidents/${id}/cancel`, {});
+    await retire(late.token, colleague.token);
+  });
+
   it('a responder retrying an accept or a status report whose answer was lost gets the same answer, not a 409', async () => {
     const r = await responderAt('Flaky Network', 1);
     const id = (await org.live.post('/incidents', report())).body.incident.incident_id;
