@@ -67,11 +67,12 @@ describe('a search answers the same whichever way it is looked up', () => {
         const answers = [];
         for (const rows of [0, 5_000]) {
           setSearchScanRows(rows);
-          const answer = await org.live.get(path);
-          expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-          answers.push(answer.body);
+          answers.push(await org.live.get(path));
         }
-        const [indexed, scanned] = answers;
+        // A search of spaces only is refused alike (400, naming search) by a list that trims it.
+        expect(answers[1]!.status, path).toBe(answers[0]!.status);
+        if (answers[0]!.status !== 200) return void expect(answers[1]!.body, path).toEqual(answers[0]!.body);
+        const [indexed, scanned] = answers.map((answer) => answer.body);
         expect(scanned.results, `${path} read from the rows, against the text index`).toEqual(indexed.results);
         expect(scanned.totalResults, path).toBe(indexed.totalResults);
         expect(scanned.next_cursor === null, path).toBe(indexed.next_cursor === null);
