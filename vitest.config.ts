@@ -47,6 +47,9 @@ export default defineConfig(async () => {
   // isolated. Every other file shares its worker's modules (the rule against module-level state
   // is what makes that safe), which saves re-importing the whole server for each file.
   const mocked = '**/*.mocked.test.ts';
+  // A browser suite's setup starts a server, Chromium and, the first time, builds an app: beside the
+  // whole suite on two cores CI has seen that pass 30 s (console-ui/screens, console-ui/board.pg).
+  const BROWSER_HOOK_MS = 120_000;
   const shared = { isolate: false } as const;
   // *.pg.test.ts: what only PostgreSQL (or several hosts on one PostgreSQL database) can show;
   // *.sqlite.test.ts: what only SQLite has (group commit). Each runs in its engine's project only.
@@ -69,22 +72,22 @@ export default defineConfig(async () => {
         { extends: true as const, test: { name: 'kiosk', ...shared, include: ['test/kiosk/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } },
         // The kiosk screens in real Chromium against the browser host and the real server (issue #8).
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'ui', ...shared, include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' } } }]
+          ? [{ extends: true as const, test: { name: 'ui', ...shared, include: ['test/ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, hookTimeout: BROWSER_HOOK_MS } }]
           : []),
         // The responder app in real Chromium at a phone's size against the real server (issue #15).
         // A test is a whole journey of one or two phones (each wait inside it bounded), so it gets 90 s, not 20.
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'responder-ui', ...shared, include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'responder-ui', ...shared, include: ['test/responder-ui/**/*.test.ts'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000, hookTimeout: BROWSER_HOOK_MS } }]
           : []),
         // The partner console in real Chromium against the real server (issue #27): journeys of a person, so 90 s each.
         // Isolated: on clean clones, board.test.ts failed only after another file had run in its worker
         // (a leak not yet found); each file here starts its own Chromium, so the imports cost little beside it.
         ...(has('Chromium')
-          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'console-ui', include: ['test/console-ui/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**'], env: { ...env, TSARO_TEST_DB: 'sqlite' }, testTimeout: 90_000, hookTimeout: BROWSER_HOOK_MS } }]
           : []),
         // The console on two hosts sharing one PostgreSQL database (a revoked key, a removed person, heard on the other host).
         ...(has('Chromium') && has('PostgreSQL')
-          ? [{ extends: true as const, test: { name: 'console-ui-pg', ...shared, include: ['test/console-ui/**/*.pg.test.ts'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, testTimeout: 90_000 } }]
+          ? [{ extends: true as const, test: { name: 'console-ui-pg', ...shared, include: ['test/console-ui/**/*.pg.test.ts'], env: { ...env, TSARO_TEST_DB: 'postgres', TSARO_TEST_POSTGRES_ADMIN_URL: POSTGRES_ADMIN_URL }, testTimeout: 90_000, hookTimeout: BROWSER_HOOK_MS } }]
           : []),
         // Three hosts behind HAProxy on a private PostgreSQL and Redis, one fault at a time (issue #12).
         ...(has('Fault rig')

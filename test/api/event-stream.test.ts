@@ -17,7 +17,10 @@ let other: TestOrganization;
 const streams: OpenStream[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ eventStreamHeartbeatMs: 150, requestTimeouts: { headersMs: 300, requestMs: 500 } });
+  // Stalled-request timeouts short enough for a stream to be seen outliving them, long enough that
+  // no ordinary request of these tests trips them while the whole suite loads the machine (at 300
+  // and 500 ms, a stream's own opening was once answered 408 there).
+  server = await startTestServer({ eventStreamHeartbeatMs: 150, requestTimeouts: { headersMs: 1500, requestMs: 2500 } });
   org = await server.createOrganization({ name: 'Stream Estate' });
   other = await server.createOrganization({ name: 'Other Estate' });
 });
@@ -214,8 +217,8 @@ describe('GET /events/stream', () => {
     const s = await stream(key);
     const remaining = Number(s.headers.get('x-ratelimit-remaining'));
     await vi.waitFor(() => expect(s.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(3), { timeout: 3000, interval: 20 });
-    // Past the 300 ms / 500 ms stalled-request timeouts this server runs with.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Past the 1.5 s / 2.5 s stalled-request timeouts this server runs with.
+    await new Promise((resolve) => setTimeout(resolve, 2700));
     const incidentId = await newIncident(org.live);
     await s.waitForEvents(1);
     expect(s.events[0]!.data.data.incident_id).toBe(incidentId);
