@@ -18,9 +18,9 @@ import { freePort } from '../support/ports.ts';
  * The gates of a site talk to each other (issue #49): real kiosk cores against the real server,
  * each listening on its own KIOSK_PEER_PORT on loopback and dialling the others (KIOSK_PEERS)
  * through a relay per pair, so a test can cut the LAN between two gates. Three gates of one
- * estate and one of another; the server stopped (or out of reach) while they decide. Waits poll;
- * the issue's "within 2 s" is the limit of the polls it names (a use, a walk-in reaching the
- * other gates), not a measured time: the bench measures (p99 6 ms quiet, 59 ms loaded).
+ * estate and one of another; the server stopped (or out of reach) while they decide. Waits poll,
+ * up to 10 s: the issue's "within 2 s" is measured by bench/peers.ts (p99 6 ms quiet, 59 ms
+ * loaded), not by a test's limit, which the whole suite's load on two cores once passed.
  */
 let gate: Gate;
 let wires: PeerWire[] = [];
@@ -68,13 +68,17 @@ async function startKiosks(gates: Array<{ entryPoint: string; siteId: string }>)
       pairs.set(`${i}>${j}`, wire);
     }
   }
+  // A gate that asks a pass's owner and hears nothing within askTimeoutMs decides alone (the
+  // excess is reconciled later). At 1 s, the whole suite's load on two cores once made the owner's
+  // answer over a 200 ms LAN late, and a two-use pass was let in three times: these tests are of
+  // who decides, so the owner is given time to answer.
   const kiosks = gates.map((at, i): PeerKiosk => {
     const log: string[] = [];
     const { core, link } = gate.kiosk({
       entryPoint: at.entryPoint,
       timings: { heartbeatMs: 1_000, panicRetryMs: 200 },
       logEvent: (message) => log.push(message),
-      peers: { port: ports[i]!, addresses: gates.flatMap((_, j) => (j === i ? [] : [pairs.get(`${i}>${j}`)!.address])), redialMs: 100, askTimeoutMs: 1_000 },
+      peers: { port: ports[i]!, addresses: gates.flatMap((_, j) => (j === i ? [] : [pairs.get(`${i}>${j}`)!.address])), redialMs: 100, askTimeoutMs: 5_000 },
     });
     core.start();
     return { core, link, log, port: ports[i]! };
@@ -98,7 +102,6 @@ const allMet = async (kiosks: PeerKiosk[]) => {
   for (const kiosk of kiosks) await expect.poll(() => kiosk.core.peers.members().length, { timeout: 15_000 }).toBe(kiosks.length);
 };
 
-// How fast the news travels is bench/peers.ts's to measure (docs/benchmarks.md); here only that it arrives.
 describe('the gates of a site, with the server stopped', () => {
   it('share uses, visitors and check-outs; the other estate learns nothing; a peer without a valid certificate is ignored', async () => {
     const { home, banana } = await startSite();
