@@ -80,9 +80,12 @@ const firstSimulatedStepAt = (deps: DispatchDeps) => secondsLater(deps.clock, SI
  * so no offer exists yet and the round is already recorded (two statements fewer on every
  * POST /incidents).
  */
+/** How far a round reaches: the first round's radius, escalation's three times it. */
+const roundRadiusKm = (deps: DispatchDeps, round: 1 | 2) => deps.settings.radiusKm * (round === 1 ? 1 : 3);
+
 async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2, opening = false, found?: ResponderRow[]): Promise<number> {
   const widen = round === 1 ? 1 : 3;
-  const radiusKm = deps.settings.radiusKm * widen;
+  const radiusKm = roundRadiusKm(deps, round);
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
   const previous = new Map(opening ? [] : (await offersOfIncident(trx, row.incident_id)).map((offer) => [offer.responder_id, offer]));
   const nowMs = deps.clock.now().getTime();
@@ -186,12 +189,12 @@ async function reoffer(deps: DispatchDeps, incidentId: string): Promise<void> {
 export async function offerWaitingIncidents(deps: DispatchDeps, at: { environment: string; latitude: number; longitude: number }): Promise<number> {
   const point = { latitude: at.latitude, longitude: at.longitude };
   let offered = 0;
-  for (const waiting of await waitingIncidentsNear(deps.db, at.environment, point, deps.settings.radiusKm * 3)) {
+  for (const waiting of await waitingIncidentsNear(deps.db, at.environment, point, roundRadiusKm(deps, 2))) {
     offered += await withIncident(deps.db, waiting.incident_id, async (trx, row) => {
       if (isSimulated(row) || Number(row.dispatch_round) === 0) return 0;
       if (row.status !== 'dispatching' && row.status !== 'escalated' && row.status !== 'unresponsive') return 0;
       const round = row.status === 'dispatching' ? 1 : 2;
-      if (distanceKm(point, { latitude: Number(row.latitude), longitude: Number(row.longitude) }) > deps.settings.radiusKm * (round === 1 ? 1 : 3)) return 0;
+      if (distanceKm(point, { latitude: Number(row.latitude), longitude: Number(row.longitude) }) > roundRadiusKm(deps, round)) return 0;
       // Others are still considering it, or someone holds it: not a waiting incident.
       if ((await offersOfIncident(trx, row.incident_id)).some((offer) => offer.status === 'pending' || offer.status === 'accepted')) return 0;
       return offerRound(trx, deps, row, round);
