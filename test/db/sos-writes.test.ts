@@ -94,12 +94,16 @@ describe('SOS writes (migration 0035)', () => {
     const committed: string[] = [];
     let aInserted!: () => void;
     const aHasInserted = new Promise<void>((resolve) => (aInserted = resolve));
-    // A inserts first and commits 100 ms later; B inserts after A did and commits as soon as it may
-    // (PostgreSQL: before A; SQLite, one writer: after A).
+    let bDone!: () => void;
+    const bHasCommitted = new Promise<void>((resolve) => (bDone = resolve));
+    // A inserts first and commits last it may; B inserts after A did and commits as soon as it may.
+    // PostgreSQL: A waits for B's commit (and the sequencer's turn), not for a time a busy machine
+    // may outrun. SQLite, one writer: B cannot commit before A, so A only pauses.
     const a = db.transaction().execute(async (trx) => {
       await insertEvents(trx, [event(1)]);
       aInserted();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (opened!.engine === 'postgres') await bHasCommitted;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
       await insertEvents(trx, [event(2)]);
     }).then(() => committed.push('a'));
     await aHasInserted;
@@ -110,7 +114,8 @@ describe('SOS writes (migration 0035)', () => {
         committed.push('b');
         // PostgreSQL: the hosts' sequencer numbers what has committed; here it runs while A is still open.
         if (opened!.engine === 'postgres') await sequenceCommittedEvents(db);
-      });
+      })
+      .finally(() => bDone());
     await Promise.all([a, b]);
     const byTransaction = { a: ['evt_001', 'evt_002'], b: ['evt_003'] };
     const inFeedOrder = (await numbers(db)).sort((x, y) => Number(x[1]) - Number(y[1])).map(([eventId]) => eventId);

@@ -4,7 +4,7 @@ import { ensureRendererBuilt } from './support/build-renderer.ts';
 import { findCutText, findOffScreen } from './support/cut-text.ts';
 import { chromiumAtEmptyGate } from './support/fake-camera.ts';
 import { startKioskStack, type KioskStack } from './support/kiosk-stack.ts';
-import { keepScreenshot, openKiosk, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
+import { dismissAnswer, keepScreenshot, openKiosk, PORTRAIT, SMALL, wedgeScan } from './support/page.ts';
 
 /**
  * "Already inside" at the gate (issue #49), in real Chromium against the browser host and the real
@@ -34,8 +34,7 @@ describe.skipIf(!process.env.TSARO_TEST_CHROMIUM)('already inside, on the screen
 
     await wedgeScan(page, code.qr_payload);
     await page.locator('.result[data-decision=admitted]').waitFor();
-    await page.getByRole('button', { name: 'Next visitor' }).click();
-    await page.locator('.result').waitFor({ state: 'detached' });
+    await dismissAnswer(page);
 
     await wedgeScan(page, code.qr_payload);
     const refused = page.locator('.result[data-reason=already_inside]');
