@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PhoneNumber } from './sites.ts';
-import { DateRangeQuery, EndInstantInput, EntryPointRef, PageQuery, SiteRef, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber } from './common.ts';
+import { DateRangeQuery, EndInstantInput, EntryPointRef, PageQuery, SiteRef, StartInstantInput, Timestamp, TimestampInput, nullMeansAbsent, paginated, queryNumber, searchQuery } from './common.ts';
 
 export const ACCESS_CODE_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export const AccessCodeStatus = z.enum(ACCESS_CODE_STATUSES).meta({
@@ -127,7 +127,7 @@ export const ListAccessCodesQuery = PageQuery.extend({
   site_id: SiteRef.optional().meta({ description: 'Only the codes this site admits: its own, and those made before sites (every site admits them)' }),
   status: AccessCodeStatus.optional(),
   visitor_phone: z.string().max(32).optional().meta({ description: 'Exact phone number' }),
-  search: z.string().max(200).optional().meta({ description: 'Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000)' }),
+  search: searchQuery('Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000)'),
 }).extend(DateRangeQuery.shape);
 
 export const CodeIdParams = z.object({ codeId: z.string() });
@@ -318,7 +318,7 @@ export const ListAccessLogsQuery = PageQuery.extend({
   status: AccessLogStatus.optional(),
   visitor_phone: z.string().max(32).optional(),
   entry_point: z.string().max(200).optional(),
-  search: z.string().max(200).optional().meta({ description: 'Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)' }),
+  search: searchQuery('Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)'),
 }).extend(DateRangeQuery.shape);
 
 export const CurrentVisitor = z
@@ -341,7 +341,7 @@ export const CurrentVisitors = z
 export const CurrentVisitorsQuery = z.object({
   site_id: SiteRef.optional().meta({ description: 'Only who is at this site' }),
   entry_point: z.string().max(200).optional(),
-  search: z.string().max(200).optional(),
+  search: searchQuery('Part of the visitor name or phone, any case'),
 });
 
 export const AccessLogStats = z

@@ -142,6 +142,12 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const MAX_PAGE_LIMIT = 100;
 
 /**
+ * A list's free-text `search`, one rule for every list: its ends are trimmed (a search box's stray
+ * space finds what the words find), and one of spaces only is no search at all, never a 400.
+ */
+export const searchQuery = (description: string) => z.string().trim().max(200).optional().meta({ description: `${description}. Spaces at either end are ignored; spaces only is no search.` });
+
+/**
  * `page`, `limit` and `cursor` as every list takes them; out of range is a 400 naming the field.
  * `page` stays as the reference has it (an offset: a deep page costs its depth); `cursor` (a
  * page's `next_cursor`) opens the next page at any depth as fast as the first. Both together

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateRangeQuery, Environment, PageQuery, SiteRef, Timestamp, TimestampInput, paginated, nullMeansAbsent } from './common.ts';
+import { DateRangeQuery, Environment, PageQuery, SiteRef, Timestamp, TimestampInput, paginated, nullMeansAbsent, searchQuery } from './common.ts';
 
 export const INCIDENT_CATEGORIES = ['sos', 'vehicle', 'location_threat', 'medical'] as const;
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -153,7 +153,7 @@ export const IncidentStatusFilter = z.enum([...INCIDENT_STATUSES, 'active']).met
 
 export const ListIncidentsQuery = PageQuery.extend({
   site_id: SiteRef.optional().meta({ description: 'Only the incidents of this site' }),
-  search: z.string().trim().min(1).max(200).optional().meta({ description: "Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)" }),
+  search: searchQuery("Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000)"),
   status: IncidentStatusFilter.optional(),
   category: IncidentCategory.optional(),
   severity: IncidentSeverity.optional(),

@@ -176,4 +176,25 @@ describe('what partners\' clients send', () => {
       expect(score.body).toMatchObject({ location: { latitude: 6.4541, longitude: 3.3947 }, radius_km: 2.5 });
     });
   });
+
+  describe('a search box sends what the guard typed, stray spaces and all', () => {
+    it('every list ignores spaces at either end of search, and spaces only is no search (not a 400)', async () => {
+      const bola = { visitor_name: 'Bola Ahmed Lawal', visitor_phone: '+2348030000077' };
+      expect((await org.live.post('/access-logs', bola)).status).toBe(201);
+      expect((await org.live.post('/access-codes', bola)).status).toBe(201);
+      expect((await org.live.post('/incidents', incidentBody({ subject: { name: 'Bola Ahmed Lawal' } }))).status).toBe(201);
+      for (const list of ['/incidents', '/access-logs', '/access-codes', '/access-logs/current-visitors']) {
+        const key = list.endsWith('current-visitors') ? 'visitors' : 'results';
+        const all = await org.live.get(list);
+        const blank = await org.live.get(`${list}?search=${encodeURIComponent('   ')}`);
+        expect(blank.status, `${list}: ${JSON.stringify(blank.body)}`).toBe(200);
+        expect(blank.body[key], list).toEqual(all.body[key]);
+        // "Bola" at the start of a name: typed with a space before it, it is still found.
+        const found = await org.live.get(`${list}?search=${encodeURIComponent(' Bola Ahmed ')}`);
+        expect(found.status, `${list}: ${JSON.stringify(found.body)}`).toBe(200);
+        const names = (found.body[key] as Array<{ visitor_name?: string; subject?: { name: string } }>).map((row) => row.visitor_name ?? row.subject?.name);
+        expect(names, list).toEqual(['Bola Ahmed Lawal']);
+      }
+    });
+  });
 });

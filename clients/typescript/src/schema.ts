@@ -3863,7 +3863,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only the incidents of this site */
                 site_id?: string;
-                /** @description Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
+                /** @description Part of the subject's name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000). Spaces at either end are ignored; spaces only is no search. */
                 search?: string;
                 status?: "created" | "dispatching" | "assigned" | "responding" | "on_scene" | "escalated" | "unresponsive" | "resolved" | "cancelled" | "active";
                 category?: components["schemas"]["IncidentCategory"];
@@ -4893,7 +4893,7 @@ export interface operations {
                 status?: components["schemas"]["AccessCodeStatus"];
                 /** @description Exact phone number */
                 visitor_phone?: string;
-                /** @description Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
+                /** @description Part of the code, the visitor name or phone, or the purpose, any case (a text index: three characters or more are looked up; the count stops at 10,000). Spaces at either end are ignored; spaces only is no search. */
                 search?: string;
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
                 from_date?: string;
@@ -6059,7 +6059,7 @@ export interface operations {
                 status?: components["schemas"]["AccessLogStatus"];
                 visitor_phone?: string;
                 entry_point?: string;
-                /** @description Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000) */
+                /** @description Part of the visitor name or phone, any case (a text index: three characters or more are looked up; the count stops at 10,000). Spaces at either end are ignored; spaces only is no search. */
                 search?: string;
                 /** @description Only items created at or after this instant; a date (YYYY-MM-DD) means the start of that day, UTC */
                 from_date?: string;
@@ -6244,6 +6244,7 @@ export interface operations {
                 /** @description Only who is at this site */
                 site_id?: string;
                 entry_point?: string;
+                /** @description Part of the visitor name or phone, any case. Spaces at either end are ignored; spaces only is no search. */
                 search?: string;
             };
             header?: never;
