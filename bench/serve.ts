@@ -30,7 +30,11 @@ export const BENCH_RATE_LIMIT_PER_MINUTE = 100_000_000;
 async function main() {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('serve.ts: DATABASE_URL is required');
+  // The database's sizing settings (DATABASE_POOL_SIZE, DATABASE_READ_CONCURRENCY, ...) as the
+  // bench was given them, so a deployment's own sizing can be measured (docs/operations.md).
+  const sizing = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('DATABASE_') && name !== 'DATABASE_URL'));
   const config = loadConfig({
+    ...sizing,
     DATABASE_URL: databaseUrl,
     PORT: '0',
     HOST: '127.0.0.1',
