@@ -74,17 +74,20 @@ const secondsLater = (clock: Clock, seconds: number) => new Date(clock.now().get
 /** When the simulated network (sandbox, drills) first answers a newly opened incident. */
 const firstSimulatedStepAt = (deps: DispatchDeps) => secondsLater(deps.clock, SIMULATED_STEP_SECONDS.assigned / deps.settings.sandboxSpeed);
 
+/** Escalation's round widens the first: three times the radius, three times the offers. */
+const roundWidening = (round: 1 | 2) => (round === 1 ? 1 : 3);
+
+/** How far a round reaches. */
+const roundRadiusKm = (deps: DispatchDeps, round: 1 | 2) => deps.settings.radiusKm * roundWidening(round);
+
 /**
  * Offers the incident to the nearest available responders of its environment not offered it yet.
  * `opening`: the first round, right after `claimDispatchOpening` set round 1 in this transaction,
  * so no offer exists yet and the round is already recorded (two statements fewer on every
  * POST /incidents).
  */
-/** How far a round reaches: the first round's radius, escalation's three times it. */
-const roundRadiusKm = (deps: DispatchDeps, round: 1 | 2) => deps.settings.radiusKm * (round === 1 ? 1 : 3);
-
 async function offerRound(trx: Executor, deps: DispatchDeps, row: IncidentRow, round: 1 | 2, opening = false, found?: ResponderRow[]): Promise<number> {
-  const widen = round === 1 ? 1 : 3;
+  const widen = roundWidening(round);
   const radiusKm = roundRadiusKm(deps, round);
   const incidentPoint = { latitude: Number(row.latitude), longitude: Number(row.longitude) };
   const previous = new Map(opening ? [] : (await offersOfIncident(trx, row.incident_id)).map((offer) => [offer.responder_id, offer]));
